@@ -1,0 +1,1 @@
+// MdocCBOR: see DESIGN.md, "Architecture".

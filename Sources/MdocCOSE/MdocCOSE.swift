@@ -1,0 +1,1 @@
+// MdocCOSE: see DESIGN.md, "Architecture".

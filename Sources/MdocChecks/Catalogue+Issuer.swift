@@ -1,0 +1,87 @@
+extension CheckID {
+    /// IssuerSigned holds nameSpaces of IssuerSignedItemBytes and an issuerAuth COSE_Sign1 with protected alg.
+    public static let issuerStructure = CheckID("issuer.structure")
+    /// issuerAuth carries x5chain (label 33) with at least one parseable X.509 certificate, the DS first.
+    public static let issuerX5chain = CheckID("issuer.x5chain")
+    /// The COSE algorithm of issuerAuth is one 18013-5 allows and matches the DS key's curve.
+    public static let issuerAlgorithm = CheckID("issuer.algorithm")
+    /// The issuerAuth signature verifies over the Sig_structure built from the received bytes, with the DS public key.
+    public static let issuerSignature = CheckID("issuer.signature")
+    /// The DS certificate chains to an IACA certificate of the trust folder, every certificate signature verifying.
+    public static let issuerChain = CheckID("issuer.chain")
+    /// Every critical extension of the DS and IACA certificates is one the verifier understands.
+    public static let issuerCriticalExtensions = CheckID("issuer.criticalExtensions")
+    /// The IACA certificate is a CA: basicConstraints cA=true, critical.
+    public static let issuerIacaBasicConstraints = CheckID("issuer.iaca.basicConstraints")
+    /// The IACA key usage is keyCertSign and cRLSign, critical.
+    public static let issuerIacaKeyUsage = CheckID("issuer.iaca.keyUsage")
+    /// The IACA certificate is within its validity period at the instant judged.
+    public static let issuerIacaValidity = CheckID("issuer.iaca.validity")
+    /// The DS certificate is not a CA.
+    public static let issuerDsBasicConstraints = CheckID("issuer.ds.basicConstraints")
+    /// The DS key usage is digitalSignature, critical.
+    public static let issuerDsKeyUsage = CheckID("issuer.ds.keyUsage")
+    /// The DS extended key usage holds id-mdl-kp-mdlDS 1.0.18013.5.1.2, critical.
+    public static let issuerDsExtendedKeyUsage = CheckID("issuer.ds.extendedKeyUsage")
+    /// The DS subject countryName equals the IACA's countryName.
+    public static let issuerDsCountry = CheckID("issuer.ds.country")
+    /// The DS certificate validity period is at most 457 days.
+    public static let issuerDsValidityPeriod = CheckID("issuer.ds.validityPeriod")
+    /// The DS certificate is within its validity period at the instant judged.
+    public static let issuerDsValidity = CheckID("issuer.ds.validity")
+    /// No CRL of the trust folder lists the DS (or an intermediate) as revoked at the instant judged.
+    public static let issuerRevocation = CheckID("issuer.revocation")
+}
+
+extension CheckCatalogue {
+    static let issuerFamily: [CheckDefinition] = [
+        CheckDefinition(
+            .issuerStructure, clause: "18013-5 §9.1.2.4",
+            "IssuerSigned holds nameSpaces of IssuerSignedItemBytes and an issuerAuth COSE_Sign1 with protected alg."),
+        CheckDefinition(
+            .issuerX5chain, clause: "18013-5 §9.1.2.4; RFC 9360",
+            "issuerAuth carries x5chain (label 33) with at least one parseable X.509 certificate, the DS first."),
+        CheckDefinition(
+            .issuerAlgorithm, clause: "18013-5 §9.1.2.4; RFC 9053",
+            "The COSE algorithm of issuerAuth is one 18013-5 allows and matches the DS key's curve."),
+        CheckDefinition(
+            .issuerSignature, clause: "18013-5 §9.1.2.4; RFC 9052 §4.4",
+            "The issuerAuth signature verifies over the Sig_structure built from the received bytes, with the DS public key."),
+        CheckDefinition(
+            .issuerChain, clause: "18013-5 §9.3.3; RFC 5280 §6",
+            "The DS certificate chains to an IACA certificate of the trust folder, every certificate signature verifying."),
+        CheckDefinition(
+            .issuerCriticalExtensions, clause: "18013-5 Annex B.1; RFC 5280 §4.2",
+            "Every critical extension of the DS and IACA certificates is one the verifier understands."),
+        CheckDefinition(
+            .issuerIacaBasicConstraints, clause: "18013-5 Annex B.1.2 (Table B.1)",
+            "The IACA certificate is a CA: basicConstraints cA=true, critical."),
+        CheckDefinition(
+            .issuerIacaKeyUsage, clause: "18013-5 Annex B.1.2 (Table B.1)",
+            "The IACA key usage is keyCertSign and cRLSign, critical."),
+        CheckDefinition(
+            .issuerIacaValidity, clause: "18013-5 Annex B.1.2; RFC 5280 §4.1.2.5",
+            "The IACA certificate is within its validity period at the instant judged.", timeDependent: true),
+        CheckDefinition(
+            .issuerDsBasicConstraints, clause: "18013-5 Annex B.1.4 (Table B.3)",
+            "The DS certificate is not a CA."),
+        CheckDefinition(
+            .issuerDsKeyUsage, clause: "18013-5 Annex B.1.4 (Table B.3)",
+            "The DS key usage is digitalSignature, critical."),
+        CheckDefinition(
+            .issuerDsExtendedKeyUsage, clause: "18013-5 Annex B.1.4 (Table B.3)",
+            "The DS extended key usage holds id-mdl-kp-mdlDS 1.0.18013.5.1.2, critical."),
+        CheckDefinition(
+            .issuerDsCountry, clause: "18013-5 Annex B.1.4 (Table B.3)",
+            "The DS subject countryName equals the IACA's countryName."),
+        CheckDefinition(
+            .issuerDsValidityPeriod, clause: "18013-5 Annex B.1.4 (Table B.3)",
+            "The DS certificate validity period is at most 457 days."),
+        CheckDefinition(
+            .issuerDsValidity, clause: "18013-5 §9.3.3; RFC 5280 §4.1.2.5",
+            "The DS certificate is within its validity period at the instant judged.", timeDependent: true),
+        CheckDefinition(
+            .issuerRevocation, clause: "18013-5 §9.3.3; RFC 5280 §6.3",
+            "No CRL of the trust folder lists the DS (or an intermediate) as revoked at the instant judged.", required: false, timeDependent: true),
+    ]
+}

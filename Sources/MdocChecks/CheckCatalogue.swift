@@ -1,0 +1,51 @@
+/// The catalogue of checks: each id, the clause it enforces and what it checks, in one place.
+///
+/// Each family declares its ids as `static let` constants on ``CheckID`` and its definitions in a
+/// `Catalogue+<Family>.swift` file of this module; `mdocverify checks` lists ``all``.
+/// An id never changes meaning once shipped: add a new id instead.
+
+/// The documentation of one check id.
+public struct CheckDefinition: Sendable, Hashable {
+    public let id: CheckID
+    /// The ISO/IEC 18013-5 clause, Annex B table or RFC the check enforces.
+    public let clause: String
+    /// One sentence: what the check verifies.
+    public let summary: String
+    /// Whether `unchecked` on this id makes the verdict `indeterminate`. Checks that are
+    /// evidence or policy extras (revocation with no CRL, reader authentication without a reader
+    /// trust folder) are not required.
+    public let requiredForVerdict: Bool
+    /// Whether the check is judged at both instants (capture and verification time).
+    public let timeDependent: Bool
+
+    public init(
+        _ id: CheckID, clause: String, _ summary: String, required: Bool = true,
+        timeDependent: Bool = false
+    ) {
+        self.id = id
+        self.clause = clause
+        self.summary = summary
+        self.requiredForVerdict = required
+        self.timeDependent = timeDependent
+    }
+}
+
+public enum CheckCatalogue {
+    /// Every check this build knows, sorted by id.
+    public static let all: [CheckDefinition] = {
+        // One entry per `Catalogue+<Family>.swift` file.
+        let families: [[CheckDefinition]] = [
+            cborFamily, responseFamily, issuerFamily, msoFamily, deviceFamily,
+        ]
+        return families.flatMap { $0 }.sorted { $0.id < $1.id }
+    }()
+
+    private static let index: [CheckID: CheckDefinition] = {
+        var index: [CheckID: CheckDefinition] = [:]
+        for definition in all { index[definition.id] = definition }
+        return index
+    }()
+
+    /// The definition of `id`, or `nil` when this build does not know it.
+    public static func definition(for id: CheckID) -> CheckDefinition? { index[id] }
+}

@@ -1,0 +1,1 @@
+// MdocCrypto: see DESIGN.md, "Architecture".

@@ -1,0 +1,1 @@
+// MdocImaging: see DESIGN.md, "Architecture".

@@ -1,0 +1,1 @@
+// MdocIngest: see DESIGN.md, "Architecture".

@@ -1,0 +1,1 @@
+// MdocModel: see DESIGN.md, "Architecture".

@@ -1,0 +1,1 @@
+// MdocPipeline: see DESIGN.md, "Architecture".

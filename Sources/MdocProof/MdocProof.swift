@@ -1,0 +1,1 @@
+// MdocProof: see DESIGN.md, "Architecture".

@@ -1,0 +1,1 @@
+// MdocReports: see DESIGN.md, "Architecture".

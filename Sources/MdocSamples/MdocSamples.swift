@@ -1,0 +1,1 @@
+// MdocSamples: see DESIGN.md, "Architecture".

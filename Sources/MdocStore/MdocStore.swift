@@ -1,0 +1,1 @@
+// MdocStore: see DESIGN.md, "Architecture".

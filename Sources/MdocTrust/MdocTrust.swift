@@ -1,0 +1,1 @@
+// MdocTrust: see DESIGN.md, "Architecture".

@@ -1,0 +1,1 @@
+// MdocVerification: see DESIGN.md, "Architecture".
