@@ -52,11 +52,11 @@ let package = Package(
             dependencies: ["MdocChecks", "MdocCBOR", "MdocCrypto", "MdocCOSE", "MdocModel", "MdocTrust"]),
 
         // MARK: Edges
-        .target(name: "MdocImaging", dependencies: ["CImageCodecs", "CZBar", "MdocChecks"]),
+        .target(name: "MdocImaging", dependencies: ["CImageCodecs", "CZBar", "MdocChecks", "MdocCrypto"]),
         .target(name: "MdocIngest", dependencies: ["CArchive", "MdocCrypto"]),
         .target(
             name: "MdocStore",
-            dependencies: ["MdocChecks", .product(name: "GRDB", package: "GRDB.swift")]),
+            dependencies: ["MdocChecks", "MdocCrypto", .product(name: "GRDB", package: "GRDB.swift")]),
         .target(name: "MdocProof", dependencies: ["MdocChecks", "MdocCBOR", "MdocCOSE", "MdocCrypto"]),
         .target(name: "MdocReports", dependencies: ["MdocChecks", "MdocStore"]),
         .target(

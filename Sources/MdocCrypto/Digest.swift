@@ -1,0 +1,119 @@
+internal import COpenSSL
+
+/// A SHA-2 hash function (FIPS 180-4), as named by ISO 18013-5 §9.1.2.5 ("SHA-256", "SHA-384",
+/// "SHA-512") and by COSE.
+public enum HashFunction: String, Sendable, CaseIterable, Codable {
+    case sha256 = "SHA-256"
+    case sha384 = "SHA-384"
+    case sha512 = "SHA-512"
+
+    /// Output length in bytes.
+    public var outputByteCount: Int {
+        switch self {
+        case .sha256: 32
+        case .sha384: 48
+        case .sha512: 64
+        }
+    }
+
+    /// The fetched OpenSSL implementation. Fetched once per process: an implicit fetch on every
+    /// call (what `EVP_sha256()` does in OpenSSL 3) costs more than hashing a small element.
+    var evpMD: OpaquePointer {
+        switch self {
+        case .sha256: FetchedDigests.shared.sha256
+        case .sha384: FetchedDigests.shared.sha384
+        case .sha512: FetchedDigests.shared.sha512
+        }
+    }
+
+    /// The digest of `data`.
+    public func hash<Bytes: Collection>(_ data: Bytes) -> [UInt8] where Bytes.Element == UInt8 {
+        var out = [UInt8](repeating: 0, count: outputByteCount)
+        let md = evpMD
+        let ok = withContiguousBytes(data) { pointer, count in
+            out.withUnsafeMutableBufferPointer { outBuffer in
+                var length: UInt32 = 0
+                return EVP_Digest(pointer, count, outBuffer.baseAddress, &length, md, nil) == 1
+                    && Int(length) == outBuffer.count
+            }
+        }
+        // EVP_Digest fails only on allocation failure; there is no input that makes it fail.
+        precondition(ok, "EVP_Digest failed: out of memory")
+        return out
+    }
+}
+
+/// Incremental hashing, for content that arrives in pieces (archive entries, whole bundles).
+public struct DigestContext: ~Copyable {
+    private let context: OpaquePointer
+    public let function: HashFunction
+
+    public init(_ function: HashFunction) {
+        self.function = function
+        guard let context = EVP_MD_CTX_new(), EVP_DigestInit_ex2(context, function.evpMD, nil) == 1 else {
+            preconditionFailure("EVP_MD_CTX_new/EVP_DigestInit_ex2 failed: out of memory")
+        }
+        self.context = context
+    }
+
+    deinit { EVP_MD_CTX_free(context) }
+
+    public mutating func update<Bytes: Collection>(_ data: Bytes) where Bytes.Element == UInt8 {
+        let context = self.context
+        let ok = withContiguousBytes(data) { pointer, count in
+            EVP_DigestUpdate(context, pointer, count) == 1
+        }
+        precondition(ok, "EVP_DigestUpdate failed")
+    }
+
+    /// The digest of everything passed to ``update(_:)``. Consumes the context.
+    public consuming func finalize() -> [UInt8] {
+        var out = [UInt8](repeating: 0, count: function.outputByteCount)
+        var length: UInt32 = 0
+        let ok = out.withUnsafeMutableBufferPointer { EVP_DigestFinal_ex(context, $0.baseAddress, &length) == 1 }
+        precondition(ok && Int(length) == out.count, "EVP_DigestFinal_ex failed")
+        return out
+    }
+}
+
+/// Process-wide fetched digest implementations (immutable after fetch, safe to share).
+final class FetchedDigests: @unchecked Sendable {
+    static let shared = FetchedDigests()
+    let sha256: OpaquePointer
+    let sha384: OpaquePointer
+    let sha512: OpaquePointer
+
+    private init() {
+        guard let sha256 = EVP_MD_fetch(nil, "SHA2-256", nil),
+            let sha384 = EVP_MD_fetch(nil, "SHA2-384", nil),
+            let sha512 = EVP_MD_fetch(nil, "SHA2-512", nil)
+        else { preconditionFailure("OpenSSL has no SHA-2 implementation loaded") }
+        self.sha256 = sha256
+        self.sha384 = sha384
+        self.sha512 = sha512
+    }
+}
+
+/// Runs `body` over contiguous storage of `data`, copying only when the collection has none.
+@inline(__always)
+func withContiguousBytes<Bytes: Collection, R>(
+    _ data: Bytes, _ body: (UnsafeRawPointer?, Int) -> R
+) -> R where Bytes.Element == UInt8 {
+    if let result = data.withContiguousStorageIfAvailable({ body(UnsafeRawPointer($0.baseAddress), $0.count) }) {
+        return result
+    }
+    let copy = Array(data)
+    return copy.withUnsafeBufferPointer { body(UnsafeRawPointer($0.baseAddress), $0.count) }
+}
+
+/// Lower-case hexadecimal of `bytes` (fingerprints, digests in evidence).
+public func hexString<Bytes: Sequence>(_ bytes: Bytes) -> String where Bytes.Element == UInt8 {
+    let digits = Array("0123456789abcdef".utf8)
+    var out: [UInt8] = []
+    out.reserveCapacity(bytes.underestimatedCount * 2)
+    for b in bytes {
+        out.append(digits[Int(b >> 4)])
+        out.append(digits[Int(b & 0x0f)])
+    }
+    return String(decoding: out, as: UTF8.self)
+}

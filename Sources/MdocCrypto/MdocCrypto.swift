@@ -1,1 +1,0 @@
-// MdocCrypto: see DESIGN.md, "Architecture".
