@@ -13,7 +13,7 @@ import PackageDescription
 
 let package = Package(
     name: "mdocverify",
-    platforms: [.macOS(.v14)],
+    platforms: [.macOS(.v15)],
     products: [
         .executable(name: "mdocverify", targets: ["mdocverify"]),
         .executable(name: "mdocverify-bench", targets: ["mdocverify-bench"]),
@@ -99,7 +99,7 @@ let package = Package(
             name: "MdocVerificationTests",
             dependencies: [
                 "MdocChecks", "MdocCBOR", "MdocCrypto", "MdocCOSE", "MdocModel", "MdocTrust",
-                "MdocVerification", "MdocTestSupport",
+                "MdocVerification", "MdocSamples", "MdocTestSupport",
             ]),
         .testTarget(name: "MdocImagingTests", dependencies: ["MdocImaging", "MdocTestSupport"]),
         .testTarget(name: "MdocIngestTests", dependencies: ["MdocIngest", "MdocTestSupport"]),

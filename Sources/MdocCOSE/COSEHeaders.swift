@@ -1,0 +1,107 @@
+public import MdocCBOR
+
+/// The two header buckets of a COSE message (RFC 9052 §3).
+///
+/// The protected bucket is kept as the exact bytes received (the content of its bstr), because
+/// Sig_structure and MAC_structure sign those bytes, not a re-encoding of the map.
+public struct COSEHeaders: Sendable {
+    /// Well-known header labels (RFC 9052 §3.1, RFC 9360).
+    public enum Label {
+        public static let algorithm: Int64 = 1
+        public static let critical: Int64 = 2
+        public static let contentType: Int64 = 3
+        public static let keyID: Int64 = 4
+        /// x5chain: an X.509 certificate (bstr) or an array of them, leaf first (RFC 9360 §2).
+        public static let x5chain: Int64 = 33
+    }
+
+    /// The protected bucket's serialized map exactly as received (empty when the bstr is empty).
+    public let protectedBytes: ArraySlice<UInt8>
+    /// The decoded protected map; empty when `protectedBytes` is empty.
+    public let protected: CBORMap?
+    /// The unprotected map.
+    public let unprotected: CBORMap
+
+    /// Decodes the two buckets from items 0 and 1 of a COSE array.
+    ///
+    /// Rejects a protected bucket that is not a bstr holding a map (or empty), an unprotected
+    /// bucket that is not a map, and a label present in both (RFC 9052 §3: "MUST NOT").
+    init(protectedItem: CBOR, unprotectedItem: CBOR) throws {
+        guard let protectedBytes = protectedItem.bytes else {
+            throw COSEError(.invalidHeader, "the protected header is not a byte string")
+        }
+        self.protectedBytes = protectedBytes
+        if protectedBytes.isEmpty {
+            self.protected = nil
+        } else {
+            let decoded: CBOR
+            do {
+                decoded = try CBOR(decoding: protectedBytes)
+            } catch {
+                throw COSEError(.invalidHeader, "the protected header is not well-formed CBOR: \(error)")
+            }
+            guard let map = decoded.map else {
+                throw COSEError(.invalidHeader, "the protected header is not a map")
+            }
+            self.protected = map
+        }
+        guard let unprotected = unprotectedItem.map else {
+            throw COSEError(.invalidHeader, "the unprotected header is not a map")
+        }
+        self.unprotected = unprotected
+        if let protected {
+            for entry in protected {
+                if let label = entry.key.int, unprotected[label] != nil {
+                    throw COSEError(.duplicateLabel, "header label \(label) is in both buckets")
+                }
+                if let label = entry.key.text, unprotected[label] != nil {
+                    throw COSEError(.duplicateLabel, "header label \"\(label)\" is in both buckets")
+                }
+            }
+        }
+    }
+
+    /// The algorithm from the PROTECTED bucket (an alg in the unprotected bucket is not
+    /// integrity-protected and is ignored); `nil` when absent or not an integer.
+    public var algorithm: COSEAlgorithm? {
+        protected?[Label.algorithm]?.int.map(COSEAlgorithm.init(rawValue:))
+    }
+
+    /// Where x5chain was found, if anywhere.
+    public enum Bucket: String, Sendable { case protected, unprotected }
+
+    /// The x5chain certificates as received DER slices, leaf first, and the bucket they came from.
+    ///
+    /// Accepts both forms RFC 9360 allows: a single bstr, or an array of two or more bstr
+    /// (a one-element array is accepted too, as several implementations emit it). Returns `nil`
+    /// when there is no label 33 in either bucket. Does not parse the certificates.
+    public func x5chain() throws -> (certificates: [ArraySlice<UInt8>], bucket: Bucket)? {
+        let found: (CBOR, Bucket)?
+        if let item = protected?[Label.x5chain] {
+            found = (item, .protected)
+        } else if let item = unprotected[Label.x5chain] {
+            found = (item, .unprotected)
+        } else {
+            found = nil
+        }
+        guard let (item, bucket) = found else { return nil }
+        if let single = item.bytes {
+            return ([single], bucket)
+        }
+        guard let array = item.array, !array.isEmpty else {
+            throw COSEError(.invalidX5Chain, "x5chain is neither a byte string nor a non-empty array")
+        }
+        var certificates: [ArraySlice<UInt8>] = []
+        certificates.reserveCapacity(array.count)
+        for (index, element) in array.enumerated() {
+            guard let der = element.bytes else {
+                throw COSEError(.invalidX5Chain, "x5chain element \(index) is not a byte string")
+            }
+            certificates.append(der)
+        }
+        return (certificates, bucket)
+    }
+
+    /// The critical labels (label 2) from the protected bucket, as integers or text.
+    public var criticalLabels: [CBOR] { protected?[Label.critical]?.array ?? [] }
+}

@@ -1,0 +1,97 @@
+public import MdocCBOR
+public import MdocCrypto
+
+/// A COSE_Mac0 message (RFC 9052 §6.2), decoded without re-encoding anything.
+///
+/// ```
+/// COSE_Mac0 = [ protected: bstr, unprotected: header_map, payload: bstr / nil, tag: bstr ]  ; optionally #6.17
+/// ```
+/// ISO 18013-5 §9.1.3.5 uses it for deviceMac, with a detached payload
+/// (DeviceAuthenticationBytes) and HMAC 256/256 keyed with EMacKey.
+public struct COSEMac0: Sendable {
+    public static let tag: UInt64 = 17
+
+    public let encoded: ArraySlice<UInt8>
+    public let isTagged: Bool
+    public let headers: COSEHeaders
+    public let payload: ArraySlice<UInt8>?
+    public let macTag: ArraySlice<UInt8>
+
+    public init(_ item: CBOR) throws {
+        var body = item
+        var tagged = false
+        if let tag = item.tag {
+            guard tag == Self.tag, let content = item.tagContent else {
+                throw COSEError(.malformed, "COSE_Mac0 carries tag \(tag), not 17")
+            }
+            body = content
+            tagged = true
+        }
+        guard let array = body.array, array.count == 4 else {
+            throw COSEError(.malformed, "COSE_Mac0 is not an array of 4 items")
+        }
+        self.encoded = item.encoded
+        self.isTagged = tagged
+        self.headers = try COSEHeaders(protectedItem: array[0], unprotectedItem: array[1])
+        if array[2].isNull {
+            self.payload = nil
+        } else if let payload = array[2].bytes {
+            self.payload = payload
+        } else {
+            throw COSEError(.malformed, "COSE_Mac0 payload is neither a byte string nor null")
+        }
+        guard let macTag = array[3].bytes else {
+            throw COSEError(.malformed, "COSE_Mac0 tag is not a byte string")
+        }
+        self.macTag = macTag
+    }
+
+    /// The MAC_structure (RFC 9052 §6.3): `["MAC0", protected, external_aad, payload]`.
+    public func macStructure(detachedPayload: ArraySlice<UInt8>? = nil, externalAAD: [UInt8] = []) throws -> [UInt8] {
+        let content: ArraySlice<UInt8>
+        switch (payload, detachedPayload) {
+        case (let attached?, nil): content = attached
+        case (nil, let detached?): content = detached
+        case (nil, nil): throw COSEError(.payloadMismatch, "the payload is detached and none was supplied")
+        case (.some, .some): throw COSEError(.payloadMismatch, "the payload is attached; a detached one was supplied too")
+        }
+        return Self.macStructure(protected: headers.protectedBytes, payload: content, externalAAD: externalAAD)
+    }
+
+    public static func macStructure(protected: ArraySlice<UInt8>, payload: ArraySlice<UInt8>, externalAAD: [UInt8] = [])
+        -> [UInt8]
+    {
+        CBORNode.array([.text("MAC0"), .bytes(Array(protected)), .bytes(externalAAD), .bytes(Array(payload))]).encoded()
+    }
+
+    /// Verifies the tag with `key` (constant-time comparison). Throws when the algorithm is
+    /// missing or unsupported; returns `false` when the tag does not match.
+    public func verify(key: SecureBytes, detachedPayload: ArraySlice<UInt8>? = nil, externalAAD: [UInt8] = []) throws
+        -> Bool
+    {
+        guard let algorithm = headers.algorithm else {
+            throw COSEError(.missingAlgorithm, "the protected header has no alg")
+        }
+        guard algorithm.isSupportedMAC, let hash = algorithm.hashFunction else {
+            throw COSEError(.unsupportedAlgorithm, "MAC algorithm \(algorithm) is not supported")
+        }
+        let structure = try macStructure(detachedPayload: detachedPayload, externalAAD: externalAAD)
+        let expected = key.withUnsafeBytes { HMAC.authenticationCode(hash: hash, key: $0, message: structure) }
+        return constantTimeEquals(expected, Array(macTag))
+    }
+
+    /// Produces a COSE_Mac0 (test data and sample generation).
+    public static func mac(
+        payload: [UInt8], key: SecureBytes, algorithm: COSEAlgorithm = .hmac256, detached: Bool = true,
+        tagged: Bool = false
+    ) throws -> [UInt8] {
+        guard algorithm.isSupportedMAC, let hash = algorithm.hashFunction else {
+            throw COSEError(.unsupportedAlgorithm, "MAC algorithm \(algorithm) is not supported")
+        }
+        let protectedBytes = CBORNode.map([.init(.int(COSEHeaders.Label.algorithm), .int(algorithm.rawValue))]).encoded()
+        let structure = macStructure(protected: protectedBytes[...], payload: payload[...])
+        let macTag = key.withUnsafeBytes { HMAC.authenticationCode(hash: hash, key: $0, message: structure) }
+        let body = CBORNode.array([.bytes(protectedBytes), .map([]), detached ? .null : .bytes(payload), .bytes(macTag)])
+        return (tagged ? CBORNode.tagged(tag, body) : body).encoded()
+    }
+}

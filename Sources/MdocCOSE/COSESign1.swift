@@ -1,0 +1,135 @@
+public import MdocCBOR
+public import MdocCrypto
+
+/// A COSE_Sign1 message (RFC 9052 §4.2), decoded without re-encoding anything.
+///
+/// ```
+/// COSE_Sign1 = [ protected: bstr .cbor header_map / bstr .size 0, unprotected: header_map,
+///                payload: bstr / nil, signature: bstr ]          ; optionally #6.18
+/// ```
+/// ISO 18013-5 uses it for issuerAuth (§9.1.2.4, payload MobileSecurityObjectBytes),
+/// deviceSignature (§9.1.3.6, detached payload DeviceAuthenticationBytes) and readerAuth
+/// (§9.1.4, detached payload ReaderAuthenticationBytes).
+public struct COSESign1: Sendable {
+    /// CBOR tag of a tagged COSE_Sign1 (RFC 9052 §2).
+    public static let tag: UInt64 = 18
+
+    /// The exact bytes of the message as received.
+    public let encoded: ArraySlice<UInt8>
+    public let isTagged: Bool
+    public let headers: COSEHeaders
+    /// The payload bstr content as received; `nil` when the payload is detached (CBOR null).
+    public let payload: ArraySlice<UInt8>?
+    /// The payload item itself (for payloads that are themselves tagged CBOR, e.g. MSO bytes).
+    public let payloadItem: CBOR
+    public let signature: ArraySlice<UInt8>
+
+    /// Decodes a COSE_Sign1 from an item, tagged (18) or not. Another tag is rejected.
+    public init(_ item: CBOR) throws {
+        var body = item
+        var tagged = false
+        if let tag = item.tag {
+            guard tag == Self.tag, let content = item.tagContent else {
+                throw COSEError(.malformed, "COSE_Sign1 carries tag \(tag), not 18")
+            }
+            body = content
+            tagged = true
+        }
+        guard let array = body.array, array.count == 4 else {
+            throw COSEError(.malformed, "COSE_Sign1 is not an array of 4 items")
+        }
+        self.encoded = item.encoded
+        self.isTagged = tagged
+        self.headers = try COSEHeaders(protectedItem: array[0], unprotectedItem: array[1])
+        if array[2].isNull {
+            self.payload = nil
+        } else if let payload = array[2].bytes {
+            self.payload = payload
+        } else {
+            throw COSEError(.malformed, "COSE_Sign1 payload is neither a byte string nor null")
+        }
+        self.payloadItem = array[2]
+        guard let signature = array[3].bytes else {
+            throw COSEError(.malformed, "COSE_Sign1 signature is not a byte string")
+        }
+        self.signature = signature
+    }
+
+    /// Decodes a COSE_Sign1 from bytes.
+    public init(decoding bytes: [UInt8]) throws {
+        try self.init(try CBOR(decoding: bytes))
+    }
+
+    /// The Sig_structure (RFC 9052 §4.4) for this message:
+    /// `["Signature1", body_protected, external_aad, payload]`, with the protected bytes and the
+    /// payload exactly as received. For a detached payload pass it in `detachedPayload`.
+    public func signatureStructure(detachedPayload: ArraySlice<UInt8>? = nil, externalAAD: [UInt8] = []) throws
+        -> [UInt8]
+    {
+        let content: ArraySlice<UInt8>
+        switch (payload, detachedPayload) {
+        case (let attached?, nil): content = attached
+        case (nil, let detached?): content = detached
+        case (nil, nil):
+            throw COSEError(.payloadMismatch, "the payload is detached and none was supplied")
+        case (.some, .some):
+            throw COSEError(.payloadMismatch, "the payload is attached; a detached one was supplied too")
+        }
+        return Self.signatureStructure(protected: headers.protectedBytes, payload: content, externalAAD: externalAAD)
+    }
+
+    /// Builds a Sig_structure from its parts (used for verification and for signing).
+    public static func signatureStructure(
+        protected: ArraySlice<UInt8>, payload: ArraySlice<UInt8>, externalAAD: [UInt8] = []
+    ) -> [UInt8] {
+        CBORNode.array([
+            .text("Signature1"), .bytes(Array(protected)), .bytes(externalAAD), .bytes(Array(payload)),
+        ]).encoded()
+    }
+
+    /// Verifies the signature with `key`, using the algorithm of the protected header.
+    ///
+    /// Checks that the algorithm is supported and allowed for the key's curve, then verifies
+    /// over ``signatureStructure(detachedPayload:externalAAD:)``. Returns `false` when the
+    /// signature does not verify; throws when it cannot be checked at all (no alg, unsupported
+    /// alg, curve mismatch, malformed signature encoding). Does not check the key's certificate.
+    public func verify(
+        with key: PublicKey, detachedPayload: ArraySlice<UInt8>? = nil, externalAAD: [UInt8] = []
+    ) throws -> Bool {
+        guard let algorithm = headers.algorithm else {
+            throw COSEError(.missingAlgorithm, "the protected header has no alg")
+        }
+        guard algorithm.isSupportedSignature else {
+            throw COSEError(.unsupportedAlgorithm, "signature algorithm \(algorithm) is not supported")
+        }
+        guard algorithm.allowedCurves.contains(key.curve) else {
+            throw COSEError(
+                .unsupportedAlgorithm, "\(algorithm) cannot be used with a \(key.curve) key")
+        }
+        let toBeSigned = try signatureStructure(detachedPayload: detachedPayload, externalAAD: externalAAD)
+        return try key.verify(signature: signature, message: toBeSigned, hash: algorithm.hashFunction)
+    }
+
+    /// Produces a tagged or untagged COSE_Sign1 (for proofs and test data).
+    ///
+    /// `protected` holds the protected header entries (alg is added first if absent), encoded
+    /// deterministically. With `detached` the payload slot is null and the signature still covers
+    /// `payload`.
+    public static func sign(
+        payload: [UInt8], key: PrivateKey, protected extraProtected: [CBORNode.Entry] = [],
+        unprotected: [CBORNode.Entry] = [], detached: Bool = false, tagged: Bool = true
+    ) throws -> [UInt8] {
+        guard let algorithm = COSEAlgorithm.signing(for: key.curve) else {
+            throw COSEError(.unsupportedAlgorithm, "no COSE signature algorithm for \(key.curve)")
+        }
+        var protectedEntries = [CBORNode.Entry(.int(COSEHeaders.Label.algorithm), .int(algorithm.rawValue))]
+        protectedEntries.append(contentsOf: extraProtected)
+        let protectedBytes = CBORNode.map(protectedEntries).encoded()
+        let toBeSigned = signatureStructure(protected: protectedBytes[...], payload: payload[...])
+        let signature = try key.sign(message: toBeSigned, hash: algorithm.hashFunction)
+        let body = CBORNode.array([
+            .bytes(protectedBytes), .map(unprotected), detached ? .null : .bytes(payload), .bytes(signature),
+        ])
+        return (tagged ? CBORNode.tagged(tag, body) : body).encoded()
+    }
+}

@@ -1,1 +1,0 @@
-// MdocCOSE: see DESIGN.md, "Architecture".

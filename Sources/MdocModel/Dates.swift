@@ -1,0 +1,99 @@
+public import Foundation
+public import MdocCBOR
+
+/// CBOR date forms used by ISO 18013-5 (§7.2.1, §9.1.2.4).
+public enum CBORDate {
+    /// `tdate = #6.0(tstr)`: an RFC 3339 date-time. 18013-5 §9.1.2.4 requires UTC ("Z") and no
+    /// fractional seconds in validityInfo; this parser accepts fractions and numeric offsets
+    /// (RFC 3339 allows them) and reports the instant. `nil` if it is not a tagged RFC 3339 string.
+    public static func tdate(_ item: CBOR) -> Date? {
+        guard item.tag == 0, let text = item.tagContent?.text else { return nil }
+        return parseRFC3339(text)
+    }
+
+    /// `full-date = #6.1004(tstr)` (RFC 8943): midnight UTC of that day. Untagged "YYYY-MM-DD"
+    /// text is accepted too (18013-5 element values sometimes omit the tag).
+    public static func fullDate(_ item: CBOR) -> Date? {
+        let text: String?
+        if item.tag == 1004 { text = item.tagContent?.text } else { text = item.text }
+        guard let text, text.utf8.count == 10 else { return nil }
+        return parseRFC3339(text + "T00:00:00Z")
+    }
+
+    /// Parses an RFC 3339 date-time (`2020-10-01T13:30:02Z`, with optional fraction and offset).
+    public static func parseRFC3339(_ text: String) -> Date? {
+        // Strict shape check first: Foundation's parsers are lenient in ways we do not want.
+        let bytes = Array(text.utf8)
+        guard bytes.count >= 20, bytes.count <= 40 else { return nil }
+        func digits(_ range: Range<Int>) -> Int? {
+            var value = 0
+            for i in range {
+                guard i < bytes.count else { return nil }
+                let c = bytes[i]
+                guard c >= 0x30, c <= 0x39 else { return nil }
+                value = value * 10 + Int(c - 0x30)
+            }
+            return value
+        }
+        guard let year = digits(0..<4), bytes[4] == 0x2d, let month = digits(5..<7), bytes[7] == 0x2d,
+            let day = digits(8..<10), bytes[10] == 0x54 || bytes[10] == 0x74,
+            let hour = digits(11..<13), bytes[13] == 0x3a, let minute = digits(14..<16), bytes[16] == 0x3a,
+            let second = digits(17..<19)
+        else { return nil }
+        guard (1...12).contains(month), (1...31).contains(day), hour < 24, minute < 60, second < 61 else {
+            return nil
+        }
+        var index = 19
+        var fraction = 0.0
+        if index < bytes.count, bytes[index] == 0x2e {
+            index += 1
+            var scale = 0.1
+            let start = index
+            while index < bytes.count, bytes[index] >= 0x30, bytes[index] <= 0x39 {
+                fraction += Double(bytes[index] - 0x30) * scale
+                scale /= 10
+                index += 1
+            }
+            guard index > start else { return nil }
+        }
+        guard index < bytes.count else { return nil }
+        var offsetSeconds = 0
+        switch bytes[index] {
+        case 0x5a, 0x7a:  // Z
+            guard index + 1 == bytes.count else { return nil }
+        case 0x2b, 0x2d:  // + / -
+            guard index + 6 == bytes.count, let oh = digits(index + 1..<index + 3), bytes[index + 3] == 0x3a,
+                let om = digits(index + 4..<index + 6), oh < 24, om < 60
+            else { return nil }
+            offsetSeconds = (oh * 3600 + om * 60) * (bytes[index] == 0x2b ? 1 : -1)
+        default:
+            return nil
+        }
+        var components = DateComponents()
+        components.year = year
+        components.month = month
+        components.day = day
+        components.hour = hour
+        components.minute = minute
+        components.second = min(second, 59)
+        var calendar = Calendar(identifier: .gregorian)
+        guard let utc = TimeZone(identifier: "UTC") else { return nil }
+        calendar.timeZone = utc
+        guard let date = calendar.date(from: components), calendar.component(.day, from: date) == day else {
+            return nil
+        }
+        return date.addingTimeInterval(fraction - Double(offsetSeconds))
+    }
+
+    /// RFC 3339 UTC text with second precision (`2021-01-01T00:00:00Z`), as reports and proofs use.
+    public static func format(_ date: Date) -> String {
+        var calendar = Calendar(identifier: .gregorian)
+        calendar.timeZone = TimeZone(identifier: "UTC") ?? calendar.timeZone
+        let c = calendar.dateComponents([.year, .month, .day, .hour, .minute, .second], from: date)
+        func pad(_ v: Int?, _ width: Int) -> String {
+            let s = String(v ?? 0)
+            return String(repeating: "0", count: max(0, width - s.count)) + s
+        }
+        return "\(pad(c.year, 4))-\(pad(c.month, 2))-\(pad(c.day, 2))T\(pad(c.hour, 2)):\(pad(c.minute, 2)):\(pad(c.second, 2))Z"
+    }
+}

@@ -1,0 +1,70 @@
+public import MdocCBOR
+public import MdocCOSE
+
+/// ISO 18013-5 §8.3.2.1.2.2 DeviceSigned.
+///
+/// ```
+/// DeviceSigned = { "nameSpaces": DeviceNameSpacesBytes, "deviceAuth": DeviceAuth }
+/// DeviceNameSpacesBytes = #6.24(bstr .cbor DeviceNameSpaces)
+/// DeviceNameSpaces = { * NameSpace => DeviceSignedItems }
+/// DeviceSignedItems = { + DataElementIdentifier => DataElementValue }
+/// DeviceAuth = { "deviceSignature": DeviceSignature // "deviceMac": DeviceMac }
+/// ```
+public struct DeviceSigned: Sendable {
+    public enum Authentication: Sendable {
+        case signature(COSESign1)
+        case mac(COSEMac0)
+    }
+
+    /// DeviceNameSpacesBytes exactly as received (the tag-24 item): part of DeviceAuthentication.
+    public let nameSpacesBytes: CBOR
+    /// The device-signed elements: namespace → identifiers, in received order.
+    public let elements: [(namespace: String, identifiers: [String])]
+    public let authentication: Authentication
+
+    public init(_ item: CBOR, path: String) throws {
+        let map = try item.requireMap(at: path)
+        let nameSpacesBytes = try map.required("nameSpaces", at: path)
+        let nameSpaces = try nameSpacesBytes.requireEmbedded(at: "\(path).nameSpaces")
+        var elements: [(String, [String])] = []
+        for entry in try nameSpaces.requireMap(at: "\(path).nameSpaces") {
+            guard let namespace = entry.key.text, let items = entry.value.map else {
+                throw ModelError(.wrongType, "\(path).nameSpaces", "not NameSpace => DeviceSignedItems")
+            }
+            var identifiers: [String] = []
+            for element in items {
+                guard let id = element.key.text else {
+                    throw ModelError(.wrongType, "\(path).nameSpaces.\(namespace)", "an identifier is not text")
+                }
+                identifiers.append(id)
+            }
+            elements.append((namespace, identifiers))
+        }
+        self.nameSpacesBytes = nameSpacesBytes
+        self.elements = elements
+
+        let auth = try map.requireMap("deviceAuth", at: path)
+        switch (auth["deviceSignature"], auth["deviceMac"]) {
+        case (let signature?, nil):
+            do {
+                self.authentication = .signature(try COSESign1(signature))
+            } catch {
+                throw ModelError(.invalidValue, "\(path).deviceAuth.deviceSignature", "\(error)")
+            }
+        case (nil, let mac?):
+            do {
+                self.authentication = .mac(try COSEMac0(mac))
+            } catch {
+                throw ModelError(.invalidValue, "\(path).deviceAuth.deviceMac", "\(error)")
+            }
+        case (.some, .some):
+            throw ModelError(.invalidValue, "\(path).deviceAuth", "both deviceSignature and deviceMac are present")
+        case (nil, nil):
+            throw ModelError(.missingField, "\(path).deviceAuth", "neither deviceSignature nor deviceMac is present")
+        }
+    }
+}
+
+extension CBORMap {
+    func requireMap(_ key: String, at path: String) throws -> CBORMap { try requiredMap(key, at: path) }
+}

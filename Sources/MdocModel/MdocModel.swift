@@ -1,1 +1,0 @@
-// MdocModel: see DESIGN.md, "Architecture".

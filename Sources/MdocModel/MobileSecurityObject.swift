@@ -1,0 +1,129 @@
+public import Foundation
+public import MdocCBOR
+public import MdocCOSE
+
+/// ISO 18013-5 §9.1.2.4 MobileSecurityObject, decoded from the issuerAuth payload.
+///
+/// ```
+/// MobileSecurityObjectBytes = #6.24(bstr .cbor MobileSecurityObject)
+/// MobileSecurityObject = { "version": tstr, "digestAlgorithm": tstr, "valueDigests": ValueDigests,
+///                          "deviceKeyInfo": DeviceKeyInfo, "docType": tstr, "validityInfo": ValidityInfo }
+/// ValueDigests = { + NameSpace => DigestIDs }   DigestIDs = { + DigestID => Digest }
+/// DeviceKeyInfo = { "deviceKey": COSE_Key, ? "keyAuthorizations": KeyAuthorizations, ? "keyInfo": KeyInfo }
+/// KeyAuthorizations = { ? "nameSpaces": [+ NameSpace], ? "dataElements": { + NameSpace => [+ DataElementIdentifier] } }
+/// ValidityInfo = { "signed": tdate, "validFrom": tdate, "validUntil": tdate, ? "expectedUpdate": tdate }
+/// ```
+/// Decoding checks structure and types only: whether the version, algorithm and dates are
+/// acceptable is for the verifier's checks.
+public struct MobileSecurityObject: Sendable {
+    public let version: String
+    public let digestAlgorithm: String
+    /// namespace → digestID → digest.
+    public let valueDigests: [String: [UInt64: ArraySlice<UInt8>]]
+    public let deviceKeyItem: CBOR
+    public let authorizedNameSpaces: [String]
+    public let authorizedDataElements: [String: [String]]
+    public let hasKeyAuthorizations: Bool
+    public let docType: String
+    public let signed: Date
+    public let validFrom: Date
+    public let validUntil: Date
+    public let expectedUpdate: Date?
+
+    /// Decodes the MSO from a COSE_Sign1 payload (the bstr content, which holds `#6.24(bstr)`).
+    public init(payload: ArraySlice<UInt8>) throws {
+        let path = "MobileSecurityObject"
+        let wrapper: CBOR
+        do {
+            wrapper = try CBOR(decoding: payload)
+        } catch {
+            throw ModelError(.invalidEmbedded, path, "the issuerAuth payload is not well-formed CBOR: \(error)")
+        }
+        let item = try wrapper.requireEmbedded(at: "MobileSecurityObjectBytes")
+        let map = try item.requireMap(at: path)
+        self.version = try map.requiredText("version", at: path)
+        self.digestAlgorithm = try map.requiredText("digestAlgorithm", at: path)
+        self.docType = try map.requiredText("docType", at: path)
+
+        var digests: [String: [UInt64: ArraySlice<UInt8>]] = [:]
+        for entry in try map.requiredMap("valueDigests", at: path) {
+            guard let namespace = entry.key.text, let ids = entry.value.map else {
+                throw ModelError(.wrongType, "\(path).valueDigests", "not NameSpace => DigestIDs")
+            }
+            var byID: [UInt64: ArraySlice<UInt8>] = [:]
+            for digest in ids {
+                guard let id = digest.key.uint, let value = digest.value.bytes else {
+                    throw ModelError(.wrongType, "\(path).valueDigests.\(namespace)", "not DigestID (uint) => Digest (bstr)")
+                }
+                byID[id] = value
+            }
+            digests[namespace] = byID
+        }
+        self.valueDigests = digests
+
+        let keyInfo = try map.requiredMap("deviceKeyInfo", at: path)
+        self.deviceKeyItem = try keyInfo.required("deviceKey", at: "\(path).deviceKeyInfo")
+        var authorizedNameSpaces: [String] = []
+        var authorizedElements: [String: [String]] = [:]
+        if let authorizations = keyInfo["keyAuthorizations"] {
+            let authPath = "\(path).deviceKeyInfo.keyAuthorizations"
+            let authMap = try authorizations.requireMap(at: authPath)
+            if let nameSpaces = authMap["nameSpaces"] {
+                guard let array = nameSpaces.array else {
+                    throw ModelError(.wrongType, "\(authPath).nameSpaces", "not an array")
+                }
+                for ns in array {
+                    guard let text = ns.text else {
+                        throw ModelError(.wrongType, "\(authPath).nameSpaces", "a NameSpace is not text")
+                    }
+                    authorizedNameSpaces.append(text)
+                }
+            }
+            if let dataElements = authMap["dataElements"] {
+                for entry in try dataElements.requireMap(at: "\(authPath).dataElements") {
+                    guard let ns = entry.key.text, let ids = entry.value.array else {
+                        throw ModelError(.wrongType, "\(authPath).dataElements", "not NameSpace => [identifiers]")
+                    }
+                    var identifiers: [String] = []
+                    for id in ids {
+                        guard let text = id.text else {
+                            throw ModelError(.wrongType, "\(authPath).dataElements.\(ns)", "an identifier is not text")
+                        }
+                        identifiers.append(text)
+                    }
+                    authorizedElements[ns] = identifiers
+                }
+            }
+            self.hasKeyAuthorizations = true
+        } else {
+            self.hasKeyAuthorizations = false
+        }
+        self.authorizedNameSpaces = authorizedNameSpaces
+        self.authorizedDataElements = authorizedElements
+
+        let validity = try map.requiredMap("validityInfo", at: path)
+        func date(_ key: String) throws -> Date {
+            let item = try validity.required(key, at: "\(path).validityInfo")
+            guard let date = CBORDate.tdate(item) else {
+                throw ModelError(.invalidDate, "\(path).validityInfo.\(key)", "\(key) is not a tdate (#6.0 RFC 3339 text)")
+            }
+            return date
+        }
+        self.signed = try date("signed")
+        self.validFrom = try date("validFrom")
+        self.validUntil = try date("validUntil")
+        if validity["expectedUpdate"] != nil {
+            self.expectedUpdate = try date("expectedUpdate")
+        } else {
+            self.expectedUpdate = nil
+        }
+    }
+
+    /// Whether keyAuthorizations allow the device to sign `identifier` in `namespace` (§9.1.2.4:
+    /// a namespace listed in nameSpaces authorizes all its elements; otherwise the element must
+    /// be listed under dataElements, and a namespace may not be in both).
+    public func authorizes(namespace: String, identifier: String) -> Bool {
+        if authorizedNameSpaces.contains(namespace) { return true }
+        return authorizedDataElements[namespace]?.contains(identifier) ?? false
+    }
+}

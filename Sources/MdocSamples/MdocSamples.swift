@@ -1,1 +1,0 @@
-// MdocSamples: see DESIGN.md, "Architecture".

@@ -1,1 +1,0 @@
-// MdocTrust: see DESIGN.md, "Architecture".

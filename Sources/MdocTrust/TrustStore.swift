@@ -1,0 +1,185 @@
+public import Foundation
+public import MdocCrypto
+import Synchronization
+
+/// An error loading trust material. Equality looks only at ``code``.
+public struct TrustError: Error, Hashable, CustomStringConvertible, Sendable {
+    public struct Code: Hashable, Sendable, CustomStringConvertible {
+        public let rawValue: String
+        private init(_ rawValue: String) { self.rawValue = rawValue }
+        public var description: String { rawValue }
+
+        public static let notFound = Code("trust.notFound")
+        public static let unreadable = Code("trust.unreadable")
+        public static let empty = Code("trust.empty")
+        public static let invalidFile = Code("trust.invalidFile")
+    }
+
+    public let code: Code
+    public let reason: String
+
+    public init(_ code: Code, _ reason: String) {
+        self.code = code
+        self.reason = reason
+    }
+
+    public var description: String { reason }
+    public static func == (lhs: TrustError, rhs: TrustError) -> Bool { lhs.code == rhs.code }
+    public func hash(into hasher: inout Hasher) { hasher.combine(code) }
+}
+
+/// The trust material of a run: trust-anchor certificates (IACA roots, or reader roots for reader
+/// authentication) and CRLs, loaded from a folder (`--trust DIR`).
+///
+/// Files ending in `.pem`, `.crt`, `.cer`, `.der` hold certificates (PEM may hold several, and
+/// may hold CRLs too); `.crl` files hold CRLs (PEM or DER). Other files are ignored and listed in
+/// ``ignoredFiles``. A file with one of those endings that does not parse is an error: trust
+/// material is never skipped silently.
+///
+/// The store caches chain validation per x5chain (the DS→IACA signature is verified once per
+/// DS certificate for a whole batch, DESIGN.md "Performance"); it is safe to share between tasks.
+public final class TrustStore: Sendable {
+    public let anchors: [Certificate]
+    public let crls: [CRL]
+    /// Files of the folder that were not read as trust material.
+    public let ignoredFiles: [String]
+    /// SHA-256 (hex) over the sorted fingerprints of every anchor and CRL: identifies the trust
+    /// snapshot a verification ran against (stored with every result and proof).
+    public let snapshotHash: String
+    /// Where the material came from (folder path), for reports.
+    public let origin: String
+
+    private let chainCache = Mutex<[String: ChainOutcome]>([:])
+    private let certificateCache = Mutex<[[UInt8]: Certificate]>([:])
+    /// Bound on cached certificates/chains, so a hostile batch of unique certificates cannot grow memory without limit.
+    public static let cacheLimit = 10_000
+
+    public init(anchors: [Certificate], crls: [CRL] = [], ignoredFiles: [String] = [], origin: String = "memory") {
+        self.anchors = anchors
+        self.crls = crls
+        self.ignoredFiles = ignoredFiles
+        self.origin = origin
+        var digests = anchors.map { "cert:" + $0.fingerprintHex } + crls.map { "crl:" + hexString(HashFunction.sha256.hash($0.der)) }
+        digests.sort()
+        self.snapshotHash = hexString(HashFunction.sha256.hash(Array(digests.joined(separator: "\n").utf8)))
+    }
+
+    /// Loads every certificate and CRL of `directory` (not recursive). Throws when the folder is
+    /// missing or unreadable, a trust file does not parse, or there is no certificate at all.
+    public convenience init(directory: String) throws {
+        let url = URL(fileURLWithPath: directory, isDirectory: true)
+        var isDirectory: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: url.path, isDirectory: &isDirectory) else {
+            throw TrustError(.notFound, "trust folder \(directory) does not exist: pass --trust with the folder holding the IACA certificates")
+        }
+        guard isDirectory.boolValue else {
+            throw TrustError(.unreadable, "\(directory) is a file, not a folder: pass --trust with the folder holding the IACA certificates")
+        }
+        let names: [String]
+        do {
+            names = try FileManager.default.contentsOfDirectory(atPath: url.path).sorted()
+        } catch {
+            throw TrustError(.unreadable, "cannot list trust folder \(directory): \(error.localizedDescription)")
+        }
+        var anchors: [Certificate] = []
+        var crls: [CRL] = []
+        var ignored: [String] = []
+        for name in names {
+            let ext = (name as NSString).pathExtension.lowercased()
+            let fileURL = url.appendingPathComponent(name)
+            guard ["pem", "crt", "cer", "der", "crl"].contains(ext) else {
+                ignored.append(name)
+                continue
+            }
+            let bytes: [UInt8]
+            do {
+                bytes = Array(try Data(contentsOf: fileURL))
+            } catch {
+                throw TrustError(.unreadable, "cannot read trust file \(fileURL.path): \(error.localizedDescription)")
+            }
+            let text = String(decoding: bytes.prefix(64 * 1024), as: UTF8.self)
+            let isPEM = text.contains("-----BEGIN")
+            if ext == "crl" {
+                do {
+                    crls.append(contentsOf: try CRL.parseAll(pemOrDER: bytes))
+                } catch {
+                    throw TrustError(.invalidFile, "trust file \(fileURL.path) is not a CRL (PEM or DER): \(error)")
+                }
+                continue
+            }
+            if isPEM {
+                let hasCertificate = text.contains("BEGIN CERTIFICATE")
+                let hasCRL = text.contains("BEGIN X509 CRL")
+                do {
+                    if hasCertificate { anchors.append(contentsOf: try Certificate.parseAll(pemOrDER: bytes)) }
+                    if hasCRL { crls.append(contentsOf: try CRL.parseAll(pemOrDER: bytes)) }
+                } catch {
+                    throw TrustError(.invalidFile, "trust file \(fileURL.path) does not parse: \(error)")
+                }
+                if !hasCertificate && !hasCRL {
+                    throw TrustError(.invalidFile, "trust file \(fileURL.path) holds no CERTIFICATE or X509 CRL block")
+                }
+            } else {
+                do {
+                    anchors.append(try Certificate(der: bytes))
+                } catch {
+                    do {
+                        crls.append(try CRL(der: bytes))
+                    } catch {
+                        throw TrustError(.invalidFile, "trust file \(fileURL.path) is neither a DER certificate nor a DER CRL")
+                    }
+                }
+            }
+        }
+        guard !anchors.isEmpty else {
+            throw TrustError(.empty, "trust folder \(directory) holds no certificate: put the IACA certificates (PEM or DER) there")
+        }
+        self.init(anchors: anchors, crls: crls, ignoredFiles: ignored, origin: directory)
+    }
+
+    /// Parses a received certificate, reusing an earlier parse of the same bytes.
+    public func certificate(der: ArraySlice<UInt8>) throws -> Certificate {
+        // Keyed by a copy: a slice would keep the whole received buffer alive in the cache.
+        let key = Array(der)
+        if let cached = certificateCache.withLock({ $0[key] }) { return cached }
+        let certificate = try Certificate(der: key)
+        certificateCache.withLock { cache in
+            if cache.count >= Self.cacheLimit { cache.removeAll(keepingCapacity: true) }
+            cache[key] = certificate
+        }
+        return certificate
+    }
+
+    /// The outcome of building a path from a received chain to an anchor.
+    public enum ChainOutcome: Sendable {
+        /// Leaf first, anchor last.
+        case valid([Certificate])
+        case invalid(PathValidationFailure)
+    }
+
+    /// Validates `chain` (leaf first, as in x5chain; the rest are intermediates or the anchor
+    /// itself) against the anchors, without judging time (time is judged per instant by the
+    /// callers). Cached per chain.
+    public func validate(chain: [Certificate]) -> ChainOutcome {
+        guard let leaf = chain.first else {
+            return .invalid(PathValidationFailure(code: -1, reason: "empty chain", depth: 0))
+        }
+        let key = chain.map(\.fingerprintHex).joined(separator: ",")
+        if let cached = chainCache.withLock({ $0[key] }) { return cached }
+        let outcome: ChainOutcome
+        switch PathValidator.validate(leaf: leaf, intermediates: Array(chain.dropFirst()), roots: anchors, at: nil) {
+        case .success(let validated): outcome = .valid(validated)
+        case .failure(let failure): outcome = .invalid(failure)
+        }
+        chainCache.withLock { cache in
+            if cache.count >= Self.cacheLimit { cache.removeAll(keepingCapacity: true) }
+            cache[key] = outcome
+        }
+        return outcome
+    }
+
+    /// The CRLs issued (and signed) by `issuer`.
+    public func crls(issuedBy issuer: Certificate) -> [CRL] {
+        crls.filter { $0.issuer == issuer.subject && $0.isSigned(by: issuer) }
+    }
+}

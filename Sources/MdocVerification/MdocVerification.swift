@@ -1,1 +1,0 @@
-// MdocVerification: see DESIGN.md, "Architecture".

@@ -1,0 +1,61 @@
+import ArgumentParser
+import Foundation
+
+/// `mdocverify`: batch and offline verification of ISO/IEC 18013-5 mobile documents.
+///
+/// Exit codes (documented in the README):
+/// - 0: every input verified `valid`;
+/// - 1: at least one input `invalid` or `indeterminate` (or rejected);
+/// - 2: usage or setup error (unknown flag, unreadable trust folder, ...), with a message saying what to fix.
+@main
+struct MdocVerifyCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "mdocverify",
+        abstract: "Verify ISO/IEC 18013-5 mobile documents (mDL) offline, in batches.",
+        discussion: """
+            Exit codes: 0 all inputs valid; 1 at least one invalid, indeterminate or rejected; \
+            2 usage or setup error.
+            """,
+        version: ProcessorVersion.current,
+        subcommands: [VerifyCommand.self, InspectCommand.self, ChecksCommand.self],
+        defaultSubcommand: nil
+    )
+
+    /// Runs the command, mapping argument and setup errors to exit code 2 (ArgumentParser's
+    /// default would be 64) and keeping 0/1 for verification outcomes.
+    static func main() async {
+        do {
+            var command = try parseAsRoot()
+            if var asyncCommand = command as? AsyncParsableCommand {
+                try await asyncCommand.run()
+            } else {
+                try command.run()
+            }
+        } catch let exit as ExitCode {
+            Foundation.exit(exit.rawValue)
+        } catch let error as SetupError {
+            FileHandle.standardError.write(Data("mdocverify: \(error.message)\n".utf8))
+            Foundation.exit(2)
+        } catch {
+            let code = exitCode(for: error)
+            if code == .success {
+                // --help / --version
+                print(fullMessage(for: error))
+                Foundation.exit(0)
+            }
+            FileHandle.standardError.write(Data((fullMessage(for: error) + "\n").utf8))
+            Foundation.exit(2)
+        }
+    }
+}
+
+/// An error in the run's setup (trust folder, key files, options): exit code 2.
+struct SetupError: Error, CustomStringConvertible {
+    let message: String
+    init(_ message: String) { self.message = message }
+    var description: String { message }
+}
+
+enum ProcessorVersion {
+    static let current = "0.1.0"
+}

@@ -1,0 +1,81 @@
+import Foundation
+import MdocCBOR
+import MdocCOSE
+import MdocCrypto
+import MdocModel
+import MdocSamples
+import MdocTrust
+import MdocVerification
+
+/// A generated transaction for tests: a fresh PKI on `curve`, one mDL, and everything needed to
+/// verify it, with an optional planted defect.
+struct Scenario {
+    static let verificationTime = Date(timeIntervalSince1970: 1_780_000_000)  // 2026-05-28T20:26:40Z
+
+    let response: [UInt8]
+    let trust: TrustStore
+    let transcript: SessionTranscript
+    let readerKey: PrivateKey
+
+    init(curve: Curve = .p256, defect: SampleDefect? = nil, deviceAuthMac: Bool = false) throws {
+        let t = Self.verificationTime
+        var profile = IssuingAuthority.Profile(notBefore: t.addingTimeInterval(-100 * 86_400))
+        if let defect, defect.needsOwnAuthority { defect.apply(to: &profile, verificationTime: t) }
+        let authority = try IssuingAuthority(curve: curve, profile: profile)
+
+        // The trust folder: the authority's IACA, or a stranger's when the DS must not chain.
+        var anchors = [authority.iaca]
+        var crls: [CRL] = []
+        if defect == .dsNotChained {
+            anchors = [try IssuingAuthority(curve: curve, profile: IssuingAuthority.Profile(notBefore: profile.iacaNotBefore)).iaca]
+        }
+        if defect == .revokedDS {
+            crls = [try authority.crl(
+                revoking: [(authority.ds.serialNumberHex, t.addingTimeInterval(-5 * 86_400))],
+                thisUpdate: t.addingTimeInterval(-4 * 86_400), nextUpdate: t.addingTimeInterval(30 * 86_400))]
+        } else {
+            crls = [try authority.crl(revoking: [], thisUpdate: t.addingTimeInterval(-4 * 86_400), nextUpdate: t.addingTimeInterval(30 * 86_400))]
+        }
+        self.trust = TrustStore(anchors: anchors, crls: crls)
+
+        // Session: engagement with an ephemeral device key, reader ephemeral key, QR handover (null).
+        let deviceCurve: Curve = (curve == .ed25519 || curve == .ed448) ? .p256 : curve
+        let eDeviceKey = try PrivateKey.generate(curve: deviceCurve)
+        let readerKey = try PrivateKey.generate(curve: deviceCurve)
+        let engagement = CBORNode.map([
+            .init(.int(0), .text("1.0")),
+            .init(.int(1), .array([.int(1), .embedded(try COSEKey.node(for: eDeviceKey.publicKey))])),
+        ]).encoded()
+        let engagementBytes = CBORNode.embedded(raw: engagement[...]).encoded()
+        let readerKeyBytes = CBORNode.embedded(try COSEKey.node(for: readerKey.publicKey)).encoded()
+        self.transcript = try SessionTranscript(deviceEngagementBytes: engagementBytes[...], eReaderKeyBytes: readerKeyBytes[...])
+        self.readerKey = readerKey
+
+        // The mDL.
+        let deviceKey = try PrivateKey.generate(curve: deviceCurve)
+        var spec = DocumentSpec(disclosed: Self.elements, signed: t.addingTimeInterval(-10 * 86_400), deviceKey: deviceKey)
+        spec.undisclosed = [SampleElement("org.iso.18013.5.1", "resident_address", .text("1 Main St"))]
+        spec.expectedUpdate = t.addingTimeInterval(200 * 86_400)
+        spec.authorizedNameSpaces = ["org.iso.18013.5.1.aamva"]
+        if deviceAuthMac { spec.deviceAuth = .mac(readerEphemeralPublicKey: readerKey.publicKey) }
+        if let defect { defect.apply(to: &spec, verificationTime: t, authority: authority) }
+        let document = try MdocIssuer.document(spec, authority: authority, transcript: transcript)
+        self.response = MdocIssuer.deviceResponse(documents: [document], status: defect == .errorStatus ? 10 : 0)
+    }
+
+    static let elements: [SampleElement] = [
+        SampleElement("org.iso.18013.5.1", "family_name", .text("Doe")),
+        SampleElement("org.iso.18013.5.1", "given_name", .text("Jane")),
+        SampleElement("org.iso.18013.5.1", "birth_date", MdocIssuer.fullDate(Date(timeIntervalSince1970: 0))),
+        SampleElement("org.iso.18013.5.1", "document_number", .text("D1234567")),
+        SampleElement("org.iso.18013.5.1", "age_over_18", .bool(true)),
+        SampleElement("org.iso.18013.5.1", "portrait", .bytes([0xff, 0xd8, 0xff, 0xe0, 0x00, 0x10])),
+    ]
+
+    func verify(at time: Date = Scenario.verificationTime, captureTime: Date? = nil, withTranscript: Bool = true) -> ResponseVerification {
+        let options = VerificationOptions(
+            trust: trust, verificationTime: time, captureTime: captureTime,
+            sessionTranscript: withTranscript ? transcript : nil, readerEphemeralKey: readerKey)
+        return DeviceResponseVerifier(options: options).verify(response)
+    }
+}
