@@ -36,6 +36,7 @@ public enum CheckCatalogue {
         // One entry per `Catalogue+<Family>.swift` file.
         let families: [[CheckDefinition]] = [
             cborFamily, responseFamily, issuerFamily, msoFamily, deviceFamily, inputFamily,
+            engagementFamily, sessionFamily, readerFamily, transactionFamily,
         ]
         return families.flatMap { $0 }.sorted { $0.id < $1.id }
     }()
