@@ -1,1 +1,0 @@
-// MdocProof: see DESIGN.md, "Architecture".
