@@ -1,1 +1,0 @@
-// MdocPipeline: see DESIGN.md, "Architecture".
