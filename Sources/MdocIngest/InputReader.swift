@@ -1,0 +1,154 @@
+public import Foundation
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// Streams transactions out of inputs, in order (DESIGN.md, "The transaction bundle").
+///
+/// Each input path is one of:
+/// - a **transaction folder** (it directly contains a marker file, see
+///   ``TransactionBundle/isMarkerFileName(_:)``): one transaction holding every file below it,
+///   `documents/` and unknown files included;
+/// - a **folder of folders**: walked depth-first in byte-wise name order. Transaction folders
+///   give one item each; other folders are descended (at most ``IngestLimits/maxPathDepth``
+///   deep); `*.cbor` files are lone DeviceResponse transactions; archives (by extension: `.tar`,
+///   `.tar.gz`, `.tgz`, `.tar.xz`, `.txz`, `.zip`) are read as below; symbolic links, devices,
+///   FIFOs and sockets give a failure item each and are never followed or opened; other files
+///   are ignored;
+/// - a **`*.cbor` file** (by extension): one lone DeviceResponse transaction,
+///   `files == ["device-response.cbor": bytes]`, named by the file name;
+/// - any other **regular file**: an archive if libarchive recognises it as tar or zip (possibly
+///   gzip- or xz-compressed) whatever its name, else `unsupportedInput` (`corruptArchive` when
+///   the name has an archive extension). See ``ArchiveSession`` for how archives are read:
+///   a hostile archive gives one failure item and no transaction.
+///
+/// An input path given here may itself be a symbolic link (like `find -H`): it is the caller's
+/// explicit choice. Nothing below it is followed. A missing input gives `notFound`; every
+/// failure is an item, and the reader goes on with the next input.
+///
+/// Memory: at most one transaction's files at a time (plus listings of the directories being
+/// walked and the per-archive directory keys). Nothing is ever written to disk.
+/// This type does not interpret `-`: the caller reads path lists with ``readPathList(from:)``.
+public struct InputReader: Sequence, Sendable {
+    public let inputs: [String]
+    public let limits: IngestLimits
+
+    public init(inputs: [String], limits: IngestLimits = .default) {
+        self.inputs = inputs
+        self.limits = limits
+    }
+
+    public func makeIterator() -> Iterator { Iterator(cursor: IngestCursor(inputs: inputs, limits: limits)) }
+
+    /// Pulls one item at a time; work happens inside ``next()``.
+    public struct Iterator: IteratorProtocol {
+        let cursor: IngestCursor
+
+        public mutating func next() -> IngestItem? { cursor.next() }
+    }
+}
+
+/// The reader's state: the inputs still to open and a stack of open sources (a folder walk,
+/// with an archive found by it on top while that archive is read).
+final class IngestCursor {
+    private enum Source {
+        case walk(FolderWalker)
+        case archive(ArchiveSession)
+    }
+
+    private var inputs: IndexingIterator<[String]>
+    private let limits: IngestLimits
+    private var sources: [Source] = []
+
+    init(inputs: [String], limits: IngestLimits) {
+        self.inputs = inputs.makeIterator()
+        self.limits = limits
+    }
+
+    func next() -> IngestItem? {
+        while true {
+            if let source = sources.last {
+                switch source {
+                case .archive(let session):
+                    if let item = session.next() { return item }
+                    sources.removeLast()
+                case .walk(let walker):
+                    switch walker.next() {
+                    case .item(let item): return item
+                    case .archive(let session): sources.append(.archive(session))
+                    case .done: sources.removeLast()
+                    }
+                }
+                continue
+            }
+            guard let input = inputs.next() else { return nil }
+            if let item = open(input) { return item }
+        }
+    }
+
+    /// Classifies one input: returns its item directly, or pushes a source and returns nil.
+    private func open(_ path: String) -> IngestItem? {
+        func failure(_ error: IngestError) -> IngestItem { .failure(IngestFailure(source: path, error: error)) }
+        var info = stat()
+        guard stat(path, &info) == 0 else { return failure(openError(errno, path: path)) }
+        switch FileKind(mode: info.st_mode) {
+        case .directory:
+            do {
+                let folder = try DirectoryHandle.open(path: path, followSymlink: true)
+                let listing = try folder.list(limit: limits.maxEntriesPerArchive)
+                if isTransactionFolder(listing) {
+                    return collectFolderTransaction(
+                        folder: folder, entries: listing, name: lastComponent(of: path), relativeBase: "",
+                        limits: limits)
+                }
+                sources.append(.walk(FolderWalker(root: folder, entries: listing, limits: limits)))
+                return nil
+            } catch {
+                return failure(error)
+            }
+        case .regular:
+            let name = lastComponent(of: path)
+            do {
+                let file = try FileDescriptor.open(path: path, followSymlink: true)
+                if hasCBORExtension(name) {
+                    return loneCBORTransaction(file: file, path: path, name: name, limits: limits)
+                }
+                sources.append(
+                    .archive(
+                        ArchiveSession(
+                            file: file, path: path, name: name, mustBeArchive: hasArchiveExtension(name),
+                            limits: limits)))
+                return nil
+            } catch {
+                return failure(error)
+            }
+        case .symlink:  // not reachable through stat(2); kept for completeness
+            return failure(IngestError(.symlink, "\(path) is a symbolic link (not followed)"))
+        case .special(let what):
+            return failure(IngestError(.unsupportedInput, "\(path) is a \(what), not a folder or a file"))
+        }
+    }
+}
+
+/// Reads a list of input paths (for the `-` input): one path per line, `\n` or `\r\n` line
+/// ends, lines that are empty or only white space skipped. Other white space is kept (file names
+/// may have spaces). Bytes that are not UTF-8 are repaired (such a path then fails `notFound`).
+public func readPathList(from handle: FileHandle) -> [String] {
+    let data = (try? handle.readToEnd()) ?? Data()
+    return parsePathList(Array(data))
+}
+
+/// The parsing of ``readPathList(from:)``.
+func parsePathList(_ bytes: [UInt8]) -> [String] {
+    bytes.split(separator: UInt8(ascii: "\n"), omittingEmptySubsequences: true).compactMap { line in
+        var line = line
+        if line.last == UInt8(ascii: "\r") { line = line.dropLast() }
+        let text = String(decoding: line, as: UTF8.self)
+        return text.allSatisfy(\.isWhitespace) ? nil : text
+    }
+}
