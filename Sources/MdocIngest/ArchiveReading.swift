@@ -190,7 +190,7 @@ final class ArchiveScanner {
     func readData(of entry: ArchiveEntry, keep: Bool) throws(IngestError) -> [UInt8] {
         var bytes: [UInt8] = []
         if keep, entry.declaredSize > 0 {
-            bytes.reserveCapacity(Int(min(entry.declaredSize, Int64(limits.maxEntryBytes))))
+            bytes.reserveCapacity(Int(min(entry.declaredSize, Int64(max(limits.maxEntryBytes, 0)))))
         }
         var produced: Int64 = 0
         while true {

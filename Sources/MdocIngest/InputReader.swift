@@ -138,9 +138,20 @@ final class IngestCursor {
 /// Reads a list of input paths (for the `-` input): one path per line, `\n` or `\r\n` line
 /// ends, lines that are empty or only white space skipped. Other white space is kept (file names
 /// may have spaces). Bytes that are not UTF-8 are repaired (such a path then fails `notFound`).
+/// Reads until end of file; a read error ends the list (the paths read before it are returned).
 public func readPathList(from handle: FileHandle) -> [String] {
-    let data = (try? handle.readToEnd()) ?? Data()
-    return parsePathList(Array(data))
+    var bytes: [UInt8] = []
+    while true {
+        let chunk: Data
+        do {
+            guard let next = try handle.read(upToCount: 1 << 16), !next.isEmpty else { break }
+            chunk = next
+        } catch {
+            break
+        }
+        bytes.append(contentsOf: chunk)
+    }
+    return parsePathList(bytes)
 }
 
 /// The parsing of ``readPathList(from:)``.
