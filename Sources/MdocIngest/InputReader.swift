@@ -13,7 +13,7 @@ import Darwin
 /// Each input path is one of:
 /// - a **transaction folder** (it directly contains a marker file, see
 ///   ``TransactionBundle/isMarkerFileName(_:)``): one transaction holding every file below it,
-///   `documents/` and unknown files included;
+///   `documents/` and unknown files included, with paths relative to it;
 /// - a **folder of folders**: walked depth-first in byte-wise name order. Transaction folders
 ///   give one item each; other folders are descended (at most ``IngestLimits/maxPathDepth``
 ///   deep); `*.cbor` files are lone DeviceResponse transactions; archives (by extension: `.tar`,
@@ -24,15 +24,42 @@ import Darwin
 ///   `files == ["device-response.cbor": bytes]`, named by the file name;
 /// - any other **regular file**: an archive if libarchive recognises it as tar or zip (possibly
 ///   gzip- or xz-compressed) whatever its name, else `unsupportedInput` (`corruptArchive` when
-///   the name has an archive extension). See ``ArchiveSession`` for how archives are read:
-///   a hostile archive gives one failure item and no transaction.
+///   the name has an archive extension).
 ///
 /// An input path given here may itself be a symbolic link (like `find -H`): it is the caller's
-/// explicit choice. Nothing below it is followed. A missing input gives `notFound`; every
-/// failure is an item, and the reader goes on with the next input.
+/// explicit choice. Nothing below it is followed: folders are descended with `openat` and
+/// `O_NOFOLLOW`, and a transaction folder is listed and checked whole before any file is read.
+/// A missing input gives `notFound`; every failure is an item, and the reader goes on with the
+/// next input.
 ///
-/// Memory: at most one transaction's files at a time (plus listings of the directories being
-/// walked and the per-archive directory keys). Nothing is ever written to disk.
+/// ## Archives
+/// Read as streams with libarchive (never extracted, nothing written to disk), in two passes
+/// over the same descriptor:
+/// 1. every header and all data are read (the data discarded) and every limit of
+///    ``IngestLimits`` is enforced on the bytes actually expanded, never on header sizes;
+///    absolute paths, `..` components, symbolic and hard links, devices, FIFOs, sockets,
+///    encrypted entries and data libarchive reports as damaged or truncated are refused. Any
+///    violation yields **one** failure item (source: the archive path) and nothing else from
+///    that archive: no transaction of a hostile archive is ever handed out;
+/// 2. only after a clean first pass, the archive is read again and its transactions are
+///    yielded one at a time, by the same rules as folders applied to entry paths (the archive
+///    root itself may be the transaction folder; it is then named by the archive's file name).
+///    Sources are `"<archive path>!/<folder inside>"`.
+///
+/// The entries of one transaction folder are expected to be contiguous, as in any tar or zip of
+/// a directory tree. A folder whose entries resume after entries outside it had begun yields a
+/// `splitTransaction` failure instead of a bundle (the archive's other transactions still come).
+/// A path twice in one transaction is `duplicatePath`. A read error that appears only in the
+/// second pass (the file changed between passes) yields one failure item for the archive after
+/// the transactions already yielded; the transaction being assembled is dropped.
+///
+/// Known limit: a plain `.tar` cut exactly at an entry boundary, or a `.zip` cut inside its
+/// central directory, reads as a shorter archive (libarchive accepts tar without end blocks and
+/// falls back to a zip's local headers); the bytes it gives are still the original's, but the
+/// last transaction may lack files. Compressed tars detect every truncation.
+///
+/// Memory: at most one transaction's files at a time, plus the listings of the directories
+/// being walked and 16 bytes per directory of the archive being read.
 /// This type does not interpret `-`: the caller reads path lists with ``readPathList(from:)``.
 public struct InputReader: Sequence, Sendable {
     public let inputs: [String]
@@ -130,7 +157,7 @@ final class IngestCursor {
         case .symlink:  // not reachable through stat(2); kept for completeness
             return failure(IngestError(.symlink, "\(path) is a symbolic link (not followed)"))
         case .special(let what):
-            return failure(IngestError(.unsupportedInput, "\(path) is a \(what), not a folder or a file"))
+            return failure(IngestError(.specialFile, "\(path) is a \(what), not a folder or a file"))
         }
     }
 }
