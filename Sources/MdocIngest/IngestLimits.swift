@@ -1,0 +1,55 @@
+/// Bounds on what one input may cost, enforced while reading (DESIGN.md, "Untrusted input").
+///
+/// Every limit is inclusive: a value equal to the limit passes, one more fails.
+/// Sizes are always the bytes actually read or expanded, never sizes declared in archive headers
+/// or returned by `stat` (those are used only as allocation hints, clamped to the limits).
+public struct IngestLimits: Sendable, Hashable {
+    /// Entries (files, directories, links, ...) in one archive. Also bounds the number of names
+    /// in one directory listing and the distinct directories an archive's paths name.
+    public var maxEntriesPerArchive: Int
+    /// Bytes of one file or archive entry, expanded.
+    public var maxEntryBytes: Int
+    /// Bytes of all entries of one archive, expanded (holes of sparse entries included).
+    public var maxTotalBytesPerArchive: Int64
+    /// Expanded bytes divided by compressed bytes consumed so far (`archive_filter_bytes(a, -1)`).
+    /// Checked after every data block once more than ``compressionRatioGraceBytes`` have been
+    /// expanded, so small archives with a high ratio (a few kilobytes of JSON) are not refused.
+    public var maxCompressionRatio: Double
+    /// Files in one transaction (directories not counted).
+    public var maxFilesPerTransaction: Int
+    /// Components of a path: of an archive entry path, or of a path below a folder input.
+    public var maxPathDepth: Int
+    /// UTF-8 bytes of an archive entry path or of a path below a folder input
+    /// (an addition to the limits of the brief; `PATH_MAX` by default).
+    public var maxPathBytes: Int
+    /// Bytes of all files of one transaction together: the memory one ``TransactionBundle`` may
+    /// hold (an addition to the limits of the brief).
+    public var maxTransactionBytes: Int
+
+    /// Expanded bytes of an archive before ``maxCompressionRatio`` is enforced: 1 MiB.
+    public static let compressionRatioGraceBytes: Int64 = 1 << 20
+
+    public init(
+        maxEntriesPerArchive: Int = 1_000_000,
+        maxEntryBytes: Int = 64 << 20,
+        maxTotalBytesPerArchive: Int64 = 64 << 30,
+        maxCompressionRatio: Double = 200,
+        maxFilesPerTransaction: Int = 10_000,
+        maxPathDepth: Int = 32,
+        maxPathBytes: Int = 4096,
+        maxTransactionBytes: Int = 256 << 20
+    ) {
+        self.maxEntriesPerArchive = maxEntriesPerArchive
+        self.maxEntryBytes = maxEntryBytes
+        self.maxTotalBytesPerArchive = maxTotalBytesPerArchive
+        self.maxCompressionRatio = maxCompressionRatio
+        self.maxFilesPerTransaction = maxFilesPerTransaction
+        self.maxPathDepth = maxPathDepth
+        self.maxPathBytes = maxPathBytes
+        self.maxTransactionBytes = maxTransactionBytes
+    }
+
+    /// 1,000,000 entries; 64 MiB per entry; 64 GiB per archive; ratio 200; 10,000 files and
+    /// 256 MiB per transaction; 32 path components of at most 4096 bytes.
+    public static let `default` = IngestLimits()
+}

@@ -1,1 +1,0 @@
-// MdocIngest: see DESIGN.md, "Architecture".

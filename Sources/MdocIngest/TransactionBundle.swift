@@ -1,0 +1,147 @@
+internal import MdocCrypto
+
+/// The files of one captured transaction (DESIGN.md, "The transaction bundle"), exactly as read.
+///
+/// A bundle is produced from a transaction folder, from the entries under one folder of an
+/// archive, or from a lone `*.cbor` file (then ``files`` is `["device-response.cbor": bytes]`).
+/// Nothing here is parsed or checked: `transaction.json` is not decoded, CBOR is not looked at,
+/// files with unknown names are kept. The caller decides what each file means.
+public struct TransactionBundle: Sendable {
+    /// The folder name (or the archive's file name when the archive root is the transaction
+    /// folder), or the file name of a lone `.cbor`. The caller may override it with
+    /// `transaction.json`'s `id`.
+    public let name: String
+    /// Where it came from: the input path (folder or `.cbor` file); inside an archive
+    /// `"<archive path>!/<folder path inside>"` (`"<archive path>!/"` for the archive root,
+    /// `"<archive path>!/<path>.cbor"` for a lone `.cbor` entry).
+    public let source: String
+    /// Relative POSIX path (no leading `./`, `/`-separated, relative to the transaction folder)
+    /// → the file's bytes.
+    public let files: [String: [UInt8]]
+    /// SHA-256 of each file's bytes, by the same paths as ``files``.
+    public let fileDigests: [String: [UInt8]]
+    /// The content identity of the transaction: see ``contentHash(fileDigests:)`` for the exact
+    /// serialization. Every file counts, `transaction.json` and unknown files included; the
+    /// ``name`` and ``source`` do not.
+    public let contentHash: [UInt8]
+
+    /// Lower-case hex of ``contentHash``.
+    public var contentHashHex: String { hexString(contentHash) }
+
+    /// Builds a bundle and computes its digests.
+    public init(name: String, source: String, files: [String: [UInt8]]) {
+        var digests: [String: [UInt8]] = [:]
+        digests.reserveCapacity(files.count)
+        for (path, bytes) in files {
+            digests[path] = HashFunction.sha256.hash(bytes)
+        }
+        self.name = name
+        self.source = source
+        self.files = files
+        self.fileDigests = digests
+        self.contentHash = Self.contentHash(fileDigests: digests)
+    }
+
+    /// Paths of ``files`` that are not bundle files this project knows (sorted), for the caller
+    /// to record. See ``isKnownFile(path:)``.
+    public var unknownFiles: [String] {
+        files.keys.filter { !Self.isKnownFile(path: $0) }.sorted(by: Self.pathPrecedes)
+    }
+
+    /// Domain-separation prefix of the content-hash serialization, version 1.
+    public static let contentHashDomain: [UInt8] = Array("mdocverify-bundle-content-v1".utf8)
+
+    /// The content hash of a set of files given their SHA-256 digests.
+    ///
+    /// SHA-256 over the byte string
+    /// ```
+    /// "mdocverify-bundle-content-v1"              (28 ASCII bytes, no terminator)
+    /// u64be(number of files)
+    /// for each file, in ascending byte-wise order of the UTF-8 path:
+    ///     u64be(byte length of the UTF-8 path) || UTF-8 path || SHA-256(file bytes)  (32 bytes)
+    /// ```
+    /// Every field has a fixed length or a length prefix, so two different sets of
+    /// (path, digest) pairs never serialize alike. Independent of the order files were read in,
+    /// of the archive form and of the bundle's name.
+    public static func contentHash(fileDigests: [String: [UInt8]]) -> [UInt8] {
+        var context = DigestContext(.sha256)
+        context.update(contentHashDomain)
+        context.update(bigEndian64(UInt64(fileDigests.count)))
+        for path in fileDigests.keys.sorted(by: pathPrecedes) {
+            let utf8 = Array(path.utf8)
+            context.update(bigEndian64(UInt64(utf8.count)))
+            context.update(utf8)
+            context.update(fileDigests[path] ?? [])
+        }
+        return context.finalize()
+    }
+
+    /// Byte-wise order of UTF-8 paths (the order used for hashing and for walking folders).
+    static func pathPrecedes(_ lhs: String, _ rhs: String) -> Bool {
+        lhs.utf8.lexicographicallyPrecedes(rhs.utf8)
+    }
+
+    private static func bigEndian64(_ value: UInt64) -> [UInt8] {
+        (0..<8).map { UInt8(truncatingIfNeeded: value >> (56 - 8 * UInt64($0))) }
+    }
+
+    // MARK: Known files
+
+    /// File names that, found directly in a folder, make it a transaction folder:
+    /// `transaction.json`, `engagement.png|jpg|jpeg|txt`, `device-response.cbor`,
+    /// `session-establishment.cbor`, `session-data.cbor`, `session-data-<n>.cbor` (n decimal),
+    /// `reader-key.pem`, `session-transcript.cbor`, `device-request.cbor`.
+    /// (`documents/` alone does not make a transaction folder.)
+    public static let markerFileNames: Set<String> = [
+        "transaction.json",
+        "engagement.png", "engagement.jpg", "engagement.jpeg", "engagement.txt",
+        "device-response.cbor",
+        "session-establishment.cbor",
+        "session-data.cbor",
+        "reader-key.pem",
+        "session-transcript.cbor",
+        "device-request.cbor",
+    ]
+
+    /// Whether `name` (one path component) marks a transaction folder (see ``markerFileNames``;
+    /// `session-data-1.cbor`, `session-data-2.cbor`, … also do).
+    public static func isMarkerFileName(_ name: String) -> Bool {
+        if markerFileNames.contains(name) { return true }
+        let prefix = "session-data-"
+        let suffix = ".cbor"
+        guard name.hasPrefix(prefix), name.hasSuffix(suffix) else { return false }
+        let digits = name.utf8.dropFirst(prefix.utf8.count).dropLast(suffix.utf8.count)
+        return !digits.isEmpty && digits.allSatisfy { $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9") }
+    }
+
+    /// Whether a bundle-relative path is a known bundle file: a marker file at the top, or
+    /// anything directly under `documents/` (the manifest and the scans it lists).
+    public static func isKnownFile(path: String) -> Bool {
+        let parts = path.split(separator: "/", omittingEmptySubsequences: false)
+        switch parts.count {
+        case 1: return isMarkerFileName(path)
+        case 2: return parts.first == "documents"
+        default: return false
+        }
+    }
+}
+
+/// A failure to ingest one input, one archive or one transaction of an archive.
+public struct IngestFailure: Sendable, Error, Hashable, CustomStringConvertible {
+    /// The input path, the archive path, or the transaction's source (`"<archive>!/<folder>"`).
+    public let source: String
+    public let error: IngestError
+
+    public init(source: String, error: IngestError) {
+        self.source = source
+        self.error = error
+    }
+
+    public var description: String { "\(source): \(error)" }
+}
+
+/// One item streamed by ``InputReader``.
+public enum IngestItem: Sendable {
+    case transaction(TransactionBundle)
+    case failure(IngestFailure)
+}
