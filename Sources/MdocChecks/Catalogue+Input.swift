@@ -1,6 +1,10 @@
 extension CheckID {
     /// The input could be read.
     public static let inputReadable = CheckID("input.readable")
+    /// transaction.json parses and its fields have the documented types.
+    public static let inputMetadata = CheckID("input.metadata")
+    /// The input (folder or archive) passed the ingest limits: no traversal, links, bombs or corruption.
+    public static let inputArchive = CheckID("input.archive")
 }
 
 extension CheckCatalogue {
@@ -8,5 +12,11 @@ extension CheckCatalogue {
         CheckDefinition(
             .inputReadable, clause: "mdocverify",
             "The input file or bundle exists, can be read and stays within the input limits."),
+        CheckDefinition(
+            .inputMetadata, clause: "DESIGN.md, transaction bundle",
+            "transaction.json is valid JSON with id, capturedAt (RFC 3339), source and consent of the documented types."),
+        CheckDefinition(
+            .inputArchive, clause: "DESIGN.md, untrusted input",
+            "The archive or folder holds no absolute or traversing paths, links, special files, bombs or corrupt data."),
     ]
 }
