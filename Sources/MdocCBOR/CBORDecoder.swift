@@ -116,6 +116,8 @@ struct Decoder {
 
     /// Offset of the next unread byte.
     var position = 0
+    /// Key summaries of the maps being read, innermost on top (one allocation per decode).
+    var keySummaries: [KeySummary] = []
     /// Heads read so far.
     var itemCount = 0
 
@@ -372,29 +374,152 @@ struct Decoder {
     /// The entries of a map (RFC 8949 §3.1 major type 5), definite or indefinite, then the
     /// duplicate-key check (RFC 8949 §5.6) if enabled.
     mutating func readMap(_ head: Head, start: Int, depth: Int) throws(CBORError) -> CBORMap {
-        var entries: [CBORMap.Element] = []
+        var items: [CBOR] = []  // keys and values interleaved
+        // This map's key summaries go on top of `keySummaries`; nested maps push and pop above.
+        let summaryBase = keySummaries.count
+        var summarized = true
+        var index = 0
         if head.isIndefinite {
             while try !consumeBreak(container: start, "indefinite-length map") {
-                let key = try decodeItem(depth: depth &+ 1)
-                let value = try decodeItem(depth: depth &+ 1)
-                entries.append((key: key, value: value))
+                try readEntry(index: index, depth: depth, into: &items, summarized: &summarized)
+                index &+= 1
             }
         } else {
             let count = try checkedCount(head, start: start, perElement: 2, what: "map")
-            entries.reserveCapacity(count)  // 2 * count <= bytes remaining
-            for _ in 0..<count {
-                let key = try decodeItem(depth: depth &+ 1)
-                let value = try decodeItem(depth: depth &+ 1)
-                entries.append((key: key, value: value))
+            items.reserveCapacity(2 &* count)  // 2 * count <= bytes remaining
+            while index < count {
+                try readEntry(index: index, depth: depth, into: &items, summarized: &summarized)
+                index &+= 1
             }
         }
-        if rejectDuplicateKeys, let duplicate = CBORMap.firstDuplicateKey(in: entries) {
-            let offset = entries[duplicate].key.encoded.startIndex
-            throw CBORError(
-                .duplicateMapKey,
-                "map at offset \(absolute(start)) repeats a key (entry \(duplicate), key at offset \(offset))",
-                offset: offset)
+        if rejectDuplicateKeys {
+            let duplicate =
+                summarized
+                ? firstDuplicateSummary(from: summaryBase) : CBORMap.firstDuplicateKey(interleaved: items)
+            keySummaries.removeLast(keySummaries.count &- summaryBase)
+            if let duplicate {
+                let offset = items[2 &* duplicate].encoded.startIndex
+                throw CBORError(
+                    .duplicateMapKey,
+                    "map at offset \(absolute(start)) repeats a key (entry \(duplicate), key at offset \(offset))",
+                    offset: offset)
+            }
         }
-        return CBORMap(entries: entries)
+        return CBORMap(interleaved: items)
+    }
+
+    /// Reads the key and value of entry `index`, summarizing the key for the duplicate check.
+    @inline(__always)
+    mutating func readEntry(
+        index: Int, depth: Int, into items: inout [CBOR], summarized: inout Bool
+    ) throws(CBORError) {
+        let keyStart = position
+        items.append(try decodeItem(depth: depth &+ 1))
+        if rejectDuplicateKeys && summarized {
+            summarized = pushKeySummary(start: keyStart, index: index)
+        }
+        items.append(try decodeItem(depth: depth &+ 1))
+    }
+
+    // MARK: Duplicate keys
+
+    /// A map key reduced to what duplicate detection compares (RFC 8949 §5.6, as this layer
+    /// defines key equality), read from the buffer so that comparing keys touches no reference
+    /// counts.
+    struct KeySummary {
+        /// 0 unsigned, 1 negative, 2 byte string, 3 text string, 4 any other item.
+        var kind: UInt8
+        /// The integer's argument (kinds 0 and 1).
+        var number: UInt64
+        /// Buffer range compared bytewise: the content (kinds 2, 3) or the whole item (kind 4).
+        var start: Int
+        var end: Int
+        /// Position of the entry in the map.
+        var index: Int
+    }
+
+    /// The summary of the already-validated key occupying buffer offsets `start..<end`, or
+    /// `nil` for an indefinite-length string key (its content is not contiguous).
+    func keySummary(start: Int, end: Int, index: Int) -> KeySummary? {
+        let initial = buffer[start]
+        let major = initial >> 5
+        let info = initial & 0x1f
+        let headLength = info < 24 ? 1 : 1 &+ (1 << Int(min(info, 27) &- 24))
+        switch major {
+        case 0, 1:
+            var argument = UInt64(info)
+            if info >= 24 {
+                argument = 0
+                for offset in (start &+ 1)..<(start &+ headLength) { argument = argument << 8 | UInt64(buffer[offset]) }
+            }
+            return KeySummary(kind: major, number: argument, start: start, end: end, index: index)
+        case 2, 3:
+            guard info != 31 else { return nil }
+            return KeySummary(kind: major, number: 0, start: start &+ headLength, end: end, index: index)
+        default:
+            return KeySummary(kind: 4, number: 0, start: start, end: end, index: index)
+        }
+    }
+
+    /// Bytewise comparison of two buffer ranges: negative, zero or positive.
+    static func compareBytes(_ buffer: UnsafeBufferPointer<UInt8>, _ a: KeySummary, _ b: KeySummary) -> Int {
+        let lengthA = a.end &- a.start
+        let lengthB = b.end &- b.start
+        if lengthA != lengthB { return lengthA < lengthB ? -1 : 1 }
+        var i = 0
+        while i < lengthA {
+            let x = buffer[a.start &+ i]
+            let y = buffer[b.start &+ i]
+            if x != y { return x < y ? -1 : 1 }
+            i &+= 1
+        }
+        return 0
+    }
+
+    /// Whether two summarized keys are equal.
+    func sameKey(_ a: KeySummary, _ b: KeySummary) -> Bool {
+        guard a.kind == b.kind else { return false }
+        return a.kind < 2 ? a.number == b.number : Self.compareBytes(buffer, a, b) == 0
+    }
+
+    /// Summarizes the key just decoded (from buffer offset `start` to `position`) onto
+    /// `keySummaries`. Returns `false` for a key that cannot be summarized (an
+    /// indefinite-length string), which sends the map to the slow path.
+    mutating func pushKeySummary(start: Int, index: Int) -> Bool {
+        guard let summary = keySummary(start: start, end: position, index: index) else { return false }
+        keySummaries.append(summary)
+        return true
+    }
+
+    /// The position of the first key in `keySummaries[base...]` that repeats an earlier one, if
+    /// any. Small maps are compared pairwise; larger ones are sorted in place (the region is
+    /// discarded afterwards), where a repeated key lands next to its predecessor and the
+    /// smallest such later position is the first repetition in received order.
+    mutating func firstDuplicateSummary(from base: Int) -> Int? {
+        let end = keySummaries.count
+        let n = end &- base
+        guard n > 1 else { return nil }
+        if n <= CBORMap.pairwiseDuplicateCheckLimit {
+            for i in (base &+ 1)..<end {
+                for j in base..<i where sameKey(keySummaries[i], keySummaries[j]) { return keySummaries[i].index }
+            }
+            return nil
+        }
+        let buffer = self.buffer
+        keySummaries[base..<end].sort { a, b in
+            if a.kind != b.kind { return a.kind < b.kind }
+            if a.kind < 2 {
+                if a.number != b.number { return a.number < b.number }
+            } else {
+                let order = Self.compareBytes(buffer, a, b)
+                if order != 0 { return order < 0 }
+            }
+            return a.index < b.index
+        }
+        var first: Int?
+        for i in (base &+ 1)..<end where sameKey(keySummaries[i &- 1], keySummaries[i]) {
+            first = min(first ?? Int.max, keySummaries[i].index)
+        }
+        return first
     }
 }

@@ -1,7 +1,8 @@
 /// The entries of a decoded CBOR map (RFC 8949 §3.1, major type 5), in received order.
 ///
 /// A collection of `(key, value)` pairs indexed by position `0..<count`. Lookups by key are
-/// linear scans, which beat hashing for the small maps of ISO 18013-5 (a dozen entries at most).
+/// linear scans that copy nothing but the value found, which beats hashing for the small maps of
+/// ISO 18013-5 (a few dozen entries at most).
 ///
 /// - Warning: `map[1]` with an integer literal is the *positional* subscript (the literal
 ///   defaults to `Int`). Look up the integer key 1 with `map[1 as Int64]` or `map[key: 1]`.
@@ -12,42 +13,86 @@ public struct CBORMap: Sendable, RandomAccessCollection {
     public typealias Index = Int
     public typealias Indices = Range<Int>
 
-    @usableFromInline let entries: [Element]
+    /// Keys and values interleaved: `k0, v0, k1, v1, ...`. (An array of tuples would make every
+    /// key comparison copy whole entries.)
+    let items: [CBOR]
 
-    init(entries: [Element]) { self.entries = entries }
+    init(interleaved items: [CBOR]) { self.items = items }
 
-    @inlinable public var startIndex: Int { entries.startIndex }
-    @inlinable public var endIndex: Int { entries.endIndex }
-    @inlinable public var count: Int { entries.count }
-    @inlinable public var indices: Range<Int> { entries.indices }
-    @inlinable public func index(after i: Int) -> Int { i + 1 }
-    @inlinable public func index(before i: Int) -> Int { i - 1 }
+    public var startIndex: Int { 0 }
+    public var endIndex: Int { items.count / 2 }
+    public var count: Int { items.count / 2 }
+    public var indices: Range<Int> { 0..<count }
+    public func index(after i: Int) -> Int { i + 1 }
+    public func index(before i: Int) -> Int { i - 1 }
 
     /// The entry at `position` (received order). Traps on an invalid position, like `Array`.
-    @inlinable public subscript(position: Int) -> Element { entries[position] }
+    public subscript(position: Int) -> Element {
+        precondition(position >= 0 && position < count, "CBORMap index out of range")
+        return (key: items[2 * position], value: items[2 * position + 1])
+    }
 
     /// The value whose key is the text string `key` (compared by UTF-8 bytes, not by Unicode
     /// canonical equivalence); `nil` if absent. With duplicate keys allowed, the first match.
-    @inlinable public subscript(_ key: String) -> CBOR? {
-        for entry in entries {
-            if case .text(let k) = entry.key.value, k.utf8.elementsEqual(key.utf8) { return entry.value }
+    public subscript(_ key: String) -> CBOR? {
+        var key = key
+        return key.withUTF8 { wanted in
+            items.withUnsafeBufferPointer { items in
+                var i = 0
+                while i &+ 1 < items.count {
+                    if items[i].isText(utf8: wanted) { return items[i &+ 1] }
+                    i &+= 2
+                }
+                return nil
+            }
         }
-        return nil
     }
 
     /// The value whose key is the integer `key` (major type 0 or 1); `nil` if absent.
     /// See the warning on the type about integer literals.
-    @inlinable public subscript(_ key: Int64) -> CBOR? {
-        for entry in entries where entry.key.int == key { return entry.value }
-        return nil
+    public subscript(_ key: Int64) -> CBOR? {
+        items.withUnsafeBufferPointer { items in
+            var i = 0
+            while i &+ 1 < items.count {
+                if items[i].isInteger(key) { return items[i &+ 1] }
+                i &+= 2
+            }
+            return nil
+        }
     }
 
     /// The value whose key is the integer `key`: the same as `self[key as Int64]`, spelled so
     /// that an integer literal cannot pick the positional subscript by mistake.
-    @inlinable public subscript(key key: Int64) -> CBOR? { self[key] }
+    public subscript(key key: Int64) -> CBOR? { self[key] }
 
     /// The keys in received order.
-    public var keys: [CBOR] { entries.map(\.key) }
+    public var keys: [CBOR] { stride(from: 0, to: items.count, by: 2).map { items[$0] } }
+
+    /// The values in received order.
+    public var values: [CBOR] { stride(from: 1, to: items.count, by: 2).map { items[$0] } }
+}
+
+extension CBOR {
+    /// Whether this is a text string whose UTF-8 bytes are `utf8`.
+    func isText(utf8: UnsafeBufferPointer<UInt8>) -> Bool {
+        switch value {
+        case .text(let s):
+            let view = s.utf8
+            guard view.count == utf8.count else { return false }
+            return view.withContiguousStorageIfAvailable { $0.elementsEqual(utf8) } ?? view.elementsEqual(utf8)
+        default:
+            return false
+        }
+    }
+
+    /// Whether this is the integer `n` (major type 0 or 1).
+    func isInteger(_ n: Int64) -> Bool {
+        switch value {
+        case .unsigned(let u): return n >= 0 && u == UInt64(n)
+        case .negative(let m): return n < 0 && m == UInt64(bitPattern: ~n)
+        default: return false
+        }
+    }
 }
 
 // MARK: - Key identity (RFC 8949 §5.6)
@@ -97,22 +142,17 @@ struct MapKeyIdentity: Hashable {
 }
 
 extension CBORMap {
-    /// Maps up to this size are checked pairwise (no allocation); larger ones through a `Set`.
+    /// Maps up to this size are checked for duplicate keys pairwise; larger ones by sorting.
     static let pairwiseDuplicateCheckLimit = 16
 
-    /// The index of the first entry whose key repeats an earlier key, if any.
-    static func firstDuplicateKey(in entries: [Element]) -> Int? {
-        let n = entries.count
+    /// The index of the first entry whose key repeats an earlier key, if any, for keys and
+    /// values interleaved in `items`. The decoder's slow path (maps with an indefinite-length
+    /// string key); the fast path compares key summaries.
+    static func firstDuplicateKey(interleaved items: [CBOR]) -> Int? {
+        let n = items.count / 2
         guard n > 1 else { return nil }
-        if n <= pairwiseDuplicateCheckLimit {
-            for i in 1..<n {
-                let key = MapKeyIdentity(key: entries[i].key)
-                for j in 0..<i where MapKeyIdentity(key: entries[j].key) == key { return i }
-            }
-            return nil
-        }
         var seen = Set<MapKeyIdentity>(minimumCapacity: n)
-        for i in 0..<n where !seen.insert(MapKeyIdentity(key: entries[i].key)).inserted { return i }
+        for i in 0..<n where !seen.insert(MapKeyIdentity(key: items[2 * i])).inserted { return i }
         return nil
     }
 }

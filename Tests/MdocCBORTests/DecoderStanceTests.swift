@@ -1,4 +1,5 @@
 import MdocCBOR
+import MdocTestSupport
 import XCTest
 
 /// The decoder's stance (top of CBORDecoder.swift): what is always rejected, the limits at their
@@ -240,6 +241,42 @@ final class DecoderStanceTests: XCTestCase {
         for k in 0..<19 { texts += [0x62, 0x6b, UInt8(0x41 + k), 0x00] }
         texts += [0x7f, 0x61, 0x6b, 0x61, 0x41, 0xff, 0x00]  // "kA" as an indefinite string
         assertDecodeFails(.duplicateMapKey, texts)
+    }
+
+    /// Random maps over a pool of keys with known identities: the decoder reports exactly the
+    /// first entry whose key repeats an earlier one, on the pairwise path (up to 16 entries),
+    /// the sorted path (more), and the slow path (indefinite-length string keys).
+    func testDuplicateKeyDetectionAgainstAReference() {
+        let pool: [(hex: String, identity: String)] = [
+            ("00", "u0"), ("1800", "u0"), ("01", "u1"), ("190001", "u1"), ("1bffffffffffffffff", "umax"),
+            ("20", "n0"), ("3800", "n0"), ("3bffffffffffffffff", "nmax"),
+            ("6161", "t61"), ("780161", "t61"), ("7f6161ff", "t61"), ("7f6061616060ff", "t61"), ("6162", "t62"),
+            ("60", "t"), ("4161", "b61"), ("5f4161ff", "b61"), ("40", "b"), ("5fff", "b"),
+            ("80", "x80"), ("8101", "x8101"), ("820101", "x820101"), ("f93c00", "xf93c00"),
+            ("fa3f800000", "xfa3f800000"), ("c100", "xc100"), ("d80100", "xd80100"), ("f6", "xf6"),
+        ]
+        var random = SplitMix64(seed: 5_6)
+        var outcomes = (distinct: 0, duplicate: 0)
+        for _ in 0..<3_000 {
+            let n = 1 + Int(random.next() % 40)
+            var input: [UInt8] = n < 24 ? [0xa0 | UInt8(n)] : [0xb8, UInt8(n)]
+            var seen: Set<String> = []
+            var expectedOffset: Int?
+            for _ in 0..<n {
+                let key = pool[Int(random.next() % UInt64(pool.count))]
+                if expectedOffset == nil && !seen.insert(key.identity).inserted { expectedOffset = input.count }
+                input += bytes(key.hex) + [0x00]
+            }
+            if let expectedOffset {
+                outcomes.duplicate += 1
+                XCTAssertEqual(assertDecodeFails(.duplicateMapKey, input)?.offset, expectedOffset, Hex.encode(input))
+            } else {
+                outcomes.distinct += 1
+                XCTAssertNoThrow(try CBOR(decoding: input), Hex.encode(input))
+            }
+        }
+        XCTAssertGreaterThan(outcomes.distinct, 100)
+        XCTAssertGreaterThan(outcomes.duplicate, 100)
     }
 
     func testDuplicateKeysAllowedWhenAsked() throws {
