@@ -60,7 +60,7 @@ extension CBOR {
     ///   matches the item to its CDDL.
     public init(decoding bytes: ArraySlice<UInt8>, options: CBORDecodingOptions = .default) throws(CBORError) {
         let result: Result<CBOR, CBORError> = bytes.withUnsafeBufferPointer { buffer in
-            var decoder = Decoder(input: bytes, buffer: buffer, options: options)
+            var decoder = CBORParser(input: bytes, buffer: buffer, options: options)
             do throws(CBORError) {
                 let item = try decoder.decodeItem(depth: 1)
                 if decoder.position != buffer.count {
@@ -78,8 +78,8 @@ extension CBOR {
         self = try result.get()
     }
 
-    /// Decodes exactly one CBOR item from `bytes`. See
-    /// ``init(decoding:options:)-(ArraySlice<UInt8>,_)``; slices index into `bytes`.
+    /// Decodes exactly one CBOR item from `bytes`, as the `ArraySlice` overload does; slices
+    /// index into `bytes`.
     public init(decoding bytes: [UInt8], options: CBORDecodingOptions = .default) throws(CBORError) {
         try self.init(decoding: bytes[...], options: options)
     }
@@ -101,7 +101,7 @@ struct Head {
 ///
 /// `position` is an offset into `buffer` (0-based); `absolute(_:)` turns it into an index of the
 /// caller's slice. Every read is preceded by a check against `buffer.count`.
-struct Decoder {
+struct CBORParser {
     /// The caller's bytes, kept to hand out slices.
     let input: ArraySlice<UInt8>
     /// The same bytes, for reading (valid only inside `withUnsafeBufferPointer`).
