@@ -1,0 +1,158 @@
+/// The entries of a decoded CBOR map (RFC 8949 §3.1, major type 5), in received order.
+///
+/// A collection of `(key, value)` pairs indexed by position `0..<count`. Lookups by key are
+/// linear scans that copy nothing but the value found, which beats hashing for the small maps of
+/// ISO 18013-5 (a few dozen entries at most).
+///
+/// - Warning: `map[1]` with an integer literal is the *positional* subscript (the literal
+///   defaults to `Int`). Look up the integer key 1 with `map[1 as Int64]` or `map[key: 1]`.
+public struct CBORMap: Sendable, RandomAccessCollection {
+    /// One entry: the key and value items, each with its own ``CBOR/encoded`` bytes.
+    public typealias Element = (key: CBOR, value: CBOR)
+    /// Positions are `Int`s from `0` to `count`.
+    public typealias Index = Int
+    public typealias Indices = Range<Int>
+
+    /// Keys and values interleaved: `k0, v0, k1, v1, ...`. (An array of tuples would make every
+    /// key comparison copy whole entries.)
+    let items: [CBOR]
+
+    init(interleaved items: [CBOR]) { self.items = items }
+
+    public var startIndex: Int { 0 }
+    public var endIndex: Int { items.count / 2 }
+    public var count: Int { items.count / 2 }
+    public var indices: Range<Int> { 0..<count }
+    public func index(after i: Int) -> Int { i + 1 }
+    public func index(before i: Int) -> Int { i - 1 }
+
+    /// The entry at `position` (received order). Traps on an invalid position, like `Array`.
+    public subscript(position: Int) -> Element {
+        precondition(position >= 0 && position < count, "CBORMap index out of range")
+        return (key: items[2 * position], value: items[2 * position + 1])
+    }
+
+    /// The value whose key is the text string `key` (compared by UTF-8 bytes, not by Unicode
+    /// canonical equivalence); `nil` if absent. With duplicate keys allowed, the first match.
+    public subscript(_ key: String) -> CBOR? {
+        var key = key
+        return key.withUTF8 { wanted in
+            items.withUnsafeBufferPointer { items in
+                var i = 0
+                while i &+ 1 < items.count {
+                    if items[i].isText(utf8: wanted) { return items[i &+ 1] }
+                    i &+= 2
+                }
+                return nil
+            }
+        }
+    }
+
+    /// The value whose key is the integer `key` (major type 0 or 1); `nil` if absent.
+    /// See the warning on the type about integer literals.
+    public subscript(_ key: Int64) -> CBOR? {
+        items.withUnsafeBufferPointer { items in
+            var i = 0
+            while i &+ 1 < items.count {
+                if items[i].isInteger(key) { return items[i &+ 1] }
+                i &+= 2
+            }
+            return nil
+        }
+    }
+
+    /// The value whose key is the integer `key`: the same as `self[key as Int64]`, spelled so
+    /// that an integer literal cannot pick the positional subscript by mistake.
+    public subscript(key key: Int64) -> CBOR? { self[key] }
+
+    /// The keys in received order.
+    public var keys: [CBOR] { stride(from: 0, to: items.count, by: 2).map { items[$0] } }
+
+    /// The values in received order.
+    public var values: [CBOR] { stride(from: 1, to: items.count, by: 2).map { items[$0] } }
+}
+
+extension CBOR {
+    /// Whether this is a text string whose UTF-8 bytes are `utf8`.
+    func isText(utf8: UnsafeBufferPointer<UInt8>) -> Bool {
+        switch value {
+        case .text(let s):
+            let view = s.utf8
+            guard view.count == utf8.count else { return false }
+            return view.withContiguousStorageIfAvailable { $0.elementsEqual(utf8) } ?? view.elementsEqual(utf8)
+        default:
+            return false
+        }
+    }
+
+    /// Whether this is the integer `n` (major type 0 or 1).
+    func isInteger(_ n: Int64) -> Bool {
+        switch value {
+        case .unsigned(let u): return n >= 0 && u == UInt64(n)
+        case .negative(let m): return n < 0 && m == UInt64(bitPattern: ~n)
+        default: return false
+        }
+    }
+}
+
+// MARK: - Key identity (RFC 8949 §5.6)
+
+/// Map-key equality as this layer defines it for duplicate detection: integers by numeric value
+/// (so a non-minimal `0x18 0x01` equals `0x01`), byte and text strings by content (so an
+/// indefinite-length key equals its definite form; text by UTF-8 bytes, not canonical
+/// equivalence), every other key by its encoded bytes.
+struct MapKeyIdentity: Hashable {
+    let key: CBOR
+
+    static func == (lhs: MapKeyIdentity, rhs: MapKeyIdentity) -> Bool {
+        switch (lhs.key.value, rhs.key.value) {
+        case (.unsigned(let a), .unsigned(let b)), (.negative(let a), .negative(let b)):
+            return a == b
+        case (.text(let a), .text(let b)):
+            return a.utf8.count == b.utf8.count && a.utf8.elementsEqual(b.utf8)
+        case (.bytes(let a), .bytes(let b)):
+            return a == b
+        case (.unsigned, _), (.negative, _), (.text, _), (.bytes, _), (_, .unsigned), (_, .negative),
+            (_, .text), (_, .bytes):
+            return false
+        default:
+            return lhs.key.encoded == rhs.key.encoded
+        }
+    }
+
+    func hash(into hasher: inout Hasher) {
+        switch key.value {
+        case .unsigned(let n):
+            hasher.combine(0 as UInt8)
+            hasher.combine(n)
+        case .negative(let n):
+            hasher.combine(1 as UInt8)
+            hasher.combine(n)
+        case .text(var s):
+            hasher.combine(2 as UInt8)
+            s.withUTF8 { hasher.combine(bytes: UnsafeRawBufferPointer($0)) }
+        case .bytes(let b):
+            hasher.combine(3 as UInt8)
+            hasher.combine(b)
+        default:
+            hasher.combine(4 as UInt8)
+            hasher.combine(key.encoded)
+        }
+    }
+}
+
+extension CBORMap {
+    /// Maps up to this size are checked for duplicate keys pairwise; larger ones by sorting.
+    static let pairwiseDuplicateCheckLimit = 16
+
+    /// The index of the first entry whose key repeats an earlier key, if any, for keys and
+    /// values interleaved in `items`. The decoder's slow path (maps with an indefinite-length
+    /// string key); the fast path compares key summaries.
+    static func firstDuplicateKey(interleaved items: [CBOR]) -> Int? {
+        let n = items.count / 2
+        guard n > 1 else { return nil }
+        var seen = Set<MapKeyIdentity>(minimumCapacity: n)
+        for i in 0..<n where !seen.insert(MapKeyIdentity(key: items[2 * i])).inserted { return i }
+        return nil
+    }
+}

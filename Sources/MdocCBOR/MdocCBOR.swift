@@ -1,1 +1,0 @@
-// MdocCBOR: see DESIGN.md, "Architecture".
