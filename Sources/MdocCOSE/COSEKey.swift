@@ -59,10 +59,10 @@ public struct COSEKey: Sendable {
     /// point is on the curve (``publicKey()`` does).
     public init(_ item: CBOR) throws {
         guard let map = item.map else { throw COSEError(.invalidKey, "COSE_Key is not a map") }
-        guard let ktyValue = map[1]?.int, let kty = KeyType(rawValue: ktyValue) else {
+        guard let ktyValue = map[key: 1]?.int, let kty = KeyType(rawValue: ktyValue) else {
             throw COSEError(.invalidKey, "COSE_Key kty is missing or not EC2/OKP")
         }
-        guard let crv = map[-1]?.int else { throw COSEError(.invalidKey, "COSE_Key crv is missing") }
+        guard let crv = map[key: -1]?.int else { throw COSEError(.invalidKey, "COSE_Key crv is missing") }
         guard let curve = Self.curve(forIdentifier: crv) else {
             throw COSEError(.invalidKey, "COSE_Key crv \(crv) is not supported")
         }
@@ -70,16 +70,16 @@ public struct COSEKey: Sendable {
         guard (kty == .okp) == okpCurves.contains(curve) else {
             throw COSEError(.invalidKey, "COSE_Key kty \(kty) does not fit curve \(curve)")
         }
-        guard let x = map[-2]?.bytes else { throw COSEError(.invalidKey, "COSE_Key x is missing") }
+        guard let x = map[key: -2]?.bytes else { throw COSEError(.invalidKey, "COSE_Key x is missing") }
         self.keyType = kty
         self.curveIdentifier = crv
         self.curve = curve
         self.x = x
         if kty == .ec2 {
-            if let y = map[-3]?.bytes {
+            if let y = map[key: -3]?.bytes {
                 self.y = y
                 self.ySign = nil
-            } else if let sign = map[-3]?.bool {
+            } else if let sign = map[key: -3]?.bool {
                 self.y = nil
                 self.ySign = sign
             } else {

@@ -63,9 +63,9 @@ public struct DeviceEngagement: Sendable {
         let path = "DeviceEngagement"
         guard let map = item.map else { throw ModelError(.wrongType, path, "not a map") }
         self.encoded = item.encoded
-        guard let version = map[0]?.text else { throw ModelError(.missingField, "\(path).0", "version (key 0) is missing or not text") }
+        guard let version = map[key: 0]?.text else { throw ModelError(.missingField, "\(path).0", "version (key 0) is missing or not text") }
         self.version = version
-        guard let security = map[1]?.array, security.count == 2, let suite = security[0].int else {
+        guard let security = map[key: 1]?.array, security.count == 2, let suite = security[0].int else {
             throw ModelError(.missingField, "\(path).1", "Security (key 1) is not [cipherSuite, EDeviceKeyBytes]")
         }
         self.cipherSuite = suite
@@ -77,7 +77,7 @@ public struct DeviceEngagement: Sendable {
             throw ModelError(.invalidValue, "\(path).1.EDeviceKeyBytes", "\(error)")
         }
         var methods: [RetrievalMethod] = []
-        if let retrieval = map[2] {
+        if let retrieval = map[key: 2] {
             guard let array = retrieval.array else {
                 throw ModelError(.wrongType, "\(path).2", "DeviceRetrievalMethods is not an array")
             }
@@ -96,19 +96,19 @@ public struct DeviceEngagement: Sendable {
     public static func bleProblems(_ options: CBOR) -> [String] {
         guard let map = options.map else { return ["BLE options are not a map"] }
         var problems: [String] = []
-        let peripheral = map[0]?.bool ?? false
-        let central = map[1]?.bool ?? false
-        if map[0] != nil && map[0]?.bool == nil { problems.append("option 0 (peripheral server mode) is not a bool") }
-        if map[1] != nil && map[1]?.bool == nil { problems.append("option 1 (central client mode) is not a bool") }
+        let peripheral = map[key: 0]?.bool ?? false
+        let central = map[key: 1]?.bool ?? false
+        if map[key: 0] != nil && map[key: 0]?.bool == nil { problems.append("option 0 (peripheral server mode) is not a bool") }
+        if map[key: 1] != nil && map[key: 1]?.bool == nil { problems.append("option 1 (central client mode) is not a bool") }
         if !peripheral && !central { problems.append("neither peripheral server nor central client mode is supported") }
         for key: Int64 in [10, 11] {
             if let uuid = map[key] {
                 if uuid.bytes?.count != 16 { problems.append("option \(key) (UUID) is not 16 bytes") }
             }
         }
-        if peripheral && map[10] == nil { problems.append("peripheral server mode without its UUID (option 10)") }
-        if central && map[11] == nil { problems.append("central client mode without its UUID (option 11)") }
-        if let address = map[20], address.bytes?.count != 6 { problems.append("option 20 (device address) is not 6 bytes") }
+        if peripheral && map[key: 10] == nil { problems.append("peripheral server mode without its UUID (option 10)") }
+        if central && map[key: 11] == nil { problems.append("central client mode without its UUID (option 11)") }
+        if let address = map[key: 20], address.bytes?.count != 6 { problems.append("option 20 (device address) is not 6 bytes") }
         return problems
     }
 }

@@ -36,7 +36,7 @@ public enum ProofVerifier {
         guard let payloadBytes = sign1.payload, let payload = try? CBOR(decoding: payloadBytes) else {
             throw Failure(description: "the payload is not CBOR")
         }
-        let contentType = sign1.headers.protected?[3]?.text
+        let contentType = sign1.headers.protected?[key: 3]?.text
         return Opened(contentType: contentType, payload: payload, signer: signer, signatureValid: valid)
     }
 
