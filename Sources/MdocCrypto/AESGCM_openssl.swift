@@ -78,23 +78,24 @@ public enum AESGCM {
                 // An empty plaintext still needs a valid output pointer for the final call.
                 var spare: UInt8 = 0
                 return withUnsafeMutablePointer(to: &spare) { sparePointer in
-                let outBase = outBuffer.baseAddress ?? sparePointer
-                var written: Int32 = 0
-                if ciphertextCount > 0 {
-                    guard EVP_DecryptUpdate(context, outBase, &written, inBase, Int32(ciphertextCount)) == 1,
-                        Int(written) == ciphertextCount
-                    else { return .failure(CryptoError.fromOpenSSL(.openSSL, "EVP_DecryptUpdate failed")) }
-                }
-                guard
-                    EVP_CIPHER_CTX_ctrl(context, EVP_CTRL_AEAD_SET_TAG, Int32(tagByteCount), inBase + ciphertextCount)
-                        == 1
-                else { return .failure(CryptoError.fromOpenSSL(.openSSL, "setting the GCM tag failed")) }
-                var finalLength: Int32 = 0
-                guard EVP_DecryptFinal_ex(context, outBase + ciphertextCount, &finalLength) == 1 else {
-                    _ = drainOpenSSLErrors()
-                    return .failure(CryptoError(.authenticationFailed, "AES-GCM tag does not match"))
-                }
-                return .success(())
+                    let outBase = outBuffer.baseAddress ?? sparePointer
+                    var written: Int32 = 0
+                    if ciphertextCount > 0 {
+                        guard EVP_DecryptUpdate(context, outBase, &written, inBase, Int32(ciphertextCount)) == 1,
+                            Int(written) == ciphertextCount
+                        else { return .failure(CryptoError.fromOpenSSL(.openSSL, "EVP_DecryptUpdate failed")) }
+                    }
+                    guard
+                        EVP_CIPHER_CTX_ctrl(
+                            context, EVP_CTRL_AEAD_SET_TAG, Int32(tagByteCount), inBase + ciphertextCount)
+                            == 1
+                    else { return .failure(CryptoError.fromOpenSSL(.openSSL, "setting the GCM tag failed")) }
+                    var finalLength: Int32 = 0
+                    guard EVP_DecryptFinal_ex(context, outBase + ciphertextCount, &finalLength) == 1 else {
+                        _ = drainOpenSSLErrors()
+                        return .failure(CryptoError(.authenticationFailed, "AES-GCM tag does not match"))
+                    }
+                    return .success(())
                 }
             }
         }

@@ -16,7 +16,9 @@ final class FetchedAlgorithms: @unchecked Sendable {
             let hkdf = EVP_KDF_fetch(nil, "HKDF", nil),
             let aes256GCM = EVP_CIPHER_fetch(nil, "AES-256-GCM", nil),
             let sha1 = EVP_MD_fetch(nil, "SHA1", nil)
-        else { preconditionFailure("OpenSSL default provider lacks HMAC/HKDF/AES-256-GCM/SHA1: \(drainOpenSSLErrors())") }
+        else {
+            preconditionFailure("OpenSSL default provider lacks HMAC/HKDF/AES-256-GCM/SHA1: \(drainOpenSSLErrors())")
+        }
         self.hmac = hmac
         self.hkdf = hkdf
         self.aes256GCM = aes256GCM

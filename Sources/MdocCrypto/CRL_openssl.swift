@@ -1,5 +1,4 @@
 internal import COpenSSL
-
 import Foundation
 
 /// A certificate revocation list (RFC 5280 §5), parsed once and kept immutable.
@@ -43,7 +42,9 @@ public final class CRL: @unchecked Sendable, CustomStringConvertible {
             return crl
         }
         do {
-            guard let issuerName = X509_CRL_get_issuer(crl) else { throw CryptoError(.invalidCRL, "CRL without issuer") }
+            guard let issuerName = X509_CRL_get_issuer(crl) else {
+                throw CryptoError(.invalidCRL, "CRL without issuer")
+            }
             issuer = try distinguishedName(issuerName)
             guard let thisUpdate = date(from: X509_CRL_get0_lastUpdate(crl)) else {
                 throw CryptoError(.invalidCRL, "unreadable thisUpdate")

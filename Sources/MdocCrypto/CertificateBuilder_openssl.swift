@@ -1,5 +1,4 @@
 internal import COpenSSL
-
 import Foundation
 
 /// Issues X.509 v3 certificates (RFC 5280): the test PKI, the sample issuing authority
@@ -17,7 +16,8 @@ public struct CertificateBuilder {
     public var notBefore: Date
     public var notAfter: Date
     public var publicKey: PublicKey
-    public var basicConstraints: BasicConstraints?
+    /// basicConstraints; `pathLength` nil omits pathLenConstraint.
+    public var basicConstraints: (isCA: Bool, pathLength: Int?, critical: Bool)?
     public var keyUsage: (KeyUsage, critical: Bool)?
     /// Purposes as dotted OIDs, e.g. ["1.0.18013.5.1.2"] (mdlDS).
     public var extendedKeyUsage: ([String], critical: Bool)?
@@ -36,7 +36,9 @@ public struct CertificateBuilder {
     /// The longest serial number RFC 5280 §4.1.2.2 allows.
     public static let maximumSerialNumberByteCount = 20
 
-    public init(subject: [(String, String)], serialNumber: [UInt8], notBefore: Date, notAfter: Date, publicKey: PublicKey) {
+    public init(
+        subject: [(String, String)], serialNumber: [UInt8], notBefore: Date, notAfter: Date, publicKey: PublicKey
+    ) {
         self.subject = subject
         self.serialNumber = serialNumber
         self.notBefore = notBefore
@@ -55,7 +57,9 @@ public struct CertificateBuilder {
         let expectedSigner = issuer?.publicKey ?? publicKey
         guard expectedSigner.isSameKey(as: issuerKey.publicKey) else {
             throw CryptoError(
-                .keyMismatch, issuer == nil ? "a self-signed certificate must be signed with its own key" : "issuerKey is not the issuer's key")
+                .keyMismatch,
+                issuer == nil
+                    ? "a self-signed certificate must be signed with its own key" : "issuerKey is not the issuer's key")
         }
         guard (1...Self.maximumSerialNumberByteCount).contains(serialNumber.count) else {
             throw CryptoError(.invalidLength, "serial numbers are 1...20 bytes, got \(serialNumber.count)")
@@ -97,7 +101,9 @@ public struct CertificateBuilder {
 
     private func addExtensions(to x509: OpaquePointer, issuer: Certificate?) throws {
         if let basicConstraints {
-            guard let value = BASIC_CONSTRAINTS_new() else { throw CryptoError.fromOpenSSL(.openSSL, "BASIC_CONSTRAINTS_new failed") }
+            guard let value = BASIC_CONSTRAINTS_new() else {
+                throw CryptoError.fromOpenSSL(.openSSL, "BASIC_CONSTRAINTS_new failed")
+            }
             defer { BASIC_CONSTRAINTS_free(value) }
             value.pointee.ca = basicConstraints.isCA ? 0xff : 0
             if let pathLength = basicConstraints.pathLength {
@@ -112,7 +118,9 @@ public struct CertificateBuilder {
             try add(x509, NID_basic_constraints, UnsafeMutableRawPointer(value), critical: basicConstraints.critical)
         }
         if let (usage, critical) = keyUsage {
-            guard let bits = ASN1_BIT_STRING_new() else { throw CryptoError.fromOpenSSL(.openSSL, "ASN1_BIT_STRING_new failed") }
+            guard let bits = ASN1_BIT_STRING_new() else {
+                throw CryptoError.fromOpenSSL(.openSSL, "ASN1_BIT_STRING_new failed")
+            }
             defer { ASN1_BIT_STRING_free(bits) }
             for (position, (bit, _)) in KeyUsage.named.enumerated() where usage.contains(bit) {
                 guard ASN1_BIT_STRING_set_bit(bits, Int32(position), 1) == 1 else {
@@ -122,7 +130,9 @@ public struct CertificateBuilder {
             try add(x509, NID_key_usage, UnsafeMutableRawPointer(bits), critical: critical)
         }
         if let (purposes, critical) = extendedKeyUsage {
-            guard let stack = OPENSSL_sk_new_null() else { throw CryptoError.fromOpenSSL(.openSSL, "OPENSSL_sk_new_null failed") }
+            guard let stack = OPENSSL_sk_new_null() else {
+                throw CryptoError.fromOpenSSL(.openSSL, "OPENSSL_sk_new_null failed")
+            }
             defer { EXTENDED_KEY_USAGE_free(stack) }  // frees the objects too
             for oid in purposes {
                 let object = try makeObject(oid)
@@ -146,7 +156,9 @@ public struct CertificateBuilder {
             } else {
                 identifier = try keyHash(x509)
             }
-            guard let value = AUTHORITY_KEYID_new() else { throw CryptoError.fromOpenSSL(.openSSL, "AUTHORITY_KEYID_new failed") }
+            guard let value = AUTHORITY_KEYID_new() else {
+                throw CryptoError.fromOpenSSL(.openSSL, "AUTHORITY_KEYID_new failed")
+            }
             defer { AUTHORITY_KEYID_free(value) }
             value.pointee.keyid = try makeOctetString(identifier)  // freed with `value`
             try add(x509, NID_authority_key_identifier, UnsafeMutableRawPointer(value), critical: false)
@@ -170,7 +182,9 @@ public struct CertificateBuilder {
                 throw CryptoError.fromOpenSSL(.openSSL, "X509_EXTENSION_create_by_OBJ failed")
             }
             defer { X509_EXTENSION_free(ext) }
-            guard X509_add_ext(x509, ext, -1) == 1 else { throw CryptoError.fromOpenSSL(.openSSL, "X509_add_ext failed") }
+            guard X509_add_ext(x509, ext, -1) == 1 else {
+                throw CryptoError.fromOpenSSL(.openSSL, "X509_add_ext failed")
+            }
         }
     }
 
@@ -201,7 +215,9 @@ func signatureDigest(for key: PrivateKey, hash: HashFunction?) throws -> OpaqueP
     switch key.curve.kind {
     case .montgomery: throw CryptoError(.unsupportedAlgorithm, "\(key.curve) keys cannot sign")
     case .edwards:
-        guard hash == nil else { throw CryptoError(.unsupportedAlgorithm, "EdDSA (\(key.curve)) takes no separate hash function") }
+        guard hash == nil else {
+            throw CryptoError(.unsupportedAlgorithm, "EdDSA (\(key.curve)) takes no separate hash function")
+        }
         return nil
     case .weierstrass:
         guard let hash else { throw CryptoError(.unsupportedAlgorithm, "ECDSA needs a hash function") }
@@ -213,7 +229,9 @@ func signatureDigest(for key: PrivateKey, hash: HashFunction?) throws -> OpaqueP
 func keyHash(_ x509: OpaquePointer) throws -> [UInt8] {
     var out = [UInt8](repeating: 0, count: 20)
     var length: UInt32 = 0
-    let ok = out.withUnsafeMutableBufferPointer { X509_pubkey_digest(x509, FetchedAlgorithms.shared.sha1, $0.baseAddress, &length) }
+    let ok = out.withUnsafeMutableBufferPointer {
+        X509_pubkey_digest(x509, FetchedAlgorithms.shared.sha1, $0.baseAddress, &length)
+    }
     guard ok == 1, length == 20 else { throw CryptoError.fromOpenSSL(.openSSL, "X509_pubkey_digest failed") }
     return out
 }
@@ -224,13 +242,17 @@ func makeASN1Integer(_ bytes: [UInt8]) throws -> UnsafeMutablePointer<ASN1_INTEG
         throw CryptoError.fromOpenSSL(.openSSL, "BN_bin2bn failed")
     }
     defer { BN_free(number) }
-    guard let integer = BN_to_ASN1_INTEGER(number, nil) else { throw CryptoError.fromOpenSSL(.openSSL, "BN_to_ASN1_INTEGER failed") }
+    guard let integer = BN_to_ASN1_INTEGER(number, nil) else {
+        throw CryptoError.fromOpenSSL(.openSSL, "BN_to_ASN1_INTEGER failed")
+    }
     return integer
 }
 
 /// An ASN1_OCTET_STRING holding `bytes` (caller frees).
 func makeOctetString(_ bytes: [UInt8]) throws -> UnsafeMutablePointer<ASN1_OCTET_STRING> {
-    guard let octets = ASN1_OCTET_STRING_new() else { throw CryptoError.fromOpenSSL(.openSSL, "ASN1_OCTET_STRING_new failed") }
+    guard let octets = ASN1_OCTET_STRING_new() else {
+        throw CryptoError.fromOpenSSL(.openSSL, "ASN1_OCTET_STRING_new failed")
+    }
     let ok = bytes.withUnsafeBufferPointer { ASN1_OCTET_STRING_set(octets, $0.baseAddress, Int32($0.count)) }
     guard ok == 1 else {
         ASN1_OCTET_STRING_free(octets)
@@ -249,7 +271,9 @@ func makeObject(_ oid: String) throws -> OpaquePointer {
 
 /// GENERAL_NAMES with one uniformResourceIdentifier (caller frees).
 func makeURINames(_ uri: String) throws -> OpaquePointer {
-    guard let names = OPENSSL_sk_new_null() else { throw CryptoError.fromOpenSSL(.openSSL, "OPENSSL_sk_new_null failed") }
+    guard let names = OPENSSL_sk_new_null() else {
+        throw CryptoError.fromOpenSSL(.openSSL, "OPENSSL_sk_new_null failed")
+    }
     guard let name = GENERAL_NAME_new(), let string = ASN1_IA5STRING_new() else {
         GENERAL_NAMES_free(names)
         throw CryptoError.fromOpenSSL(.openSSL, "GENERAL_NAME_new failed")
@@ -267,7 +291,9 @@ func makeURINames(_ uri: String) throws -> OpaquePointer {
 
 /// CRLDistributionPoints with one distribution point whose fullName is `uri` (caller frees).
 func makeDistributionPoints(_ uri: String) throws -> OpaquePointer {
-    guard let points = OPENSSL_sk_new_null() else { throw CryptoError.fromOpenSSL(.openSSL, "OPENSSL_sk_new_null failed") }
+    guard let points = OPENSSL_sk_new_null() else {
+        throw CryptoError.fromOpenSSL(.openSSL, "OPENSSL_sk_new_null failed")
+    }
     guard let point = DIST_POINT_new(), let pointName = DIST_POINT_NAME_new() else {
         CRL_DIST_POINTS_free(points)
         throw CryptoError.fromOpenSSL(.openSSL, "DIST_POINT_new failed")
@@ -314,7 +340,10 @@ public struct CRLBuilder {
     /// cRLNumber (RFC 5280 §5.2.3).
     public var crlNumber: UInt64 = 1
 
-    public init(issuer: Certificate, issuerKey: PrivateKey, thisUpdate: Date, nextUpdate: Date?, revoked: [(serialHex: String, date: Date)]) {
+    public init(
+        issuer: Certificate, issuerKey: PrivateKey, thisUpdate: Date, nextUpdate: Date?,
+        revoked: [(serialHex: String, date: Date)] = []
+    ) {
         self.issuer = issuer
         self.issuerKey = issuerKey
         self.thisUpdate = thisUpdate
@@ -338,33 +367,46 @@ public struct CRLBuilder {
         else { throw CryptoError.fromOpenSSL(.openSSL, "setting CRL version/issuer failed") }
         let last = try makeASN1Time(thisUpdate)
         defer { ASN1_TIME_free(last) }
-        guard X509_CRL_set1_lastUpdate(crl, last) == 1 else { throw CryptoError.fromOpenSSL(.openSSL, "setting thisUpdate failed") }
+        guard X509_CRL_set1_lastUpdate(crl, last) == 1 else {
+            throw CryptoError.fromOpenSSL(.openSSL, "setting thisUpdate failed")
+        }
         if let nextUpdate {
             let next = try makeASN1Time(nextUpdate)
             defer { ASN1_TIME_free(next) }
-            guard X509_CRL_set1_nextUpdate(crl, next) == 1 else { throw CryptoError.fromOpenSSL(.openSSL, "setting nextUpdate failed") }
+            guard X509_CRL_set1_nextUpdate(crl, next) == 1 else {
+                throw CryptoError.fromOpenSSL(.openSSL, "setting nextUpdate failed")
+            }
         }
         for (serialText, date) in revoked {
             guard let canonical = canonicalSerialHex(serialText), !canonical.hasPrefix("-"),
                 let bytes = bytesFromHex(canonical), bytes.count <= CertificateBuilder.maximumSerialNumberByteCount
-            else { throw CryptoError(.invalidLength, "\(serialText) is not a positive serial number of at most 20 bytes") }
+            else {
+                throw CryptoError(.invalidLength, "\(serialText) is not a positive serial number of at most 20 bytes")
+            }
             try addEntry(crl, serial: bytes, date: date, reason: reasonCodes[serialText])
         }
         if let keyIdentifier = issuer.subjectKeyIdentifier {
-            guard let value = AUTHORITY_KEYID_new() else { throw CryptoError.fromOpenSSL(.openSSL, "AUTHORITY_KEYID_new failed") }
+            guard let value = AUTHORITY_KEYID_new() else {
+                throw CryptoError.fromOpenSSL(.openSSL, "AUTHORITY_KEYID_new failed")
+            }
             defer { AUTHORITY_KEYID_free(value) }
             value.pointee.keyid = try makeOctetString(keyIdentifier)
-            guard X509_CRL_add1_ext_i2d(crl, NID_authority_key_identifier, UnsafeMutableRawPointer(value), 0, 0) == 1 else {
+            guard X509_CRL_add1_ext_i2d(crl, NID_authority_key_identifier, UnsafeMutableRawPointer(value), 0, 0) == 1
+            else {
                 throw CryptoError.fromOpenSSL(.openSSL, "adding authorityKeyIdentifier failed")
             }
         }
-        guard let number = ASN1_INTEGER_new() else { throw CryptoError.fromOpenSSL(.openSSL, "ASN1_INTEGER_new failed") }
+        guard let number = ASN1_INTEGER_new() else {
+            throw CryptoError.fromOpenSSL(.openSSL, "ASN1_INTEGER_new failed")
+        }
         defer { ASN1_INTEGER_free(number) }
         guard ASN1_INTEGER_set_uint64(number, crlNumber) == 1,
             X509_CRL_add1_ext_i2d(crl, NID_crl_number, UnsafeMutableRawPointer(number), 0, 0) == 1
         else { throw CryptoError.fromOpenSSL(.openSSL, "adding cRLNumber failed") }
         guard X509_CRL_sort(crl) == 1 else { throw CryptoError.fromOpenSSL(.openSSL, "X509_CRL_sort failed") }
-        guard X509_CRL_sign(crl, issuerKey.pkey, md) > 0 else { throw CryptoError.fromOpenSSL(.openSSL, "X509_CRL_sign failed") }
+        guard X509_CRL_sign(crl, issuerKey.pkey, md) > 0 else {
+            throw CryptoError.fromOpenSSL(.openSSL, "X509_CRL_sign failed")
+        }
 
         let length = i2d_X509_CRL(crl, nil)
         guard length > 0 else { throw CryptoError.fromOpenSSL(.openSSL, "i2d_X509_CRL failed") }
@@ -384,11 +426,14 @@ public struct CRLBuilder {
             defer { ASN1_INTEGER_free(integer) }
             let time = try makeASN1Time(date)
             defer { ASN1_TIME_free(time) }
-            guard X509_REVOKED_set_serialNumber(entry, integer) == 1, X509_REVOKED_set_revocationDate(entry, time) == 1 else {
+            guard X509_REVOKED_set_serialNumber(entry, integer) == 1, X509_REVOKED_set_revocationDate(entry, time) == 1
+            else {
                 throw CryptoError.fromOpenSSL(.openSSL, "setting a CRL entry failed")
             }
             if let reason {
-                guard let code = ASN1_ENUMERATED_new() else { throw CryptoError.fromOpenSSL(.openSSL, "ASN1_ENUMERATED_new failed") }
+                guard let code = ASN1_ENUMERATED_new() else {
+                    throw CryptoError.fromOpenSSL(.openSSL, "ASN1_ENUMERATED_new failed")
+                }
                 defer { ASN1_ENUMERATED_free(code) }
                 guard ASN1_ENUMERATED_set(code, reason) == 1,
                     X509_REVOKED_add1_ext_i2d(entry, NID_crl_reason, UnsafeMutableRawPointer(code), 0, 0) == 1

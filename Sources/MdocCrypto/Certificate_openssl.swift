@@ -1,5 +1,4 @@
 internal import COpenSSL
-
 import Foundation
 
 /// An X.509 v3 certificate (RFC 5280), parsed once by OpenSSL and kept immutable.
@@ -208,7 +207,8 @@ public final class Certificate: @unchecked Sendable, Hashable, CustomStringConve
         for index in 0..<max(X509_get_ext_count(x509), 0) {
             guard let ext = X509_get_ext(x509, index) else { continue }
             extensions.append(
-                X509Extension(oid: objectText(X509_EXTENSION_get_object(ext)), critical: X509_EXTENSION_get_critical(ext) > 0))
+                X509Extension(
+                    oid: objectText(X509_EXTENSION_get_object(ext)), critical: X509_EXTENSION_get_critical(ext) > 0))
         }
 
         var issuerAlternativeNames: [String] = []
@@ -287,8 +287,12 @@ public final class Certificate: @unchecked Sendable, Hashable, CustomStringConve
         if let value = X509_get_ext_d2i(x509, nid, &critical, nil) { return value }
         switch critical {
         case -1: return nil
-        case -2: throw CryptoError(.invalidCertificate, "extension \(String(cString: OBJ_nid2ln(nid))) occurs more than once")
-        default: throw CryptoError.fromOpenSSL(.invalidCertificate, "extension \(String(cString: OBJ_nid2ln(nid))) cannot be decoded")
+        case -2:
+            throw CryptoError(
+                .invalidCertificate, "extension \(String(cString: OBJ_nid2ln(nid))) occurs more than once")
+        default:
+            throw CryptoError.fromOpenSSL(
+                .invalidCertificate, "extension \(String(cString: OBJ_nid2ln(nid))) cannot be decoded")
         }
     }
 }
@@ -305,7 +309,9 @@ func distinguishedName(_ name: OpaquePointer) throws -> DistinguishedName {
     let text = String(decoding: memoryBIOContents(bio), as: UTF8.self)
 
     let length = i2d_X509_NAME(name, nil)
-    guard length >= 0 else { throw CryptoError.fromOpenSSL(.invalidCertificate, "distinguished name cannot be encoded") }
+    guard length >= 0 else {
+        throw CryptoError.fromOpenSSL(.invalidCertificate, "distinguished name cannot be encoded")
+    }
     var der = [UInt8](repeating: 0, count: Int(length))
     if length > 0 {
         let written = der.withUnsafeMutableBufferPointer { buffer -> Int32 in

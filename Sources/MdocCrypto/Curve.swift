@@ -38,21 +38,32 @@ public struct Curve: Hashable, Sendable, CustomStringConvertible {
     public static func == (lhs: Curve, rhs: Curve) -> Bool { lhs.name == rhs.name }
     public func hash(into hasher: inout Hasher) { hasher.combine(name) }
 
-    public static let p256 = Curve(name: "P-256", coordinateByteCount: 32, kind: .weierstrass, keyType: "EC", groupName: "prime256v1")
-    public static let p384 = Curve(name: "P-384", coordinateByteCount: 48, kind: .weierstrass, keyType: "EC", groupName: "secp384r1")
-    public static let p521 = Curve(name: "P-521", coordinateByteCount: 66, kind: .weierstrass, keyType: "EC", groupName: "secp521r1")
+    public static let p256 = Curve(
+        name: "P-256", coordinateByteCount: 32, kind: .weierstrass, keyType: "EC", groupName: "prime256v1")
+    public static let p384 = Curve(
+        name: "P-384", coordinateByteCount: 48, kind: .weierstrass, keyType: "EC", groupName: "secp384r1")
+    public static let p521 = Curve(
+        name: "P-521", coordinateByteCount: 66, kind: .weierstrass, keyType: "EC", groupName: "secp521r1")
     public static let brainpoolP256r1 = Curve(
-        name: "brainpoolP256r1", coordinateByteCount: 32, kind: .weierstrass, keyType: "EC", groupName: "brainpoolP256r1")
+        name: "brainpoolP256r1", coordinateByteCount: 32, kind: .weierstrass, keyType: "EC",
+        groupName: "brainpoolP256r1")
     public static let brainpoolP320r1 = Curve(
-        name: "brainpoolP320r1", coordinateByteCount: 40, kind: .weierstrass, keyType: "EC", groupName: "brainpoolP320r1")
+        name: "brainpoolP320r1", coordinateByteCount: 40, kind: .weierstrass, keyType: "EC",
+        groupName: "brainpoolP320r1")
     public static let brainpoolP384r1 = Curve(
-        name: "brainpoolP384r1", coordinateByteCount: 48, kind: .weierstrass, keyType: "EC", groupName: "brainpoolP384r1")
+        name: "brainpoolP384r1", coordinateByteCount: 48, kind: .weierstrass, keyType: "EC",
+        groupName: "brainpoolP384r1")
     public static let brainpoolP512r1 = Curve(
-        name: "brainpoolP512r1", coordinateByteCount: 64, kind: .weierstrass, keyType: "EC", groupName: "brainpoolP512r1")
-    public static let ed25519 = Curve(name: "Ed25519", coordinateByteCount: 32, kind: .edwards, keyType: "ED25519", groupName: nil)
-    public static let ed448 = Curve(name: "Ed448", coordinateByteCount: 57, kind: .edwards, keyType: "ED448", groupName: nil)
-    public static let x25519 = Curve(name: "X25519", coordinateByteCount: 32, kind: .montgomery, keyType: "X25519", groupName: nil)
-    public static let x448 = Curve(name: "X448", coordinateByteCount: 56, kind: .montgomery, keyType: "X448", groupName: nil)
+        name: "brainpoolP512r1", coordinateByteCount: 64, kind: .weierstrass, keyType: "EC",
+        groupName: "brainpoolP512r1")
+    public static let ed25519 = Curve(
+        name: "Ed25519", coordinateByteCount: 32, kind: .edwards, keyType: "ED25519", groupName: nil)
+    public static let ed448 = Curve(
+        name: "Ed448", coordinateByteCount: 57, kind: .edwards, keyType: "ED448", groupName: nil)
+    public static let x25519 = Curve(
+        name: "X25519", coordinateByteCount: 32, kind: .montgomery, keyType: "X25519", groupName: nil)
+    public static let x448 = Curve(
+        name: "X448", coordinateByteCount: 56, kind: .montgomery, keyType: "X448", groupName: nil)
 
     /// Every supported curve.
     public static let all: [Curve] = [

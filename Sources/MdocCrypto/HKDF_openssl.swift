@@ -24,23 +24,23 @@ public enum HKDF {
             try inputKeyMaterial.withNonNullPointer { ikmPointer, ikmCount in
                 try withNonNullBytes(salt) { saltPointer, saltCount in
                     try withNonNullBytes(info) { infoPointer, infoCount in
-                            var params = [
-                                OSSL_PARAM_construct_utf8_string(
-                                    cString("digest"), UnsafeMutablePointer(mutating: cString(hash.openSSLName)), 0),
-                                OSSL_PARAM_construct_octet_string(
-                                    cString("key"), UnsafeMutableRawPointer(mutating: ikmPointer), ikmCount),
-                                OSSL_PARAM_construct_octet_string(
-                                    cString("salt"), UnsafeMutableRawPointer(mutating: saltPointer), saltCount),
-                                OSSL_PARAM_construct_octet_string(
-                                    cString("info"), UnsafeMutableRawPointer(mutating: infoPointer), infoCount),
-                                OSSL_PARAM_construct_end(),
-                            ]
-                            let ok = params.withUnsafeMutableBufferPointer { paramBuffer in
-                                EVP_KDF_derive(
-                                    context, output.baseAddress?.assumingMemoryBound(to: UInt8.self), output.count,
-                                    paramBuffer.baseAddress) == 1
-                            }
-                            guard ok else { throw CryptoError.fromOpenSSL(.openSSL, "HKDF derivation failed") }
+                        var params = [
+                            OSSL_PARAM_construct_utf8_string(
+                                cString("digest"), UnsafeMutablePointer(mutating: cString(hash.openSSLName)), 0),
+                            OSSL_PARAM_construct_octet_string(
+                                cString("key"), UnsafeMutableRawPointer(mutating: ikmPointer), ikmCount),
+                            OSSL_PARAM_construct_octet_string(
+                                cString("salt"), UnsafeMutableRawPointer(mutating: saltPointer), saltCount),
+                            OSSL_PARAM_construct_octet_string(
+                                cString("info"), UnsafeMutableRawPointer(mutating: infoPointer), infoCount),
+                            OSSL_PARAM_construct_end(),
+                        ]
+                        let ok = params.withUnsafeMutableBufferPointer { paramBuffer in
+                            EVP_KDF_derive(
+                                context, output.baseAddress?.assumingMemoryBound(to: UInt8.self), output.count,
+                                paramBuffer.baseAddress) == 1
+                        }
+                        guard ok else { throw CryptoError.fromOpenSSL(.openSSL, "HKDF derivation failed") }
                     }
                 }
             }

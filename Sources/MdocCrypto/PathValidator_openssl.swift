@@ -1,5 +1,4 @@
 internal import COpenSSL
-
 import Foundation
 
 /// Certification path validation (RFC 5280 §6) with OpenSSL's `X509_verify_cert`.
@@ -16,6 +15,10 @@ public enum PathValidator {
     /// - Returns: the validated chain, leaf first and anchor last, or the first failure OpenSSL
     ///   reports (`X509_V_ERR_*` with depth).
     ///
+    /// OpenSSL treats the notAfter second itself as already expired (`X509_cmp_time` "earlier
+    /// than or equal"), one second stricter than RFC 5280 §4.1.2.5's inclusive bound; callers that
+    /// need the exact bound pass `nil` and compare ``Certificate/notAfter`` themselves.
+    ///
     /// Not checked here: CRLs or OCSP (no CRL flags are set; see ``CRL``), extended key usage or
     /// any Annex B profile rule, and the self-signature of the anchor. Unknown critical
     /// extensions fail (`X509_V_ERR_UNHANDLED_CRITICAL_EXTENSION`), as RFC 5280 §4.2 requires.
@@ -31,7 +34,9 @@ public enum PathValidator {
         guard let store = X509_STORE_new() else { return internalFailure("X509_STORE_new failed") }
         defer { X509_STORE_free(store) }
         for root in roots {
-            guard X509_STORE_add_cert(store, root.x509) == 1 else { return internalFailure("X509_STORE_add_cert failed") }
+            guard X509_STORE_add_cert(store, root.x509) == 1 else {
+                return internalFailure("X509_STORE_add_cert failed")
+            }
         }
         guard let untrusted = OPENSSL_sk_new_null() else { return internalFailure("OPENSSL_sk_new_null failed") }
         defer { OPENSSL_sk_free(untrusted) }  // the stack borrows the certificates, it does not own them
@@ -73,7 +78,9 @@ public enum PathValidator {
 
         var known: [OpaquePointer: Certificate] = [leaf.x509: leaf]
         for certificate in intermediates + roots { known[certificate.x509] = certificate }
-        guard let chain = X509_STORE_CTX_get0_chain(context) else { return internalFailure("no chain after validation") }
+        guard let chain = X509_STORE_CTX_get0_chain(context) else {
+            return internalFailure("no chain after validation")
+        }
         var path: [Certificate] = []
         for index in 0..<max(OPENSSL_sk_num(chain), 0) {
             guard let element = OPENSSL_sk_value(chain, index), let certificate = known[OpaquePointer(element)] else {

@@ -82,8 +82,9 @@ public final class PrivateKey: @unchecked Sendable {
         let bio = try makeMemoryBIO(pem)
         defer { BIO_free(bio) }
         // Returning -1 aborts instead of prompting on the terminal for an encrypted key.
-        let refusePassphrase: @convention(c) (UnsafeMutablePointer<CChar>?, Int32, Int32, UnsafeMutableRawPointer?)
-            -> Int32 = { _, _, _, _ in -1 }
+        let refusePassphrase:
+            @convention(c) (UnsafeMutablePointer<CChar>?, Int32, Int32, UnsafeMutableRawPointer?)
+                -> Int32 = { _, _, _, _ in -1 }
         guard let key = PEM_read_bio_PrivateKey(bio, nil, refusePassphrase, nil) else {
             throw CryptoError.fromOpenSSL(.invalidPEM, "no unencrypted private key in the PEM text")
         }
@@ -137,7 +138,9 @@ public final class PrivateKey: @unchecked Sendable {
     /// Builds an EC key pair from d: Q = d·G is computed here, because `EVP_PKEY_fromdata` with
     /// only the private scalar leaves the public key empty in OpenSSL 3.0.
     private static func ecKey(curve: Curve, scalar: [UInt8]) throws -> OpaquePointer {
-        guard let groupName = curve.groupName else { throw CryptoError(.unsupportedCurve, "\(curve) is not an EC curve") }
+        guard let groupName = curve.groupName else {
+            throw CryptoError(.unsupportedCurve, "\(curve) is not an EC curve")
+        }
         let nid = OBJ_sn2nid(cString(groupName))
         guard nid != NID_undef, let group = EC_GROUP_new_by_curve_name(nid) else {
             throw CryptoError.fromOpenSSL(.unsupportedCurve, "OpenSSL does not offer \(curve)")
@@ -175,8 +178,9 @@ public final class PrivateKey: @unchecked Sendable {
         }
         // OSSL_PARAM integers are native-endian; the buffer is wiped when released.
         let native = try SecureBytes(count: curve.coordinateByteCount) { buffer in
-            guard BN_bn2nativepad(d, buffer.baseAddress?.assumingMemoryBound(to: UInt8.self), Int32(buffer.count))
-                == Int32(buffer.count)
+            guard
+                BN_bn2nativepad(d, buffer.baseAddress?.assumingMemoryBound(to: UInt8.self), Int32(buffer.count))
+                    == Int32(buffer.count)
             else { throw CryptoError.fromOpenSSL(.openSSL, "BN_bn2nativepad failed") }
         }
         var key: OpaquePointer?
@@ -186,7 +190,8 @@ public final class PrivateKey: @unchecked Sendable {
                     OSSL_PARAM_construct_utf8_string(
                         cString("group"), UnsafeMutablePointer(mutating: cString(groupName)), 0),
                     OSSL_PARAM_construct_octet_string(cString("pub"), pointBuffer.baseAddress, pointBuffer.count),
-                    OSSL_PARAM_construct_BN(cString("priv"), UnsafeMutablePointer(mutating: scalarPointer), scalarCount),
+                    OSSL_PARAM_construct_BN(
+                        cString("priv"), UnsafeMutablePointer(mutating: scalarPointer), scalarCount),
                     OSSL_PARAM_construct_end(),
                 ]
                 return params.withUnsafeMutableBufferPointer {
@@ -227,13 +232,17 @@ public final class PrivateKey: @unchecked Sendable {
             throw CryptoError.fromOpenSSL(.openSSL, "EVP_PKEY_CTX_new_from_pkey failed")
         }
         defer { EVP_PKEY_CTX_free(context) }
-        guard EVP_PKEY_sign_init(context) == 1 else { throw CryptoError.fromOpenSSL(.openSSL, "EVP_PKEY_sign_init failed") }
+        guard EVP_PKEY_sign_init(context) == 1 else {
+            throw CryptoError.fromOpenSSL(.openSSL, "EVP_PKEY_sign_init failed")
+        }
         var length = 0
         guard EVP_PKEY_sign(context, nil, &length, digest, digest.count) == 1, length > 0 else {
             throw CryptoError.fromOpenSSL(.openSSL, "EVP_PKEY_sign (size) failed")
         }
         var der = [UInt8](repeating: 0, count: length)
-        guard der.withUnsafeMutableBufferPointer({ EVP_PKEY_sign(context, $0.baseAddress, &length, digest, digest.count) }) == 1,
+        guard
+            der.withUnsafeMutableBufferPointer({ EVP_PKEY_sign(context, $0.baseAddress, &length, digest, digest.count) }
+            ) == 1,
             length <= der.count
         else { throw CryptoError.fromOpenSSL(.openSSL, "EVP_PKEY_sign failed") }
         return try Self.rawSignature(der: Array(der.prefix(length)), halfLength: curve.coordinateByteCount)
@@ -258,7 +267,9 @@ public final class PrivateKey: @unchecked Sendable {
             return BN_bn2binpad(r, base, Int32(halfLength)) == Int32(halfLength)
                 && BN_bn2binpad(s, base + halfLength, Int32(halfLength)) == Int32(halfLength)
         }
-        guard ok else { throw CryptoError.fromOpenSSL(.invalidSignatureEncoding, "r or s longer than \(halfLength) bytes") }
+        guard ok else {
+            throw CryptoError.fromOpenSSL(.invalidSignatureEncoding, "r or s longer than \(halfLength) bytes")
+        }
         return out
     }
 
@@ -294,12 +305,16 @@ public final class PrivateKey: @unchecked Sendable {
         guard curve == peer.curve else {
             throw CryptoError(.keyMismatch, "cannot agree a key between \(curve) and \(peer.curve)")
         }
-        guard curve.kind != .edwards else { throw CryptoError(.unsupportedAlgorithm, "\(curve) keys cannot do key agreement") }
+        guard curve.kind != .edwards else {
+            throw CryptoError(.unsupportedAlgorithm, "\(curve) keys cannot do key agreement")
+        }
         guard let context = EVP_PKEY_CTX_new_from_pkey(nil, pkey, nil) else {
             throw CryptoError.fromOpenSSL(.openSSL, "EVP_PKEY_CTX_new_from_pkey failed")
         }
         defer { EVP_PKEY_CTX_free(context) }
-        guard EVP_PKEY_derive_init(context) == 1 else { throw CryptoError.fromOpenSSL(.openSSL, "EVP_PKEY_derive_init failed") }
+        guard EVP_PKEY_derive_init(context) == 1 else {
+            throw CryptoError.fromOpenSSL(.openSSL, "EVP_PKEY_derive_init failed")
+        }
         guard EVP_PKEY_derive_set_peer_ex(context, peer.pkey, 1) == 1 else {
             throw CryptoError.fromOpenSSL(.invalidKey, "peer key refused for key agreement")
         }
@@ -338,8 +353,9 @@ public final class PrivateKey: @unchecked Sendable {
             }
             defer { BN_clear_free(number) }
             return try SecureBytes(count: curve.coordinateByteCount) { buffer in
-                guard BN_bn2binpad(number, buffer.baseAddress?.assumingMemoryBound(to: UInt8.self), Int32(buffer.count))
-                    == Int32(buffer.count)
+                guard
+                    BN_bn2binpad(number, buffer.baseAddress?.assumingMemoryBound(to: UInt8.self), Int32(buffer.count))
+                        == Int32(buffer.count)
                 else { throw CryptoError.fromOpenSSL(.openSSL, "BN_bn2binpad failed") }
             }
         }
@@ -349,7 +365,9 @@ public final class PrivateKey: @unchecked Sendable {
         }
         let expected = length
         return try SecureBytes(count: expected) { buffer in
-            guard EVP_PKEY_get_raw_private_key(pkey, buffer.baseAddress?.assumingMemoryBound(to: UInt8.self), &length) == 1,
+            guard
+                EVP_PKEY_get_raw_private_key(pkey, buffer.baseAddress?.assumingMemoryBound(to: UInt8.self), &length)
+                    == 1,
                 length == expected
             else { throw CryptoError.fromOpenSSL(.openSSL, "cannot read the raw private key") }
         }

@@ -398,7 +398,8 @@ public final class PublicKey: @unchecked Sendable {
         }
         let result = signature.withUnsafeBufferPointer { signatureBuffer in
             withNonNullBytes(message) { messagePointer, messageCount in
-                EVP_DigestVerify(context, signatureBuffer.baseAddress, signatureBuffer.count, messagePointer, messageCount)
+                EVP_DigestVerify(
+                    context, signatureBuffer.baseAddress, signatureBuffer.count, messagePointer, messageCount)
             }
         }
         switch result {

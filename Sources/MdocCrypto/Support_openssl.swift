@@ -1,5 +1,4 @@
 internal import COpenSSL
-
 import Foundation
 
 // Small helpers shared by the OpenSSL-backed files: error-queue draining, BIO/BIGNUM/ASN.1
@@ -66,7 +65,9 @@ func memoryBIOContents(_ bio: OpaquePointer) -> [UInt8] {
     var data: UnsafeMutablePointer<CChar>?
     let length = mdoc_BIO_get_mem_data(bio, &data)
     guard length > 0, let data else { return [] }
-    return data.withMemoryRebound(to: UInt8.self, capacity: length) { Array(UnsafeBufferPointer(start: $0, count: length)) }
+    return data.withMemoryRebound(to: UInt8.self, capacity: length) {
+        Array(UnsafeBufferPointer(start: $0, count: length))
+    }
 }
 
 /// A fresh memory BIO holding a copy of `bytes`.
@@ -104,12 +105,16 @@ func asn1StringText(_ string: UnsafePointer<ASN1_STRING>?) -> String? {
 func objectText(_ object: OpaquePointer?, numeric: Bool = true) -> String {
     guard let object else { return "" }
     var buffer = [CChar](repeating: 0, count: 128)
-    let needed = buffer.withUnsafeMutableBufferPointer { OBJ_obj2txt($0.baseAddress, Int32($0.count), object, numeric ? 1 : 0) }
+    let needed = buffer.withUnsafeMutableBufferPointer {
+        OBJ_obj2txt($0.baseAddress, Int32($0.count), object, numeric ? 1 : 0)
+    }
     guard needed > 0 else { return "" }
     if Int(needed) >= buffer.count {
         // Longer than the buffer: ask again with room for the whole text.
         buffer = [CChar](repeating: 0, count: Int(needed) + 1)
-        _ = buffer.withUnsafeMutableBufferPointer { OBJ_obj2txt($0.baseAddress, Int32($0.count), object, numeric ? 1 : 0) }
+        _ = buffer.withUnsafeMutableBufferPointer {
+            OBJ_obj2txt($0.baseAddress, Int32($0.count), object, numeric ? 1 : 0)
+        }
     }
     return buffer.withUnsafeBufferPointer { String(cString: $0.baseAddress ?? cString("")) }
 }

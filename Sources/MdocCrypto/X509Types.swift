@@ -93,6 +93,11 @@ public struct Revocation: Hashable, Sendable {
     public let date: Date
     /// The CRLReason code (RFC 5280 §5.3.1), when the entry has one.
     public let reason: Int?
+
+    public init(date: Date, reason: Int?) {
+        self.date = date
+        self.reason = reason
+    }
 }
 
 /// Why a certification path did not validate: OpenSSL's `X509_V_ERR_*` code, its text and the

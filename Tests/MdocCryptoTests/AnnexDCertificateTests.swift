@@ -110,17 +110,20 @@ final class AnnexDCertificateTests: XCTestCase {
 
     func testPathValidationBeforeValidity() throws {
         let before = Date(timeIntervalSince1970: 1_601_510_400 - 1)
-        let failure = failureOf(PathValidator.validate(leaf: try ds(), intermediates: [], roots: [try iaca()], at: before))
+        let failure = failureOf(
+            PathValidator.validate(leaf: try ds(), intermediates: [], roots: [try iaca()], at: before))
         XCTAssertEqual(failure?.code, 9)  // X509_V_ERR_CERT_NOT_YET_VALID
     }
 
     func testPathValidationWithoutTheRootFails() throws {
         let ds = try ds()
         let reader = try Certificate(der: AnnexD.readerRootCertificateDER())
-        let failure = failureOf(PathValidator.validate(leaf: ds, intermediates: [], roots: [reader], at: AnnexD.referenceTime))
+        let failure = failureOf(
+            PathValidator.validate(leaf: ds, intermediates: [], roots: [reader], at: AnnexD.referenceTime))
         XCTAssertEqual(failure?.code, 20)  // X509_V_ERR_UNABLE_TO_GET_ISSUER_CERT_LOCALLY
         // Given only as an untrusted intermediate, the IACA is no anchor.
-        let untrusted = failureOf(PathValidator.validate(leaf: ds, intermediates: [try iaca()], roots: [], at: AnnexD.referenceTime))
+        let untrusted = failureOf(
+            PathValidator.validate(leaf: ds, intermediates: [try iaca()], roots: [], at: AnnexD.referenceTime))
         XCTAssertEqual(untrusted?.code, 19)  // X509_V_ERR_SELF_SIGNED_CERT_IN_CHAIN
     }
 
@@ -130,8 +133,12 @@ final class AnnexDCertificateTests: XCTestCase {
         XCTAssertEqual(reader.extendedKeyUsage, ["1.0.18013.5.1.6"])
         XCTAssertTrue(reader.isSigned(by: root))
         XCTAssertEqual(reader.authorityKeyIdentifier, root.subjectKeyIdentifier)
-        XCTAssertEqual(try PathValidator.validate(leaf: reader, intermediates: [], roots: [root], at: AnnexD.referenceTime).get(), [reader, root])
-        XCTAssertNotNil(failureOf(PathValidator.validate(leaf: reader, intermediates: [], roots: [try iaca()], at: AnnexD.referenceTime)))
+        XCTAssertEqual(
+            try PathValidator.validate(leaf: reader, intermediates: [], roots: [root], at: AnnexD.referenceTime).get(),
+            [reader, root])
+        XCTAssertNotNil(
+            failureOf(
+                PathValidator.validate(leaf: reader, intermediates: [], roots: [try iaca()], at: AnnexD.referenceTime)))
     }
 
     func testPEMParsing() throws {
@@ -164,7 +171,8 @@ final class AnnexDCertificateTests: XCTestCase {
         assertPEMError("-----BEGIN PUBLIC KEY-----\nAAAA\n-----END PUBLIC KEY-----\n")
         // A CERTIFICATE block whose body is not a certificate.
         XCTAssertThrowsError(
-            try Certificate.parseAll(pemOrDER: Array("-----BEGIN CERTIFICATE-----\nAAAA\n-----END CERTIFICATE-----\n".utf8))
+            try Certificate.parseAll(
+                pemOrDER: Array("-----BEGIN CERTIFICATE-----\nAAAA\n-----END CERTIFICATE-----\n".utf8))
         ) { XCTAssertEqual(($0 as? CryptoError)?.code, .invalidCertificate) }
     }
 

@@ -17,7 +17,8 @@ final class AnnexDSessionTests: XCTestCase {
     }
 
     private func sessionKey(_ info: String, zab: SecureBytes) throws -> SecureBytes {
-        try HKDF.deriveKey(hash: .sha256, inputKeyMaterial: zab, salt: salt(), info: Array(info.utf8), outputByteCount: 32)
+        try HKDF.deriveKey(
+            hash: .sha256, inputKeyMaterial: zab, salt: salt(), info: Array(info.utf8), outputByteCount: 32)
     }
 
     /// The `data` bstr of SessionEstablishment `{"eReaderKey": #6.24(bstr), "data": bstr}`:
@@ -140,7 +141,9 @@ final class AnnexDSessionTests: XCTestCase {
         changedSignature[10] ^= 0x01
         XCTAssertFalse(try ds.publicKey.verify(signature: changedSignature, message: toBeSigned, hash: .sha256))
         // A DER-encoded signature is not a COSE signature.
-        XCTAssertThrowsError(try ds.publicKey.verify(signature: [0x30, 0x44] + signature, message: toBeSigned, hash: .sha256)) {
+        XCTAssertThrowsError(
+            try ds.publicKey.verify(signature: [0x30, 0x44] + signature, message: toBeSigned, hash: .sha256)
+        ) {
             XCTAssertEqual(($0 as? CryptoError)?.code, .invalidSignatureEncoding)
         }
     }
@@ -152,7 +155,8 @@ final class AnnexDSessionTests: XCTestCase {
         let signature = Array(readerAuth.suffix(64))
         let toBeSigned = try AnnexD.readerAuthSigStructure()
         XCTAssertTrue(try readerCertificate.publicKey.verify(signature: signature, message: toBeSigned, hash: .sha256))
-        XCTAssertFalse(try readerCertificate.publicKey.verify(signature: signature, message: toBeSigned.dropLast(), hash: .sha256))
+        XCTAssertFalse(
+            try readerCertificate.publicKey.verify(signature: signature, message: toBeSigned.dropLast(), hash: .sha256))
     }
 
     func testAnnexDDeviceKeyFromCoordinates() throws {

@@ -27,7 +27,8 @@ final class KeyTests: XCTestCase {
     private func hashFor(_ curve: Curve) -> HashFunction? {
         switch curve.kind {
         case .edwards, .montgomery: nil
-        case .weierstrass: curve.coordinateByteCount > 48 ? .sha512 : (curve.coordinateByteCount > 32 ? .sha384 : .sha256)
+        case .weierstrass:
+            curve.coordinateByteCount > 48 ? .sha512 : (curve.coordinateByteCount > 32 ? .sha384 : .sha256)
         }
     }
 
@@ -92,7 +93,8 @@ final class KeyTests: XCTestCase {
         assertCode(.unsupportedAlgorithm, try ec.publicKey.verify(signature: ecSignature, message: [1], hash: nil))
         assertCode(.unsupportedAlgorithm, try ed.publicKey.verify(signature: edSignature, message: [1], hash: .sha512))
         assertCode(
-            .unsupportedAlgorithm, try x.publicKey.verify(signature: [UInt8](repeating: 0, count: 64), message: [1], hash: nil))
+            .unsupportedAlgorithm,
+            try x.publicKey.verify(signature: [UInt8](repeating: 0, count: 64), message: [1], hash: nil))
         // An ECDSA signature made with SHA-256 does not verify as SHA-384.
         XCTAssertFalse(try ec.publicKey.verify(signature: ecSignature, message: [1], hash: .sha384))
     }
@@ -128,9 +130,11 @@ final class KeyTests: XCTestCase {
 
     // RFC 7748 §6.1.
     func testX25519RFC7748() throws {
-        let alice = try PrivateKey(curve: .x25519, rawPrivate: hex("77076d0a7318a57d3c16c17251b26645df4c2f87ebc0992ab177fba51db92c2a"))
+        let alice = try PrivateKey(
+            curve: .x25519, rawPrivate: hex("77076d0a7318a57d3c16c17251b26645df4c2f87ebc0992ab177fba51db92c2a"))
         XCTAssertEqual(alice.publicKey.rawOKP, hex("8520f0098930a754748b7ddcb43ef75a0dbf3a0d26381af4eba4a98eaa9b4e6a"))
-        let bob = try PublicKey(curve: .x25519, raw: hex("de9edb7d7b7dc1b4d35b61c2ece435373f8343c85b78674dadfc7e146f882b4f"))
+        let bob = try PublicKey(
+            curve: .x25519, raw: hex("de9edb7d7b7dc1b4d35b61c2ece435373f8343c85b78674dadfc7e146f882b4f"))
         XCTAssertEqual(
             try alice.sharedSecret(with: bob).bytes,
             hex("4a5d9d5ba4ce2de1728e3bf480350f25e07e21c947d19e3376f09b3c1e161742"))
@@ -138,8 +142,10 @@ final class KeyTests: XCTestCase {
 
     // RFC 8032 §7.1 test 1 (empty message).
     func testEd25519RFC8032() throws {
-        let key = try PrivateKey(curve: .ed25519, rawPrivate: hex("9d61b19deffd5a60ba844af492ec2cc44449c5697b326919703bac031cae7f60"))
-        let publicKey = try PublicKey(curve: .ed25519, raw: hex("d75a980182b10ab7d54bfed3c964073a0ee172f3daa62325af021a68f707511a"))
+        let key = try PrivateKey(
+            curve: .ed25519, rawPrivate: hex("9d61b19deffd5a60ba844af492ec2cc44449c5697b326919703bac031cae7f60"))
+        let publicKey = try PublicKey(
+            curve: .ed25519, raw: hex("d75a980182b10ab7d54bfed3c964073a0ee172f3daa62325af021a68f707511a"))
         XCTAssertTrue(key.publicKey.isSameKey(as: publicKey))
         let expected = hex(
             "e5564300c360ac729086e2cc806e828a84877f1eb8e5d974d873e065224901555fb8821590a33bacc61e39701cf9b46bd25bf5f0595bbe24655141438e7a100b"
@@ -203,7 +209,8 @@ final class KeyTests: XCTestCase {
             assertCode(.invalidLength, try PublicKey(curve: curve, raw: raw + [0]))
             assertCode(.unsupportedCurve, try PublicKey(curve: curve, x: raw, y: raw))
             let privateRaw = try key.rawPrivateBytes()
-            XCTAssertTrue(try PrivateKey(curve: curve, rawPrivate: privateRaw.bytes).publicKey.isSameKey(as: key.publicKey))
+            XCTAssertTrue(
+                try PrivateKey(curve: curve, rawPrivate: privateRaw.bytes).publicKey.isSameKey(as: key.publicKey))
         }
         assertCode(.unsupportedCurve, try PublicKey(curve: .p256, raw: [UInt8](repeating: 1, count: 32)))
     }
@@ -224,7 +231,9 @@ final class KeyTests: XCTestCase {
             XCTAssertTrue(rebuilt.publicKey.isSameKey(as: key.publicKey), "\(curve)")
             let signature = try rebuilt.sign(message: [7], hash: .sha256)
             XCTAssertTrue(try key.publicKey.verify(signature: signature, message: [7], hash: .sha256))
-            assertCode(.invalidKey, try PrivateKey(curve: curve, rawPrivate: [UInt8](repeating: 0, count: curve.coordinateByteCount)))
+            assertCode(
+                .invalidKey,
+                try PrivateKey(curve: curve, rawPrivate: [UInt8](repeating: 0, count: curve.coordinateByteCount)))
             assertCode(.invalidLength, try PrivateKey(curve: curve, rawPrivate: d.bytes + [0]))
         }
         // d ≥ n: every P-256 scalar of all 0xff bytes exceeds the group order.
@@ -257,7 +266,8 @@ final class KeyTests: XCTestCase {
     func testSEC1PEM() throws {
         let key = try PrivateKey(pem: Array(sec1PEM.utf8))
         XCTAssertEqual(key.curve, .p256)
-        XCTAssertEqual(try key.rawPrivateBytes().bytes, hex("4e64aeb2a9bcf1efc49264031d2d96bd2d500c327df899d80ef2af3d2eb3f2ce"))
+        XCTAssertEqual(
+            try key.rawPrivateBytes().bytes, hex("4e64aeb2a9bcf1efc49264031d2d96bd2d500c327df899d80ef2af3d2eb3f2ce"))
         XCTAssertEqual(
             key.publicKey.sec1UncompressedPoint,
             hex(

@@ -110,12 +110,19 @@ final class KnownAnswerTests: XCTestCase {
 
     func testHKDFOutputLengthLimits() throws {
         let ikm = SecureBytes([1, 2, 3])
-        XCTAssertEqual(try HKDF.deriveKey(hash: .sha256, inputKeyMaterial: ikm, salt: [], info: [], outputByteCount: 255 * 32).count, 255 * 32)
-        XCTAssertEqual(try HKDF.deriveKey(hash: .sha256, inputKeyMaterial: ikm, salt: [], info: [], outputByteCount: 1).count, 1)
-        XCTAssertThrowsError(try HKDF.deriveKey(hash: .sha256, inputKeyMaterial: ikm, salt: [], info: [], outputByteCount: 255 * 32 + 1)) {
+        XCTAssertEqual(
+            try HKDF.deriveKey(hash: .sha256, inputKeyMaterial: ikm, salt: [], info: [], outputByteCount: 255 * 32)
+                .count, 255 * 32)
+        XCTAssertEqual(
+            try HKDF.deriveKey(hash: .sha256, inputKeyMaterial: ikm, salt: [], info: [], outputByteCount: 1).count, 1)
+        XCTAssertThrowsError(
+            try HKDF.deriveKey(hash: .sha256, inputKeyMaterial: ikm, salt: [], info: [], outputByteCount: 255 * 32 + 1)
+        ) {
             XCTAssertEqual(($0 as? CryptoError)?.code, .invalidLength)
         }
-        XCTAssertThrowsError(try HKDF.deriveKey(hash: .sha256, inputKeyMaterial: ikm, salt: [], info: [], outputByteCount: 0)) {
+        XCTAssertThrowsError(
+            try HKDF.deriveKey(hash: .sha256, inputKeyMaterial: ikm, salt: [], info: [], outputByteCount: 0)
+        ) {
             XCTAssertEqual(($0 as? CryptoError)?.code, .invalidLength)
         }
     }
@@ -155,17 +162,23 @@ final class KnownAnswerTests: XCTestCase {
     func testAESGCMParameterLengths() {
         let key = SecureBytes([UInt8](repeating: 1, count: 32))
         let nonce = [UInt8](repeating: 0, count: 12)
-        XCTAssertThrowsError(try AESGCM.seal(key: SecureBytes([UInt8](repeating: 1, count: 16)), nonce: nonce, plaintext: [1])) {
+        XCTAssertThrowsError(
+            try AESGCM.seal(key: SecureBytes([UInt8](repeating: 1, count: 16)), nonce: nonce, plaintext: [1])
+        ) {
             XCTAssertEqual(($0 as? CryptoError)?.code, .invalidLength)
         }
         XCTAssertThrowsError(try AESGCM.seal(key: key, nonce: Array(nonce.dropLast()), plaintext: [1])) {
             XCTAssertEqual(($0 as? CryptoError)?.code, .invalidLength)
         }
-        XCTAssertThrowsError(try AESGCM.open(key: key, nonce: nonce, ciphertextAndTag: [UInt8](repeating: 0, count: 15))) {
+        XCTAssertThrowsError(
+            try AESGCM.open(key: key, nonce: nonce, ciphertextAndTag: [UInt8](repeating: 0, count: 15))
+        ) {
             XCTAssertEqual(($0 as? CryptoError)?.code, .invalidLength)
         }
         // Exactly a tag: authenticates an empty plaintext or fails, never a length error.
-        XCTAssertThrowsError(try AESGCM.open(key: key, nonce: nonce, ciphertextAndTag: [UInt8](repeating: 0, count: 16))) {
+        XCTAssertThrowsError(
+            try AESGCM.open(key: key, nonce: nonce, ciphertextAndTag: [UInt8](repeating: 0, count: 16))
+        ) {
             XCTAssertEqual(($0 as? CryptoError)?.code, .authenticationFailed)
         }
     }
