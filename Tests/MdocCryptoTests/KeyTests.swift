@@ -275,6 +275,27 @@ final class KeyTests: XCTestCase {
             ))
     }
 
+    /// `openssl pkcs8 -topk8 -v2 aes-256-cbc -passout pass:x` of the key above.
+    private let encryptedPEM = """
+        -----BEGIN ENCRYPTED PRIVATE KEY-----
+        MIHsMFcGCSqGSIb3DQEFDTBKMCkGCSqGSIb3DQEFDDAcBAgeSob/GixLEAICCAAw
+        DAYIKoZIhvcNAgkFADAdBglghkgBZQMEASoEEBs8x8K1mMlX6UKvbmICJu0EgZCa
+        mVNKRwVvyh5RRts1UbLEjAM58bq/PPSv2FHnZk66VEG5d52OcxqPaI6BjPSo+lP5
+        36tYzF8jw+vSIjLlMZ+mbVgk87sPxWALUCXBDnivbOc546ZnarxAEJxRZeLcVAwv
+        1f2/+CL5QpGGC9R8Q3Nu1hkDaCyB03FzeoflHEXqVLwavV+97QD3t5P6HxmzRug=
+        -----END ENCRYPTED PRIVATE KEY-----
+
+        """
+
+    func testEncryptedPEMIsRefusedWithoutPrompting() {
+        assertCode(.invalidPEM, try PrivateKey(pem: Array(encryptedPEM.utf8)))
+        // The unencrypted key after the encrypted one is not reached: the first key block counts.
+        assertCode(.invalidPEM, try PrivateKey(pem: Array((encryptedPEM + sec1PEM).utf8)))
+        // A certificate block before the key is skipped.
+        let certificateThenKey = "-----BEGIN CERTIFICATE-----\nAAAA\n-----END CERTIFICATE-----\n" + sec1PEM
+        XCTAssertEqual(try PrivateKey(pem: Array(certificateThenKey.utf8)).curve, .p256)
+    }
+
     func testGarbageKeysThrow() throws {
         assertCode(.invalidPEM, try PrivateKey(pem: Array("not a key".utf8)))
         assertCode(.invalidPEM, try PrivateKey(pem: []))
@@ -300,6 +321,15 @@ final class KeyTests: XCTestCase {
             XCTAssertThrowsError(try PrivateKey(pkcs8DER: Array(der.prefix(length))), "prefix \(length)")
         }
         assertCode(.invalidKey, try PrivateKey(pkcs8DER: der + [0]))
+    }
+
+    func testSubjectPublicKeyInfoTruncationNeverTraps() throws {
+        for curve in [Curve.p521, .ed448] {
+            let spki = try PrivateKey.generate(curve: curve).publicKey.subjectPublicKeyInfoDER
+            for length in 0..<spki.count {
+                assertCode(.invalidKey, try PublicKey(subjectPublicKeyInfoDER: Array(spki.prefix(length))))
+            }
+        }
     }
 
     func testConcurrentVerificationWithOneKey() async throws {
