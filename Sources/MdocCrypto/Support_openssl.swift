@@ -128,7 +128,7 @@ func canonicalSerialHex(_ text: String) -> String? {
         negative = true
         digits = digits.dropFirst()
     }
-    guard !digits.isEmpty, digits.allSatisfy(\.isHexDigit) else { return nil }
+    guard !digits.isEmpty, digits.allSatisfy({ $0.isASCII && $0.isHexDigit }) else { return nil }
     let stripped = digits.drop(while: { $0 == "0" }).lowercased()
     if stripped.isEmpty { return "0" }
     return negative ? "-" + stripped : stripped

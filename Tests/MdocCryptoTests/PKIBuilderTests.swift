@@ -305,6 +305,8 @@ final class PKIBuilderTests: XCTestCase {
         XCTAssertEqual(crl.revocation(ofSerialHex: "a"), Revocation(date: start, reason: 1))
         XCTAssertNil(crl.revocation(ofSerialHex: "9a02"))
         XCTAssertNil(crl.revocation(ofSerialHex: "not hex"))
+        XCTAssertNil(crl.revocation(ofSerialHex: "\u{FF19}\u{FF41}01"))  // fullwidth "9a" is not hex
+        XCTAssertNil(crl.revocation(ofSerialHex: ""))
         XCTAssertEqual(crl.revokedCount, 2)
         XCTAssertTrue(crl.isSigned(by: pki.iaca))
         XCTAssertFalse(crl.isSigned(by: pki.ds))
