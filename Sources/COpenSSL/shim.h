@@ -1,5 +1,7 @@
 #ifndef MDOC_COPENSSL_SHIM_H
 #define MDOC_COPENSSL_SHIM_H
+#include <openssl/asn1.h>
+#include <openssl/bio.h>
 #include <openssl/bn.h>
 #include <openssl/core_names.h>
 #include <openssl/crypto.h>
@@ -17,4 +19,23 @@
 #include <openssl/x509.h>
 #include <openssl/x509_vfy.h>
 #include <openssl/x509v3.h>
+
+/* Wrappers for OpenSSL function-like macros and composite constants, which Swift cannot import. */
+
+/* OPENSSL_free(p) expands to CRYPTO_free(p, OPENSSL_FILE, OPENSSL_LINE). */
+static inline void mdoc_OPENSSL_free(void *pointer) { OPENSSL_free(pointer); }
+
+/* BIO_get_mem_data(b, pp) expands to BIO_ctrl(b, BIO_CTRL_INFO, 0, (char *)(pp)). */
+static inline long mdoc_BIO_get_mem_data(BIO *bio, char **data) { return BIO_get_mem_data(bio, data); }
+
+/* XN_FLAG_RFC2253 is an OR of several other composite macros. */
+static inline unsigned long mdoc_XN_FLAG_RFC2253(void) { return XN_FLAG_RFC2253; }
+
+/* MBSTRING_UTF8 is defined through MBSTRING_FLAG. */
+static inline int mdoc_MBSTRING_UTF8(void) { return MBSTRING_UTF8; }
+
+/* EVP_PKEY_PUBLIC_KEY / EVP_PKEY_KEYPAIR are ORs of OSSL_KEYMGMT_SELECT_* macros. */
+static inline int mdoc_EVP_PKEY_PUBLIC_KEY(void) { return EVP_PKEY_PUBLIC_KEY; }
+static inline int mdoc_EVP_PKEY_KEYPAIR(void) { return EVP_PKEY_KEYPAIR; }
+
 #endif

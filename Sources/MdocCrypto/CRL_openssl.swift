@@ -1,0 +1,148 @@
+internal import COpenSSL
+import Foundation
+
+/// A certificate revocation list (RFC 5280 §5), parsed once and kept immutable.
+///
+/// Parsing checks the encoding only. It does not check the signature (``isSigned(by:)``),
+/// that the issuer is entitled to sign CRLs (cRLSign), the update times against any instant,
+/// delta or indirect CRL semantics, or issuing distribution points: that is the Trust layer's job.
+public final class CRL: @unchecked Sendable, CustomStringConvertible {
+    // @unchecked Sendable: the X509_CRL is never modified after init; the revocation table is a
+    // Swift dictionary built in init.
+
+    let crl: OpaquePointer
+    /// The encoding exactly as received.
+    public let der: [UInt8]
+    public let issuer: DistinguishedName
+    /// thisUpdate.
+    public let thisUpdate: Date
+    /// nextUpdate, when present.
+    public let nextUpdate: Date?
+    /// The keyIdentifier of authorityKeyIdentifier (RFC 5280 §5.2.1).
+    public let authorityKeyIdentifier: [UInt8]?
+    /// cRLNumber (RFC 5280 §5.2.3) as canonical hex.
+    public let crlNumberHex: String?
+    /// Revoked serial numbers (canonical hex, see ``Certificate/serialNumberHex``) → entry.
+    private let revocations: [String: Revocation]
+
+    /// Parses one DER CRL.
+    /// - Throws: `.invalidCRL` (not a CRL, trailing bytes, unreadable dates or entries).
+    public init(der input: some Collection<UInt8>) throws {
+        let bytes = Array(input)
+        let crl = try bytes.withUnsafeBufferPointer { buffer -> OpaquePointer in
+            guard let base = buffer.baseAddress else { throw CryptoError(.invalidCRL, "empty CRL") }
+            var cursor: UnsafePointer<UInt8>? = base
+            guard let crl = d2i_X509_CRL(nil, &cursor, buffer.count) else {
+                throw CryptoError.fromOpenSSL(.invalidCRL, "not a DER X.509 CRL")
+            }
+            guard let cursor, cursor - base == buffer.count else {
+                X509_CRL_free(crl)
+                throw CryptoError(.invalidCRL, "trailing bytes after the CRL")
+            }
+            return crl
+        }
+        do {
+            guard let issuerName = X509_CRL_get_issuer(crl) else {
+                throw CryptoError(.invalidCRL, "CRL without issuer")
+            }
+            issuer = try distinguishedName(issuerName)
+            guard let thisUpdate = date(from: X509_CRL_get0_lastUpdate(crl)) else {
+                throw CryptoError(.invalidCRL, "unreadable thisUpdate")
+            }
+            self.thisUpdate = thisUpdate
+            if let next = X509_CRL_get0_nextUpdate(crl) {
+                guard let nextUpdate = date(from: next) else { throw CryptoError(.invalidCRL, "unreadable nextUpdate") }
+                self.nextUpdate = nextUpdate
+            } else {
+                nextUpdate = nil
+            }
+            authorityKeyIdentifier = try Self.authorityKeyIdentifier(crl)
+            crlNumberHex = try Self.crlNumber(crl)
+            revocations = try Self.readRevocations(crl)
+        } catch {
+            X509_CRL_free(crl)
+            throw error
+        }
+        self.crl = crl
+        der = bytes
+    }
+
+    deinit { X509_CRL_free(crl) }
+
+    /// Every CRL in `pemOrDER`: one DER CRL, or PEM text with one or more `X509 CRL` blocks.
+    /// - Throws: `.invalidPEM` when PEM text has no CRL block, `.invalidCRL` for a bad CRL.
+    public static func parseAll(pemOrDER: [UInt8]) throws -> [CRL] {
+        if pemOrDER.first == 0x30 { return [try CRL(der: pemOrDER)] }
+        let blocks = try PEM.blocks(in: pemOrDER, label: "X509 CRL")
+        guard !blocks.isEmpty else { throw CryptoError(.invalidPEM, "no X509 CRL block found") }
+        return try blocks.map { try CRL(der: $0) }
+    }
+
+    /// The entry for a serial number given as hex (any case, leading zeros ignored); nil when
+    /// the serial is not listed (or is not hex).
+    public func revocation(ofSerialHex serial: String) -> Revocation? {
+        guard let key = canonicalSerialHex(serial) else { return nil }
+        return revocations[key]
+    }
+
+    /// The number of revoked entries.
+    public var revokedCount: Int { revocations.count }
+
+    /// Whether the CRL's signature verifies with `issuer`'s public key (`X509_CRL_verify`).
+    /// Checks nothing else (not the issuer name, key usage or dates).
+    public func isSigned(by issuer: Certificate) -> Bool {
+        let result = X509_CRL_verify(crl, issuer.publicKey.pkey)
+        if result != 1 { ERR_clear_error() }
+        return result == 1
+    }
+
+    /// ``der`` as PEM (`-----BEGIN X509 CRL-----`).
+    public var pem: String { PEM.encode(der, label: "X509 CRL") }
+
+    public var description: String { "CRL(\(issuer.rfc2253), \(revocations.count) entries)" }
+
+    private static func readRevocations(_ crl: OpaquePointer) throws -> [String: Revocation] {
+        var table: [String: Revocation] = [:]
+        guard let entries = X509_CRL_get_REVOKED(crl) else { return table }
+        for index in 0..<max(OPENSSL_sk_num(entries), 0) {
+            guard let entry = OPENSSL_sk_value(entries, index).map(OpaquePointer.init) else { continue }
+            let serial = serialHex(X509_REVOKED_get0_serialNumber(entry))
+            guard let revoked = date(from: X509_REVOKED_get0_revocationDate(entry)) else {
+                throw CryptoError(.invalidCRL, "unreadable revocationDate for serial \(serial)")
+            }
+            var critical: Int32 = -1
+            var reason: Int?
+            if let value = X509_REVOKED_get_ext_d2i(entry, NID_crl_reason, &critical, nil) {
+                let enumerated = value.assumingMemoryBound(to: ASN1_ENUMERATED.self)
+                defer { ASN1_ENUMERATED_free(enumerated) }
+                reason = Int(ASN1_ENUMERATED_get(enumerated))
+            } else if critical != -1 {
+                throw CryptoError.fromOpenSSL(.invalidCRL, "bad reasonCode for serial \(serial)")
+            }
+            if table[serial] == nil { table[serial] = Revocation(date: revoked, reason: reason) }
+        }
+        return table
+    }
+
+    private static func authorityKeyIdentifier(_ crl: OpaquePointer) throws -> [UInt8]? {
+        var critical: Int32 = -1
+        guard let value = X509_CRL_get_ext_d2i(crl, NID_authority_key_identifier, &critical, nil) else {
+            if critical != -1 { throw CryptoError.fromOpenSSL(.invalidCRL, "bad authorityKeyIdentifier") }
+            return nil
+        }
+        let identifier = value.assumingMemoryBound(to: AUTHORITY_KEYID.self)
+        defer { AUTHORITY_KEYID_free(identifier) }
+        return identifier.pointee.keyid.map { asn1StringBytes(UnsafePointer($0)) }
+    }
+
+    private static func crlNumber(_ crl: OpaquePointer) throws -> String? {
+        var critical: Int32 = -1
+        guard let value = X509_CRL_get_ext_d2i(crl, NID_crl_number, &critical, nil) else {
+            if critical != -1 { throw CryptoError.fromOpenSSL(.invalidCRL, "bad cRLNumber") }
+            return nil
+        }
+        let number = value.assumingMemoryBound(to: ASN1_INTEGER.self)
+        defer { ASN1_INTEGER_free(number) }
+        return serialHex(UnsafePointer(number))
+    }
+}

@@ -1,0 +1,375 @@
+internal import COpenSSL
+
+/// A private key on one of the supported curves: an immutable OpenSSL `EVP_PKEY`.
+///
+/// The key material lives in OpenSSL's memory and is cleansed by `EVP_PKEY_free` when this
+/// object goes away. Exported forms (``pkcs8PEM()``, ``rawPrivateBytes()``) are copies the caller
+/// must protect.
+public final class PrivateKey: @unchecked Sendable {
+    // @unchecked Sendable: `pkey` is never mutated after init; each signing or derivation
+    // creates its own EVP_PKEY_CTX, and OpenSSL 3 keys are safe for concurrent read-only use.
+
+    let pkey: OpaquePointer
+    public let curve: Curve
+    /// The matching public key.
+    public let publicKey: PublicKey
+
+    private init(taking key: OpaquePointer, curve: Curve, publicKey: PublicKey) {
+        pkey = key
+        self.curve = curve
+        self.publicKey = publicKey
+    }
+
+    deinit { EVP_PKEY_free(pkey) }
+
+    /// Takes ownership of `key` (freed if this throws), identifies its curve and derives the
+    /// public key.
+    private convenience init(taking key: OpaquePointer, check: Bool) throws {
+        do {
+            let curve = try PublicKey.curveOf(key)
+            if check {
+                guard let context = EVP_PKEY_CTX_new_from_pkey(nil, key, nil) else {
+                    throw CryptoError.fromOpenSSL(.openSSL, "EVP_PKEY_CTX_new_from_pkey failed")
+                }
+                defer { EVP_PKEY_CTX_free(context) }
+                // Full check: public point valid, private scalar in range, and the two belong together.
+                guard EVP_PKEY_check(context) == 1 else {
+                    throw CryptoError.fromOpenSSL(.invalidKey, "\(curve) private key fails validation")
+                }
+            }
+            let length = i2d_PUBKEY(key, nil)
+            guard length > 0 else { throw CryptoError.fromOpenSSL(.invalidKey, "cannot encode the public key") }
+            var spki = [UInt8](repeating: 0, count: Int(length))
+            let written = spki.withUnsafeMutableBufferPointer { buffer -> Int32 in
+                var cursor = buffer.baseAddress
+                return i2d_PUBKEY(key, &cursor)
+            }
+            guard written == length else { throw CryptoError.fromOpenSSL(.openSSL, "i2d_PUBKEY failed") }
+            let publicKey = try PublicKey(subjectPublicKeyInfoDER: spki)
+            self.init(taking: key, curve: curve, publicKey: publicKey)
+        } catch {
+            EVP_PKEY_free(key)
+            throw error
+        }
+    }
+
+    /// A fresh key pair from OpenSSL's DRBG.
+    public static func generate(curve: Curve) throws -> PrivateKey {
+        guard let context = EVP_PKEY_CTX_new_from_name(nil, cString(curve.keyType), nil) else {
+            throw CryptoError.fromOpenSSL(.openSSL, "EVP_PKEY_CTX_new_from_name(\(curve.keyType)) failed")
+        }
+        defer { EVP_PKEY_CTX_free(context) }
+        guard EVP_PKEY_keygen_init(context) == 1 else {
+            throw CryptoError.fromOpenSSL(.openSSL, "EVP_PKEY_keygen_init failed")
+        }
+        if let group = curve.groupName {
+            guard EVP_PKEY_CTX_set_group_name(context, cString(group)) == 1 else {
+                throw CryptoError.fromOpenSSL(.unsupportedCurve, "OpenSSL does not offer \(curve)")
+            }
+        }
+        var key: OpaquePointer?
+        guard EVP_PKEY_generate(context, &key) == 1, let key else {
+            throw CryptoError.fromOpenSSL(.openSSL, "\(curve) key generation failed")
+        }
+        return try PrivateKey(taking: key, check: false)
+    }
+
+    /// A key from PEM text: PKCS#8 `PRIVATE KEY` (RFC 5958) or SEC1 `EC PRIVATE KEY` (RFC 5915).
+    /// Encrypted keys are refused (no passphrase prompt is ever shown). The first key block is used.
+    /// - Throws: `.invalidPEM` when no unencrypted private key can be read, `.unsupportedCurve` /
+    ///   `.unsupportedAlgorithm` for other key types, `.invalidKey` when the key fails validation.
+    public convenience init(pem: [UInt8]) throws {
+        let bio = try makeMemoryBIO(pem)
+        defer { BIO_free(bio) }
+        // Returning -1 aborts instead of prompting on the terminal for an encrypted key.
+        let refusePassphrase:
+            @convention(c) (UnsafeMutablePointer<CChar>?, Int32, Int32, UnsafeMutableRawPointer?)
+                -> Int32 = { _, _, _, _ in -1 }
+        guard let key = PEM_read_bio_PrivateKey(bio, nil, refusePassphrase, nil) else {
+            throw CryptoError.fromOpenSSL(.invalidPEM, "no unencrypted private key in the PEM text")
+        }
+        try self.init(taking: key, check: true)
+    }
+
+    /// A key from a DER PKCS#8 PrivateKeyInfo (RFC 5958 §2). Trailing bytes are rejected.
+    /// - Throws: `.invalidKey`, `.unsupportedCurve`, `.unsupportedAlgorithm`.
+    public convenience init(pkcs8DER der: [UInt8]) throws {
+        let key = try der.withUnsafeBufferPointer { buffer -> OpaquePointer in
+            guard let base = buffer.baseAddress else { throw CryptoError(.invalidKey, "empty PKCS#8 input") }
+            var cursor: UnsafePointer<UInt8>? = base
+            guard let info = d2i_PKCS8_PRIV_KEY_INFO(nil, &cursor, buffer.count) else {
+                throw CryptoError.fromOpenSSL(.invalidKey, "not a DER PKCS#8 PrivateKeyInfo")
+            }
+            defer { PKCS8_PRIV_KEY_INFO_free(info) }  // cleanses the key octets
+            guard let cursor, cursor - base == buffer.count else {
+                throw CryptoError(.invalidKey, "trailing bytes after the PKCS#8 PrivateKeyInfo")
+            }
+            guard let key = EVP_PKCS82PKEY_ex(info, nil, nil) else {
+                throw CryptoError.fromOpenSSL(.invalidKey, "PKCS#8 PrivateKeyInfo holds no usable key")
+            }
+            return key
+        }
+        try self.init(taking: key, check: true)
+    }
+
+    /// A key from its raw private value: for EC curves the scalar d, big-endian, exactly
+    /// ``Curve/coordinateByteCount`` bytes (SEC1 §2.3.7; COSE_Key `d`, RFC 9053 §7.1.1), with
+    /// 1 ≤ d < n; for OKP curves the RFC 8032 / RFC 7748 private key.
+    /// - Throws: `.invalidLength`, `.invalidKey` (d = 0 or d ≥ n).
+    public convenience init(curve: Curve, rawPrivate: [UInt8]) throws {
+        guard rawPrivate.count == curve.coordinateByteCount else {
+            throw CryptoError(
+                .invalidLength,
+                "\(curve) private keys are \(curve.coordinateByteCount) bytes, got \(rawPrivate.count)")
+        }
+        let key: OpaquePointer
+        if curve.kind == .weierstrass {
+            key = try Self.ecKey(curve: curve, scalar: rawPrivate)
+        } else {
+            let created = rawPrivate.withUnsafeBufferPointer {
+                EVP_PKEY_new_raw_private_key_ex(nil, cString(curve.keyType), nil, $0.baseAddress, $0.count)
+            }
+            guard let created else { throw CryptoError.fromOpenSSL(.invalidKey, "\(curve) private key rejected") }
+            key = created
+        }
+        try self.init(taking: key, check: false)
+    }
+
+    /// Builds an EC key pair from d: Q = d·G is computed here, because `EVP_PKEY_fromdata` with
+    /// only the private scalar leaves the public key empty in OpenSSL 3.0.
+    private static func ecKey(curve: Curve, scalar: [UInt8]) throws -> OpaquePointer {
+        guard let groupName = curve.groupName else {
+            throw CryptoError(.unsupportedCurve, "\(curve) is not an EC curve")
+        }
+        let nid = OBJ_sn2nid(cString(groupName))
+        guard nid != NID_undef, let group = EC_GROUP_new_by_curve_name(nid) else {
+            throw CryptoError.fromOpenSSL(.unsupportedCurve, "OpenSSL does not offer \(curve)")
+        }
+        defer { EC_GROUP_free(group) }
+        guard let d = BN_secure_new() else { throw CryptoError.fromOpenSSL(.openSSL, "BN_secure_new failed") }
+        defer { BN_clear_free(d) }
+        guard scalar.withUnsafeBufferPointer({ BN_bin2bn($0.baseAddress, Int32($0.count), d) }) != nil else {
+            throw CryptoError.fromOpenSSL(.openSSL, "BN_bin2bn failed")
+        }
+        guard let order = EC_GROUP_get0_order(group), BN_is_zero(d) == 0, BN_cmp(d, order) < 0 else {
+            throw CryptoError(.invalidKey, "\(curve) private scalar is not in [1, n-1]")
+        }
+        guard let point = EC_POINT_new(group) else { throw CryptoError.fromOpenSSL(.openSSL, "EC_POINT_new failed") }
+        defer { EC_POINT_clear_free(point) }
+        guard EC_POINT_mul(group, point, d, nil, nil, nil) == 1 else {
+            throw CryptoError.fromOpenSSL(.openSSL, "EC_POINT_mul failed")
+        }
+        let pointLength = EC_POINT_point2oct(group, point, POINT_CONVERSION_UNCOMPRESSED, nil, 0, nil)
+        guard pointLength == 1 + 2 * curve.coordinateByteCount else {
+            throw CryptoError.fromOpenSSL(.openSSL, "EC_POINT_point2oct failed")
+        }
+        var encodedPoint = [UInt8](repeating: 0, count: pointLength)
+        let written = encodedPoint.withUnsafeMutableBufferPointer {
+            EC_POINT_point2oct(group, point, POINT_CONVERSION_UNCOMPRESSED, $0.baseAddress, $0.count, nil)
+        }
+        guard written == pointLength else { throw CryptoError.fromOpenSSL(.openSSL, "EC_POINT_point2oct failed") }
+
+        guard let context = EVP_PKEY_CTX_new_from_name(nil, "EC", nil) else {
+            throw CryptoError.fromOpenSSL(.openSSL, "EVP_PKEY_CTX_new_from_name(EC) failed")
+        }
+        defer { EVP_PKEY_CTX_free(context) }
+        guard EVP_PKEY_fromdata_init(context) == 1 else {
+            throw CryptoError.fromOpenSSL(.openSSL, "EVP_PKEY_fromdata_init failed")
+        }
+        // OSSL_PARAM integers are native-endian; the buffer is wiped when released.
+        let native = try SecureBytes(count: curve.coordinateByteCount) { buffer in
+            guard
+                BN_bn2nativepad(d, buffer.baseAddress?.assumingMemoryBound(to: UInt8.self), Int32(buffer.count))
+                    == Int32(buffer.count)
+            else { throw CryptoError.fromOpenSSL(.openSSL, "BN_bn2nativepad failed") }
+        }
+        var key: OpaquePointer?
+        let status = native.withNonNullPointer { scalarPointer, scalarCount in
+            encodedPoint.withUnsafeMutableBytes { pointBuffer -> Int32 in
+                var params = [
+                    OSSL_PARAM_construct_utf8_string(
+                        cString("group"), UnsafeMutablePointer(mutating: cString(groupName)), 0),
+                    OSSL_PARAM_construct_octet_string(cString("pub"), pointBuffer.baseAddress, pointBuffer.count),
+                    OSSL_PARAM_construct_BN(
+                        cString("priv"), UnsafeMutablePointer(mutating: scalarPointer), scalarCount),
+                    OSSL_PARAM_construct_end(),
+                ]
+                return params.withUnsafeMutableBufferPointer {
+                    EVP_PKEY_fromdata(context, &key, mdoc_EVP_PKEY_KEYPAIR(), $0.baseAddress)
+                }
+            }
+        }
+        guard status == 1, let key else { throw CryptoError.fromOpenSSL(.invalidKey, "\(curve) private key rejected") }
+        return key
+    }
+
+    // MARK: Operations
+
+    /// Signs `message`.
+    ///
+    /// - ECDSA: hashes with `hash` (required) and returns raw `r‖s`, each half left-padded to
+    ///   ``Curve/coordinateByteCount`` bytes (RFC 9053 §2.1). Signatures are randomised.
+    /// - EdDSA (RFC 8032, pure): `hash` must be nil; returns the raw signature.
+    /// - Throws: `.unsupportedAlgorithm` for a missing/superfluous hash or an X25519/X448 key.
+    public func sign(message: some Collection<UInt8>, hash: HashFunction?) throws -> [UInt8] {
+        switch curve.kind {
+        case .montgomery:
+            throw CryptoError(.unsupportedAlgorithm, "\(curve) keys cannot sign")
+        case .edwards:
+            guard hash == nil else {
+                throw CryptoError(.unsupportedAlgorithm, "EdDSA (\(curve)) takes no separate hash function")
+            }
+            return try signEdDSA(message: message)
+        case .weierstrass:
+            guard let hash else { throw CryptoError(.unsupportedAlgorithm, "ECDSA needs a hash function") }
+            return try signECDSA(message: message, hash: hash)
+        }
+    }
+
+    private func signECDSA(message: some Collection<UInt8>, hash: HashFunction) throws -> [UInt8] {
+        let digest = hash.hash(message)
+        guard let context = EVP_PKEY_CTX_new_from_pkey(nil, pkey, nil) else {
+            throw CryptoError.fromOpenSSL(.openSSL, "EVP_PKEY_CTX_new_from_pkey failed")
+        }
+        defer { EVP_PKEY_CTX_free(context) }
+        guard EVP_PKEY_sign_init(context) == 1 else {
+            throw CryptoError.fromOpenSSL(.openSSL, "EVP_PKEY_sign_init failed")
+        }
+        var length = 0
+        guard EVP_PKEY_sign(context, nil, &length, digest, digest.count) == 1, length > 0 else {
+            throw CryptoError.fromOpenSSL(.openSSL, "EVP_PKEY_sign (size) failed")
+        }
+        var der = [UInt8](repeating: 0, count: length)
+        guard
+            der.withUnsafeMutableBufferPointer({ EVP_PKEY_sign(context, $0.baseAddress, &length, digest, digest.count) }
+            ) == 1,
+            length <= der.count
+        else { throw CryptoError.fromOpenSSL(.openSSL, "EVP_PKEY_sign failed") }
+        return try Self.rawSignature(der: Array(der.prefix(length)), halfLength: curve.coordinateByteCount)
+    }
+
+    /// Converts a DER ECDSA-Sig-Value to raw `r‖s` with each half `halfLength` bytes.
+    static func rawSignature(der: [UInt8], halfLength: Int) throws -> [UInt8] {
+        let signature = try der.withUnsafeBufferPointer { buffer -> OpaquePointer in
+            var cursor = buffer.baseAddress
+            guard let signature = d2i_ECDSA_SIG(nil, &cursor, buffer.count) else {
+                throw CryptoError.fromOpenSSL(.invalidSignatureEncoding, "not a DER ECDSA signature")
+            }
+            return signature
+        }
+        defer { ECDSA_SIG_free(signature) }
+        guard let r = ECDSA_SIG_get0_r(signature), let s = ECDSA_SIG_get0_s(signature) else {
+            throw CryptoError(.invalidSignatureEncoding, "ECDSA signature without r or s")
+        }
+        var out = [UInt8](repeating: 0, count: 2 * halfLength)
+        let ok = out.withUnsafeMutableBufferPointer { buffer -> Bool in
+            guard let base = buffer.baseAddress else { return false }
+            return BN_bn2binpad(r, base, Int32(halfLength)) == Int32(halfLength)
+                && BN_bn2binpad(s, base + halfLength, Int32(halfLength)) == Int32(halfLength)
+        }
+        guard ok else {
+            throw CryptoError.fromOpenSSL(.invalidSignatureEncoding, "r or s longer than \(halfLength) bytes")
+        }
+        return out
+    }
+
+    private func signEdDSA(message: some Collection<UInt8>) throws -> [UInt8] {
+        guard let context = EVP_MD_CTX_new() else { throw CryptoError.fromOpenSSL(.openSSL, "EVP_MD_CTX_new failed") }
+        defer { EVP_MD_CTX_free(context) }
+        guard EVP_DigestSignInit_ex(context, nil, nil, nil, nil, pkey, nil) == 1 else {
+            throw CryptoError.fromOpenSSL(.openSSL, "EVP_DigestSignInit_ex failed")
+        }
+        return try withNonNullBytes(message) { messagePointer, messageCount in
+            var length = 0
+            guard EVP_DigestSign(context, nil, &length, messagePointer, messageCount) == 1, length > 0 else {
+                throw CryptoError.fromOpenSSL(.openSSL, "EVP_DigestSign (size) failed")
+            }
+            var out = [UInt8](repeating: 0, count: length)
+            let ok = out.withUnsafeMutableBufferPointer {
+                EVP_DigestSign(context, $0.baseAddress, &length, messagePointer, messageCount)
+            }
+            guard ok == 1, length <= out.count else { throw CryptoError.fromOpenSSL(.openSSL, "EVP_DigestSign failed") }
+            return Array(out.prefix(length))
+        }
+    }
+
+    /// The key-agreement shared secret with `peer`.
+    ///
+    /// - EC curves: ECDH (SEC1 §3.3.1), the x-coordinate of d·Q, left-padded to the field size;
+    ///   this is ISO 18013-5 §9.1.1.4 Zab.
+    /// - X25519/X448 (RFC 7748 §6); an all-zero result (small-order peer) is refused.
+    /// The peer key is validated again by OpenSSL (`EVP_PKEY_derive_set_peer_ex`).
+    /// - Throws: `.keyMismatch` when the peer is on another curve, `.unsupportedAlgorithm` for
+    ///   Ed25519/Ed448 keys, `.invalidKey` when OpenSSL refuses the peer or the result.
+    public func sharedSecret(with peer: PublicKey) throws -> SecureBytes {
+        guard curve == peer.curve else {
+            throw CryptoError(.keyMismatch, "cannot agree a key between \(curve) and \(peer.curve)")
+        }
+        guard curve.kind != .edwards else {
+            throw CryptoError(.unsupportedAlgorithm, "\(curve) keys cannot do key agreement")
+        }
+        guard let context = EVP_PKEY_CTX_new_from_pkey(nil, pkey, nil) else {
+            throw CryptoError.fromOpenSSL(.openSSL, "EVP_PKEY_CTX_new_from_pkey failed")
+        }
+        defer { EVP_PKEY_CTX_free(context) }
+        guard EVP_PKEY_derive_init(context) == 1 else {
+            throw CryptoError.fromOpenSSL(.openSSL, "EVP_PKEY_derive_init failed")
+        }
+        guard EVP_PKEY_derive_set_peer_ex(context, peer.pkey, 1) == 1 else {
+            throw CryptoError.fromOpenSSL(.invalidKey, "peer key refused for key agreement")
+        }
+        var length = 0
+        guard EVP_PKEY_derive(context, nil, &length) == 1, length > 0 else {
+            throw CryptoError.fromOpenSSL(.openSSL, "EVP_PKEY_derive (size) failed")
+        }
+        let expected = length
+        return try SecureBytes(count: expected) { buffer in
+            guard EVP_PKEY_derive(context, buffer.baseAddress?.assumingMemoryBound(to: UInt8.self), &length) == 1,
+                length == expected
+            else { throw CryptoError.fromOpenSSL(.invalidKey, "key agreement failed") }
+        }
+    }
+
+    /// The key as PKCS#8 PEM (`-----BEGIN PRIVATE KEY-----`, RFC 5958, RFC 7468 §10), unencrypted.
+    /// The returned string holds the secret and cannot be wiped; keep it out of logs.
+    public func pkcs8PEM() throws -> String {
+        let bio = try makeMemoryBIO([])
+        defer { BIO_free(bio) }  // a memory BIO clears its buffer when freed
+        guard PEM_write_bio_PrivateKey(bio, pkey, nil, nil, 0, nil, nil) == 1 else {
+            throw CryptoError.fromOpenSSL(.openSSL, "PEM_write_bio_PrivateKey failed")
+        }
+        var bytes = memoryBIOContents(bio)
+        defer { bytes.withUnsafeMutableBytes { OPENSSL_cleanse($0.baseAddress, $0.count) } }
+        return String(decoding: bytes, as: UTF8.self)
+    }
+
+    /// The raw private value: EC scalar d left-padded to ``Curve/coordinateByteCount`` bytes, or
+    /// the OKP raw private key (the inverse of ``init(curve:rawPrivate:)``).
+    public func rawPrivateBytes() throws -> SecureBytes {
+        if curve.kind == .weierstrass {
+            var number: OpaquePointer?
+            guard EVP_PKEY_get_bn_param(pkey, cString("priv"), &number) == 1, let number else {
+                throw CryptoError.fromOpenSSL(.openSSL, "cannot read the private scalar")
+            }
+            defer { BN_clear_free(number) }
+            return try SecureBytes(count: curve.coordinateByteCount) { buffer in
+                guard
+                    BN_bn2binpad(number, buffer.baseAddress?.assumingMemoryBound(to: UInt8.self), Int32(buffer.count))
+                        == Int32(buffer.count)
+                else { throw CryptoError.fromOpenSSL(.openSSL, "BN_bn2binpad failed") }
+            }
+        }
+        var length = 0
+        guard EVP_PKEY_get_raw_private_key(pkey, nil, &length) == 1, length > 0 else {
+            throw CryptoError.fromOpenSSL(.openSSL, "cannot read the raw private key")
+        }
+        let expected = length
+        return try SecureBytes(count: expected) { buffer in
+            guard
+                EVP_PKEY_get_raw_private_key(pkey, buffer.baseAddress?.assumingMemoryBound(to: UInt8.self), &length)
+                    == 1,
+                length == expected
+            else { throw CryptoError.fromOpenSSL(.openSSL, "cannot read the raw private key") }
+        }
+    }
+}

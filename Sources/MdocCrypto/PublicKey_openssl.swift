@@ -1,0 +1,415 @@
+internal import COpenSSL
+
+/// A public key on one of the supported curves (``Curve/all``): an immutable OpenSSL `EVP_PKEY`.
+///
+/// Built once, a key can verify any number of signatures from any number of threads: OpenSSL 3
+/// keys are safe for concurrent use as long as nobody mutates them, and nothing here does.
+/// EC points are validated when the key is built (on the curve, coordinates in range, not the
+/// point at infinity); all supported Weierstrass curves have cofactor 1, so that is a full
+/// public-key validation (SEC1 §3.2.2.1).
+public final class PublicKey: @unchecked Sendable {
+    // @unchecked Sendable: `pkey` and `verifyTemplate` are never mutated after init; concurrent
+    // reads of an EVP_PKEY and EVP_PKEY_CTX_dup of a context nobody uses are thread-safe.
+
+    /// The OpenSSL key (owned).
+    let pkey: OpaquePointer
+    /// The key's curve.
+    public let curve: Curve
+    /// For ECDSA keys: a context already initialised for `EVP_PKEY_verify`. Each verification
+    /// duplicates it, which skips the per-call fetch of the signature implementation.
+    private let verifyTemplate: OpaquePointer?
+
+    private struct Parts {
+        let pkey: OpaquePointer
+        let curve: Curve
+        let verifyTemplate: OpaquePointer?
+    }
+
+    private init(parts: Parts) {
+        pkey = parts.pkey
+        curve = parts.curve
+        verifyTemplate = parts.verifyTemplate
+    }
+
+    deinit {
+        if let verifyTemplate { EVP_PKEY_CTX_free(verifyTemplate) }
+        EVP_PKEY_free(pkey)
+    }
+
+    /// An EC2 key from its affine coordinates (RFC 9053 §7.1.1 `x`, `y`), each exactly
+    /// ``Curve/coordinateByteCount`` bytes, big-endian.
+    /// - Throws: `.unsupportedCurve` for a non-Weierstrass curve, `.invalidLength` for a
+    ///   coordinate of the wrong length, `.invalidPoint` for a point not on the curve.
+    public convenience init(curve: Curve, x: [UInt8], y: [UInt8]) throws {
+        guard curve.kind == .weierstrass else {
+            throw CryptoError(.unsupportedCurve, "\(curve) keys have no affine coordinates")
+        }
+        let n = curve.coordinateByteCount
+        guard x.count == n, y.count == n else {
+            throw CryptoError(
+                .invalidLength, "\(curve) coordinates must be \(n) bytes each, got \(x.count) and \(y.count)")
+        }
+        self.init(parts: try Self.ecParts(curve: curve, point: [0x04] + x + y))
+    }
+
+    /// An EC key from a SEC1 point encoding (SEC1 §2.3.3): uncompressed `04‖x‖y` or compressed
+    /// `02‖x` / `03‖x`. The point at infinity (`00`) and hybrid forms are rejected.
+    /// - Throws: `.unsupportedCurve`, `.invalidLength` (length or prefix does not match the curve),
+    ///   `.invalidPoint`.
+    public convenience init(curve: Curve, sec1Point: [UInt8]) throws {
+        guard curve.kind == .weierstrass else {
+            throw CryptoError(.unsupportedCurve, "\(curve) keys have no SEC1 point encoding")
+        }
+        let n = curve.coordinateByteCount
+        switch (sec1Point.first, sec1Point.count) {
+        case (0x04, 1 + 2 * n), (0x02, 1 + n), (0x03, 1 + n): break
+        default:
+            throw CryptoError(
+                .invalidLength,
+                "not a SEC1 \(curve) point: \(sec1Point.count) bytes starting \(sec1Point.first.map { hexString([$0]) } ?? "-")"
+            )
+        }
+        self.init(parts: try Self.ecParts(curve: curve, point: sec1Point))
+    }
+
+    /// An OKP key (RFC 9053 §7.2, RFC 8032 / RFC 7748 encodings) for Ed25519, Ed448, X25519 or X448.
+    /// - Throws: `.unsupportedCurve` for a Weierstrass curve, `.invalidLength` for a key of the wrong length.
+    public convenience init(curve: Curve, raw: [UInt8]) throws {
+        guard curve.kind != .weierstrass else {
+            throw CryptoError(.unsupportedCurve, "\(curve) keys are not raw OKP keys")
+        }
+        guard raw.count == curve.coordinateByteCount else {
+            throw CryptoError(
+                .invalidLength, "\(curve) public keys are \(curve.coordinateByteCount) bytes, got \(raw.count)")
+        }
+        let key = raw.withUnsafeBufferPointer {
+            EVP_PKEY_new_raw_public_key_ex(nil, cString(curve.keyType), nil, $0.baseAddress, $0.count)
+        }
+        guard let key else { throw CryptoError.fromOpenSSL(.invalidKey, "\(curve) public key rejected") }
+        self.init(parts: Parts(pkey: key, curve: curve, verifyTemplate: nil))
+    }
+
+    /// A key from a DER SubjectPublicKeyInfo (RFC 5280 §4.1.2.7; RFC 5480 for EC, RFC 8410 for
+    /// Ed/X keys). Trailing bytes are rejected. EC keys must use a named supported curve.
+    /// - Throws: `.invalidKey` (not a SubjectPublicKeyInfo, trailing bytes, invalid point),
+    ///   `.unsupportedCurve`, `.unsupportedAlgorithm` (e.g. RSA).
+    public convenience init(subjectPublicKeyInfoDER der: [UInt8]) throws {
+        let key = try der.withUnsafeBufferPointer { buffer -> OpaquePointer in
+            guard let base = buffer.baseAddress else {
+                throw CryptoError(.invalidKey, "empty SubjectPublicKeyInfo")
+            }
+            var cursor: UnsafePointer<UInt8>? = base
+            guard let key = d2i_PUBKEY(nil, &cursor, buffer.count) else {
+                throw CryptoError.fromOpenSSL(.invalidKey, "not a DER SubjectPublicKeyInfo")
+            }
+            guard let cursor, cursor - base == buffer.count else {
+                EVP_PKEY_free(key)
+                throw CryptoError(.invalidKey, "trailing bytes after the SubjectPublicKeyInfo")
+            }
+            return key
+        }
+        self.init(parts: try Self.finish(taking: key))
+    }
+
+    /// A second owner of an existing key (a certificate's), validated like any other.
+    convenience init(sharing key: OpaquePointer) throws {
+        guard EVP_PKEY_up_ref(key) == 1 else { throw CryptoError.fromOpenSSL(.openSSL, "EVP_PKEY_up_ref failed") }
+        self.init(parts: try Self.finish(taking: key))
+    }
+
+    // MARK: Construction helpers
+
+    /// Imports an EC point with `EVP_PKEY_fromdata`, which refuses points that are not on the curve.
+    private static func ecParts(curve: Curve, point: [UInt8]) throws -> Parts {
+        guard let group = curve.groupName else { throw CryptoError(.unsupportedCurve, "\(curve) is not an EC curve") }
+        guard let context = EVP_PKEY_CTX_new_from_name(nil, "EC", nil) else {
+            throw CryptoError.fromOpenSSL(.openSSL, "EVP_PKEY_CTX_new_from_name(EC) failed")
+        }
+        defer { EVP_PKEY_CTX_free(context) }
+        guard EVP_PKEY_fromdata_init(context) == 1 else {
+            throw CryptoError.fromOpenSSL(.openSSL, "EVP_PKEY_fromdata_init failed")
+        }
+        var key: OpaquePointer?
+        let status = point.withUnsafeBytes { pointBuffer -> Int32 in
+            var params = [
+                OSSL_PARAM_construct_utf8_string(cString("group"), UnsafeMutablePointer(mutating: cString(group)), 0),
+                OSSL_PARAM_construct_octet_string(
+                    cString("pub"), UnsafeMutableRawPointer(mutating: pointBuffer.baseAddress), pointBuffer.count),
+                OSSL_PARAM_construct_end(),
+            ]
+            return params.withUnsafeMutableBufferPointer {
+                EVP_PKEY_fromdata(context, &key, mdoc_EVP_PKEY_PUBLIC_KEY(), $0.baseAddress)
+            }
+        }
+        guard status == 1, let key else {
+            throw CryptoError.fromOpenSSL(.invalidPoint, "not a valid point on \(curve)")
+        }
+        return try finish(taking: key, expected: curve)
+    }
+
+    /// Identifies the curve of `key`, validates EC points and prepares the verification context.
+    /// Takes ownership of `key`: it is freed when this throws.
+    private static func finish(taking key: OpaquePointer, expected: Curve? = nil) throws -> Parts {
+        let curve: Curve
+        do {
+            curve = try curveOf(key)
+        } catch {
+            EVP_PKEY_free(key)
+            throw error
+        }
+        if let expected, expected != curve {
+            EVP_PKEY_free(key)
+            throw CryptoError(.keyMismatch, "expected a \(expected) key, got \(curve)")
+        }
+        guard curve.kind == .weierstrass else { return Parts(pkey: key, curve: curve, verifyTemplate: nil) }
+        guard let context = EVP_PKEY_CTX_new_from_pkey(nil, key, nil) else {
+            EVP_PKEY_free(key)
+            throw CryptoError.fromOpenSSL(.openSSL, "EVP_PKEY_CTX_new_from_pkey failed")
+        }
+        // Point at infinity, coordinates outside the field, point not on the curve. The n·Q = O
+        // test of the full check is implied by cofactor 1 for every supported Weierstrass curve.
+        guard EVP_PKEY_public_check_quick(context) == 1 else {
+            EVP_PKEY_CTX_free(context)
+            EVP_PKEY_free(key)
+            throw CryptoError.fromOpenSSL(.invalidPoint, "\(curve) public key fails validation")
+        }
+        guard EVP_PKEY_verify_init(context) == 1 else {
+            EVP_PKEY_CTX_free(context)
+            EVP_PKEY_free(key)
+            throw CryptoError.fromOpenSSL(.openSSL, "EVP_PKEY_verify_init failed")
+        }
+        return Parts(pkey: key, curve: curve, verifyTemplate: context)
+    }
+
+    /// The supported curve of an OpenSSL key.
+    static func curveOf(_ key: OpaquePointer) throws -> Curve {
+        if EVP_PKEY_is_a(key, "EC") == 1 {
+            var buffer = [CChar](repeating: 0, count: 80)
+            var length = 0
+            let ok = buffer.withUnsafeMutableBufferPointer {
+                EVP_PKEY_get_utf8_string_param(key, cString("group"), $0.baseAddress, $0.count, &length) == 1
+            }
+            guard ok else {
+                throw CryptoError.fromOpenSSL(.unsupportedCurve, "EC key without a named curve (explicit parameters)")
+            }
+            let name = buffer.withUnsafeBufferPointer { String(cString: $0.baseAddress ?? cString("")) }
+            guard let curve = Curve.forGroupName(name) else {
+                throw CryptoError(.unsupportedCurve, "EC curve \(name) is not supported")
+            }
+            return curve
+        }
+        for curve in [Curve.ed25519, .ed448, .x25519, .x448] where EVP_PKEY_is_a(key, cString(curve.keyType)) == 1 {
+            return curve
+        }
+        let type = EVP_PKEY_get0_type_name(key).map { String(cString: $0) } ?? "unknown"
+        throw CryptoError(.unsupportedAlgorithm, "\(type) keys are not supported")
+    }
+
+    // MARK: Accessors
+
+    /// The affine coordinates of an EC key, each left-padded to ``Curve/coordinateByteCount``
+    /// bytes (the COSE_Key EC2 `x`/`y`, RFC 9053 §7.1.1); nil for OKP keys.
+    public var affineCoordinates: (x: [UInt8], y: [UInt8])? {
+        guard curve.kind == .weierstrass else { return nil }
+        guard let x = bigNumberParameter("qx"), let y = bigNumberParameter("qy") else { return nil }
+        return (x, y)
+    }
+
+    /// The uncompressed SEC1 point `04‖x‖y` of an EC key; nil for OKP keys.
+    public var sec1UncompressedPoint: [UInt8]? {
+        guard let (x, y) = affineCoordinates else { return nil }
+        return [0x04] + x + y
+    }
+
+    private func bigNumberParameter(_ name: StaticString) -> [UInt8]? {
+        var number: OpaquePointer?
+        guard EVP_PKEY_get_bn_param(pkey, cString(name), &number) == 1, let number else {
+            _ = drainOpenSSLErrors()
+            return nil
+        }
+        defer { BN_free(number) }
+        var out = [UInt8](repeating: 0, count: curve.coordinateByteCount)
+        let written = out.withUnsafeMutableBufferPointer { BN_bn2binpad(number, $0.baseAddress, Int32($0.count)) }
+        return written == Int32(out.count) ? out : nil
+    }
+
+    /// The raw public key of an OKP key (RFC 8032 / RFC 7748 encoding); nil for EC keys.
+    public var rawOKP: [UInt8]? {
+        guard curve.kind != .weierstrass else { return nil }
+        var length = 0
+        guard EVP_PKEY_get_raw_public_key(pkey, nil, &length) == 1, length > 0 else { return nil }
+        var out = [UInt8](repeating: 0, count: length)
+        let ok = out.withUnsafeMutableBufferPointer { EVP_PKEY_get_raw_public_key(pkey, $0.baseAddress, &length) == 1 }
+        return ok && length == out.count ? out : nil
+    }
+
+    /// The DER SubjectPublicKeyInfo (RFC 5280 §4.1.2.7). EC points are encoded as OpenSSL keeps
+    /// them (uncompressed unless the key was built from a compressed point).
+    public var subjectPublicKeyInfoDER: [UInt8] {
+        let length = i2d_PUBKEY(pkey, nil)
+        guard length > 0 else { preconditionFailure("i2d_PUBKEY failed: \(drainOpenSSLErrors())") }
+        var out = [UInt8](repeating: 0, count: Int(length))
+        let written = out.withUnsafeMutableBufferPointer { buffer -> Int32 in
+            var cursor = buffer.baseAddress
+            return i2d_PUBKEY(pkey, &cursor)
+        }
+        precondition(written == length, "i2d_PUBKEY wrote \(written) of \(length) bytes")
+        return out
+    }
+
+    /// Whether both objects hold the same public key (`EVP_PKEY_eq`: same type, curve and point).
+    public func isSameKey(as other: PublicKey) -> Bool {
+        let result = EVP_PKEY_eq(pkey, other.pkey)
+        if result != 1 { _ = drainOpenSSLErrors() }
+        return result == 1
+    }
+
+    // MARK: Verification
+
+    /// Verifies a signature over `message`.
+    ///
+    /// - ECDSA (FIPS 186-4 §6.4): `signature` is raw `r‖s` as COSE uses it (RFC 9053 §2.1), each
+    ///   half exactly ``Curve/coordinateByteCount`` bytes; it is converted to DER with
+    ///   `ECDSA_SIG_set0` + `i2d_ECDSA_SIG`. `hash` is required; any SHA-2 function is accepted
+    ///   with any curve (which pairs are allowed is COSE's decision, not this function's).
+    /// - EdDSA (RFC 8032, pure, empty context): raw signature, `hash` must be nil.
+    ///
+    /// - Returns: false when the signature does not verify (including r or s out of range).
+    /// - Throws: `.invalidSignatureEncoding` for a signature of the wrong length,
+    ///   `.unsupportedAlgorithm` for a missing or superfluous `hash` or an X25519/X448 key.
+    public func verify(
+        signature: some Collection<UInt8>, message: some Collection<UInt8>, hash: HashFunction?
+    ) throws -> Bool {
+        switch curve.kind {
+        case .montgomery:
+            throw CryptoError(.unsupportedAlgorithm, "\(curve) keys cannot verify signatures")
+        case .edwards:
+            guard hash == nil else {
+                throw CryptoError(.unsupportedAlgorithm, "EdDSA (\(curve)) takes no separate hash function")
+            }
+            let signature = Array(signature)
+            guard signature.count == curve.signatureByteCount else {
+                throw CryptoError(
+                    .invalidSignatureEncoding,
+                    "\(curve) signatures are \(curve.signatureByteCount) bytes, got \(signature.count)")
+            }
+            return try verifyEdDSA(signature: signature, message: message)
+        case .weierstrass:
+            guard let hash else { throw CryptoError(.unsupportedAlgorithm, "ECDSA needs a hash function") }
+            let count = signature.count
+            guard count == curve.signatureByteCount else {
+                throw CryptoError(
+                    .invalidSignatureEncoding,
+                    "\(curve) raw ECDSA signatures are \(curve.signatureByteCount) bytes, got \(count)")
+            }
+            return try withNonNullBytes(signature) { signaturePointer, _ in
+                try verifyECDSA(rawSignature: signaturePointer, message: message, hash: hash)
+            }
+        }
+    }
+
+    /// The longest DER ECDSA-Sig-Value for the supported curves (P-521: 2 × (2 + 67) + 3 = 141).
+    private static let maximumDERSignatureByteCount = 160
+
+    private func verifyECDSA(
+        rawSignature: UnsafePointer<UInt8>, message: some Collection<UInt8>, hash: HashFunction
+    ) throws -> Bool {
+        let n = curve.coordinateByteCount
+        return try withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 64) { digestBuffer in
+            guard let digestBase = digestBuffer.baseAddress else { throw CryptoError(.openSSL, "no digest buffer") }
+            let digestLength = withContiguousBytes(message) { pointer, count in
+                hash.hash(pointer, count, into: digestBase)
+            }
+            guard let digestLength, digestLength == hash.outputByteCount else {
+                throw CryptoError.fromOpenSSL(.openSSL, "EVP_Digest failed")
+            }
+            return try withUnsafeTemporaryAllocation(of: UInt8.self, capacity: Self.maximumDERSignatureByteCount) {
+                derBuffer in
+                guard let derBase = derBuffer.baseAddress else { throw CryptoError(.openSSL, "no signature buffer") }
+                let derLength = try Self.derSignature(
+                    r: rawSignature, s: rawSignature + n, halfLength: n, into: derBase, capacity: derBuffer.count)
+                let context: OpaquePointer
+                if let template = verifyTemplate, let copy = EVP_PKEY_CTX_dup(template) {
+                    context = copy
+                } else {
+                    guard let fresh = EVP_PKEY_CTX_new_from_pkey(nil, pkey, nil) else {
+                        throw CryptoError.fromOpenSSL(.openSSL, "EVP_PKEY_CTX_new_from_pkey failed")
+                    }
+                    guard EVP_PKEY_verify_init(fresh) == 1 else {
+                        EVP_PKEY_CTX_free(fresh)
+                        throw CryptoError.fromOpenSSL(.openSSL, "EVP_PKEY_verify_init failed")
+                    }
+                    context = fresh
+                }
+                defer { EVP_PKEY_CTX_free(context) }
+                let result = EVP_PKEY_verify(context, derBase, derLength, digestBase, digestLength)
+                switch result {
+                case 1:
+                    return true
+                case 0:
+                    ERR_clear_error()  // "bad signature" entries are not errors of ours
+                    return false
+                default:
+                    throw CryptoError.fromOpenSSL(.openSSL, "EVP_PKEY_verify failed (\(result))")
+                }
+            }
+        }
+    }
+
+    /// Writes the DER ECDSA-Sig-Value (RFC 3279 §2.2.3) for big-endian r and s; returns its length.
+    static func derSignature(
+        r: UnsafePointer<UInt8>, s: UnsafePointer<UInt8>, halfLength: Int,
+        into out: UnsafeMutablePointer<UInt8>, capacity: Int
+    ) throws -> Int {
+        guard let rNumber = BN_bin2bn(r, Int32(halfLength), nil) else {
+            throw CryptoError.fromOpenSSL(.openSSL, "BN_bin2bn failed")
+        }
+        guard let sNumber = BN_bin2bn(s, Int32(halfLength), nil) else {
+            BN_free(rNumber)
+            throw CryptoError.fromOpenSSL(.openSSL, "BN_bin2bn failed")
+        }
+        guard let signature = ECDSA_SIG_new() else {
+            BN_free(rNumber)
+            BN_free(sNumber)
+            throw CryptoError.fromOpenSSL(.openSSL, "ECDSA_SIG_new failed")
+        }
+        defer { ECDSA_SIG_free(signature) }
+        guard ECDSA_SIG_set0(signature, rNumber, sNumber) == 1 else {
+            BN_free(rNumber)
+            BN_free(sNumber)
+            throw CryptoError.fromOpenSSL(.openSSL, "ECDSA_SIG_set0 failed")
+        }
+        let length = i2d_ECDSA_SIG(signature, nil)
+        guard length > 0, Int(length) <= capacity else {
+            throw CryptoError.fromOpenSSL(.openSSL, "i2d_ECDSA_SIG failed (\(length))")
+        }
+        var cursor: UnsafeMutablePointer<UInt8>? = out
+        guard i2d_ECDSA_SIG(signature, &cursor) == length else {
+            throw CryptoError.fromOpenSSL(.openSSL, "i2d_ECDSA_SIG failed")
+        }
+        return Int(length)
+    }
+
+    private func verifyEdDSA(signature: [UInt8], message: some Collection<UInt8>) throws -> Bool {
+        guard let context = EVP_MD_CTX_new() else { throw CryptoError.fromOpenSSL(.openSSL, "EVP_MD_CTX_new failed") }
+        defer { EVP_MD_CTX_free(context) }
+        guard EVP_DigestVerifyInit_ex(context, nil, nil, nil, nil, pkey, nil) == 1 else {
+            throw CryptoError.fromOpenSSL(.openSSL, "EVP_DigestVerifyInit_ex failed")
+        }
+        let result = signature.withUnsafeBufferPointer { signatureBuffer in
+            withNonNullBytes(message) { messagePointer, messageCount in
+                EVP_DigestVerify(
+                    context, signatureBuffer.baseAddress, signatureBuffer.count, messagePointer, messageCount)
+            }
+        }
+        switch result {
+        case 1:
+            return true
+        case 0:
+            ERR_clear_error()
+            return false
+        default:
+            throw CryptoError.fromOpenSSL(.openSSL, "EVP_DigestVerify failed (\(result))")
+        }
+    }
+}

@@ -1,0 +1,211 @@
+import MdocCrypto
+import MdocTestSupport
+import XCTest
+
+/// RFC/NIST known-answer tests for the symmetric primitives.
+final class KnownAnswerTests: XCTestCase {
+    private func hex(_ text: String) -> [UInt8] {
+        guard let bytes = Hex.decode(text.filter { !$0.isWhitespace }) else {
+            XCTFail("bad hex in test")
+            return []
+        }
+        return bytes
+    }
+
+    // FIPS 180-4 examples (NIST CSRC "abc").
+    func testSHA2OfABC() {
+        let abc = Array("abc".utf8)
+        XCTAssertEqual(
+            HashFunction.sha256.hash(abc),
+            hex("ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad"))
+        XCTAssertEqual(
+            HashFunction.sha384.hash(abc),
+            hex("cb00753f45a35e8bb5a03d699ac65007272c32ab0eded1631a8b605a43ff5bed8086072ba1e7cc2358baeca134c825a7"))
+        XCTAssertEqual(
+            HashFunction.sha512.hash(abc),
+            hex(
+                "ddaf35a193617abacc417349ae20413112e6fa4e89a97ea20a9eeee64b55d39a2192992a274fc1a836ba3c23a3feebbd454d4423643ce80e2a9ac94fa54ca49f"
+            ))
+    }
+
+    func testIncrementalDigestMatchesOneShot() {
+        var context = DigestContext(.sha256)
+        context.update(Array("a".utf8))
+        context.update(Array("bc".utf8))
+        let digest = context.finalize()
+        XCTAssertEqual(digest, HashFunction.sha256.hash(Array("abc".utf8)))
+    }
+
+    // RFC 4231 §4.2 test case 1.
+    func testHMACRFC4231Case1() {
+        let key = [UInt8](repeating: 0x0b, count: 20)
+        let data = Array("Hi There".utf8)
+        XCTAssertEqual(
+            HMAC.authenticationCode(hash: .sha256, key: key, message: data),
+            hex("b0344c61d8db38535ca8afceaf0bf12b881dc200c9833da726e9376c2e32cff7"))
+        XCTAssertEqual(
+            HMAC.authenticationCode(hash: .sha384, key: key, message: data),
+            hex("afd03944d84895626b0825f4ab46907f15f9dadbe4101ec682aa034c7cebc59cfaea9ea9076ede7f4af152e8b2fa9cb6"))
+        XCTAssertEqual(
+            HMAC.authenticationCode(hash: .sha512, key: key, message: data),
+            hex(
+                "87aa7cdea5ef619d4ff0b4241a1d6cb02379f4e2ce4ec2787ad0b30545e17cdedaa833b7d6b8a702038b274eaea3f4e4be9d914eeb61f1702e696c203a126854"
+            ))
+    }
+
+    // RFC 4231 §4.3 test case 2.
+    func testHMACRFC4231Case2() {
+        let key = Array("Jefe".utf8)
+        let data = Array("what do ya want for nothing?".utf8)
+        XCTAssertEqual(
+            HMAC.authenticationCode(hash: .sha256, key: key, message: data),
+            hex("5bdcc146bf60754e6a042426089575c75a003f089d2739839dec58b964ec3843"))
+        XCTAssertEqual(
+            HMAC.authenticationCode(hash: .sha256, key: SecureBytes(key), message: data),
+            hex("5bdcc146bf60754e6a042426089575c75a003f089d2739839dec58b964ec3843"))
+        XCTAssertEqual(
+            HMAC.authenticationCode(hash: .sha512, key: key, message: data),
+            hex(
+                "164b7a7bfcf819e2e395fbe73b56e0a387bd64222e831fd610270cd7ea2505549758bf75c05a994a6d034f65f8f0e6fdcaeab1a34d4a6b4b636e070a38bce737"
+            ))
+        XCTAssertTrue(
+            HMAC.isValidAuthenticationCode(
+                hex("5bdcc146bf60754e6a042426089575c75a003f089d2739839dec58b964ec3843"), hash: .sha256,
+                key: SecureBytes(key), message: data))
+        XCTAssertFalse(
+            HMAC.isValidAuthenticationCode(
+                hex("5bdcc146bf60754e6a042426089575c75a003f089d2739839dec58b964ec38"), hash: .sha256,
+                key: SecureBytes(key), message: data))
+    }
+
+    func testHMACEmptyKeyAndMessage() {
+        // HMAC-SHA256 with an empty key over an empty message (a well-known value).
+        XCTAssertEqual(
+            HMAC.authenticationCode(hash: .sha256, key: [UInt8](), message: [UInt8]()),
+            hex("b613679a0814d9ec772f95d778c35fc5ff1697c493715653c6c712144292c5ad"))
+        XCTAssertEqual(
+            HMAC.authenticationCode(hash: .sha256, key: SecureBytes([]), message: [UInt8]()),
+            hex("b613679a0814d9ec772f95d778c35fc5ff1697c493715653c6c712144292c5ad"))
+    }
+
+    // RFC 5869 Appendix A.1.
+    func testHKDFRFC5869Case1() throws {
+        let okm = try HKDF.deriveKey(
+            hash: .sha256, inputKeyMaterial: SecureBytes(hex("0b0b0b0b0b0b0b0b0b0b0b0b0b0b0b0b0b0b0b0b0b0b")),
+            salt: hex("000102030405060708090a0b0c"), info: hex("f0f1f2f3f4f5f6f7f8f9"), outputByteCount: 42)
+        XCTAssertEqual(
+            okm.bytes,
+            hex("3cb25f25faacd57a90434f64d0362f2a2d2d0a90cf1a5a4c5db02d56ecc4c5bf34007208d5b887185865"))
+    }
+
+    // RFC 5869 Appendix A.3: zero-length salt and info.
+    func testHKDFRFC5869Case3EmptySaltAndInfo() throws {
+        let okm = try HKDF.deriveKey(
+            hash: .sha256, inputKeyMaterial: SecureBytes(hex("0b0b0b0b0b0b0b0b0b0b0b0b0b0b0b0b0b0b0b0b0b0b")),
+            salt: [], info: [], outputByteCount: 42)
+        XCTAssertEqual(
+            okm.bytes,
+            hex("8da4e775a563c18f715f802a063c5a31b8a11f5c5ee1879ec3454e5f3c738d2d9d201395faa4b61a96c8"))
+    }
+
+    func testHKDFOutputLengthLimits() throws {
+        let ikm = SecureBytes([1, 2, 3])
+        XCTAssertEqual(
+            try HKDF.deriveKey(hash: .sha256, inputKeyMaterial: ikm, salt: [], info: [], outputByteCount: 255 * 32)
+                .count, 255 * 32)
+        XCTAssertEqual(
+            try HKDF.deriveKey(hash: .sha256, inputKeyMaterial: ikm, salt: [], info: [], outputByteCount: 1).count, 1)
+        XCTAssertThrowsError(
+            try HKDF.deriveKey(hash: .sha256, inputKeyMaterial: ikm, salt: [], info: [], outputByteCount: 255 * 32 + 1)
+        ) {
+            XCTAssertEqual(($0 as? CryptoError)?.code, .invalidLength)
+        }
+        XCTAssertThrowsError(
+            try HKDF.deriveKey(hash: .sha256, inputKeyMaterial: ikm, salt: [], info: [], outputByteCount: 0)
+        ) {
+            XCTAssertEqual(($0 as? CryptoError)?.code, .invalidLength)
+        }
+    }
+
+    // NIST GCM test vectors (McGrew & Viega, "The Galois/Counter Mode of Operation", test case 16:
+    // 256-bit key, 96-bit IV, 60-byte plaintext, 20-byte AAD).
+    func testAESGCMNISTVector() throws {
+        let key = SecureBytes(hex("feffe9928665731c6d6a8f9467308308feffe9928665731c6d6a8f9467308308"))
+        let nonce = hex("cafebabefacedbaddecaf888")
+        let plaintext = hex(
+            """
+            d9313225f88406e5a55909c5aff5269a86a7a9531534f7da2e4c303d8a318a721c3c0c95956809532fcf0e2449a6b525b16aedf5aa0de657ba637b39
+            """)
+        let aad = hex("feedfacedeadbeeffeedfacedeadbeefabaddad2")
+        let expected = hex(
+            """
+            522dc1f099567d07f47f37a32a84427d643a8cdcbfe5c0c97598a2bd2555d1aa8cb08e48590dbb3da7b08b1056828838c5f61e6393ba7a0abcc9f662
+            76fc6ece0f4e1768cddf8853bb2d551b
+            """)
+        XCTAssertEqual(try AESGCM.seal(key: key, nonce: nonce, plaintext: plaintext, aad: aad), expected)
+        XCTAssertEqual(try AESGCM.open(key: key, nonce: nonce, ciphertextAndTag: expected, aad: aad), plaintext)
+        // The AAD is authenticated.
+        XCTAssertThrowsError(try AESGCM.open(key: key, nonce: nonce, ciphertextAndTag: expected, aad: [])) {
+            XCTAssertEqual(($0 as? CryptoError)?.code, .authenticationFailed)
+        }
+    }
+
+    // McGrew & Viega test case 13: 256-bit zero key, empty plaintext, tag only.
+    func testAESGCMEmptyPlaintext() throws {
+        let key = SecureBytes([UInt8](repeating: 0, count: 32))
+        let nonce = [UInt8](repeating: 0, count: 12)
+        let sealed = try AESGCM.seal(key: key, nonce: nonce, plaintext: [UInt8]())
+        XCTAssertEqual(sealed, hex("530f8afbc74536b9a963b4f1c4cb738b"))
+        XCTAssertEqual(try AESGCM.open(key: key, nonce: nonce, ciphertextAndTag: sealed), [])
+    }
+
+    func testAESGCMParameterLengths() {
+        let key = SecureBytes([UInt8](repeating: 1, count: 32))
+        let nonce = [UInt8](repeating: 0, count: 12)
+        XCTAssertThrowsError(
+            try AESGCM.seal(key: SecureBytes([UInt8](repeating: 1, count: 16)), nonce: nonce, plaintext: [1])
+        ) {
+            XCTAssertEqual(($0 as? CryptoError)?.code, .invalidLength)
+        }
+        XCTAssertThrowsError(try AESGCM.seal(key: key, nonce: Array(nonce.dropLast()), plaintext: [1])) {
+            XCTAssertEqual(($0 as? CryptoError)?.code, .invalidLength)
+        }
+        XCTAssertThrowsError(
+            try AESGCM.open(key: key, nonce: nonce, ciphertextAndTag: [UInt8](repeating: 0, count: 15))
+        ) {
+            XCTAssertEqual(($0 as? CryptoError)?.code, .invalidLength)
+        }
+        // Exactly a tag: authenticates an empty plaintext or fails, never a length error.
+        XCTAssertThrowsError(
+            try AESGCM.open(key: key, nonce: nonce, ciphertextAndTag: [UInt8](repeating: 0, count: 16))
+        ) {
+            XCTAssertEqual(($0 as? CryptoError)?.code, .authenticationFailed)
+        }
+    }
+
+    func testConstantTimeEquals() {
+        XCTAssertTrue(constantTimeEquals([1, 2, 3], [1, 2, 3]))
+        XCTAssertFalse(constantTimeEquals([1, 2, 3], [1, 2, 4]))
+        XCTAssertFalse(constantTimeEquals([1, 2, 3], [1, 2]))
+        XCTAssertTrue(constantTimeEquals([], []))
+    }
+
+    func testSecureBytesAndRandom() {
+        var source: [UInt8] = [9, 8, 7]
+        let secret = SecureBytes(wiping: &source)
+        XCTAssertEqual(secret.bytes, [9, 8, 7])
+        XCTAssertEqual(source, [0, 0, 0])
+        XCTAssertEqual(secret.count, 3)
+        XCTAssertEqual(SecureRandom.bytes(0), [])
+        let a = SecureRandom.bytes(32)
+        let b = SecureRandom.bytes(32)
+        XCTAssertEqual(a.count, 32)
+        XCTAssertNotEqual(a, b)
+    }
+
+    func testErrorEqualityIsByCode() {
+        XCTAssertEqual(CryptoError(.invalidKey, "one"), CryptoError(.invalidKey, "two"))
+        XCTAssertNotEqual(CryptoError(.invalidKey, "one"), CryptoError(.invalidPoint, "one"))
+        XCTAssertEqual(CryptoError.Code.authenticationFailed.rawValue, "crypto.authenticationFailed")
+    }
+}
