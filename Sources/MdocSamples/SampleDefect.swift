@@ -4,10 +4,10 @@ public import MdocCrypto
 
 /// A named defect the generator can plant in a transaction, with the check(s) it must trip.
 ///
-/// Each defect changes one thing. Where the standard makes two checks depend on the same fact
-/// (an IACA that is not a CA also breaks the path validation; an unknown critical extension is
-/// refused by both the extension check and OpenSSL's path validation), ``expectedFailures``
-/// lists both.
+/// Each defect changes one thing. Where two checks depend on the same fact (an unknown critical
+/// extension is refused both by the extension check and by OpenSSL's path validation),
+/// ``expectedFailures`` lists both. An IACA without basicConstraints is still accepted by
+/// OpenSSL as a trust anchor, so only the Annex B profile check catches it.
 public enum SampleDefect: String, Sendable, CaseIterable, Codable {
     case tamperedElement
     case tamperedMSO
@@ -49,7 +49,7 @@ public enum SampleDefect: String, Sendable, CaseIterable, Codable {
         case .dsCountryMismatch: [.issuerDsCountry]
         case .dsValidityTooLong: [.issuerDsValidityPeriod]
         case .dsUnknownCriticalExtension: [.issuerCriticalExtensions, .issuerChain]
-        case .iacaNotCA: [.issuerIacaBasicConstraints, .issuerChain]
+        case .iacaNotCA: [.issuerIacaBasicConstraints]
         case .revokedDS: [.issuerRevocation]
         case .unsupportedDigestAlgorithm: [.msoDigestAlgorithm]
         case .missingX5chain: [.issuerX5chain]

@@ -214,7 +214,7 @@ public enum IssuerProfile {
         return present.isEmpty ? "empty" : present.joined(separator: "+")
     }
 
-    static func format(_ date: Date) -> String {
+    public static func format(_ date: Date) -> String {
         date.formatted(.iso8601)
     }
 }

@@ -95,7 +95,9 @@ public struct DeviceResponseVerifier: Sendable {
         case .duplicateMapKey: id = .cborDuplicateKeys
         default: id = .cborWellformed
         }
-        return CheckResult(id, .fail, "\(what): \(error.reason)", subject: subject, evidence: [Evidence("code", error.code.description)])
+        return CheckResult(
+            id, .fail, "\(what): \(error.reason) (\(error.code))", subject: subject,
+            evidence: [Evidence("code", error.code.description)])
     }
 
     // MARK: - One document

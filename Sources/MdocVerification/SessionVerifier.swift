@@ -50,11 +50,7 @@ public enum SessionVerifier {
             do {
                 let bytes = try DeviceEngagement.bytes(fromURI: uri)
                 outcome.checks.append(CheckResult(.engagementURI, .pass, "mdoc: URI, \(bytes.count) bytes of DeviceEngagement"))
-                do {
-                    engagementItem = try CBOR(decoding: bytes, options: decoding)
-                } catch let error as CBORError {
-                    outcome.checks.append(DeviceResponseVerifier.cborFailure(error, what: "DeviceEngagement", subject: "engagement"))
-                }
+                engagementItem = decode(bytes, options: decoding, what: "DeviceEngagement", subject: "engagement", into: &outcome.checks)
             } catch {
                 outcome.checks.append(CheckResult(.engagementURI, .fail, "\(error)"))
             }
@@ -66,12 +62,12 @@ public enum SessionVerifier {
         // SessionEstablishment (§9.1.1.4).
         var establishment: SessionEstablishment?
         if let bytes = captured.sessionEstablishment {
-            do {
-                establishment = try SessionEstablishment(try CBOR(decoding: bytes, options: decoding))
-            } catch let error as CBORError {
-                outcome.checks.append(DeviceResponseVerifier.cborFailure(error, what: "SessionEstablishment", subject: "session"))
-            } catch {
-                outcome.checks.append(CheckResult(.sessionEstablishment, .fail, "\(error)", subject: "session"))
+            if let item = decode(bytes, options: decoding, what: "SessionEstablishment", subject: "session", into: &outcome.checks) {
+                do {
+                    establishment = try SessionEstablishment(item)
+                } catch {
+                    outcome.checks.append(CheckResult(.sessionEstablishment, .fail, "\(error)", subject: "session"))
+                }
             }
         }
 
@@ -154,15 +150,7 @@ public enum SessionVerifier {
         let needsDecryption = captured.sessionEstablishment != nil || !captured.sessionData.isEmpty
         var keys: SessionKeys?
         if needsDecryption {
-            let eDeviceKey: PublicKey? = {
-                if let key = try? outcome.engagement?.eDeviceKey.publicKey() { return key }
-                if let transcript = outcome.transcript, let engagementItem = try? transcript.deviceEngagementBytes.decodeEmbedded(),
-                    let engagement = try? DeviceEngagement(engagementItem)
-                {
-                    return try? engagement.eDeviceKey.publicKey()
-                }
-                return nil
-            }()
+            let eDeviceKey = deviceEphemeralKey(engagement: outcome.engagement, transcript: outcome.transcript)
             if let readerKey = outcome.readerKey, let transcript = outcome.transcript, let eDeviceKey {
                 do {
                     keys = try SessionKeys(readerPrivateKey: readerKey, eDeviceKey: eDeviceKey, transcript: transcript)
@@ -206,13 +194,13 @@ public enum SessionVerifier {
             var failed = false
             for (index, message) in captured.sessionData.enumerated() {
                 let subject = "session.data[\(index)]"
-                let data: SessionData
-                do {
-                    data = try SessionData(try CBOR(decoding: message, options: decoding))
-                } catch let error as CBORError {
-                    outcome.checks.append(DeviceResponseVerifier.cborFailure(error, what: "SessionData[\(index)]", subject: subject))
+                guard let item = decode(message, options: decoding, what: "SessionData[\(index)]", subject: subject, into: &outcome.checks) else {
                     failed = true
                     break
+                }
+                let data: SessionData
+                do {
+                    data = try SessionData(item)
                 } catch {
                     outcome.checks.append(CheckResult(.sessionData, .fail, "\(error)", subject: subject))
                     failed = true
@@ -226,8 +214,8 @@ public enum SessionVerifier {
                         outcome.deviceResponse = plain
                     } catch {
                         // Out of order, or damaged? A message that decrypts under another counter was reordered.
-                        let limit = UInt32(min(captured.sessionData.count, Self.maxReorderSearch))
-                        if let actual = (1...max(limit, 1)).first(where: { $0 != counter && (try? keys.decrypt(ciphertext, direction: .deviceToReader, counter: $0)) != nil }) {
+                        let actual = reorderedCounter(ciphertext, keys: keys, expected: counter, messageCount: captured.sessionData.count)
+                        if let actual {
                             outcome.checks.append(CheckResult(
                                 .sessionCounter, .fail,
                                 "SessionData[\(index)] was encrypted with counter \(actual), expected \(counter): messages out of order or replayed",
@@ -265,9 +253,40 @@ public enum SessionVerifier {
         return outcome
     }
 
-    static func parseRequest(_ bytes: [UInt8], decoding: CBORDecodingOptions, into checks: inout [CheckResult]) -> DeviceRequest? {
+    /// EDeviceKey from the engagement, else from the transcript's DeviceEngagementBytes.
+    static func deviceEphemeralKey(engagement: DeviceEngagement?, transcript: SessionTranscript?) -> PublicKey? {
+        if let engagement, let key = try? engagement.eDeviceKey.publicKey() { return key }
+        guard let transcript, let item = try? transcript.deviceEngagementBytes.decodeEmbedded(),
+            let fromTranscript = try? DeviceEngagement(item)
+        else { return nil }
+        return try? fromTranscript.eDeviceKey.publicKey()
+    }
+
+    /// The counter a message that failed at `expected` was really encrypted with, if any.
+    static func reorderedCounter(_ ciphertext: ArraySlice<UInt8>, keys: SessionKeys, expected: UInt32, messageCount: Int) -> UInt32? {
+        let limit = UInt32(max(1, min(messageCount, maxReorderSearch)))
+        for candidate in 1...limit where candidate != expected {
+            if (try? keys.decrypt(ciphertext, direction: .deviceToReader, counter: candidate)) != nil { return candidate }
+        }
+        return nil
+    }
+
+    /// Decodes received CBOR, turning a failure into its `cbor.*` result.
+    static func decode(
+        _ bytes: [UInt8], options: CBORDecodingOptions, what: String, subject: String, into checks: inout [CheckResult]
+    ) -> CBOR? {
         do {
-            let request = try DeviceRequest(try CBOR(decoding: bytes, options: decoding))
+            return try CBOR(decoding: bytes, options: options)
+        } catch {
+            checks.append(DeviceResponseVerifier.cborFailure(error, what: what, subject: subject))
+            return nil
+        }
+    }
+
+    static func parseRequest(_ bytes: [UInt8], decoding: CBORDecodingOptions, into checks: inout [CheckResult]) -> DeviceRequest? {
+        guard let item = decode(bytes, options: decoding, what: "DeviceRequest", subject: "request", into: &checks) else { return nil }
+        do {
+            let request = try DeviceRequest(item)
             checks.append(CheckResult(.readerRequest, .pass, "DeviceRequest \(request.version), \(request.docRequests.count) doc request(s)"))
             return request
         } catch {
