@@ -1,0 +1,98 @@
+import MdocChecks
+
+/// A minimal, deterministic JSON writer (RFC 8259) for the few JSON columns the store fills
+/// itself: evidence lists, run inputs and audit details. Keys keep the order they are given in.
+///
+/// Hand-written because the write path serializes one evidence list per check result (tens of
+/// thousands per second) and `JSONEncoder` costs more than the row insert.
+enum JSONText {
+    /// A JSON value of the kinds the store writes.
+    enum Value {
+        case string(String)
+        case int(Int64)
+        case bool(Bool)
+        case null
+        /// Already serialized JSON, inserted as is (the caller vouches for it).
+        case raw(String)
+    }
+
+    /// `s` as a JSON string literal: quotes, backslash and control characters escaped,
+    /// everything else (including non-ASCII) kept as UTF-8.
+    static func quoted(_ s: String) -> String {
+        var out = [UInt8]()
+        appendQuoted(s, to: &out)
+        return String(decoding: out, as: UTF8.self)
+    }
+
+    private static let hex: [UInt8] = Array("0123456789abcdef".utf8)
+
+    static func appendQuoted(_ s: String, to out: inout [UInt8]) {
+        out.append(UInt8(ascii: "\""))
+        for byte in s.utf8 {
+            switch byte {
+            case UInt8(ascii: "\""): out.append(contentsOf: [0x5c, 0x22])
+            case UInt8(ascii: "\\"): out.append(contentsOf: [0x5c, 0x5c])
+            case 0x0a: out.append(contentsOf: [0x5c, UInt8(ascii: "n")])
+            case 0x0d: out.append(contentsOf: [0x5c, UInt8(ascii: "r")])
+            case 0x09: out.append(contentsOf: [0x5c, UInt8(ascii: "t")])
+            case 0..<0x20:
+                out.append(contentsOf: [0x5c, UInt8(ascii: "u"), 0x30, 0x30])
+                out.append(hex[Int(byte >> 4)])
+                out.append(hex[Int(byte & 0x0f)])
+            default: out.append(byte)
+            }
+        }
+        out.append(UInt8(ascii: "\""))
+    }
+
+    static func appendValue(_ value: Value, to out: inout [UInt8]) {
+        switch value {
+        case .string(let s): appendQuoted(s, to: &out)
+        case .int(let i): out.append(contentsOf: Array(String(i).utf8))
+        case .bool(let b): out.append(contentsOf: Array((b ? "true" : "false").utf8))
+        case .null: out.append(contentsOf: Array("null".utf8))
+        case .raw(let json): out.append(contentsOf: Array(json.utf8))
+        }
+    }
+
+    /// A JSON object with the members in the given order.
+    static func object(_ members: [(String, Value)]) -> String {
+        var out = [UInt8(ascii: "{")]
+        for (index, (key, value)) in members.enumerated() {
+            if index > 0 { out.append(UInt8(ascii: ",")) }
+            appendQuoted(key, to: &out)
+            out.append(UInt8(ascii: ":"))
+            appendValue(value, to: &out)
+        }
+        out.append(UInt8(ascii: "}"))
+        return String(decoding: out, as: UTF8.self)
+    }
+
+    /// A JSON array of strings.
+    static func stringArray(_ strings: [String]) -> String {
+        var out = [UInt8(ascii: "[")]
+        for (index, s) in strings.enumerated() {
+            if index > 0 { out.append(UInt8(ascii: ",")) }
+            appendQuoted(s, to: &out)
+        }
+        out.append(UInt8(ascii: "]"))
+        return String(decoding: out, as: UTF8.self)
+    }
+
+    /// Evidence as a JSON array of `[key, value]` pairs, in order (keys may repeat):
+    /// `[["alg","ES256"],["dsFingerprint","3f…"]]`; `[]` when there is none.
+    static func evidence(_ evidence: [Evidence]) -> String {
+        if evidence.isEmpty { return "[]" }
+        var out = [UInt8(ascii: "[")]
+        for (index, item) in evidence.enumerated() {
+            if index > 0 { out.append(UInt8(ascii: ",")) }
+            out.append(UInt8(ascii: "["))
+            appendQuoted(item.key, to: &out)
+            out.append(UInt8(ascii: ","))
+            appendQuoted(item.value, to: &out)
+            out.append(UInt8(ascii: "]"))
+        }
+        out.append(UInt8(ascii: "]"))
+        return String(decoding: out, as: UTF8.self)
+    }
+}

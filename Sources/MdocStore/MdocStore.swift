@@ -1,1 +1,0 @@
-// MdocStore: see DESIGN.md, "Architecture".

@@ -1,0 +1,204 @@
+import Foundation
+import GRDB
+import MdocChecks
+
+extension ReportStore {
+    /// The stored verification a run may reuse instead of verifying `transactionID` again
+    /// (idempotency; docs/schema.md, "Idempotency and resume").
+    ///
+    /// Matches current (not superseded) verifications of the transaction under the same trust
+    /// snapshot whose verification time equals `verificationTime` exactly (at millisecond
+    /// precision), or — when `freshFor` is given, because the run's time is "now" — lies within
+    /// `[verificationTime - freshFor, verificationTime]`, both ends included. The most recent
+    /// match wins. A verification recorded after consent expired matches like any other.
+    ///
+    /// Does not look at `--force`: the caller does not ask when forced.
+    ///
+    /// - Throws: ``StoreError/Code/invalidArgument`` when `freshFor` is negative or not finite.
+    public func priorVerification(
+        transactionID: String, trustSnapshotHash: String, verificationTime: Date, freshFor: TimeInterval?
+    ) throws -> PriorVerification? {
+        let upper = try StoreTime.milliseconds(verificationTime)
+        var lower = upper
+        if let freshFor {
+            guard freshFor.isFinite, freshFor >= 0 else {
+                throw StoreError(.invalidArgument, "freshness window \(freshFor) s is negative or not finite")
+            }
+            let window = (freshFor * 1000).rounded()
+            lower = window >= Double(upper - StoreTime.minimumMilliseconds)
+                ? StoreTime.minimumMilliseconds : upper - Int64(window)
+        }
+        let lowerText = StoreTime.text(milliseconds: lower)
+        let upperText = StoreTime.text(milliseconds: upper)
+        return try read { db in
+            let row = try Row.fetchOne(
+                db,
+                sql: """
+                    SELECT v.id, v.transaction_id, v.run_id, v.verification_time, v.verdict_capture, v.verdict_now,
+                           v.consent_state, v.data_kept, v.proof_path, v.proof_sha256, t.reference_code
+                    FROM verification v JOIN txn t ON t.id = v.transaction_id
+                    WHERE v.transaction_id = ? AND v.trust_snapshot = ? AND v.superseded_by IS NULL
+                      AND v.verification_time BETWEEN ? AND ?
+                    ORDER BY v.verification_time DESC, v.id DESC
+                    LIMIT 1
+                    """,
+                arguments: [transactionID, trustSnapshotHash, lowerText, upperText])
+            guard let row else { return nil }
+            return try PriorVerification(row: row)
+        }
+    }
+
+    /// Ids of the stored transactions, other than `excluding`, whose DeviceResponse has SHA-256
+    /// `responseSHA256` (the same response captured twice: `response.replayed`), oldest first.
+    ///
+    /// Sees only committed transactions: replays within one unrecorded batch are the caller's
+    /// to find.
+    public func transactions(withResponseSHA256 responseSHA256: String, excluding: String) throws -> [String] {
+        try read { db in
+            try String.fetchAll(
+                db,
+                sql: """
+                    SELECT id FROM txn WHERE response_sha256 = ? AND id <> ?
+                    ORDER BY first_seen_at, id
+                    """,
+                arguments: [responseSHA256, excluding])
+        }
+    }
+
+    /// What run `runID` did, aggregated in SQL: transactions touched and reused, verdict counts
+    /// at both instants, ingest failures, and the `topFailingChecks` check ids failed by the
+    /// most transactions.
+    ///
+    /// - Throws: ``StoreError/Code/unknownRun``; ``StoreError/Code/invalidArgument`` for a
+    ///   negative limit.
+    public func runSummary(runID: String, topFailingChecks limit: Int = 10) throws -> RunSummary {
+        guard limit >= 0 else { throw StoreError(.invalidArgument, "limit \(limit) is negative") }
+        return try read { db in
+            guard let statusText = try String.fetchOne(db, sql: "SELECT status FROM run WHERE id = ?", arguments: [runID])
+            else { throw StoreError(.unknownRun, "no run \(runID)") }
+            guard let status = RunStatus(rawValue: statusText) else {
+                throw StoreError(.corruptRow, "run \(runID) has status \(statusText)")
+            }
+            var summary = RunSummary(
+                runID: runID, status: status, transactions: 0, reused: 0,
+                verdictNow: Dictionary(uniqueKeysWithValues: Verdict.allCases.map { ($0, 0) }),
+                verdictAtCapture: Dictionary(uniqueKeysWithValues: Verdict.allCases.map { ($0, 0) }),
+                noCaptureVerdict: 0, ingestFailures: 0, topFailingChecks: [])
+
+            let verdictRows = try Row.fetchAll(
+                db,
+                sql: """
+                    SELECT v.verdict_now, v.verdict_capture, rt.reused, count(*)
+                    FROM run_transaction rt JOIN verification v ON v.id = rt.verification_id
+                    WHERE rt.run_id = ?
+                    GROUP BY v.verdict_now, v.verdict_capture, rt.reused
+                    """,
+                arguments: [runID])
+            for row in verdictRows {
+                let nowText: String = try row.decode(atIndex: 0)
+                let captureText: String? = try row.decode(atIndex: 1)
+                let reused: Bool = try row.decode(atIndex: 2)
+                let count: Int = try row.decode(atIndex: 3)
+                guard let now = Verdict(rawValue: nowText) else {
+                    throw StoreError(.corruptRow, "verdict_now \(nowText)")
+                }
+                summary.transactions += count
+                if reused { summary.reused += count }
+                summary.verdictNow[now, default: 0] += count
+                if let captureText {
+                    guard let capture = Verdict(rawValue: captureText) else {
+                        throw StoreError(.corruptRow, "verdict_capture \(captureText)")
+                    }
+                    summary.verdictAtCapture[capture, default: 0] += count
+                } else {
+                    summary.noCaptureVerdict += count
+                }
+            }
+            summary.ingestFailures =
+                try Int.fetchOne(db, sql: "SELECT count(*) FROM ingest_failure WHERE run_id = ?", arguments: [runID]) ?? 0
+            let failing = try Row.fetchAll(
+                db,
+                sql: """
+                    SELECT c.check_id, count(DISTINCT c.verification_id) AS n
+                    FROM run_transaction rt JOIN check_result c ON c.verification_id = rt.verification_id
+                    WHERE rt.run_id = ? AND c.status = 'fail'
+                    GROUP BY c.check_id
+                    ORDER BY n DESC, c.check_id
+                    LIMIT ?
+                    """,
+                arguments: [runID, limit])
+            summary.topFailingChecks = try failing.map { row in
+                FailingCheck(id: CheckID(try row.decode(String.self, atIndex: 0)), transactions: try row.decode(atIndex: 1))
+            }
+            return summary
+        }
+    }
+
+    /// The id of the most recently started run, if any.
+    public func latestRunID() throws -> String? {
+        try read { db in
+            try String.fetchOne(db, sql: "SELECT id FROM run ORDER BY started_at DESC, rowid DESC LIMIT 1")
+        }
+    }
+
+    /// The status of run `runID`, or `nil` if there is no such run.
+    public func runStatus(runID: String) throws -> RunStatus? {
+        try read { db in
+            guard let text = try String.fetchOne(db, sql: "SELECT status FROM run WHERE id = ?", arguments: [runID])
+            else { return nil }
+            guard let status = RunStatus(rawValue: text) else {
+                throw StoreError(.corruptRow, "run \(runID) has status \(text)")
+            }
+            return status
+        }
+    }
+
+    /// The proof bundles of every transaction run `runID` touched (verified, or reused with the
+    /// earlier run's proof), by reference code: what the run manifest commits to.
+    public func proofs(runID: String) throws -> [ProofEntry] {
+        try read { db in
+            try Row.fetchAll(
+                db,
+                sql: """
+                    SELECT t.reference_code, t.id, v.proof_path, v.proof_sha256
+                    FROM run_transaction rt
+                    JOIN verification v ON v.id = rt.verification_id
+                    JOIN txn t ON t.id = rt.transaction_id
+                    WHERE rt.run_id = ? AND v.proof_path IS NOT NULL
+                    ORDER BY t.reference_code
+                    """,
+                arguments: [runID]
+            ).map { row in
+                ProofEntry(
+                    referenceCode: try row.decode(atIndex: 0), transactionID: try row.decode(atIndex: 1),
+                    path: try row.decode(atIndex: 2), sha256: try row.decode(atIndex: 3))
+            }
+        }
+    }
+}
+
+extension PriorVerification {
+    init(row: Row) throws {
+        let verificationTimeText: String = try row.decode(atIndex: 3)
+        let captureText: String? = try row.decode(atIndex: 4)
+        let nowText: String = try row.decode(atIndex: 5)
+        let consentText: String = try row.decode(atIndex: 6)
+        guard let verificationTime = StoreTime.date(verificationTimeText),
+            let verdictNow = Verdict(rawValue: nowText),
+            let consentState = ConsentState(rawValue: consentText)
+        else { throw StoreError(.corruptRow, "verification row does not have the schema's shape") }
+        var verdictAtCapture: Verdict?
+        if let captureText {
+            guard let verdict = Verdict(rawValue: captureText) else {
+                throw StoreError(.corruptRow, "verdict_capture \(captureText)")
+            }
+            verdictAtCapture = verdict
+        }
+        self.init(
+            verificationID: try row.decode(atIndex: 0), transactionID: try row.decode(atIndex: 1),
+            runID: try row.decode(atIndex: 2), verificationTime: verificationTime,
+            verdictAtCapture: verdictAtCapture, verdictNow: verdictNow, consentState: consentState,
+            dataKept: try row.decode(atIndex: 7), referenceCode: try row.decode(atIndex: 10),
+            proofPath: try row.decode(atIndex: 8), proofSHA256: try row.decode(atIndex: 9))
+    }
+}

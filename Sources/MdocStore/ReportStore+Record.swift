@@ -1,0 +1,333 @@
+import Foundation
+import GRDB
+import MdocChecks
+
+extension ReportStore {
+    /// The check id whose results a `keepData: false` outcome keeps (consent expired).
+    static let consentWindowCheck = CheckID("consent.window")
+
+    /// Records a batch of verification outcomes of run `runID`, in ONE database transaction:
+    /// for each outcome the transaction row (if new), a verification row with its verdicts,
+    /// check results, documents and elements, certificates, images and input hashes, the
+    /// `run_transaction` link, and one `transaction.verified` audit entry.
+    ///
+    /// Idempotent: an outcome whose (transaction, trust snapshot, verification time) this run
+    /// already recorded is skipped, so calling again with the same batch after a crash adds
+    /// nothing. An outcome with the key of a verification made by *another* run (`--force`)
+    /// supersedes it: the old verification and its rows stay (its run still shows them), its
+    /// `superseded_by` points at the new one, and the audit entry is `transaction.reverified`.
+    ///
+    /// When ``TransactionOutcome/keepData`` is false (consent expired), only the transaction
+    /// row, the verification with its verdicts and the `consent.window` check results are
+    /// stored. Element values are stored only when an outcome carries them.
+    ///
+    /// Does not judge anything: verdicts, check results and the consent state are stored as given.
+    ///
+    /// - Throws: ``StoreError/Code/batchTooLarge``, ``StoreError/Code/unknownRun``,
+    ///   ``StoreError/Code/runNotRunning``, ``StoreError/Code/referenceCodeCollision``,
+    ///   ``StoreError/Code/constraintViolation`` (a value the schema refuses, e.g. a fingerprint
+    ///   that is not lower-case hex). Nothing of the batch is written when it throws.
+    public func record(_ outcomes: [TransactionOutcome], runID: String) throws {
+        guard outcomes.count <= Limits.maximumBatchCount else {
+            throw StoreError(
+                .batchTooLarge, "\(outcomes.count) outcomes in one batch; at most \(Limits.maximumBatchCount)")
+        }
+        guard !outcomes.isEmpty else { return }
+        // Formatting (times, JSON) happens before taking the write lock.
+        let prepared = try outcomes.map(PreparedOutcome.init)
+        let at = try now()
+        try write { db in
+            try requireRunning(db, runID: runID)
+            let statements = try RecordStatements(db)
+            var audit = try AuditAppender(db, at: at)
+            for outcome in prepared {
+                try record(outcome, runID: runID, db: db, statements: statements, audit: &audit)
+            }
+        }
+    }
+
+    private func record(
+        _ outcome: PreparedOutcome, runID: String, db: Database, statements: RecordStatements,
+        audit: inout AuditAppender
+    ) throws {
+        var transaction = outcome.transaction
+        transaction.firstRunID = runID
+        transaction.firstSeenAt = audit.at
+        do {
+            try transaction.insert(using: statements.insertTransaction)
+        } catch let error as DatabaseError where error.extendedResultCode == .SQLITE_CONSTRAINT_UNIQUE {
+            // ON CONFLICT(id) DO NOTHING covers the id; the only other UNIQUE is reference_code.
+            throw StoreError(
+                .referenceCodeCollision,
+                "reference code \(transaction.referenceCode) of transaction \(transaction.id) is used by another transaction",
+                sqliteExtendedCode: error.extendedResultCode.rawValue)
+        }
+
+        var verification = outcome.verification
+        verification.runID = runID
+        verification.verifiedAt = audit.at
+        var superseded: Int64?
+        if let existing = try Row.fetchOne(
+            statements.findVerification,
+            arguments: [verification.transactionID, verification.trustSnapshot, verification.verificationTime])
+        {
+            let existingID: Int64 = try existing.decode(atIndex: 0)
+            let existingRun: String = try existing.decode(atIndex: 1)
+            if existingRun == runID {
+                // Recorded by this run already (a batch replayed after a crash, or a duplicate).
+                try RunTransactionRecord(
+                    runID: runID, transactionID: transaction.id, verificationID: existingID, reused: false
+                ).insert(using: statements.insertRunTransactionIfNew)
+                return
+            }
+            // A forced re-verification under the same key: the new row supersedes the old one.
+            let maxID = try Int64.fetchOne(db, sql: "SELECT max(id) FROM verification") ?? 0
+            let (newID, overflow) = maxID.addingReportingOverflow(1)
+            guard !overflow else { throw StoreError(.database, "verification id overflow") }
+            try db.execute(
+                sql: "UPDATE verification SET superseded_by = ? WHERE id = ?", arguments: [newID, existingID])
+            verification.id = newID
+            superseded = existingID
+        }
+        try verification.insert(using: statements.insertVerification)
+        let verificationID = verification.id ?? db.lastInsertedRowID
+
+        for var check in outcome.checks {
+            check.verificationID = verificationID
+            try check.insert(using: statements.insertCheck)
+        }
+        for document in outcome.documents {
+            var record = document.record
+            record.verificationID = verificationID
+            try record.insert(using: statements.insertDocument)
+            let documentID = db.lastInsertedRowID
+            for var element in document.elements {
+                element.documentID = documentID
+                try element.insert(using: statements.insertElement)
+            }
+        }
+        for certificate in outcome.certificates {
+            try certificate.insert(using: statements.insertCertificateIfNew)
+            try VerificationCertificateRecord(
+                verificationID: verificationID, fingerprint: certificate.fingerprint, role: certificate.role
+            ).insert(using: statements.insertVerificationCertificateIfNew)
+        }
+        for var image in outcome.images {
+            image.verificationID = verificationID
+            try image.insert(using: statements.insertImage)
+        }
+        for input in outcome.inputs {
+            try input.insert(using: statements.insertInputFileIfNew)
+        }
+        try RunTransactionRecord(
+            runID: runID, transactionID: transaction.id, verificationID: verificationID, reused: false
+        ).insert(using: statements.upsertRunTransaction)
+
+        var details: [(String, JSONText.Value)] = [
+            ("verificationID", .int(verificationID)),
+            ("referenceCode", .string(transaction.referenceCode)),
+            ("verdictNow", .string(verification.verdictNow)),
+            ("verdictAtCapture", verification.verdictCapture.map { .string($0) } ?? .null),
+            ("trustSnapshot", .string(verification.trustSnapshot)),
+            ("verificationTime", .string(verification.verificationTime)),
+            ("consentState", .string(verification.consentState)),
+            ("dataKept", .bool(verification.dataKept)),
+            ("proofSHA256", verification.proofSHA256.map { .string($0) } ?? .null),
+        ]
+        if let superseded { details.append(("supersedes", .int(superseded))) }
+        try audit.append(
+            db, event: superseded == nil ? "transaction.verified" : "transaction.reverified", runID: runID,
+            transactionID: transaction.id, details: JSONText.object(details), statement: statements.insertAudit)
+    }
+
+    /// Links run `runID` to earlier verifications it reuses instead of verifying again
+    /// (`run_transaction.reused = 1`), with one `transaction.reused` audit entry per new link,
+    /// in one database transaction. Idempotent: a link the run already has is left as it is.
+    ///
+    /// - Throws: ``StoreError/Code/unknownVerification`` when a verification id does not exist
+    ///   or belongs to another transaction; ``StoreError/Code/batchTooLarge``,
+    ///   ``StoreError/Code/unknownRun``, ``StoreError/Code/runNotRunning``.
+    public func recordReused(_ prior: [ReusedResult], runID: String) throws {
+        guard prior.count <= Limits.maximumBatchCount else {
+            throw StoreError(.batchTooLarge, "\(prior.count) reused results in one batch; at most \(Limits.maximumBatchCount)")
+        }
+        guard !prior.isEmpty else { return }
+        let at = try now()
+        try write { db in
+            try requireRunning(db, runID: runID)
+            let statements = try RecordStatements(db)
+            var audit = try AuditAppender(db, at: at)
+            for item in prior {
+                let owner = try String.fetchOne(
+                    db, sql: "SELECT transaction_id FROM verification WHERE id = ?", arguments: [item.verificationID])
+                guard owner == item.transactionID else {
+                    throw StoreError(
+                        .unknownVerification,
+                        "verification \(item.verificationID) is not a verification of transaction \(item.transactionID)")
+                }
+                try RunTransactionRecord(
+                    runID: runID, transactionID: item.transactionID, verificationID: item.verificationID, reused: true
+                ).insert(using: statements.insertRunTransactionIfNew)
+                if db.changesCount == 1 {
+                    try audit.append(
+                        db, event: "transaction.reused", runID: runID, transactionID: item.transactionID,
+                        details: JSONText.object([("verificationID", .int(item.verificationID))]),
+                        statement: statements.insertAudit)
+                }
+            }
+        }
+    }
+
+    /// Records inputs of run `runID` that did not become transactions, with one `ingest.failed`
+    /// audit entry each. Idempotent per (run, source, code).
+    public func recordIngestFailures(_ failures: [IngestFailure], runID: String) throws {
+        guard failures.count <= Limits.maximumBatchCount else {
+            throw StoreError(.batchTooLarge, "\(failures.count) ingest failures in one batch; at most \(Limits.maximumBatchCount)")
+        }
+        guard !failures.isEmpty else { return }
+        let at = try now()
+        try write { db in
+            try requireRunning(db, runID: runID)
+            let insert = try db.cachedStatement(sql: IngestFailureRecord.insertSQL(suffix: " ON CONFLICT(run_id, source, code) DO NOTHING"))
+            var audit = try AuditAppender(db, at: at)
+            for failure in failures {
+                try IngestFailureRecord(
+                    id: nil, runID: runID, source: failure.source, code: failure.code, reason: failure.reason
+                ).insert(using: insert)
+                if db.changesCount == 1 {
+                    try audit.append(
+                        db, event: "ingest.failed", runID: runID, transactionID: nil,
+                        details: JSONText.object([("source", .string(failure.source)), ("code", .string(failure.code))]))
+                }
+            }
+        }
+    }
+}
+
+// MARK: - Prepared rows
+
+/// An outcome turned into rows (times formatted, JSON serialized) outside the write lock.
+/// Ids that only the database knows (verification, document) are filled in while inserting.
+struct PreparedOutcome {
+    struct Document {
+        var record: DocumentRecord
+        var elements: [ElementRecord]
+    }
+
+    var transaction: TransactionRecord
+    var verification: VerificationRecord
+    var checks: [CheckResultRecord]
+    var documents: [Document]
+    var certificates: [CertificateRecord]
+    var images: [ImageRecord]
+    var inputs: [InputFileRecord]
+
+    init(_ outcome: TransactionOutcome) throws {
+        transaction = TransactionRecord(
+            id: outcome.transactionID, displayName: outcome.displayName, source: outcome.source,
+            capturedAt: try StoreTime.text(outcome.capturedAt), responseSHA256: outcome.responseSHA256,
+            referenceCode: outcome.referenceCode, consentReference: outcome.consentReference,
+            consentExpiresAt: try StoreTime.text(outcome.consentExpiresAt), firstRunID: "", firstSeenAt: "")
+        let keep = outcome.keepData
+        verification = VerificationRecord(
+            id: nil, transactionID: outcome.transactionID, runID: "", verifiedAt: "",
+            verificationTime: try StoreTime.text(outcome.verificationTime), trustSnapshot: outcome.trustSnapshotHash,
+            verdictCapture: outcome.verdictAtCapture?.rawValue, verdictNow: outcome.verdictNow.rawValue,
+            consentState: outcome.consentState.rawValue, dataKept: keep,
+            proofPath: keep ? outcome.proofPath : nil, proofSHA256: keep ? outcome.proofSHA256 : nil,
+            supersededBy: nil)
+
+        let keptChecks = keep ? outcome.checks : outcome.checks.filter { $0.id == ReportStore.consentWindowCheck }
+        checks = keptChecks.enumerated().map { seq, check in
+            CheckResultRecord(
+                verificationID: 0, seq: Int64(seq), checkID: check.id.rawValue, status: check.status.rawValue,
+                instant: check.instant?.rawValue, subject: check.subject, detail: check.detail,
+                evidenceJSON: JSONText.evidence(check.evidence))
+        }
+        guard keep else {
+            documents = []
+            certificates = []
+            images = []
+            inputs = []
+            return
+        }
+        documents = try outcome.documents.map { document in
+            guard document.index >= 0 else {
+                throw StoreError(.invalidArgument, "document index \(document.index) of \(outcome.transactionID) is negative")
+            }
+            let record = DocumentRecord(
+                id: nil, verificationID: 0, idx: Int64(document.index), docType: document.docType,
+                dsFingerprint: document.dsFingerprint, iacaFingerprint: document.iacaFingerprint,
+                msoSigned: try StoreTime.text(document.msoSigned),
+                msoValidFrom: try StoreTime.text(document.msoValidFrom),
+                msoValidUntil: try StoreTime.text(document.msoValidUntil),
+                msoExpectedUpdate: try StoreTime.text(document.msoExpectedUpdate),
+                digestAlgorithm: document.digestAlgorithm)
+            let elements = document.elements.enumerated().map { seq, element in
+                ElementRecord(
+                    documentID: 0, seq: Int64(seq), namespace: element.namespace, identifier: element.identifier,
+                    digestID: element.digestID.flatMap { Int64(exactly: $0) }, digestHex: element.digestHex,
+                    valueJSON: element.valueJSON)
+            }
+            return Document(record: record, elements: elements)
+        }
+        certificates = try outcome.certificates.map { certificate in
+            CertificateRecord(
+                fingerprint: certificate.fingerprint, role: certificate.role.rawValue, subject: certificate.subject,
+                issuer: certificate.issuer, serialHex: certificate.serialHex,
+                notBefore: try StoreTime.text(certificate.notBefore), notAfter: try StoreTime.text(certificate.notAfter),
+                country: certificate.country)
+        }
+        images = outcome.images.enumerated().map { seq, image in
+            ImageRecord(verificationID: 0, seq: Int64(seq), summary: image)
+        }
+        inputs = outcome.inputHashes.enumerated().map { seq, input in
+            InputFileRecord(transactionID: outcome.transactionID, seq: Int64(seq), path: input.path, sha256: input.sha256)
+        }
+    }
+}
+
+/// The statements of the write path, prepared (or taken from GRDB's cache) once per batch.
+struct RecordStatements {
+    let insertTransaction: Statement
+    let findVerification: Statement
+    let insertVerification: Statement
+    let insertRunTransactionIfNew: Statement
+    let upsertRunTransaction: Statement
+    let insertCheck: Statement
+    let insertDocument: Statement
+    let insertElement: Statement
+    let insertCertificateIfNew: Statement
+    let insertVerificationCertificateIfNew: Statement
+    let insertImage: Statement
+    let insertInputFileIfNew: Statement
+    let insertAudit: Statement
+
+    init(_ db: Database) throws {
+        insertTransaction = try db.cachedStatement(
+            sql: TransactionRecord.insertSQL(suffix: " ON CONFLICT(id) DO NOTHING"))
+        findVerification = try db.cachedStatement(
+            sql: """
+                SELECT id, run_id FROM verification
+                WHERE transaction_id = ? AND trust_snapshot = ? AND verification_time = ? AND superseded_by IS NULL
+                """)
+        insertVerification = try db.cachedStatement(sql: VerificationRecord.insertSQL())
+        insertRunTransactionIfNew = try db.cachedStatement(sql: RunTransactionRecord.insertSQL(suffix: " ON CONFLICT(run_id, transaction_id) DO NOTHING"))
+        upsertRunTransaction = try db.cachedStatement(
+            sql: RunTransactionRecord.insertSQL(
+                suffix: """
+                     ON CONFLICT(run_id, transaction_id) DO UPDATE SET
+                      verification_id = excluded.verification_id, reused = excluded.reused
+                    """))
+        insertCheck = try db.cachedStatement(sql: CheckResultRecord.insertSQL())
+        insertDocument = try db.cachedStatement(sql: DocumentRecord.insertSQL())
+        insertElement = try db.cachedStatement(sql: ElementRecord.insertSQL())
+        insertCertificateIfNew = try db.cachedStatement(sql: CertificateRecord.insertSQL(suffix: " ON CONFLICT(fingerprint) DO NOTHING"))
+        insertVerificationCertificateIfNew = try db.cachedStatement(
+            sql: VerificationCertificateRecord.insertSQL(
+                suffix: " ON CONFLICT(verification_id, fingerprint, role) DO NOTHING"))
+        insertImage = try db.cachedStatement(sql: ImageRecord.insertSQL())
+        insertInputFileIfNew = try db.cachedStatement(sql: InputFileRecord.insertSQL(suffix: " ON CONFLICT(transaction_id, seq) DO NOTHING"))
+        insertAudit = try db.cachedStatement(sql: AuditLogRecord.insertSQL())
+    }
+}

@@ -1,0 +1,240 @@
+import GRDB
+
+/// The schema of the report store, as frozen migrations (docs/schema.md).
+///
+/// Migrations are history: once shipped, a migration's SQL is never edited; a change is a new
+/// migration appended to ``migrator``. They never refer to the record types of this module.
+enum StoreSchema {
+    /// The schema version this build writes (`PRAGMA user_version`, and the number of migrations).
+    static let version = 1
+
+    /// Identifiers of the migrations this build knows, in order (recorded by GRDB in `grdb_migrations`).
+    static let migrationIdentifiers = ["v1"]
+
+    static var migrator: DatabaseMigrator {
+        var migrator = DatabaseMigrator()
+        migrator.registerMigration("v1") { db in
+            try db.execute(sql: v1)
+        }
+        return migrator
+    }
+
+    /// Migration "v1": every table, index and trigger of schema version 1. Frozen.
+    static let v1 = #"""
+        -- mdocverify report store, schema version 1 (migration "v1"). Frozen: never edited once shipped.
+        -- Instants: TEXT 'YYYY-MM-DDTHH:MM:SS.mmmZ' (UTC, milliseconds). Hashes and fingerprints:
+        -- lower-case hex SHA-256 (64 characters). Booleans: INTEGER 0 or 1.
+
+        CREATE TABLE run (
+          id                TEXT    NOT NULL PRIMARY KEY CHECK (length(id) BETWEEN 1 AND 200),
+          started_at        TEXT    NOT NULL CHECK (started_at GLOB '[0-9][0-9][0-9][0-9]-[01][0-9]-[0-3][0-9]T[0-2][0-9]:[0-5][0-9]:[0-5][0-9].[0-9][0-9][0-9]Z'),
+          finished_at       TEXT             CHECK (finished_at GLOB '[0-9][0-9][0-9][0-9]-[01][0-9]-[0-3][0-9]T[0-2][0-9]:[0-5][0-9]:[0-5][0-9].[0-9][0-9][0-9]Z'),
+          verification_time TEXT    NOT NULL CHECK (verification_time GLOB '[0-9][0-9][0-9][0-9]-[01][0-9]-[0-3][0-9]T[0-2][0-9]:[0-5][0-9]:[0-5][0-9].[0-9][0-9][0-9]Z'),
+          time_is_now       INTEGER NOT NULL CHECK (time_is_now IN (0, 1)),
+          trust_snapshot    TEXT    NOT NULL CHECK (length(trust_snapshot) = 64 AND trust_snapshot NOT GLOB '*[^0-9a-f]*'),
+          options_json      TEXT    NOT NULL CHECK (json_valid(options_json)),
+          processor_version TEXT    NOT NULL,
+          inputs_json       TEXT    NOT NULL CHECK (json_valid(inputs_json) AND json_type(inputs_json) = 'array'),
+          status            TEXT    NOT NULL CHECK (status IN ('running', 'finished', 'interrupted')),
+          manifest_path     TEXT,
+          merkle_root       TEXT             CHECK (length(merkle_root) = 64 AND merkle_root NOT GLOB '*[^0-9a-f]*'),
+          proof_count       INTEGER          CHECK (proof_count >= 0),
+          CHECK ((status = 'finished') = (finished_at IS NOT NULL))
+        );
+        CREATE INDEX run_started ON run(started_at);
+
+        CREATE TABLE txn (
+          id                 TEXT NOT NULL PRIMARY KEY CHECK (length(id) = 64 AND id NOT GLOB '*[^0-9a-f]*'),
+          display_name       TEXT NOT NULL,
+          source             TEXT NOT NULL,
+          captured_at        TEXT          CHECK (captured_at GLOB '[0-9][0-9][0-9][0-9]-[01][0-9]-[0-3][0-9]T[0-2][0-9]:[0-5][0-9]:[0-5][0-9].[0-9][0-9][0-9]Z'),
+          response_sha256    TEXT          CHECK (length(response_sha256) = 64 AND response_sha256 NOT GLOB '*[^0-9a-f]*'),
+          reference_code     TEXT NOT NULL UNIQUE CHECK (length(reference_code) > 0),
+          consent_reference  TEXT,
+          consent_expires_at TEXT          CHECK (consent_expires_at GLOB '[0-9][0-9][0-9][0-9]-[01][0-9]-[0-3][0-9]T[0-2][0-9]:[0-5][0-9]:[0-5][0-9].[0-9][0-9][0-9]Z'),
+          first_run_id       TEXT NOT NULL REFERENCES run(id),
+          first_seen_at      TEXT NOT NULL CHECK (first_seen_at GLOB '[0-9][0-9][0-9][0-9]-[01][0-9]-[0-3][0-9]T[0-2][0-9]:[0-5][0-9]:[0-5][0-9].[0-9][0-9][0-9]Z')
+        );
+        CREATE INDEX txn_response ON txn(response_sha256);
+        CREATE INDEX txn_source ON txn(source);
+        CREATE INDEX txn_capture_day ON txn(substr(captured_at, 1, 10));
+        CREATE INDEX txn_first_run ON txn(first_run_id);
+
+        CREATE TABLE verification (
+          id                INTEGER PRIMARY KEY,
+          transaction_id    TEXT    NOT NULL REFERENCES txn(id),
+          run_id            TEXT    NOT NULL REFERENCES run(id),
+          verified_at       TEXT    NOT NULL CHECK (verified_at GLOB '[0-9][0-9][0-9][0-9]-[01][0-9]-[0-3][0-9]T[0-2][0-9]:[0-5][0-9]:[0-5][0-9].[0-9][0-9][0-9]Z'),
+          verification_time TEXT    NOT NULL CHECK (verification_time GLOB '[0-9][0-9][0-9][0-9]-[01][0-9]-[0-3][0-9]T[0-2][0-9]:[0-5][0-9]:[0-5][0-9].[0-9][0-9][0-9]Z'),
+          trust_snapshot    TEXT    NOT NULL CHECK (length(trust_snapshot) = 64 AND trust_snapshot NOT GLOB '*[^0-9a-f]*'),
+          verdict_capture   TEXT             CHECK (verdict_capture IN ('valid', 'invalid', 'indeterminate')),
+          verdict_now       TEXT    NOT NULL CHECK (verdict_now IN ('valid', 'invalid', 'indeterminate')),
+          consent_state     TEXT    NOT NULL CHECK (consent_state IN ('none', 'valid', 'expired', 'notYetGranted')),
+          data_kept         INTEGER NOT NULL CHECK (data_kept IN (0, 1)),
+          proof_path        TEXT,
+          proof_sha256      TEXT             CHECK (length(proof_sha256) = 64 AND proof_sha256 NOT GLOB '*[^0-9a-f]*'),
+          superseded_by     INTEGER          REFERENCES verification(id) DEFERRABLE INITIALLY DEFERRED
+                                             CHECK (superseded_by > id),
+          CHECK ((proof_path IS NULL) = (proof_sha256 IS NULL)),
+          CHECK (data_kept = 1 OR proof_path IS NULL),
+          UNIQUE (id, transaction_id)
+        );
+        CREATE UNIQUE INDEX verification_key
+          ON verification(transaction_id, trust_snapshot, verification_time) WHERE superseded_by IS NULL;
+        CREATE INDEX verification_run ON verification(run_id);
+        CREATE INDEX verification_verdicts ON verification(verdict_now, verdict_capture);
+
+        CREATE TABLE run_transaction (
+          run_id          TEXT    NOT NULL REFERENCES run(id),
+          transaction_id  TEXT    NOT NULL REFERENCES txn(id),
+          verification_id INTEGER NOT NULL,
+          reused          INTEGER NOT NULL CHECK (reused IN (0, 1)),
+          PRIMARY KEY (run_id, transaction_id),
+          FOREIGN KEY (verification_id, transaction_id) REFERENCES verification(id, transaction_id)
+        ) WITHOUT ROWID;
+        CREATE INDEX run_transaction_verification ON run_transaction(verification_id);
+        CREATE INDEX run_transaction_transaction ON run_transaction(transaction_id);
+
+        CREATE TABLE check_result (
+          verification_id INTEGER NOT NULL REFERENCES verification(id) ON DELETE CASCADE,
+          seq             INTEGER NOT NULL CHECK (seq >= 0),
+          check_id        TEXT    NOT NULL CHECK (length(check_id) > 0),
+          status          TEXT    NOT NULL CHECK (status IN ('pass', 'fail', 'warn', 'skipped', 'unchecked')),
+          instant         TEXT             CHECK (instant IN ('capture', 'verification')),
+          subject         TEXT    NOT NULL,
+          detail          TEXT    NOT NULL,
+          evidence_json   TEXT    NOT NULL,
+          PRIMARY KEY (verification_id, seq)
+        ) WITHOUT ROWID;
+        CREATE INDEX check_result_check_status ON check_result(check_id, status);
+        CREATE INDEX check_result_status_check ON check_result(status, check_id);
+
+        CREATE TABLE document (
+          id                  INTEGER PRIMARY KEY,
+          verification_id     INTEGER NOT NULL REFERENCES verification(id) ON DELETE CASCADE,
+          idx                 INTEGER NOT NULL CHECK (idx >= 0),
+          doc_type            TEXT    NOT NULL,
+          ds_fingerprint      TEXT             CHECK (length(ds_fingerprint) = 64 AND ds_fingerprint NOT GLOB '*[^0-9a-f]*'),
+          iaca_fingerprint    TEXT             CHECK (length(iaca_fingerprint) = 64 AND iaca_fingerprint NOT GLOB '*[^0-9a-f]*'),
+          mso_signed          TEXT             CHECK (mso_signed GLOB '[0-9][0-9][0-9][0-9]-[01][0-9]-[0-3][0-9]T[0-2][0-9]:[0-5][0-9]:[0-5][0-9].[0-9][0-9][0-9]Z'),
+          mso_valid_from      TEXT             CHECK (mso_valid_from GLOB '[0-9][0-9][0-9][0-9]-[01][0-9]-[0-3][0-9]T[0-2][0-9]:[0-5][0-9]:[0-5][0-9].[0-9][0-9][0-9]Z'),
+          mso_valid_until     TEXT             CHECK (mso_valid_until GLOB '[0-9][0-9][0-9][0-9]-[01][0-9]-[0-3][0-9]T[0-2][0-9]:[0-5][0-9]:[0-5][0-9].[0-9][0-9][0-9]Z'),
+          mso_expected_update TEXT             CHECK (mso_expected_update GLOB '[0-9][0-9][0-9][0-9]-[01][0-9]-[0-3][0-9]T[0-2][0-9]:[0-5][0-9]:[0-5][0-9].[0-9][0-9][0-9]Z'),
+          digest_algorithm    TEXT,
+          UNIQUE (verification_id, idx)
+        );
+        CREATE INDEX document_ds ON document(ds_fingerprint);
+        CREATE INDEX document_iaca ON document(iaca_fingerprint);
+        CREATE INDEX document_doc_type ON document(doc_type);
+
+        CREATE TABLE element (
+          document_id INTEGER NOT NULL REFERENCES document(id) ON DELETE CASCADE,
+          seq         INTEGER NOT NULL CHECK (seq >= 0),
+          namespace   TEXT    NOT NULL,
+          identifier  TEXT    NOT NULL,
+          digest_id   INTEGER          CHECK (digest_id >= 0),
+          digest_hex  TEXT             CHECK (length(digest_hex) > 0 AND digest_hex NOT GLOB '*[^0-9a-f]*'),
+          value_json  TEXT             CHECK (value_json IS NULL OR json_valid(value_json)),
+          PRIMARY KEY (document_id, seq)
+        ) WITHOUT ROWID;
+        CREATE INDEX element_identifier ON element(namespace, identifier);
+
+        CREATE TABLE certificate (
+          fingerprint TEXT NOT NULL PRIMARY KEY CHECK (length(fingerprint) = 64 AND fingerprint NOT GLOB '*[^0-9a-f]*'),
+          role        TEXT NOT NULL CHECK (role IN ('ds', 'iaca', 'reader', 'readerRoot', 'processor')),
+          subject     TEXT NOT NULL,
+          issuer      TEXT NOT NULL,
+          serial_hex  TEXT NOT NULL CHECK (serial_hex NOT GLOB '*[^0-9a-f]*'),
+          not_before  TEXT NOT NULL CHECK (not_before GLOB '[0-9][0-9][0-9][0-9]-[01][0-9]-[0-3][0-9]T[0-2][0-9]:[0-5][0-9]:[0-5][0-9].[0-9][0-9][0-9]Z'),
+          not_after   TEXT NOT NULL CHECK (not_after GLOB '[0-9][0-9][0-9][0-9]-[01][0-9]-[0-3][0-9]T[0-2][0-9]:[0-5][0-9]:[0-5][0-9].[0-9][0-9][0-9]Z'),
+          country     TEXT
+        ) WITHOUT ROWID;
+
+        CREATE TABLE verification_certificate (
+          verification_id INTEGER NOT NULL REFERENCES verification(id) ON DELETE CASCADE,
+          fingerprint     TEXT    NOT NULL REFERENCES certificate(fingerprint),
+          role            TEXT    NOT NULL CHECK (role IN ('ds', 'iaca', 'reader', 'readerRoot', 'processor')),
+          PRIMARY KEY (verification_id, fingerprint, role)
+        ) WITHOUT ROWID;
+        CREATE INDEX verification_certificate_fingerprint ON verification_certificate(fingerprint);
+
+        CREATE TABLE image (
+          verification_id   INTEGER NOT NULL REFERENCES verification(id) ON DELETE CASCADE,
+          seq               INTEGER NOT NULL CHECK (seq >= 0),
+          upload_id         TEXT    NOT NULL,
+          document_type     TEXT    NOT NULL,
+          side              TEXT    NOT NULL,
+          outcome           TEXT    NOT NULL CHECK (outcome IN ('kept', 'reencoded', 'rejected')),
+          reason            TEXT,
+          original_sha256   TEXT    NOT NULL CHECK (length(original_sha256) = 64 AND original_sha256 NOT GLOB '*[^0-9a-f]*'),
+          original_bytes    INTEGER NOT NULL CHECK (original_bytes >= 0),
+          original_format   TEXT    NOT NULL,
+          original_width    INTEGER          CHECK (original_width >= 0),
+          original_height   INTEGER          CHECK (original_height >= 0),
+          output_sha256     TEXT             CHECK (length(output_sha256) = 64 AND output_sha256 NOT GLOB '*[^0-9a-f]*'),
+          output_bytes      INTEGER          CHECK (output_bytes >= 0),
+          output_width      INTEGER          CHECK (output_width >= 0),
+          output_height     INTEGER          CHECK (output_height >= 0),
+          quality           INTEGER          CHECK (quality BETWEEN 1 AND 100),
+          scale_denominator INTEGER          CHECK (scale_denominator >= 1),
+          passes            INTEGER NOT NULL CHECK (passes >= 0),
+          output_path       TEXT,
+          supersedes        TEXT,
+          CHECK (outcome <> 'rejected' OR output_sha256 IS NULL),
+          CHECK (outcome <> 'reencoded' OR output_sha256 IS NOT NULL),
+          PRIMARY KEY (verification_id, seq)
+        ) WITHOUT ROWID;
+        CREATE INDEX image_outcome ON image(outcome);
+
+        CREATE TABLE input_file (
+          transaction_id TEXT    NOT NULL REFERENCES txn(id),
+          seq            INTEGER NOT NULL CHECK (seq >= 0),
+          path           TEXT    NOT NULL,
+          sha256         TEXT    NOT NULL CHECK (length(sha256) = 64 AND sha256 NOT GLOB '*[^0-9a-f]*'),
+          PRIMARY KEY (transaction_id, seq)
+        ) WITHOUT ROWID;
+
+        CREATE TABLE ingest_failure (
+          id     INTEGER PRIMARY KEY,
+          run_id TEXT NOT NULL REFERENCES run(id),
+          source TEXT NOT NULL,
+          code   TEXT NOT NULL CHECK (length(code) > 0),
+          reason TEXT NOT NULL,
+          UNIQUE (run_id, source, code)
+        );
+        CREATE INDEX ingest_failure_code ON ingest_failure(code);
+
+        CREATE TABLE audit_log (
+          seq            INTEGER PRIMARY KEY CHECK (seq >= 1),
+          at             TEXT NOT NULL CHECK (at GLOB '[0-9][0-9][0-9][0-9]-[01][0-9]-[0-3][0-9]T[0-2][0-9]:[0-5][0-9]:[0-5][0-9].[0-9][0-9][0-9]Z'),
+          run_id         TEXT          REFERENCES run(id),
+          event          TEXT NOT NULL CHECK (length(event) > 0),
+          transaction_id TEXT,
+          details_json   TEXT NOT NULL CHECK (json_valid(details_json)),
+          prev_hash      TEXT NOT NULL CHECK (length(prev_hash) = 64 AND prev_hash NOT GLOB '*[^0-9a-f]*'),
+          hash           TEXT NOT NULL UNIQUE CHECK (length(hash) = 64 AND hash NOT GLOB '*[^0-9a-f]*')
+        );
+        CREATE INDEX audit_log_run ON audit_log(run_id);
+        CREATE INDEX audit_log_transaction ON audit_log(transaction_id);
+
+        -- The audit log is append-only, and each row must link to the last one.
+        CREATE TRIGGER audit_log_no_update BEFORE UPDATE ON audit_log
+        BEGIN
+          SELECT RAISE(ABORT, 'audit_log is append-only');
+        END;
+        CREATE TRIGGER audit_log_no_delete BEFORE DELETE ON audit_log
+        BEGIN
+          SELECT RAISE(ABORT, 'audit_log is append-only');
+        END;
+        CREATE TRIGGER audit_log_link BEFORE INSERT ON audit_log
+        WHEN NEW.seq IS NOT coalesce((SELECT max(seq) FROM audit_log), 0) + 1
+          OR NEW.prev_hash IS NOT coalesce(
+               (SELECT hash FROM audit_log ORDER BY seq DESC LIMIT 1),
+               '0000000000000000000000000000000000000000000000000000000000000000')
+        BEGIN
+          SELECT RAISE(ABORT, 'audit_log row does not link to the last row');
+        END;
+
+        PRAGMA user_version = 1;
+        """#
+}
