@@ -63,6 +63,10 @@ public struct TransactionContext: Sendable {
     public var keepValues: Bool
     public var decoding: CBORDecodingOptions
     /// Engagement QR images → `mdoc:` URI and `engagement.*` results (the imaging stage).
+    /// Used for bundles that carry no `session-transcript.cbor` of their own (`--transcript`).
+    public var fallbackTranscript: [UInt8]?
+    /// Used for bundles that carry no `reader-key.pem` of their own (`--reader-key`).
+    public var fallbackReaderKeyPEM: [UInt8]?
     public var readEngagementImage: @Sendable ([UInt8]) -> (uri: String?, checks: [CheckResult])
     /// Document-scan uploads → evidence and `image.*` results; written under the output folder.
     public var processUploads: @Sendable (_ manifest: [UInt8], _ files: [String: [UInt8]], _ referenceCode: String) -> (records: [UploadRecord], checks: [CheckResult])
@@ -119,8 +123,8 @@ public enum TransactionVerifier {
         // Session.
         captured.sessionEstablishment = bundle.files["session-establishment.cbor"]
         captured.sessionData = sessionDataFiles(bundle.files)
-        captured.readerKeyPEM = bundle.files["reader-key.pem"]
-        captured.transcript = bundle.files["session-transcript.cbor"]
+        captured.readerKeyPEM = bundle.files["reader-key.pem"] ?? context.fallbackReaderKeyPEM
+        captured.transcript = bundle.files["session-transcript.cbor"] ?? context.fallbackTranscript
         captured.deviceRequest = bundle.files["device-request.cbor"]
         captured.deviceResponse = bundle.files["device-response.cbor"]
         if captured.sessionEstablishment != nil || !captured.sessionData.isEmpty || captured.transcript != nil {

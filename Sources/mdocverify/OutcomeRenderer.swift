@@ -13,6 +13,7 @@ struct TransactionOutcomeView {
     var documents: [DocumentFindings]
     var referenceCode: String? = nil
     var proofPath: String? = nil
+    var reused: Bool = false
 }
 
 /// Prints outcomes as text for people or as JSON Lines for programs.
@@ -39,6 +40,20 @@ final class OutcomeRenderer {
         print(Style.bold("Summary: ") + parts.joined(separator: ", "))
     }
 
+    /// An input that did not become a transaction (hostile or corrupt archive, unreadable path).
+    func renderFailure(source: String, code: String, reason: String) {
+        switch format {
+        case .json:
+            let object: JSONValue = [
+                "transaction": .string((source as NSString).lastPathComponent), "source": .string(source),
+                "verdict": "rejected", "error": ["code": .string(code), "reason": .string(reason)],
+            ]
+            print(object.serialized())
+        case .text:
+            print("\(Style.red(Style.bold("✗ REJECTED")))  \(source)\n  \(code): \(reason)")
+        }
+    }
+
     // MARK: JSON
 
     func json(_ outcome: TransactionOutcomeView) -> JSONValue {
@@ -51,6 +66,7 @@ final class OutcomeRenderer {
         ]
         if let referenceCode = outcome.referenceCode { pairs.append(("referenceCode", .string(referenceCode))) }
         if let proofPath = outcome.proofPath { pairs.append(("proof", .string(proofPath))) }
+        if outcome.reused { pairs.append(("reused", .bool(true))) }
         pairs.append(("checks", .array(outcome.checks.map(json))))
         pairs.append(("documents", .array(outcome.documents.map(json))))
         return .object(pairs)
@@ -103,6 +119,7 @@ final class OutcomeRenderer {
         if let code = outcome.referenceCode { header += "  ref \(code)" }
         header += Style.dim("  (judged at \(CBORDate.format(verificationTime))")
         if let capture = outcome.verdictAtCapture { header += Style.dim("; at capture: \(capture.rawValue)") }
+        if outcome.reused { header += Style.dim("; stored result reused") }
         header += Style.dim(")")
         lines.append(header)
         for document in outcome.documents {

@@ -1,152 +1,245 @@
 import ArgumentParser
 import Foundation
 import MdocChecks
-import MdocCrypto
+import MdocIngest
 import MdocModel
-import MdocTrust
-import MdocVerification
+import MdocPipeline
+import MdocStore
 
-/// `mdocverify verify`: verify DeviceResponses against a trust folder.
+/// `mdocverify verify`: verify transactions in bulk: store the results, sign a proof for each.
 struct VerifyCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "verify",
-        abstract: "Verify DeviceResponse files against the IACA certificates of a trust folder.",
+        abstract: "Verify captured transactions: folders, archives or DeviceResponse files.",
         discussion: """
+            INPUT is a transaction folder, a folder of them (searched recursively), a DeviceResponse \
+            .cbor file, or an archive (.tar, .tar.gz/.tgz, .tar.xz, .zip) of transaction folders; \
+            '-' reads a list of paths from standard input. Results go to the report database and \
+            a signed proof per transaction under --out.
             Every check is reported; a failure never hides another. Time-dependent checks are judged \
-            at the verification time (--at, default now) and, when known, at the capture time.
-            Exit codes: 0 every input valid; 1 at least one invalid or indeterminate; 2 usage or setup error.
+            at the verification time (--at, default now) and, when transaction.json gives it, at the capture time.
+            Exit codes: 0 every input valid; 1 at least one invalid, indeterminate or rejected input; 2 usage or setup error.
             """)
 
-    @Argument(help: "DeviceResponse files (.cbor).")
+    @Argument(help: "Transaction folders, archives, DeviceResponse files, or '-' for a list on standard input.")
     var inputs: [String]
 
     @Option(name: .long, help: "Folder with the trusted IACA certificates (PEM or DER) and CRLs.")
     var trust: String
 
+    @Option(name: .customLong("reader-trust"), help: "Folder with trusted reader root certificates (reader authentication).")
+    var readerTrust: String?
+
     @Option(name: .long, help: "Verification time, RFC 3339 (e.g. 2021-01-01T00:00:00Z). Default: now.")
     var at: String?
 
-    @Option(name: .long, help: "SessionTranscriptBytes (CBOR, binary or hex) for device authentication.")
+    @Option(name: .long, help: "SessionTranscriptBytes (CBOR, binary or hex) for inputs that carry none.")
     var transcript: String?
 
-    @Option(name: .customLong("reader-key"), help: "The reader's ephemeral private key (PKCS#8 PEM), needed for deviceMac.")
+    @Option(name: .customLong("reader-key"), help: "The reader's ephemeral private key (PKCS#8 PEM) for inputs that carry none.")
     var readerKey: String?
 
-    @Option(name: .long, help: "Output: text (for people) or json (JSON Lines, one object per input).")
-    var format: OutputFormat = .text
+    @Option(name: .long, help: "Output folder: database, proofs, run manifests, re-encoded images.")
+    var out: String = "reports"
 
-    @Flag(name: .customLong("keep-values"), help: "Include element values in the output (personal data).")
+    @Option(name: .long, help: "Report database path. Default: <out>/mdocverify.sqlite.")
+    var db: String?
+
+    @Option(name: .long, help: "Transactions verified at once. Default: all cores.")
+    var jobs: Int?
+
+    @Flag(name: .long, help: "Verify again even when a stored result could be reused.")
+    var force = false
+
+    @Option(name: .customLong("fresh-for"), help: "Minutes a result verified 'now' may be reused.")
+    var freshFor: Double = 15
+
+    @Flag(name: .customLong("keep-values"), help: "Store element values (personal data; portraits as hashes).")
     var keepValues = false
+
+    @Option(name: .customLong("signing-key"), help: "Processor private key (PKCS#8 PEM) that signs proofs.")
+    var signingKey: String?
+
+    @Option(name: .customLong("signing-cert"), help: "Certificate of --signing-key, put in each proof's x5chain.")
+    var signingCert: String?
+
+    @Option(name: .customLong("image-limit"), help: "Maximum document-scan size in bytes.")
+    var imageLimit: Int = 1_000_000
+
+    @Option(name: .customLong("scan-key"), help: "Scan-SDK public key (PEM) that checks uploads' dataSignature.")
+    var scanKey: String?
+
+    @Option(name: .long, help: "Output: text (for people) or json (JSON Lines, one object per transaction).")
+    var format: OutputFormat?
 
     func validate() throws {
         if let at, CBORDate.parseRFC3339(at) == nil {
             throw ValidationError("--at \(at) is not an RFC 3339 time; write it like 2021-01-01T00:00:00Z")
         }
+        if let jobs, jobs < 1 { throw ValidationError("--jobs must be at least 1") }
+        if freshFor < 0 || !freshFor.isFinite { throw ValidationError("--fresh-for must be a number of minutes, 0 or more") }
+        if imageLimit < 1_000 { throw ValidationError("--image-limit must be at least 1000 bytes") }
+        if (signingKey == nil) != (signingCert == nil) {
+            throw ValidationError("give both --signing-key and --signing-cert, or neither (a local key is then created under <out>/keys/)")
+        }
     }
 
     func run() async throws {
-        let verificationTime = at.flatMap(CBORDate.parseRFC3339) ?? Date()
-        let trustStore: TrustStore
+        var paths: [String] = []
+        for input in inputs {
+            if input == "-" { paths.append(contentsOf: readPathList(from: FileHandle.standardInput)) } else { paths.append(input) }
+        }
+        guard !paths.isEmpty else { throw SetupError("no input: give transaction folders, archives or .cbor files") }
+
+        var configuration = RunConfiguration(inputs: paths, trustDirectory: trust, outDirectory: out)
+        configuration.readerTrustDirectory = readerTrust
+        configuration.verificationTime = at.flatMap(CBORDate.parseRFC3339)
+        configuration.databasePath = db
+        if let jobs { configuration.jobs = jobs }
+        configuration.force = force
+        configuration.freshFor = freshFor * 60
+        configuration.keepValues = keepValues
+        configuration.signingKeyPath = signingKey
+        configuration.signingCertificatePath = signingCert
+        configuration.imageLimit = imageLimit
+        configuration.scanKeyPath = scanKey
+        configuration.transcriptPath = transcript
+        configuration.readerKeyPath = readerKey
+
+        let orchestrator: Orchestrator
         do {
-            trustStore = try TrustStore(directory: trust)
+            orchestrator = try Orchestrator(configuration: configuration)
         } catch {
             throw SetupError("\(error)")
         }
-        let sessionTranscript = try transcript.map { path in
-            do {
-                return try SessionTranscript(decoding: try InputFile.readCBOR(path))
-            } catch let error as SetupError {
-                throw error
-            } catch {
-                throw SetupError("--transcript \(path) is not a SessionTranscript: \(error)")
-            }
+        let stderrIsTerminal = isatty(STDERR_FILENO) == 1
+        let stdoutIsTerminal = isatty(STDOUT_FILENO) == 1
+        let outputFormat = format ?? (stdoutIsTerminal ? .text : .json)
+        if let identity = orchestrator.signer?.identity, identity.created {
+            note("created a local signing key and self-signed certificate under \(out)/keys/ (mode 0600); pass --signing-key/--signing-cert to use your own")
         }
-        let readerPrivateKey = try readerKey.map { path in
-            do {
-                return try PrivateKey(pem: try InputFile.read(path))
-            } catch let error as SetupError {
-                throw error
-            } catch {
-                throw SetupError("--reader-key \(path) is not a PKCS#8 PEM private key: \(error)")
-            }
+        if !orchestrator.interruptedRuns.isEmpty {
+            note("resuming: \(orchestrator.interruptedRuns.count) earlier run(s) were interrupted; stored results are reused")
         }
-        let options = VerificationOptions(
-            trust: trustStore, verificationTime: verificationTime, sessionTranscript: sessionTranscript,
-            readerEphemeralKey: readerPrivateKey, keepValues: keepValues)
-        let verifier = DeviceResponseVerifier(options: options)
-        let renderer = OutcomeRenderer(format: format, verificationTime: verificationTime)
 
-        var allValid = true
-        for input in inputs {
-            let name = (input as NSString).lastPathComponent
-            let outcome: TransactionOutcomeView
-            do {
-                let bytes = try InputFile.read(input)
-                let result = verifier.verify(bytes)
-                outcome = TransactionOutcomeView(
-                    name: name, source: input, verdict: result.verdict, verdictAtCapture: nil,
-                    checks: result.checks, documents: result.documents)
-            } catch {
-                outcome = TransactionOutcomeView(
-                    name: name, source: input, verdict: .invalid, verdictAtCapture: nil,
-                    checks: [CheckResult(.inputReadable, .fail, "\(error)")], documents: [])
+        let renderer = OutcomeRenderer(format: outputFormat, verificationTime: orchestrator.verificationTime)
+        let progress = Progress(enabled: stderrIsTerminal && !(outputFormat == .text && stdoutIsTerminal && paths.count == 1))
+        let result: Orchestrator.RunResult
+        do {
+            result = try await orchestrator.run { event in
+                switch event {
+                case .transaction(let report):
+                    progress.count(verdict: report.verdict)
+                    if outputFormat == .json || !progress.enabled || report.verdict != .valid {
+                        progress.clear()
+                        renderer.render(TransactionOutcomeView(
+                            name: report.name, source: report.inputPath, verdict: report.verdict,
+                            verdictAtCapture: report.verdictAtCapture, checks: report.checks, documents: report.documents,
+                            referenceCode: report.referenceCode, proofPath: report.proofPath, reused: report.reused))
+                    }
+                    progress.draw()
+                case .ingestFailure(let source, let code, let reason):
+                    progress.countFailure()
+                    progress.clear()
+                    renderer.renderFailure(source: source, code: code, reason: reason)
+                    progress.draw()
+                }
             }
-            if outcome.verdict != .valid { allValid = false }
-            renderer.render(outcome)
+        } catch {
+            progress.clear()
+            throw SetupError("\(error)")
         }
-        if format == .text && inputs.count > 1 { renderer.renderSummary() }
-        if !allValid { throw ExitCode(1) }
+        progress.clear()
+        if outputFormat == .text || stderrIsTerminal {
+            let summary = Summary.text(result, out: out)
+            if outputFormat == .text { print(summary) } else { FileHandle.standardError.write(Data((summary + "\n").utf8)) }
+        }
+        if !result.allValid { throw ExitCode(1) }
+    }
+
+    func note(_ text: String) {
+        FileHandle.standardError.write(Data("mdocverify: \(text)\n".utf8))
     }
 }
 
-/// Reading input files with errors that say what is wrong.
-enum InputFile {
-    /// A named limit on a single input file read whole (responses, keys, transcripts).
-    static let maxBytes = 64 * 1024 * 1024
+/// A one-line progress display on a terminal: count, rate, invalid so far.
+final class Progress: @unchecked Sendable {
+    let enabled: Bool
+    private let lock = NSLock()
+    private var done = 0
+    private var invalid = 0
+    private var failed = 0
+    private let started = Date()
+    private var lastDraw = Date.distantPast
 
-    static func read(_ path: String) throws -> [UInt8] {
-        let url = URL(fileURLWithPath: path)
-        var isDirectory: ObjCBool = false
-        guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else {
-            throw SetupError("\(path) does not exist")
-        }
-        guard !isDirectory.boolValue else { throw SetupError("\(path) is a folder, not a file") }
-        let attributes = try? FileManager.default.attributesOfItem(atPath: path)
-        if let size = attributes?[.size] as? NSNumber, size.intValue > maxBytes {
-            throw SetupError("\(path) is \(size.intValue) bytes, over the \(maxBytes)-byte limit for one file")
-        }
-        do {
-            return Array(try Data(contentsOf: url))
-        } catch {
-            throw SetupError("cannot read \(path): \(error.localizedDescription)")
+    init(enabled: Bool) { self.enabled = enabled }
+
+    func count(verdict: Verdict) {
+        lock.withLock {
+            done += 1
+            if verdict != .valid { invalid += 1 }
         }
     }
 
-    /// Reads CBOR given as binary, or as hex text (as the Annex D vectors are).
-    static func readCBOR(_ path: String) throws -> [UInt8] {
-        let bytes = try read(path)
-        let text = String(decoding: bytes, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
-        if !text.isEmpty, text.utf8.count % 2 == 0, text.utf8.allSatisfy({ $0 < 0x80 && isxdigit(Int32($0)) != 0 }),
-            let decoded = decodeHex(text)
-        {
-            return decoded
+    func countFailure() { lock.withLock { failed += 1 } }
+
+    func draw() {
+        guard enabled else { return }
+        lock.withLock {
+            let now = Date()
+            guard now.timeIntervalSince(lastDraw) > 0.1 else { return }
+            lastDraw = now
+            let elapsed = max(now.timeIntervalSince(started), 0.001)
+            let rate = Double(done) / elapsed
+            let line = String(format: "  %d transactions  %.0f/s  %d not valid  %d inputs rejected  %.1fs", done, rate, invalid, failed, elapsed)
+            FileHandle.standardError.write(Data("\r\u{1B}[2K\(line)".utf8))
         }
-        return bytes
     }
 
-    static func decodeHex(_ text: String) -> [UInt8]? {
-        var out: [UInt8] = []
-        out.reserveCapacity(text.utf8.count / 2)
-        var high: UInt8?
-        for c in text.utf8 {
-            guard let v = UInt8(String(UnicodeScalar(c)), radix: 16) else { return nil }
-            if let h = high {
-                out.append(h << 4 | v)
-                high = nil
-            } else {
-                high = v
+    func clear() {
+        guard enabled else { return }
+        FileHandle.standardError.write(Data("\r\u{1B}[2K".utf8))
+    }
+}
+
+/// The end-of-run summary.
+enum Summary {
+    static func text(_ result: Orchestrator.RunResult, out: String) -> String {
+        let s = result.summary
+        var lines: [String] = []
+        lines.append(Style.bold("Run \(result.runID)") + ": \(s.transactions) transaction(s)" + (s.reused > 0 ? ", \(s.reused) reused from earlier runs" : "")
+            + (s.ingestFailures > 0 ? ", \(s.ingestFailures) input(s) rejected" : ""))
+        func verdicts(_ counts: [Verdict: Int]) -> String {
+            Verdict.allCases.map { v in
+                let n = counts[v, default: 0]
+                let text = "\(n) \(v.rawValue)"
+                switch v {
+                case .valid: return n > 0 ? Style.green(text) : text
+                case .invalid: return n > 0 ? Style.red(text) : text
+                case .indeterminate: return n > 0 ? Style.yellow(text) : text
+                }
+            }.joined(separator: ", ")
+        }
+        lines.append("  now:        " + verdicts(s.verdictNow))
+        let captureKnown = s.verdictAtCapture.values.reduce(0, +)
+        lines.append("  at capture: " + (captureKnown > 0 ? verdicts(s.verdictAtCapture) : "no capture times recorded")
+            + (s.noCaptureVerdict > 0 && captureKnown > 0 ? " (\(s.noCaptureVerdict) without a capture time)" : ""))
+        if !s.topFailingChecks.isEmpty {
+            lines.append("  top failing checks:")
+            for check in s.topFailingChecks.prefix(5) {
+                let meaning = CheckCatalogue.definition(for: check.id)?.summary ?? ""
+                lines.append("    \(String(check.transactions).leftPad(6))  \(check.id.rawValue)  " + Style.dim(meaning))
             }
         }
-        return high == nil ? out : nil
+        lines.append("  database:   \(result.databasePath)")
+        if let manifest = result.manifestPath {
+            lines.append("  proofs:     \(result.proofCount) under \(out)/proofs/, run manifest \(manifest)")
+            lines.append(Style.dim("  check them: mdocverify proof verify \(manifest)"))
+        }
+        return lines.joined(separator: "\n")
     }
+}
+
+extension String {
+    func leftPad(_ width: Int) -> String { count >= width ? self : String(repeating: " ", count: width - count) + self }
 }

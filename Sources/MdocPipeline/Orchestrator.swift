@@ -1,0 +1,522 @@
+public import Foundation
+public import MdocChecks
+public import MdocStore
+import MdocCBOR
+import MdocCrypto
+import MdocIngest
+import MdocModel
+import MdocProof
+import MdocTrust
+import MdocVerification
+import Synchronization
+
+/// Owns the services of a run (ingest, trust, crypto, store, proof signing) and drives one
+/// ``VerifierSession`` per transaction (seed 001, "Orchestrator").
+///
+/// A run: pre-flight (everything the run needs is here and usable, or a setup error naming what
+/// to fix), then transactions stream in from the inputs, are verified on up to `jobs` cores,
+/// and are written to the store in batches, in input order. An interrupted run loses nothing:
+/// each batch commits atomically, and running the same command again reuses what was stored.
+public final class Orchestrator: Sendable {
+    public let configuration: RunConfiguration
+    public let runID: String
+    public let verificationTime: Date
+    public let isNow: Bool
+    public let trust: TrustStore
+    public let readerTrust: TrustStore?
+    public let store: ReportStore
+    public let signer: ProofSigner?
+    /// Runs left "running" by a killed process, marked interrupted by this pre-flight.
+    public let interruptedRuns: [String]
+    let context: TransactionContext
+    let seenResponses = Mutex<[String: String]>([:])
+
+    /// Transactions verified together and written to the store in one database transaction.
+    public static let batchSize = 256
+
+    /// Pre-flight: loads the trust folders, the signing identity and the keys given, opens the
+    /// store and checks the output folder is writable. Each failure is a ``PipelineSetupError``.
+    public init(configuration: RunConfiguration, now: Date = Date()) throws {
+        self.configuration = configuration
+        self.verificationTime = configuration.verificationTime ?? now
+        self.isNow = configuration.verificationTime == nil
+        let stamp = CBORDate.format(now).replacingOccurrences(of: ":", with: "").replacingOccurrences(of: "-", with: "")
+        self.runID = "\(stamp)-\(hexString(SecureRandom.bytes(3)))"
+
+        guard configuration.jobs >= 1 else { throw PipelineSetupError("--jobs must be at least 1") }
+        do {
+            self.trust = try TrustStore(directory: configuration.trustDirectory)
+        } catch {
+            throw PipelineSetupError("\(error)")
+        }
+        if let readerTrustDirectory = configuration.readerTrustDirectory {
+            do {
+                self.readerTrust = try TrustStore(directory: readerTrustDirectory)
+            } catch {
+                throw PipelineSetupError("--reader-trust: \(error)")
+            }
+        } else {
+            self.readerTrust = nil
+        }
+
+        // The output folder must be writable.
+        let out = configuration.outDirectory
+        do {
+            try FileManager.default.createDirectory(atPath: out, withIntermediateDirectories: true)
+            let probe = (out as NSString).appendingPathComponent(".mdocverify-write-test-\(runID)")
+            guard FileManager.default.createFile(atPath: probe, contents: Data()) else {
+                throw PipelineSetupError("cannot write in the output folder \(out): check its permissions or pass another --out")
+            }
+            try? FileManager.default.removeItem(atPath: probe)
+        } catch let error as PipelineSetupError {
+            throw error
+        } catch {
+            throw PipelineSetupError("cannot create the output folder \(out): \(error.localizedDescription)")
+        }
+
+        // The processor's signing identity.
+        if configuration.writeProofs {
+            do {
+                let identity: ProcessorIdentity
+                switch (configuration.signingKeyPath, configuration.signingCertificatePath) {
+                case (let key?, let certificate?):
+                    identity = try ProcessorIdentity.load(keyPath: key, certificatePath: certificate)
+                case (nil, nil):
+                    identity = try ProcessorIdentity.local(directory: (out as NSString).appendingPathComponent("keys"), now: now)
+                default:
+                    throw PipelineSetupError("give both --signing-key and --signing-cert, or neither (a local key is then created under <out>/keys/)")
+                }
+                self.signer = ProofSigner(identity: identity)
+            } catch let error as PipelineSetupError {
+                throw error
+            } catch {
+                throw PipelineSetupError("\(error)")
+            }
+        } else {
+            self.signer = nil
+        }
+
+        // Keys and transcript given on the command line, for bundles that carry none.
+        func read(_ path: String?, _ flag: String) throws -> [UInt8]? {
+            guard let path else { return nil }
+            guard let data = FileManager.default.contents(atPath: path) else {
+                throw PipelineSetupError("\(flag) \(path) cannot be read")
+            }
+            return Array(data)
+        }
+        var transcript = try read(configuration.transcriptPath, "--transcript")
+        if let bytes = transcript, let text = String(bytes: bytes, encoding: .utf8),
+            let hex = Self.decodeHex(text.trimmingCharacters(in: .whitespacesAndNewlines))
+        {
+            transcript = hex
+        }
+        if let transcript {
+            do { _ = try SessionTranscript(decoding: transcript) } catch {
+                throw PipelineSetupError("--transcript \(configuration.transcriptPath ?? ""): not a SessionTranscript: \(error)")
+            }
+        }
+        let readerKey = try read(configuration.readerKeyPath, "--reader-key")
+        if let readerKey {
+            do { _ = try PrivateKey(pem: readerKey) } catch {
+                throw PipelineSetupError("--reader-key \(configuration.readerKeyPath ?? ""): not a PKCS#8 PEM private key: \(error)")
+            }
+        }
+        let scanKey: PublicKey?
+        if let scanKeyPath = configuration.scanKeyPath {
+            scanKey = try Self.loadScanKey(scanKeyPath)
+        } else {
+            scanKey = nil
+        }
+
+        // The store.
+        do {
+            self.store = try ReportStore(path: configuration.resolvedDatabasePath)
+            self.interruptedRuns = try store.markInterruptedRuns()
+        } catch {
+            throw PipelineSetupError("cannot open the report database \(configuration.resolvedDatabasePath): \(error)")
+        }
+
+        var context = ImagingStage.context(
+            trust: trust, readerTrust: readerTrust, verificationTime: verificationTime, keepValues: configuration.keepValues,
+            outDirectory: out, imageLimit: configuration.imageLimit, scanKey: scanKey)
+        context.fallbackTranscript = transcript
+        context.fallbackReaderKeyPEM = readerKey
+        self.context = context
+    }
+
+    static func loadScanKey(_ path: String) throws -> PublicKey {
+        guard let data = FileManager.default.contents(atPath: path) else {
+            throw PipelineSetupError("--scan-key \(path) cannot be read")
+        }
+        let text = String(decoding: data, as: UTF8.self)
+        if let certificate = try? Certificate.parseAll(pemOrDER: Array(data)).first { return certificate.publicKey }
+        let body = text.components(separatedBy: "\n").filter { !$0.hasPrefix("-----") }.joined()
+        if let der = Data(base64Encoded: body), let key = try? PublicKey(subjectPublicKeyInfoDER: Array(der)) { return key }
+        throw PipelineSetupError("--scan-key \(path) is neither a PEM public key (SubjectPublicKeyInfo) nor a certificate")
+    }
+
+    static func decodeHex(_ text: String) -> [UInt8]? {
+        guard !text.isEmpty, text.utf8.count % 2 == 0 else { return nil }
+        var out: [UInt8] = []
+        var index = text.startIndex
+        while index < text.endIndex {
+            let next = text.index(index, offsetBy: 2)
+            guard let byte = UInt8(text[index..<next], radix: 16) else { return nil }
+            out.append(byte)
+            index = next
+        }
+        return out
+    }
+
+    // MARK: - Events
+
+    /// What the run reports as it goes, in input order.
+    public enum Event: Sendable {
+        case transaction(TransactionReport)
+        case ingestFailure(source: String, code: String, reason: String)
+    }
+
+    /// One transaction as the run saw it: verified now, or reused from the store.
+    public struct TransactionReport: Sendable {
+        public var name: String
+        public var inputPath: String
+        public var transactionID: String
+        public var referenceCode: String
+        public var verdict: Verdict
+        public var verdictAtCapture: Verdict?
+        public var checks: [CheckResult]
+        public var documents: [DocumentFindings]
+        public var proofPath: String?
+        public var reused: Bool
+    }
+
+    /// The outcome of a whole run.
+    public struct RunResult: Sendable {
+        public var runID: String
+        public var summary: RunSummary
+        public var manifestPath: String?
+        public var databasePath: String
+        public var proofCount: Int
+        /// True when every transaction is valid and no input failed.
+        public var allValid: Bool
+    }
+
+    // MARK: - Run
+
+    struct Processed: Sendable {
+        var report: TransactionReport
+        var outcome: TransactionOutcome?
+        var reused: ReusedResult?
+        var responseSHA256: String?
+        var proof: (referenceCode: String, sha256: [UInt8])?
+        var verified: VerifiedTransaction?
+    }
+
+    /// Runs the whole batch. `onEvent` is called in input order, from one task at a time.
+    public func run(onEvent: (Event) -> Void) async throws -> RunResult {
+        let startedAt = Date()
+        let optionsJSON = """
+            {"jobs":\(configuration.jobs),"force":\(configuration.force),"freshFor":\(configuration.freshFor),"keepValues":\(configuration.keepValues),"imageLimit":\(configuration.imageLimit)}
+            """
+        do {
+            try store.beginRun(RunInfo(
+                id: runID, startedAt: startedAt, verificationTime: verificationTime, verificationTimeIsNow: isNow,
+                trustSnapshotHash: trust.snapshotHash, optionsJSON: optionsJSON, processorVersion: ProcessorInfo.version,
+                inputs: configuration.inputs))
+        } catch {
+            throw PipelineSetupError("cannot write the run to \(configuration.resolvedDatabasePath): \(error)")
+        }
+
+        var proofs: [(referenceCode: String, sha256: [UInt8])] = []
+        var allValid = true
+        var iterator = InputReader(inputs: configuration.inputs, limits: configuration.ingestLimits).makeIterator()
+        var exhausted = false
+        while !exhausted {
+            // Read one batch (constant memory: at most batchSize bundles in flight).
+            var batch: [IngestItem] = []
+            while batch.count < Self.batchSize {
+                guard let item = iterator.next() else {
+                    exhausted = true
+                    break
+                }
+                batch.append(item)
+            }
+            if batch.isEmpty { break }
+
+            var failures: [MdocStore.IngestFailure] = []
+            var bundles: [(Int, TransactionBundle)] = []
+            for (index, item) in batch.enumerated() {
+                switch item {
+                case .transaction(let bundle): bundles.append((index, bundle))
+                case .failure(let failure):
+                    failures.append(MdocStore.IngestFailure(
+                        source: failure.source, code: failure.error.code.description, reason: failure.error.reason))
+                }
+            }
+            let processed = await verifyConcurrently(bundles)
+
+            // In input order: replays within this run, then store, then events.
+            var ordered: [Processed] = []
+            for var item in processed {
+                if let response = item.responseSHA256, var outcome = item.outcome, let verified = item.verified {
+                    let earlier = seenResponses.withLock { seen -> String? in
+                        if let first = seen[response], first != outcome.transactionID { return first }
+                        if seen[response] == nil { seen[response] = outcome.transactionID }
+                        return nil
+                    }
+                    if let earlier, !outcome.checks.contains(where: { $0.id == .responseReplayed && $0.status == .warn }) {
+                        outcome.checks.removeAll { $0.id == .responseReplayed }
+                        let replay = CheckResult(
+                            .responseReplayed, .warn, "the same DeviceResponse was presented in transaction \(earlier.prefix(16))… of this run",
+                            evidence: [Evidence("earlier", earlier)])
+                        outcome.checks.append(replay)
+                        item.report.checks = outcome.checks
+                        if let proof = try? writeProof(for: verified, checks: outcome.checks) {
+                            outcome.proofPath = proof.path
+                            outcome.proofSHA256 = hexString(proof.sha256)
+                            item.proof = (verified.referenceCode, proof.sha256)
+                        }
+                        item.outcome = outcome
+                    }
+                }
+                ordered.append(item)
+            }
+            do {
+                let outcomes = ordered.compactMap(\.outcome)
+                if !outcomes.isEmpty { try store.record(outcomes, runID: runID) }
+                let reused = ordered.compactMap(\.reused)
+                if !reused.isEmpty { try store.recordReused(reused, runID: runID) }
+                if !failures.isEmpty { try store.recordIngestFailures(failures, runID: runID) }
+            } catch {
+                throw PipelineSetupError("cannot write to the report database: \(error)")
+            }
+
+            // Events in input order.
+            var cursor = ordered.makeIterator()
+            for item in batch {
+                switch item {
+                case .failure(let failure):
+                    allValid = false
+                    onEvent(.ingestFailure(source: failure.source, code: failure.error.code.description, reason: failure.error.reason))
+                case .transaction:
+                    guard let processed = cursor.next() else { continue }
+                    if processed.report.verdict != .valid { allValid = false }
+                    if let proof = processed.proof { proofs.append(proof) }
+                    onEvent(.transaction(processed.report))
+                }
+            }
+        }
+
+        // The signed run manifest.
+        var manifestPath: String?
+        var merkleRoot: String?
+        if let signer {
+            let sorted = proofs.sorted { $0.referenceCode < $1.referenceCode }
+            do {
+                let manifest = try signer.signManifest(runID: runID, createdAt: Date(), proofs: sorted)
+                let relative = "runs/\(runID).cose"
+                let path = (configuration.outDirectory as NSString).appendingPathComponent(relative)
+                try FileManager.default.createDirectory(
+                    atPath: (path as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
+                try Data(manifest).write(to: URL(fileURLWithPath: path), options: .atomic)
+                manifestPath = path
+                merkleRoot = hexString(MerkleTree.root(leaves: sorted.map(\.sha256)))
+            } catch {
+                throw PipelineSetupError("cannot write the run manifest: \(error)")
+            }
+        }
+        do {
+            try store.finishRun(id: runID, finishedAt: Date(), manifestPath: manifestPath, merkleRoot: merkleRoot, proofCount: proofs.count)
+            let summary = try store.runSummary(runID: runID)
+            return RunResult(
+                runID: runID, summary: summary, manifestPath: manifestPath, databasePath: configuration.resolvedDatabasePath,
+                proofCount: proofs.count, allValid: allValid)
+        } catch {
+            throw PipelineSetupError("cannot finish the run in the report database: \(error)")
+        }
+    }
+
+    /// Verifies bundles on up to `jobs` tasks at once; results in the bundles' order.
+    func verifyConcurrently(_ bundles: [(Int, TransactionBundle)]) async -> [Processed] {
+        var results = [Processed?](repeating: nil, count: bundles.count)
+        await withTaskGroup(of: (Int, Processed).self) { group in
+            var next = 0
+            let limit = max(1, configuration.jobs)
+            while next < bundles.count && next < limit {
+                let position = next
+                let bundle = bundles[position].1
+                group.addTask { (position, self.process(bundle)) }
+                next += 1
+            }
+            while let (position, processed) = await group.next() {
+                results[position] = processed
+                if next < bundles.count {
+                    let nextPosition = next
+                    let bundle = bundles[nextPosition].1
+                    group.addTask { (nextPosition, self.process(bundle)) }
+                    next += 1
+                }
+            }
+        }
+        return results.compactMap { $0 }
+    }
+
+    /// One transaction: reuse a stored result, or verify, check for replay, sign the proof and
+    /// build what the store keeps.
+    func process(_ bundle: TransactionBundle) -> Processed {
+        let transactionID = bundle.contentHashHex
+        if !configuration.force,
+            let prior = try? store.priorVerification(
+                transactionID: transactionID, trustSnapshotHash: trust.snapshotHash, verificationTime: verificationTime,
+                freshFor: isNow ? configuration.freshFor : nil)
+        {
+            let report = TransactionReport(
+                name: bundle.name, inputPath: bundle.source, transactionID: transactionID, referenceCode: prior.referenceCode,
+                verdict: prior.verdictNow, verdictAtCapture: prior.verdictAtCapture, checks: [], documents: [],
+                proofPath: prior.proofPath, reused: true)
+            var proof: (String, [UInt8])?
+            if let sha = prior.proofSHA256, let bytes = Self.decodeHex(sha) { proof = (prior.referenceCode, bytes) }
+            return Processed(
+                report: report, outcome: nil, reused: ReusedResult(transactionID: transactionID, verificationID: prior.verificationID),
+                responseSHA256: nil, proof: proof, verified: nil)
+        }
+
+        var verified = TransactionVerifier.verify(bundle, context: context)
+        var responseHex: String?
+        if let response = verified.responseSHA256 {
+            let hex = hexString(response)
+            responseHex = hex
+            let earlier = (try? store.transactions(withResponseSHA256: hex, excluding: transactionID)) ?? []
+            if let first = earlier.first {
+                verified.checks.append(CheckResult(
+                    .responseReplayed, .warn,
+                    "the same DeviceResponse was presented before, in \(earlier.count) other transaction(s)",
+                    evidence: [Evidence("earlier", first)]))
+            } else {
+                verified.checks.append(CheckResult(.responseReplayed, .pass, "first presentation of this DeviceResponse"))
+            }
+        }
+
+        var proofPath: String?
+        var proofHash: [UInt8]?
+        if verified.keepData, let proof = try? writeProof(for: verified, checks: verified.checks) {
+            proofPath = proof.path
+            proofHash = proof.sha256
+        }
+        let outcome = makeOutcome(verified, responseSHA256: responseHex, proofPath: proofPath, proofSHA256: proofHash.map(hexString))
+        let report = TransactionReport(
+            name: verified.name, inputPath: verified.inputPath, transactionID: transactionID, referenceCode: verified.referenceCode,
+            verdict: verified.verdict, verdictAtCapture: verified.verdictAtCapture, checks: verified.checks,
+            documents: verified.documents, proofPath: proofPath, reused: false)
+        return Processed(
+            report: report, outcome: outcome, reused: nil, responseSHA256: responseHex,
+            proof: proofHash.map { (verified.referenceCode, $0) }, verified: verified)
+    }
+
+    /// Signs and writes `<out>/proofs/<reference>.cose` (temporary name, then rename).
+    func writeProof(for verified: VerifiedTransaction, checks: [CheckResult]) throws -> (path: String, sha256: [UInt8])? {
+        guard let signer else { return nil }
+        var certificates: [ProofEvidence.CertificateRef] = []
+        for document in verified.documents {
+            if let ds = document.dsCertificate {
+                certificates.append(.init(role: "ds", sha256: ds.fingerprintHex, subject: ds.subject.rfc2253))
+            }
+            if let iaca = document.iacaCertificate {
+                certificates.append(.init(role: "iaca", sha256: iaca.fingerprintHex, subject: iaca.subject.rfc2253))
+            }
+        }
+        let evidence = ProofEvidence(
+            referenceCode: verified.referenceCode, transactionID: verified.transactionID, name: verified.name,
+            source: verified.origin ?? verified.inputPath, capturedAt: verified.metadata.capturedAt,
+            verificationTime: verificationTime, verifiedAt: Date(), verdict: verified.verdict,
+            verdictAtCapture: verified.verdictAtCapture,
+            inputs: verified.fileDigests.map { .init(path: $0.path, sha256: $0.sha256) }, checks: checks,
+            certificates: certificates, trustSnapshot: trust.snapshotHash, consentReference: verified.metadata.consent?.reference,
+            processorVersion: ProcessorInfo.version, runID: runID)
+        let bytes = try signer.sign(evidence: evidence)
+        let relative = "proofs/\(verified.referenceCode).cose"
+        let path = (configuration.outDirectory as NSString).appendingPathComponent(relative)
+        try FileManager.default.createDirectory(atPath: (path as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
+        try Data(bytes).write(to: URL(fileURLWithPath: path), options: .atomic)
+        return (relative, HashFunction.sha256.hash(bytes))
+    }
+
+    /// What the store keeps of a verified transaction (no element values unless --keep-values).
+    func makeOutcome(_ verified: VerifiedTransaction, responseSHA256: String?, proofPath: String?, proofSHA256: String?) -> TransactionOutcome {
+        var consentState = ConsentState.none
+        if verified.metadata.consent != nil {
+            let windows = verified.checks.filter { $0.id == .consentWindow && $0.instant == .verification }
+            if windows.contains(where: { $0.status == .fail }) {
+                consentState = (verified.metadata.consent?.expiresAt).map { $0 < verificationTime } == true ? .expired : .notYetGranted
+            } else {
+                consentState = .valid
+            }
+        }
+        var certificates: [CertificateSummary] = []
+        var seen = Set<String>()
+        let documents: [DocumentSummary] = verified.documents.map { document in
+            for (role, certificate) in [(CertificateSummary.Role.ds, document.dsCertificate), (.iaca, document.iacaCertificate)] {
+                guard let certificate, seen.insert(certificate.fingerprintHex).inserted else { continue }
+                certificates.append(CertificateSummary(
+                    fingerprint: certificate.fingerprintHex, role: role, subject: certificate.subject.rfc2253,
+                    issuer: certificate.issuer.rfc2253, serialHex: certificate.serialNumberHex, notBefore: certificate.notBefore,
+                    notAfter: certificate.notAfter, country: certificate.subject.countryName))
+            }
+            let elements = document.elements.map { element in
+                ElementSummary(
+                    namespace: element.namespace, identifier: element.identifier, digestID: element.digestID,
+                    digestHex: element.digestHex, valueJSON: configuration.keepValues ? element.value.map(Self.valueJSON) : nil)
+            }
+            return DocumentSummary(
+                index: document.index, docType: document.docType ?? "", dsFingerprint: document.dsCertificate?.fingerprintHex,
+                iacaFingerprint: document.iacaCertificate?.fingerprintHex, msoSigned: document.msoSigned,
+                msoValidFrom: document.msoValidFrom, msoValidUntil: document.msoValidUntil,
+                msoExpectedUpdate: document.msoExpectedUpdate, digestAlgorithm: document.digestAlgorithm, elements: elements)
+        }
+        let images = verified.uploads.map { upload in
+            ImageSummary(
+                uploadID: upload.uploadID, documentType: upload.documentType, side: upload.side,
+                outcome: ImageSummary.Outcome(rawValue: upload.outcome) ?? .rejected, reason: upload.reason,
+                originalSHA256: upload.originalSHA256, originalBytes: upload.originalBytes, originalFormat: upload.originalFormat,
+                originalWidth: upload.originalWidth, originalHeight: upload.originalHeight, outputSHA256: upload.outputSHA256,
+                outputBytes: upload.outputBytes, outputWidth: upload.outputWidth, outputHeight: upload.outputHeight,
+                quality: upload.quality, scaleDenominator: upload.scaleDenominator, passes: upload.passes,
+                outputPath: upload.outputPath, supersedes: upload.supersedes)
+        }
+        return TransactionOutcome(
+            transactionID: verified.transactionID, displayName: verified.name, source: verified.origin ?? verified.inputPath,
+            capturedAt: verified.metadata.capturedAt, responseSHA256: responseSHA256,
+            consentReference: verified.metadata.consent?.reference, consentExpiresAt: verified.metadata.consent?.expiresAt,
+            consentState: consentState, verificationTime: verificationTime, trustSnapshotHash: trust.snapshotHash,
+            verdictAtCapture: verified.verdictAtCapture, verdictNow: verified.verdict, referenceCode: verified.referenceCode,
+            checks: verified.checks, documents: documents, certificates: certificates, images: images,
+            inputHashes: verified.fileDigests.map { InputHash(path: $0.path, sha256: hexString($0.sha256)) },
+            proofPath: proofPath, proofSHA256: proofSHA256, keepData: verified.keepData)
+    }
+
+    /// An element value for `--keep-values`: byte strings (portraits) as their SHA-256, the rest
+    /// in CBOR diagnostic notation, as a JSON string.
+    static func valueJSON(_ value: CBOR) -> String {
+        let text: String
+        if let bytes = value.bytes {
+            text = "sha256:" + hexString(HashFunction.sha256.hash(bytes))
+        } else {
+            text = value.diagnostic(expandEmbedded: false, pretty: false)
+        }
+        var escaped = "\""
+        for scalar in text.unicodeScalars {
+            switch scalar {
+            case "\"": escaped += "\\\""
+            case "\\": escaped += "\\\\"
+            default:
+                if scalar.value < 0x20 { escaped += String(format: "\\u%04x", scalar.value) } else { escaped.unicodeScalars.append(scalar) }
+            }
+        }
+        return escaped + "\""
+    }
+}
+
+/// The processor's identity in proofs and runs.
+public enum ProcessorInfo {
+    public static let version = "0.1.0"
+}
