@@ -90,7 +90,10 @@ let package = Package(
         // MARK: Tests
         .target(
             name: "MdocTestSupport",
-            dependencies: ["MdocCBOR", "MdocCrypto"],
+            dependencies: [
+                "MdocChecks", "MdocCBOR", "MdocCrypto", "MdocCOSE", "MdocModel", "MdocTrust", "MdocVerification",
+                "MdocSamples",
+            ],
             path: "Tests/MdocTestSupport",
             resources: [.copy("Vectors")]),
         .testTarget(name: "MdocCBORTests", dependencies: ["MdocCBOR", "MdocTestSupport"]),

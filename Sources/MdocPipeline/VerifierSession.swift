@@ -27,6 +27,10 @@ public final class VerifierSession: Sendable {
     public struct IllegalTransition: Error, Equatable, CustomStringConvertible {
         public let from: State
         public let to: State
+        public init(from: State, to: State) {
+            self.from = from
+            self.to = to
+        }
         public var description: String { "illegal VerifierSession transition \(from.rawValue) → \(to.rawValue)" }
     }
 

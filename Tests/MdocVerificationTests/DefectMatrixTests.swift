@@ -2,6 +2,7 @@ import Foundation
 import MdocChecks
 import MdocCrypto
 import MdocSamples
+import MdocTestSupport
 import MdocVerification
 import XCTest
 

@@ -9,19 +9,21 @@ import MdocVerification
 
 /// A generated transaction for tests: a fresh PKI on `curve`, one mDL, and everything needed to
 /// verify it, with an optional planted defect.
-struct Scenario {
-    static let verificationTime = Date(timeIntervalSince1970: 1_780_000_000)  // 2026-05-28T20:26:40Z
+public struct Scenario {
+    public static let verificationTime = Date(timeIntervalSince1970: 1_780_000_000)  // 2026-05-28T20:26:40Z
 
-    let response: [UInt8]
-    let trust: TrustStore
-    let transcript: SessionTranscript
-    let readerKey: PrivateKey
+    public let response: [UInt8]
+    public let trust: TrustStore
+    public let transcript: SessionTranscript
+    public let readerKey: PrivateKey
+    public let authority: IssuingAuthority
 
-    init(curve: Curve = .p256, defect: SampleDefect? = nil, deviceAuthMac: Bool = false) throws {
+    public init(curve: Curve = .p256, defect: SampleDefect? = nil, deviceAuthMac: Bool = false) throws {
         let t = Self.verificationTime
         var profile = IssuingAuthority.Profile(notBefore: t.addingTimeInterval(-100 * 86_400))
         if let defect, defect.needsOwnAuthority { defect.apply(to: &profile, verificationTime: t) }
         let authority = try IssuingAuthority(curve: curve, profile: profile)
+        self.authority = authority
 
         // The trust folder: the authority's IACA, or a stranger's when the DS must not chain.
         var anchors = [authority.iaca]
@@ -63,7 +65,7 @@ struct Scenario {
         self.response = MdocIssuer.deviceResponse(documents: [document], status: defect == .errorStatus ? 10 : 0)
     }
 
-    static let elements: [SampleElement] = [
+    public static let elements: [SampleElement] = [
         SampleElement("org.iso.18013.5.1", "family_name", .text("Doe")),
         SampleElement("org.iso.18013.5.1", "given_name", .text("Jane")),
         SampleElement("org.iso.18013.5.1", "birth_date", MdocIssuer.fullDate(Date(timeIntervalSince1970: 0))),
@@ -72,10 +74,46 @@ struct Scenario {
         SampleElement("org.iso.18013.5.1", "portrait", .bytes([0xff, 0xd8, 0xff, 0xe0, 0x00, 0x10])),
     ]
 
-    func verify(at time: Date = Scenario.verificationTime, captureTime: Date? = nil, withTranscript: Bool = true) -> ResponseVerification {
+    public func verify(at time: Date = Scenario.verificationTime, captureTime: Date? = nil, withTranscript: Bool = true) -> ResponseVerification {
         let options = VerificationOptions(
             trust: trust, verificationTime: time, captureTime: captureTime,
             sessionTranscript: withTranscript ? transcript : nil, readerEphemeralKey: readerKey)
         return DeviceResponseVerifier(options: options).verify(response)
+    }
+}
+
+extension Scenario {
+    /// The files of a transaction bundle for this scenario: the response, the transcript, the
+    /// reader key and a transaction.json.
+    public func bundleFiles(id: String, capturedAt: Date? = nil, source: String = "kiosk-01") throws -> [String: [UInt8]] {
+        var json = "{\"id\": \"\(id)\", \"source\": \"\(source)\""
+        if let capturedAt { json += ", \"capturedAt\": \"\(CBORDate.format(capturedAt))\"" }
+        json += "}"
+        return [
+            "transaction.json": Array(json.utf8),
+            "device-response.cbor": response,
+            "session-transcript.cbor": transcript.bytes,
+            "reader-key.pem": Array(try readerKey.pkcs8PEM().utf8),
+        ]
+    }
+
+    /// Writes the trust folder (IACA PEM + CRLs) to `directory`.
+    public func writeTrust(to directory: String) throws {
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        for (i, anchor) in trust.anchors.enumerated() {
+            try Data(anchor.pem.utf8).write(to: URL(fileURLWithPath: "\(directory)/iaca-\(i).pem"))
+        }
+        for (i, crl) in trust.crls.enumerated() {
+            try Data(crl.pem.utf8).write(to: URL(fileURLWithPath: "\(directory)/iaca-\(i).crl"))
+        }
+    }
+}
+
+/// Writes bundle files under `directory/name/`.
+public func writeBundle(_ files: [String: [UInt8]], to directory: String) throws {
+    for (path, bytes) in files {
+        let url = URL(fileURLWithPath: directory).appendingPathComponent(path)
+        try FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
+        try Data(bytes).write(to: url)
     }
 }

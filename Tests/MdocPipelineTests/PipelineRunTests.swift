@@ -1,0 +1,179 @@
+import Foundation
+import MdocChecks
+import MdocCrypto
+import MdocIngest
+import MdocPipeline
+import MdocProof
+import MdocSamples
+import MdocStore
+import MdocTestSupport
+import XCTest
+
+/// Whole runs through the Orchestrator: store, proofs, manifest, reuse, replay, consent, hostile inputs.
+final class PipelineRunTests: XCTestCase {
+    var root = ""
+
+    override func setUpWithError() throws {
+        root = NSTemporaryDirectory() + "mdocverify-pipeline-\(UUID().uuidString)"
+        try FileManager.default.createDirectory(atPath: root, withIntermediateDirectories: true)
+    }
+
+    override func tearDownWithError() throws {
+        try? FileManager.default.removeItem(atPath: root)
+    }
+
+    /// Writes `count` transactions signed by one authority; `defects[i]` plants a defect in transaction i.
+    func makeBatch(count: Int, defects: [Int: SampleDefect] = [:]) throws -> (inputs: String, trust: String) {
+        let inputs = "\(root)/in"
+        let trust = "\(root)/trust"
+        var anchorsWritten = false
+        for i in 0..<count {
+            let scenario = try Scenario(defect: defects[i])
+            if !anchorsWritten {
+                try scenario.writeTrust(to: trust)
+                anchorsWritten = true
+            } else {
+                // Every scenario has its own IACA: add it to the trust folder.
+                try Data(scenario.authority.iaca.pem.utf8).write(to: URL(fileURLWithPath: "\(trust)/iaca-\(i).pem"))
+            }
+            let capture = Scenario.verificationTime.addingTimeInterval(-3600)
+            try writeBundle(try scenario.bundleFiles(id: "tx-\(i)", capturedAt: capture), to: "\(inputs)/tx-\(i)")
+        }
+        return (inputs, trust)
+    }
+
+    func configuration(_ inputs: [String], trust: String) -> RunConfiguration {
+        var configuration = RunConfiguration(inputs: inputs, trustDirectory: trust, outDirectory: "\(root)/out")
+        configuration.verificationTime = Scenario.verificationTime
+        configuration.jobs = 2
+        return configuration
+    }
+
+    func run(_ configuration: RunConfiguration) async throws -> (Orchestrator.RunResult, [Orchestrator.Event]) {
+        let orchestrator = try Orchestrator(configuration: configuration)
+        var events: [Orchestrator.Event] = []
+        let result = try await orchestrator.run { events.append($0) }
+        return (result, events)
+    }
+
+    func reports(_ events: [Orchestrator.Event]) -> [Orchestrator.TransactionReport] {
+        events.compactMap { if case .transaction(let report) = $0 { return report } else { return nil } }
+    }
+
+    func testRunStoresVerdictsSignsProofsAndReusesOnRerun() async throws {
+        let batch = try makeBatch(count: 6, defects: [1: .tamperedElement, 4: .expiredMSO])
+        let (result, events) = try await run(configuration([batch.inputs], trust: batch.trust))
+        XCTAssertEqual(result.summary.transactions, 6)
+        XCTAssertEqual(result.summary.verdictNow[.valid], 4)
+        XCTAssertEqual(result.summary.verdictNow[.invalid], 2)
+        XCTAssertEqual(result.summary.verdictAtCapture[.valid, default: 0] + result.summary.verdictAtCapture[.invalid, default: 0], 6)
+        XCTAssertFalse(result.allValid)
+        XCTAssertEqual(Set(result.summary.topFailingChecks.map(\.id)), [.msoDigest, .msoValidity])
+        let names = reports(events).map(\.name)
+        XCTAssertEqual(names, (0..<6).map { "tx-\($0)" }, "events in input order")
+
+        // Every proof verifies; the manifest commits to all of them.
+        let manifestPath = try XCTUnwrap(result.manifestPath)
+        let manifest = Array(try Data(contentsOf: URL(fileURLWithPath: manifestPath)))
+        let report = try ProofVerifier.verifyManifest(manifest, proofsDirectory: "\(root)/out/proofs")
+        XCTAssertTrue(report.ok)
+        XCTAssertEqual(report.listed, 6)
+
+        // Flip one byte of one proof: detected. Delete another: detected.
+        let proofs = try FileManager.default.contentsOfDirectory(atPath: "\(root)/out/proofs").sorted()
+        var altered = Array(try Data(contentsOf: URL(fileURLWithPath: "\(root)/out/proofs/\(proofs[0])")))
+        altered[altered.count / 2] ^= 0x01
+        try Data(altered).write(to: URL(fileURLWithPath: "\(root)/out/proofs/\(proofs[0])"))
+        try FileManager.default.removeItem(atPath: "\(root)/out/proofs/\(proofs[1])")
+        let tampered = try ProofVerifier.verifyManifest(manifest, proofsDirectory: "\(root)/out/proofs")
+        XCTAssertFalse(tampered.ok)
+        XCTAssertEqual(tampered.altered.count, 1)
+        XCTAssertEqual(tampered.missing.count, 1)
+
+        // Re-run the same command: nothing re-verified, same verdicts.
+        let (second, secondEvents) = try await run(configuration([batch.inputs], trust: batch.trust))
+        XCTAssertEqual(second.summary.reused, 6)
+        XCTAssertEqual(second.summary.verdictNow, result.summary.verdictNow)
+        XCTAssertTrue(reports(secondEvents).allSatisfy(\.reused))
+        XCTAssertEqual(reports(secondEvents).map(\.verdict), reports(events).map(\.verdict))
+
+        // --force verifies again.
+        var forced = configuration([batch.inputs], trust: batch.trust)
+        forced.force = true
+        let (third, _) = try await run(forced)
+        XCTAssertEqual(third.summary.reused, 0)
+        XCTAssertEqual(third.summary.transactions, 6)
+
+        let store = try ReportStore(path: "\(root)/out/mdocverify.sqlite")
+        XCTAssertTrue(try store.integrityCheck())
+        XCTAssertEqual(try store.verifyAuditChain(), .intact(count: try XCTUnwrap(auditCount(store))))
+    }
+
+    func auditCount(_ store: ReportStore) throws -> Int? {
+        try store.query(sql: "SELECT COUNT(*) FROM audit_log").first?.first?.int64.map(Int.init)
+    }
+
+    func testReplayedResponseIsFlagged() async throws {
+        let scenario = try Scenario()
+        let inputs = "\(root)/in"
+        try scenario.writeTrust(to: "\(root)/trust")
+        try writeBundle(try scenario.bundleFiles(id: "first"), to: "\(inputs)/a")
+        try writeBundle(try scenario.bundleFiles(id: "second"), to: "\(inputs)/b")
+        let (_, events) = try await run(configuration([inputs], trust: "\(root)/trust"))
+        let byName = Dictionary(uniqueKeysWithValues: reports(events).map { ($0.name, $0) })
+        XCTAssertEqual(byName["first"]?.checks.first { $0.id == .responseReplayed }?.status, .pass)
+        XCTAssertEqual(byName["second"]?.checks.first { $0.id == .responseReplayed }?.status, .warn)
+        XCTAssertEqual(byName["second"]?.verdict, .valid, "a replay is a warning worth showing, not a failure")
+        XCTAssertNotEqual(byName["first"]?.transactionID, byName["second"]?.transactionID)
+    }
+
+    func testExpiredConsentFailsAndKeepsNoData() async throws {
+        let scenario = try Scenario()
+        try scenario.writeTrust(to: "\(root)/trust")
+        var files = try scenario.bundleFiles(id: "consented")
+        files["transaction.json"] = Array("""
+            {"id": "consented", "capturedAt": "2026-05-01T10:00:00Z",
+             "consent": {"reference": "SSO-123", "grantedAt": "2026-05-01T09:59:00Z", "scopes": ["mdl"], "expiresAt": "2026-05-02T00:00:00Z"}}
+            """.utf8)
+        try writeBundle(files, to: "\(root)/in/consented")
+        let (result, events) = try await run(configuration(["\(root)/in"], trust: "\(root)/trust"))
+        let report = try XCTUnwrap(reports(events).first)
+        let windows = report.checks.filter { $0.id == .consentWindow }
+        XCTAssertEqual(windows.first { $0.instant == .capture }?.status, .pass)
+        XCTAssertEqual(windows.first { $0.instant == .verification }?.status, .fail)
+        XCTAssertNil(report.proofPath, "no new data kept after consent expired")
+        XCTAssertEqual(result.proofCount, 0)
+        let store = try ReportStore(path: "\(root)/out/mdocverify.sqlite")
+        XCTAssertEqual(try store.query(sql: "SELECT COUNT(*) FROM document").first?.first?.int64, 0)
+        XCTAssertEqual(try store.query(sql: "SELECT consent_reference FROM txn").first?.first?.text, "SSO-123")
+    }
+
+    func testHostileArchiveIsRefusedAndTheRunGoesOn() async throws {
+        let batch = try makeBatch(count: 2)
+        let hostile = "\(root)/hostile.tar.gz"
+        let writer = try ArchiveWriter(path: hostile, format: .tarGzip)
+        try writer.addFile(path: "tx/device-response.cbor", bytes: [0xa0])
+        try writer.addFile(path: "tx/../../escaped.txt", bytes: Array("x".utf8))
+        try writer.close()
+        let (result, events) = try await run(configuration([hostile, batch.inputs], trust: batch.trust))
+        guard case .ingestFailure(let source, let code, _) = events.first else { return XCTFail("the archive is refused first") }
+        XCTAssertEqual(source, hostile)
+        XCTAssertEqual(code, "ingest.pathTraversal")
+        XCTAssertEqual(reports(events).count, 2, "the other input is processed")
+        XCTAssertEqual(result.summary.ingestFailures, 1)
+        XCTAssertFalse(FileManager.default.fileExists(atPath: "\(root)/escaped.txt"))
+        XCTAssertFalse(FileManager.default.fileExists(atPath: NSTemporaryDirectory() + "escaped.txt"))
+    }
+
+    func testSetupErrorsNameWhatToFix() async throws {
+        var configuration = RunConfiguration(inputs: ["x"], trustDirectory: "\(root)/no-such-trust", outDirectory: "\(root)/out")
+        XCTAssertThrowsError(try Orchestrator(configuration: configuration)) { error in
+            XCTAssertTrue("\(error)".contains("--trust"), "\(error)")
+        }
+        try FileManager.default.createDirectory(atPath: "\(root)/empty-trust", withIntermediateDirectories: true)
+        configuration.trustDirectory = "\(root)/empty-trust"
+        XCTAssertThrowsError(try Orchestrator(configuration: configuration)) { error in
+            XCTAssertTrue("\(error)".contains("no certificate"), "\(error)")
+        }
+    }
+}
