@@ -110,6 +110,6 @@ let package = Package(
         .testTarget(
             name: "MdocPipelineTests",
             dependencies: ["MdocPipeline", "MdocProof", "MdocStore", "MdocReports", "MdocSamples", "MdocTestSupport"]),
-        .testTarget(name: "CLITests", dependencies: ["MdocTestSupport"]),
+        .testTarget(name: "CLITests", dependencies: ["MdocTestSupport", "MdocSamples", "MdocStore"]),
     ]
 )

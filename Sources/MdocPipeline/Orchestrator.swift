@@ -31,8 +31,6 @@ public final class Orchestrator: Sendable {
     let context: TransactionContext
     let seenResponses = Mutex<[String: String]>([:])
 
-    /// Transactions verified together and written to the store in one database transaction.
-    public static let batchSize = 256
 
     /// Pre-flight: loads the trust folders, the signing identity and the keys given, opens the
     /// store and checks the output folder is writable. Each failure is a ``PipelineSetupError``.
@@ -232,9 +230,10 @@ public final class Orchestrator: Sendable {
         var iterator = InputReader(inputs: configuration.inputs, limits: configuration.ingestLimits).makeIterator()
         var exhausted = false
         while !exhausted {
-            // Read one batch (constant memory: at most batchSize bundles in flight).
+            // Read one batch (constant memory: at most `batchSize` bundles in flight), verified
+            // together and written to the store in one database transaction.
             var batch: [IngestItem] = []
-            while batch.count < Self.batchSize {
+            while batch.count < max(1, configuration.batchSize) {
                 guard let item = iterator.next() else {
                     exhausted = true
                     break

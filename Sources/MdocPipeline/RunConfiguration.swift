@@ -24,6 +24,8 @@ public struct RunConfiguration: Sendable {
     public var ingestLimits: IngestLimits
     /// Write proofs and a run manifest (on by default).
     public var writeProofs: Bool
+    /// Transactions written to the store per database transaction.
+    public var batchSize: Int
 
     public init(inputs: [String], trustDirectory: String, outDirectory: String = "reports") {
         self.inputs = inputs
@@ -36,6 +38,7 @@ public struct RunConfiguration: Sendable {
         self.imageLimit = 1_000_000
         self.ingestLimits = .default
         self.writeProofs = true
+        self.batchSize = 256
     }
 
     public var resolvedDatabasePath: String {

@@ -69,14 +69,18 @@ struct VerifyCommand: AsyncParsableCommand {
     @Option(name: .customLong("scan-key"), help: "Scan-SDK public key (PEM) that checks uploads' dataSignature.")
     var scanKey: String?
 
-    @Option(name: .long, help: "Output: text (for people) or json (JSON Lines, one object per transaction).")
+    @Option(name: .long, help: "Output: text (for people) or json (JSON Lines, one object per transaction). Default: text on a terminal, json on a pipe.")
     var format: OutputFormat?
+
+    @Option(name: .customLong("batch-size"), help: ArgumentHelp("Transactions per database write.", visibility: .hidden))
+    var batchSize: Int = 256
 
     func validate() throws {
         if let at, CBORDate.parseRFC3339(at) == nil {
             throw ValidationError("--at \(at) is not an RFC 3339 time; write it like 2021-01-01T00:00:00Z")
         }
         if let jobs, jobs < 1 { throw ValidationError("--jobs must be at least 1") }
+        if batchSize < 1 { throw ValidationError("--batch-size must be at least 1") }
         if freshFor < 0 || !freshFor.isFinite { throw ValidationError("--fresh-for must be a number of minutes, 0 or more") }
         if imageLimit < 1_000 { throw ValidationError("--image-limit must be at least 1000 bytes") }
         if (signingKey == nil) != (signingCert == nil) {
@@ -105,6 +109,7 @@ struct VerifyCommand: AsyncParsableCommand {
         configuration.scanKeyPath = scanKey
         configuration.transcriptPath = transcript
         configuration.readerKeyPath = readerKey
+        configuration.batchSize = batchSize
 
         let orchestrator: Orchestrator
         do {

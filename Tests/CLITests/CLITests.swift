@@ -1,1 +1,129 @@
-// Tests for this layer.
+import Foundation
+import MdocSamples
+import MdocStore
+import MdocTestSupport
+import XCTest
+
+/// The command line as a user meets it: the README's commands, exit codes, outputs, resume after kill -9.
+final class CLITests: XCTestCase {
+    let annexD = ["samples/annex-d/device-response.cbor", "--trust", "samples/annex-d/trust",
+                  "--transcript", "samples/annex-d/session-transcript.cbor", "--reader-key", "samples/annex-d/reader-key.pem"]
+    var out = ""
+
+    override func setUpWithError() throws {
+        out = NSTemporaryDirectory() + "mdocverify-cli-\(UUID().uuidString)"
+    }
+
+    override func tearDownWithError() throws {
+        try? FileManager.default.removeItem(atPath: out)
+    }
+
+    func testAnnexDValidAtReferenceTime() throws {
+        let result = try CLI.run(["verify"] + annexD + ["--at", "2021-01-01T00:00:00Z", "--out", out, "--format", "text"])
+        XCTAssertEqual(result.status, 0, result.stdout + result.stderr)
+        XCTAssertTrue(result.stdout.contains("VALID"), result.stdout)
+        XCTAssertTrue(result.stdout.contains("6/6 elements verified"), result.stdout)
+    }
+
+    func testAnnexDInvalidTodayWithTheExpiryChecks() throws {
+        let result = try CLI.run(["verify"] + annexD + ["--out", out, "--format", "json"])
+        XCTAssertEqual(result.status, 1)
+        let line = try XCTUnwrap(result.stdout.split(separator: "\n").first)
+        let object = try XCTUnwrap(try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])
+        XCTAssertEqual(object["verdict"] as? String, "invalid")
+        let checks = try XCTUnwrap(object["checks"] as? [[String: Any]])
+        let failing = Set(checks.filter { $0["status"] as? String == "fail" }.compactMap { $0["id"] as? String })
+        XCTAssertEqual(failing, ["issuer.ds.validity", "mso.validity"])
+        XCTAssertNotNil(object["referenceCode"] as? String)
+        XCTAssertNotNil(object["proof"] as? String)
+    }
+
+    func testUsageAndSetupErrorsExitTwo() throws {
+        let unknownFlag = try CLI.run(["verify", "x.cbor", "--trust", "samples/annex-d/trust", "--bogus"])
+        XCTAssertEqual(unknownFlag.status, 2)
+        let missingTrust = try CLI.run(["verify", "x.cbor", "--trust", "/no/such/folder", "--out", out])
+        XCTAssertEqual(missingTrust.status, 2)
+        XCTAssertTrue(missingTrust.stderr.contains("--trust"), missingTrust.stderr)
+        let badTime = try CLI.run(["verify", "x.cbor", "--trust", "samples/annex-d/trust", "--at", "yesterday"])
+        XCTAssertEqual(badTime.status, 2)
+        XCTAssertTrue(badTime.stderr.contains("RFC 3339"), badTime.stderr)
+    }
+
+    func testMalformedInputsAreReportedAndTheBatchGoesOn() throws {
+        try FileManager.default.createDirectory(atPath: out, withIntermediateDirectories: true)
+        let garbage = "\(out)/garbage.cbor"
+        try Data([0x5b, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff]).write(to: URL(fileURLWithPath: garbage))
+        let truncated = "\(out)/truncated.cbor"
+        let response = try Data(contentsOf: CLI.packageRoot.appendingPathComponent("samples/annex-d/device-response.cbor"))
+        try response.prefix(1000).write(to: URL(fileURLWithPath: truncated))
+        let result = try CLI.run(["verify", garbage, truncated, "samples/annex-d/device-response.cbor",
+                                  "--trust", "samples/annex-d/trust", "--at", "2021-01-01T00:00:00Z", "--out", "\(out)/r", "--format", "json"])
+        XCTAssertEqual(result.status, 1)
+        let lines = result.stdout.split(separator: "\n")
+        XCTAssertEqual(lines.count, 3, result.stdout + result.stderr)
+        XCTAssertTrue(lines[0].contains("\"cbor.limits\""), String(lines[0]))
+        XCTAssertTrue(lines[1].contains("\"cbor.wellformed\""), String(lines[1]))
+        XCTAssertTrue(lines[2].contains("\"indeterminate\""), "no transcript given: deviceMac unchecked")
+    }
+
+    func testChecksListsTheCatalogue() throws {
+        let result = try CLI.run(["checks"])
+        XCTAssertEqual(result.status, 0)
+        for id in ["mso.digest", "issuer.chain", "device.mac", "session.data", "response.replayed"] {
+            XCTAssertTrue(result.stdout.contains(id), id)
+        }
+    }
+
+    func testInspectShowsEmbeddedCBOR() throws {
+        let result = try CLI.run(["inspect", "samples/annex-d/device-response.cbor"])
+        XCTAssertEqual(result.status, 0)
+        XCTAssertTrue(result.stdout.contains("\"org.iso.18013.5.1.mDL\""))
+        XCTAssertTrue(result.stdout.contains("24(<<"))
+        let bad = try CLI.run(["inspect", "samples/annex-d/README.md"])
+        XCTAssertEqual(bad.status, 1)
+    }
+
+    func testPathListFromStandardInput() throws {
+        let result = try CLI.run(["verify", "-", "--trust", "samples/annex-d/trust", "--out", out, "--format", "json",
+                                  "--at", "2021-01-01T00:00:00Z"], stdin: "samples/annex-d/device-response.cbor\n\n")
+        XCTAssertEqual(result.stdout.split(separator: "\n").count, 1, result.stderr)
+    }
+
+    /// kill -9 at random points, then the same command again: nothing lost, nothing counted twice.
+    func testKillNineThenResume() throws {
+        let inputs = "\(out)/in"
+        let trust = "\(out)/trust"
+        let count = 150
+        let scenario = try Scenario()
+        try scenario.writeTrust(to: trust)
+        for i in 0..<count {
+            // Same PKI, distinct transactions (distinct transaction.json).
+            try writeBundle(try scenario.bundleFiles(id: "tx-\(i)"), to: "\(inputs)/tx-\(String(format: "%03d", i))")
+        }
+        let arguments = ["verify", inputs, "--trust", trust, "--out", "\(out)/r", "--at", "2026-05-28T20:26:40Z",
+                         "--batch-size", "2", "--jobs", "2", "--format", "json"]
+        var generator = SystemRandomNumberGenerator()
+        var finished = false
+        var killedMidRun = 0
+        for _ in 0..<25 where !finished {
+            finished = try CLI.runAndKill(arguments, after: Double.random(in: 0.03...0.25, using: &generator))
+            if !finished, FileManager.default.fileExists(atPath: "\(out)/r/mdocverify.sqlite") {
+                let stored = try ReportStore(path: "\(out)/r/mdocverify.sqlite").query(sql: "SELECT COUNT(*) FROM txn").first?.first?.int64 ?? 0
+                if stored > 0 && stored < Int64(count) { killedMidRun += 1 }
+            }
+        }
+        XCTAssertGreaterThan(killedMidRun, 0, "at least one kill must land mid-run for this test to mean anything")
+        let final = try CLI.run(arguments)
+        XCTAssertEqual(final.stdout.split(separator: "\n").count, count)
+        let store = try ReportStore(path: "\(out)/r/mdocverify.sqlite")
+        XCTAssertTrue(try store.integrityCheck())
+        XCTAssertEqual(try store.query(sql: "SELECT COUNT(*) FROM txn").first?.first?.int64, Int64(count))
+        XCTAssertEqual(try store.query(sql: "SELECT COUNT(*) FROM verification").first?.first?.int64, Int64(count), "verified once each")
+        XCTAssertEqual(
+            try store.query(sql: "SELECT COUNT(*) FROM (SELECT verification_id, seq FROM check_result GROUP BY verification_id, seq HAVING COUNT(*) > 1)").first?.first?.int64, 0)
+        if case .broken(let seq, let reason) = try store.verifyAuditChain() { XCTFail("audit chain broken at \(seq): \(reason)") }
+        // The last run saw every transaction exactly once.
+        let lastRun = try XCTUnwrap(try store.latestRunID())
+        XCTAssertEqual(try store.runSummary(runID: lastRun).transactions, count)
+    }
+}
