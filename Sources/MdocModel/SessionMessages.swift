@@ -128,9 +128,12 @@ public struct DeviceRequest: Sendable {
 
     public let version: String
     public let docRequests: [DocRequest]
+    /// The DeviceRequest bytes as decoded.
+    public let encoded: ArraySlice<UInt8>
 
     public init(_ item: CBOR) throws {
         let path = "DeviceRequest"
+        self.encoded = item.encoded
         guard let map = item.map else { throw ModelError(.wrongType, path, "not a map") }
         self.version = try map.requiredText("version", at: path)
         var docRequests: [DocRequest] = []
