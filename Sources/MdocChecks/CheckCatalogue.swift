@@ -35,7 +35,7 @@ public enum CheckCatalogue {
     public static let all: [CheckDefinition] = {
         // One entry per `Catalogue+<Family>.swift` file.
         let families: [[CheckDefinition]] = [
-            cborFamily, responseFamily, issuerFamily, msoFamily, deviceFamily,
+            cborFamily, responseFamily, issuerFamily, msoFamily, deviceFamily, imageFamily, engagementImageFamily,
         ]
         return families.flatMap { $0 }.sorted { $0.id < $1.id }
     }()
