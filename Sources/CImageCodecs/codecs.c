@@ -137,6 +137,44 @@ static int valid_scale(int32_t scale_denom) {
 
 /* MARK: JPEG probe */
 
+/* ITU-T T.81 Annex K, Table K.1 (luminance quantisation), natural (row-major) order: the base
+   table libjpeg scales by quality. */
+static const unsigned int annex_k_luminance[DCTSIZE2] = {
+    16, 11, 10, 16, 24, 40, 51, 61,
+    12, 12, 14, 19, 26, 58, 60, 55,
+    14, 13, 16, 24, 40, 57, 69, 56,
+    14, 17, 22, 29, 51, 87, 80, 62,
+    18, 22, 37, 56, 68, 109, 103, 77,
+    24, 35, 55, 64, 81, 104, 113, 92,
+    49, 64, 78, 87, 103, 121, 120, 101,
+    72, 92, 95, 98, 112, 100, 103, 99,
+};
+
+/* The libjpeg quality whose scaled table K.1 is closest (sum of absolute differences) to the
+   stream's first table. libjpeg: scale = q < 50 ? 5000 / q : 200 - 2q; entry = (base * scale + 50)
+   / 100 clamped to 1...255 (baseline). Quant tables are stored in natural order. */
+static int32_t estimate_quality(const JQUANT_TBL *table) {
+    if (table == NULL) return 0;
+    int32_t best_quality = 0;
+    unsigned long best_distance = (unsigned long)-1;
+    for (int quality = 1; quality <= 100; quality++) {
+        long scale = quality < 50 ? 5000L / quality : 200L - 2L * quality;
+        unsigned long distance = 0;
+        for (int i = 0; i < DCTSIZE2; i++) {
+            long entry = ((long)annex_k_luminance[i] * scale + 50L) / 100L;
+            if (entry < 1) entry = 1;
+            if (entry > 255) entry = 255;
+            long difference = (long)table->quantval[i] - entry;
+            distance += (unsigned long)(difference < 0 ? -difference : difference);
+        }
+        if (distance < best_distance) {
+            best_distance = distance;
+            best_quality = quality;
+        }
+    }
+    return best_quality;
+}
+
 int32_t mdoc_jpeg_probe(const uint8_t *data, size_t length, int32_t scale_denom,
                         mdoc_jpeg_info *info, mdoc_codec_status *status) {
     if (data == NULL || info == NULL || length == 0 || !valid_scale(scale_denom)) {
@@ -170,6 +208,7 @@ int32_t mdoc_jpeg_probe(const uint8_t *data, size_t length, int32_t scale_denom,
     info->progressive = cinfo.progressive_mode ? 1 : 0;
     info->arithmetic = cinfo.arith_code ? 1 : 0;
     info->adobe_marker = cinfo.saw_Adobe_marker ? 1 : 0;
+    info->estimated_quality = estimate_quality(cinfo.quant_tbl_ptrs[0]);
     cinfo.scale_num = 1;
     cinfo.scale_denom = (unsigned int)scale_denom;
     jpeg_calc_output_dimensions(&cinfo);

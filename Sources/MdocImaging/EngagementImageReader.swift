@@ -87,8 +87,9 @@ public struct EngagementImageResult: Sendable, Hashable {
 ///
 /// The image may be a screenshot of the code or a photo with the code anywhere in it, turned
 /// at any angle: zbar's QR finder is rotation-invariant, so arbitrary rotation in the image
-/// plane is handled by the scanner. The EXIF orientation is applied before scanning (which also
-/// undoes mirroring, which zbar cannot read through).
+/// plane is handled by the scanner (and zbar 0.23 also reads mirrored codes). The EXIF
+/// orientation is nevertheless applied before scanning, so that the attempts report the
+/// geometry of the upright picture and a scanner without those tolerances would still work.
 ///
 /// Order of work: empty check, byte limit, signature and header (no pixels), pixel-count
 /// limit, then decode to 8-bit grey and scan:

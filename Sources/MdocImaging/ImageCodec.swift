@@ -97,6 +97,7 @@ public enum ImageCodec {
     // MARK: JPEG
 
     private static func probeJPEG(_ bytes: [UInt8], scaleDenominator: Int) throws(ImageError) -> Probed {
+        let orientation = try ImageMetadata.walkJPEG(bytes)
         var info = mdoc_jpeg_info()
         var status = mdoc_codec_status()
         let code = bytes.withUnsafeBufferPointer { buffer in
@@ -122,7 +123,8 @@ public enum ImageCodec {
         let imageInfo = ImageInfo(
             format: .jpeg, width: Int(info.width), height: Int(info.height), components: Int(info.components),
             bitDepth: Int(info.precision), progressive: info.progressive != 0, colorSpace: colorSpace,
-            hasAlpha: false, orientation: ImageMetadata.jpegOrientation(bytes))
+            hasAlpha: false, orientation: orientation,
+            estimatedQuality: info.estimated_quality > 0 ? Int(info.estimated_quality) : nil)
         return Probed(info: imageInfo, scaledWidth: Int(info.scaled_width), scaledHeight: Int(info.scaled_height))
     }
 
@@ -153,15 +155,15 @@ public enum ImageCodec {
     // MARK: PNG
 
     private static func probePNG(_ bytes: [UInt8], scaleDenominator: Int) throws(ImageError) -> Probed {
+        let walk = try ImageMetadata.walkPNG(bytes)
         var info = mdoc_png_info()
         var status = mdoc_codec_status()
         let code = bytes.withUnsafeBufferPointer { buffer in
             mdoc_png_probe(buffer.baseAddress, buffer.count, &info, &status)
         }
         guard code == CodecCode.ok else { throw codecError(code, status, format: "PNG") }
-        // libpng accepted the signature and IHDR, so the header walk finds them.
-        let header = ImageMetadata.pngHeader(bytes)
-        let colorType = header?.colorType ?? 0
+        let header = walk.header
+        let colorType = header.colorType
         let colorSpace: ImageColorSpace =
             colorType == 3 ? .palette : (info.has_color != 0 ? .rgb : .gray)
         let storedComponents =
@@ -174,8 +176,8 @@ public enum ImageCodec {
         let width = Int(info.width), height = Int(info.height)
         let imageInfo = ImageInfo(
             format: .png, width: width, height: height, components: storedComponents,
-            bitDepth: header?.bitDepth ?? (info.linear != 0 ? 16 : 8), progressive: header?.interlaced ?? false,
-            colorSpace: colorSpace, hasAlpha: info.has_alpha != 0, orientation: ImageMetadata.pngOrientation(bytes))
+            bitDepth: header.bitDepth, progressive: header.interlaced,
+            colorSpace: colorSpace, hasAlpha: info.has_alpha != 0, orientation: walk.orientation)
         let d = scaleDenominator
         return Probed(info: imageInfo, scaledWidth: (width + d - 1) / d, scaledHeight: (height + d - 1) / d)
     }

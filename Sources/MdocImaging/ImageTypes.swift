@@ -83,6 +83,10 @@ public struct ImageInfo: Sendable, Hashable, Codable {
     /// The EXIF orientation, when the file carries an EXIF IFD0 orientation tag (JPEG APP1 `Exif`,
     /// PNG `eXIf`); `nil` otherwise (display as stored).
     public var orientation: ImageOrientation?
+    /// JPEG only: the libjpeg quality (1...100) whose scaled ITU-T T.81 Annex K table best
+    /// matches the luminance quantisation table. An estimate (other encoders use other tables);
+    /// `nil` for PNG.
+    public var estimatedQuality: Int?
 
     /// `width * height`, saturating (dimensions come from untrusted headers).
     public var pixelCount: Int {
@@ -92,7 +96,8 @@ public struct ImageInfo: Sendable, Hashable, Codable {
 
     public init(
         format: ImageFormat, width: Int, height: Int, components: Int, bitDepth: Int,
-        progressive: Bool, colorSpace: ImageColorSpace, hasAlpha: Bool, orientation: ImageOrientation?
+        progressive: Bool, colorSpace: ImageColorSpace, hasAlpha: Bool, orientation: ImageOrientation?,
+        estimatedQuality: Int? = nil
     ) {
         self.format = format
         self.width = width
@@ -103,6 +108,7 @@ public struct ImageInfo: Sendable, Hashable, Codable {
         self.colorSpace = colorSpace
         self.hasAlpha = hasAlpha
         self.orientation = orientation
+        self.estimatedQuality = estimatedQuality
     }
 }
 

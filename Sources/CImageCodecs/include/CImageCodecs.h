@@ -60,6 +60,10 @@ typedef struct {
     int32_t progressive;
     int32_t arithmetic;
     int32_t adobe_marker;  /* an Adobe APP14 marker was seen: CMYK samples are stored inverted */
+    /* The libjpeg quality (1...100) whose scaled ITU-T T.81 Annex K table K.1 best matches the
+       first quantisation table, or 0 when there is none. An estimate: encoders with their own
+       tables get the nearest libjpeg-equivalent quality. */
+    int32_t estimated_quality;
 } mdoc_jpeg_info;
 
 /** Reads the JPEG header (no pixel decoding) and the output size at 1/scale_denom
