@@ -104,7 +104,9 @@ let package = Package(
                 "MdocChecks", "MdocCBOR", "MdocCrypto", "MdocCOSE", "MdocModel", "MdocTrust",
                 "MdocVerification", "MdocSamples", "MdocTestSupport",
             ]),
-        .testTarget(name: "MdocImagingTests", dependencies: ["MdocImaging", "MdocTestSupport"]),
+        .testTarget(
+            name: "MdocImagingTests", dependencies: ["MdocImaging", "MdocTestSupport"],
+            resources: [.copy("Fixtures")]),
         .testTarget(name: "MdocIngestTests", dependencies: ["MdocIngest", "MdocTestSupport"]),
         .testTarget(name: "MdocStoreTests", dependencies: ["MdocStore", "MdocChecks", "MdocTestSupport"]),
         .testTarget(

@@ -36,7 +36,7 @@ public enum CheckCatalogue {
         // One entry per `Catalogue+<Family>.swift` file.
         let families: [[CheckDefinition]] = [
             cborFamily, responseFamily, issuerFamily, msoFamily, deviceFamily, inputFamily,
-            engagementFamily, sessionFamily, readerFamily, transactionFamily,
+            engagementFamily, engagementImageFamily, sessionFamily, readerFamily, transactionFamily, imageFamily,
         ]
         return families.flatMap { $0 }.sorted { $0.id < $1.id }
     }()

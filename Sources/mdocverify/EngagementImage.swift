@@ -1,6 +1,7 @@
 import Foundation
 import MdocCBOR
 import MdocModel
+import MdocPipeline
 
 /// Engagement QR images in the CLI (decoding lives in MdocImaging).
 enum EngagementImage {
@@ -10,11 +11,11 @@ enum EngagementImage {
 
     /// The `mdoc:` URI in an image, if one is found.
     static func uri(_ bytes: [UInt8]) -> String? {
-        ImagingAdapter.readEngagement(bytes).uri
+        EngagementImages.read(bytes).uri
     }
 
     static func inspect(_ bytes: [UInt8], name: String) throws {
-        let result = ImagingAdapter.readEngagement(bytes)
+        let result = EngagementImages.read(bytes)
         for check in result.checks {
             print("\(check.status.rawValue) \(check.id): \(check.detail)")
         }

@@ -1,0 +1,166 @@
+public import MdocChecks
+
+/// One decode-and-scan attempt of ``EngagementImageReader``.
+public struct QRScanAttempt: Sendable, Hashable, Codable {
+    /// The image was decoded (or box-averaged) at `1 / scaleDenominator`.
+    public var scaleDenominator: Int
+    /// The size scanned, after the EXIF orientation was applied.
+    public var width: Int
+    public var height: Int
+    /// QR symbols zbar found at this scale.
+    public var symbolCount: Int
+}
+
+/// What ``EngagementImageReader/read(_:limits:)`` found in an engagement image.
+public struct EngagementImageResult: Sendable, Hashable {
+    /// The chosen `mdoc:` URI (the first symbol whose text starts with `mdoc:`, scheme compared
+    /// case-insensitively), exactly as encoded; `nil` when none was found.
+    public var uri: String?
+    /// Every distinct QR symbol found, in the order found.
+    public var symbols: [QRSymbol]
+    /// The scale (`1 / scaleDenominator`) at which the `mdoc:` symbol was found.
+    public var scaleDenominator: Int?
+    /// Every decode-and-scan attempt, in order.
+    public var attempts: [QRScanAttempt]
+    /// The header, when it could be read.
+    public var info: ImageInfo?
+    /// Why the image could not be decoded, when it could not.
+    public var error: ImageError?
+
+    /// The outcome as one check result: `engagement.qr.decoded` (pass) or the failure id
+    /// (`engagement.image.*`, `engagement.qr.notFound`, `engagement.qr.notMdoc`).
+    public var checkResults: [CheckResult] { [checkResult] }
+
+    /// Longest text shown per code in `engagement.qr.notMdoc` details.
+    public static let maxListedSymbolLength = 80
+
+    private var checkResult: CheckResult {
+        if let error {
+            let id: CheckID =
+                switch error.code {
+                case .empty: .engagementImageEmpty
+                case .notAnImage: .engagementImageNotAnImage
+                case .truncated: .engagementImageTruncated
+                case .unsupported: .engagementImageUnsupported
+                case .tooLarge, .tooManyPixels: .engagementImageTooLarge
+                default: .engagementImageCorrupt
+                }
+            return CheckResult(id, .fail, error.reason, evidence: headerEvidence)
+        }
+        if let uri {
+            return CheckResult(
+                .engagementQrDecoded, .pass, "mdoc: URI of \(uri.utf8.count) bytes decoded at scale 1/\(scaleDenominator ?? 1)",
+                evidence: headerEvidence + [
+                    Evidence("scale", "1/\(scaleDenominator ?? 1)"),
+                    Evidence("symbols", String(symbols.count)),
+                    Evidence("attempts", String(attempts.count)),
+                ])
+        }
+        if symbols.isEmpty {
+            let scales = attempts.map { "1/\($0.scaleDenominator)" }.joined(separator: ", ")
+            return CheckResult(
+                .engagementQrNotFound, .fail, "no QR code found (scales tried: \(scales.isEmpty ? "none" : scales))",
+                evidence: headerEvidence + [Evidence("attempts", String(attempts.count))])
+        }
+        let listed = symbols.map { symbol in
+            let text = symbol.text ?? "<\(symbol.bytes.count) bytes, not UTF-8>"
+            return text.count > Self.maxListedSymbolLength
+                ? String(text.prefix(Self.maxListedSymbolLength)) + "…" : text
+        }
+        return CheckResult(
+            .engagementQrNotMdoc, .fail,
+            "\(symbols.count) QR code(s) found, none with an mdoc: URI: " + listed.map { "\"\($0)\"" }.joined(separator: ", "),
+            evidence: headerEvidence + [Evidence("symbols", String(symbols.count))])
+    }
+
+    private var headerEvidence: [Evidence] {
+        guard let info else { return [] }
+        return [
+            Evidence("format", info.format.rawValue),
+            Evidence("dimensions", "\(info.width)x\(info.height)"),
+        ]
+    }
+}
+
+/// Reads the device-engagement QR code from a captured image (ISO/IEC 18013-5 §8.2.2.3: the
+/// QR code holds `mdoc:` followed by base64url DeviceEngagement; §8.2.1 device engagement).
+///
+/// The image may be a screenshot of the code or a photo with the code anywhere in it, turned
+/// at any angle: zbar's QR finder is rotation-invariant, so arbitrary rotation in the image
+/// plane is handled by the scanner (and zbar 0.23 also reads mirrored codes). The EXIF
+/// orientation is nevertheless applied before scanning, so that the attempts report the
+/// geometry of the upright picture and a scanner without those tolerances would still work.
+///
+/// Order of work: empty check, byte limit, signature and header (no pixels), pixel-count
+/// limit, then decode to 8-bit grey and scan:
+/// - JPEG: DCT-domain 1/4, then 1/2, then full size (a scale whose shorter side would be under
+///   ``minimumScannedSide`` pixels is skipped), stopping at the first scale that yields an
+///   `mdoc:` symbol; other codes found on the way are kept.
+/// - PNG: full size, then, if nothing `mdoc:` was found and the longer side exceeds
+///   ``pngDownscaleThreshold``, a 1/2 box-average.
+///
+/// Does NOT base64url-decode the URI or parse DeviceEngagement (the engagement model does),
+/// and does not judge what the other codes in the picture are.
+public enum EngagementImageReader {
+    /// JPEG scales tried, in order (`1 / d`).
+    public static let jpegScaleDenominators = [4, 2, 1]
+    /// PNGs larger than this (longer side, pixels) get a second, 1/2-scale scan.
+    public static let pngDownscaleThreshold = 2000
+    /// Scales whose decoded image would have a shorter side below this are not tried.
+    public static let minimumScannedSide = 100
+
+    public static func read(_ bytes: [UInt8], limits: ImageLimits = .default) -> EngagementImageResult {
+        var result = EngagementImageResult(
+            uri: nil, symbols: [], scaleDenominator: nil, attempts: [], info: nil, error: nil)
+        do {
+            try scan(bytes, limits: limits, into: &result)
+        } catch {
+            result.error = error
+        }
+        return result
+    }
+
+    private static func scan(
+        _ bytes: [UInt8], limits: ImageLimits, into result: inout EngagementImageResult
+    ) throws(ImageError) {
+        guard !bytes.isEmpty else { throw ImageError(.empty, "the engagement image has no bytes") }
+        try limits.checkBytes(bytes.count)
+        let info = try ImageCodec.probe(bytes)
+        result.info = info
+        try limits.checkPixels(width: info.width, height: info.height)
+        let orientation = info.orientation ?? .up
+
+        func attempt(_ image: GrayImage, scale: Int) throws(ImageError) -> Bool {
+            let upright = image.applying(orientation)
+            let symbols = try QRScanner.scan(upright)
+            result.attempts.append(
+                QRScanAttempt(
+                    scaleDenominator: scale, width: upright.width, height: upright.height, symbolCount: symbols.count))
+            for symbol in symbols where !result.symbols.contains(symbol) { result.symbols.append(symbol) }
+            if let chosen = symbols.first(where: { $0.isMdocURI && $0.text != nil }), let text = chosen.text {
+                result.uri = text
+                result.scaleDenominator = scale
+                return true
+            }
+            return false
+        }
+
+        switch info.format {
+        case .jpeg:
+            let shorter = min(info.width, info.height)
+            for scale in jpegScaleDenominators where scale == 1 || shorter / scale >= minimumScannedSide {
+                let image = try ImageCodec.decodeGray(bytes, scaleDenominator: scale, limits: limits)
+                if try attempt(image, scale: scale) { return }
+            }
+        case .png:
+            let image = try ImageCodec.decodeGray(bytes, scaleDenominator: 1, limits: limits)
+            if try attempt(image, scale: 1) { return }
+            if max(info.width, info.height) > pngDownscaleThreshold {
+                let half = GrayImage(unchecked: try image.raster.boxDownscaled(by: 2))
+                if try attempt(half, scale: 2) { return }
+            }
+        case .unknown:
+            throw ImageError(.notAnImage, "the bytes start with neither a JPEG nor a PNG signature")
+        }
+    }
+}

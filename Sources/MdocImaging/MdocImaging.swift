@@ -1,1 +1,0 @@
-// MdocImaging: see DESIGN.md, "Architecture".
