@@ -48,6 +48,12 @@ public struct DocumentSpec: Sendable {
     public var msoVersion = "1.0"
     public var digestAlgorithmName: String? = nil
     public var includeX5chain = true
+    /// Certificates (DER) sent after the DS in x5chain, which then becomes an array (RFC 9360).
+    public var additionalX5chain: [[UInt8]] = []
+    /// Put x5chain in the protected header instead of the unprotected one.
+    public var x5chainInProtected = false
+    /// Sign with this DS key and certificate instead of the authority's (longer chains).
+    public var signer: (key: PrivateKey, certificate: Certificate)? = nil
     public var issuerAlgorithm: COSEAlgorithm? = nil
     public var tamperElementAfterSigning = false
     public var tamperMSOAfterSigning = false
@@ -149,9 +155,15 @@ public enum MdocIssuer {
             throw COSEError(.unsupportedAlgorithm, "no COSE algorithm for \(authority.curve)")
         }
         let algorithm = spec.issuerAlgorithm ?? signingAlgorithm
-        let protected = CBORNode.map([.init(.int(1), .int(algorithm.rawValue))]).encoded()
+        let dsKey = spec.signer?.key ?? authority.dsKey
+        let dsCertificate = spec.signer?.certificate ?? authority.ds
+        let x5chain: CBORNode = spec.additionalX5chain.isEmpty
+            ? .bytes(dsCertificate.der) : .array([.bytes(dsCertificate.der)] + spec.additionalX5chain.map { .bytes($0) })
+        var protectedEntries: [CBORNode.Entry] = [.init(.int(1), .int(algorithm.rawValue))]
+        if spec.includeX5chain && spec.x5chainInProtected { protectedEntries.append(.init(.int(33), x5chain)) }
+        let protected = CBORNode.map(protectedEntries).encoded()
         let toBeSigned = COSESign1.signatureStructure(protected: protected[...], payload: msoBytes[...])
-        let signature = try authority.dsKey.sign(message: toBeSigned, hash: signingAlgorithm.hashFunction)
+        let signature = try dsKey.sign(message: toBeSigned, hash: signingAlgorithm.hashFunction)
         var sentMSO = msoBytes
         if spec.tamperMSOAfterSigning {
             // Flip one bit of the last digest in the MSO (the digest of an undisclosed element when
@@ -162,7 +174,7 @@ public enum MdocIssuer {
             _ = namespace
             sentMSO[index] ^= 0x01
         }
-        let unprotected: CBORNode = spec.includeX5chain ? .map([.init(.int(33), .bytes(authority.ds.der))]) : .map([])
+        let unprotected: CBORNode = spec.includeX5chain && !spec.x5chainInProtected ? .map([.init(.int(33), x5chain)]) : .map([])
         let issuerAuth = CBORNode.array([.bytes(protected), unprotected, .bytes(sentMSO), .bytes(signature)])
 
         // deviceSigned (§9.1.3).

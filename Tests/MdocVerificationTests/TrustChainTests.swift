@@ -1,0 +1,110 @@
+import Foundation
+import MdocCBOR
+import MdocChecks
+import MdocCOSE
+import MdocCrypto
+import MdocModel
+import MdocSamples
+import MdocTestSupport
+import MdocTrust
+import MdocVerification
+import XCTest
+
+/// x5chain forms (RFC 9360: one bstr or an array; protected or unprotected) and chain lengths
+/// (Annex B: the IACA signs the DS directly, pathLenConstraint 0).
+final class TrustChainTests: XCTestCase {
+    let t = Scenario.verificationTime
+
+    func verify(_ spec: DocumentSpec, authority: IssuingAuthority, anchors: [Certificate]) throws -> ResponseVerification {
+        let scenario = try Scenario()
+        let document = try MdocIssuer.document(spec, authority: authority, transcript: scenario.transcript)
+        let response = MdocIssuer.deviceResponse(documents: [document])
+        let options = VerificationOptions(trust: TrustStore(anchors: anchors), verificationTime: t, sessionTranscript: scenario.transcript)
+        return DeviceResponseVerifier(options: options).verify(response)
+    }
+
+    func spec() throws -> DocumentSpec {
+        DocumentSpec(disclosed: Scenario.elements, signed: t.addingTimeInterval(-86_400), deviceKey: try PrivateKey.generate(curve: .p256))
+    }
+
+    func failing(_ result: ResponseVerification) -> Set<CheckID> { Set(result.checks.filter { $0.status == .fail }.map(\.id)) }
+
+    func testX5chainAsArrayWithTheIACA() throws {
+        let authority = try IssuingAuthority(curve: .p256, profile: .init(notBefore: t.addingTimeInterval(-30 * 86_400)))
+        var spec = try spec()
+        spec.additionalX5chain = [authority.iaca.der]
+        let result = try verify(spec, authority: authority, anchors: [authority.iaca])
+        XCTAssertEqual(failing(result), [])
+        XCTAssertEqual(result.checks.first { $0.id == .issuerChain }?.evidence.first { $0.key == "length" }?.value, "2")
+    }
+
+    func testX5chainInTheProtectedHeader() throws {
+        let authority = try IssuingAuthority(curve: .p256, profile: .init(notBefore: t.addingTimeInterval(-30 * 86_400)))
+        var spec = try spec()
+        spec.x5chainInProtected = true
+        let result = try verify(spec, authority: authority, anchors: [authority.iaca])
+        XCTAssertEqual(failing(result), [])
+        XCTAssertTrue(result.checks.first { $0.id == .issuerX5chain }?.detail.contains("protected") ?? false)
+    }
+
+    /// IACA (pathLen 0) → intermediate CA → DS: longer than Annex B allows, refused by path validation.
+    func testIntermediateBetweenIACAAndDSIsRefused() throws {
+        let authority = try IssuingAuthority(curve: .p256, profile: .init(notBefore: t.addingTimeInterval(-30 * 86_400)))
+        let intermediateKey = try PrivateKey.generate(curve: .p256)
+        var intermediateBuilder = CertificateBuilder(
+            subject: [("C", "UT"), ("CN", "Utopia intermediate")], serialNumber: [0x11, 0x22], notBefore: t.addingTimeInterval(-30 * 86_400),
+            notAfter: t.addingTimeInterval(300 * 86_400), publicKey: intermediateKey.publicKey)
+        intermediateBuilder.basicConstraints = (isCA: true, pathLength: nil, critical: true)
+        intermediateBuilder.keyUsage = ([.keyCertSign, .cRLSign], critical: true)
+        let intermediate = try intermediateBuilder.sign(issuer: authority.iaca, issuerKey: authority.iacaKey, hash: .sha256)
+        let dsKey = try PrivateKey.generate(curve: .p256)
+        var dsBuilder = CertificateBuilder(
+            subject: [("C", "UT"), ("CN", "Utopia DS via intermediate")], serialNumber: [0x33, 0x44], notBefore: t.addingTimeInterval(-30 * 86_400),
+            notAfter: t.addingTimeInterval(300 * 86_400), publicKey: dsKey.publicKey)
+        dsBuilder.keyUsage = (.digitalSignature, critical: true)
+        dsBuilder.extendedKeyUsage = (["1.0.18013.5.1.2"], critical: true)
+        let ds = try dsBuilder.sign(issuer: intermediate, issuerKey: intermediateKey, hash: .sha256)
+        var spec = try spec()
+        spec.signer = (dsKey, ds)
+        spec.additionalX5chain = [intermediate.der]
+        let result = try verify(spec, authority: authority, anchors: [authority.iaca])
+        XCTAssertTrue(failing(result).contains(.issuerChain), "\(failing(result))")
+        let chain = try XCTUnwrap(result.checks.first { $0.id == .issuerChain })
+        XCTAssertTrue(chain.detail.lowercased().contains("path length"), chain.detail)
+        XCTAssertEqual(result.checks.first { $0.id == .issuerSignature }?.status, .pass, "the signature itself is fine")
+    }
+
+    func testTrustFolderLoadsPEMBundlesDERAndCRLs() throws {
+        let directory = NSTemporaryDirectory() + "trust-\(UUID().uuidString)"
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        let a = try IssuingAuthority(curve: .p256, profile: .init(notBefore: t))
+        let b = try IssuingAuthority(curve: .p384, profile: .init(notBefore: t))
+        let c = try IssuingAuthority(curve: .ed25519, profile: .init(notBefore: t))
+        try Data((a.iaca.pem + b.iaca.pem).utf8).write(to: URL(fileURLWithPath: "\(directory)/two.pem"))
+        try Data(c.iaca.der).write(to: URL(fileURLWithPath: "\(directory)/three.der"))
+        try Data(try a.crl(revoking: [], thisUpdate: t, nextUpdate: nil).der).write(to: URL(fileURLWithPath: "\(directory)/a.crl"))
+        try Data("notes".utf8).write(to: URL(fileURLWithPath: "\(directory)/README.txt"))
+        let store = try TrustStore(directory: directory)
+        XCTAssertEqual(store.anchors.count, 3)
+        XCTAssertEqual(store.crls.count, 1)
+        XCTAssertEqual(store.ignoredFiles, ["README.txt"])
+        // The snapshot hash identifies the material, whatever the file names.
+        XCTAssertEqual(store.snapshotHash, TrustStore(anchors: [c.iaca, a.iaca, b.iaca], crls: store.crls).snapshotHash)
+
+        try Data("-----BEGIN CERTIFICATE-----\nnot base64\n-----END CERTIFICATE-----\n".utf8).write(to: URL(fileURLWithPath: "\(directory)/bad.pem"))
+        XCTAssertThrowsError(try TrustStore(directory: directory)) { XCTAssertEqual(($0 as? TrustError)?.code, .invalidFile) }
+        XCTAssertThrowsError(try TrustStore(directory: directory + "/missing")) { XCTAssertEqual(($0 as? TrustError)?.code, .notFound) }
+    }
+
+    func testChainValidationIsCachedPerChain() throws {
+        let scenario = try Scenario()
+        let first = scenario.verify()
+        let second = scenario.verify()
+        XCTAssertEqual(first.verdict, .valid)
+        XCTAssertEqual(second.verdict, .valid)
+        let ds = try XCTUnwrap(first.documents.first?.dsCertificate)
+        // Same parsed certificate object both times: the cache served the second.
+        XCTAssertTrue(ds === second.documents.first?.dsCertificate)
+    }
+}
