@@ -432,7 +432,21 @@ public final class Orchestrator: Sendable {
             inputs: verified.fileDigests.map { .init(path: $0.path, sha256: $0.sha256) }, checks: checks,
             certificates: certificates, trustSnapshot: trust.snapshotHash, consentReference: verified.metadata.consent?.reference,
             processorVersion: ProcessorInfo.version, runID: runID)
-        let bytes = try signer.sign(evidence: evidence)
+        var signed = evidence
+        signed.uploads = verified.uploads.map { upload in
+            var original = [("sha256", upload.originalSHA256), ("bytes", String(upload.originalBytes)), ("format", upload.originalFormat)]
+            if let w = upload.originalWidth, let h = upload.originalHeight { original.append(("dimensions", "\(w)x\(h)")) }
+            var output: [(String, String)] = []
+            if let sha = upload.outputSHA256 { output.append(("sha256", sha)) }
+            if let bytes = upload.outputBytes { output.append(("bytes", String(bytes))) }
+            if let w = upload.outputWidth, let h = upload.outputHeight { output.append(("dimensions", "\(w)x\(h)")) }
+            if let q = upload.quality { output.append(("quality", String(q))) }
+            if let scale = upload.scaleDenominator { output.append(("scale", "1/\(scale)")) }
+            return ProofEvidence.Upload(
+                uploadID: upload.uploadID, documentType: upload.documentType, side: upload.side, outcome: upload.outcome,
+                reason: upload.reason, original: original, output: output, passes: upload.passes)
+        }
+        let bytes = try signer.sign(evidence: signed)
         let relative = "proofs/\(verified.referenceCode).cose"
         let path = (configuration.outDirectory as NSString).appendingPathComponent(relative)
         try FileManager.default.createDirectory(atPath: (path as NSString).deletingLastPathComponent, withIntermediateDirectories: true)

@@ -28,6 +28,31 @@ public struct ProofEvidence: Sendable {
         }
     }
 
+    /// One document-scan upload's evidence (issue: the 1 MB limit, with the evidence kept).
+    public struct Upload: Sendable {
+        public var uploadID: String
+        public var documentType: String
+        public var side: String
+        public var outcome: String
+        public var reason: String?
+        public var original: [(String, String)]
+        public var output: [(String, String)]
+        public var passes: Int
+        public init(
+            uploadID: String, documentType: String, side: String, outcome: String, reason: String?,
+            original: [(String, String)], output: [(String, String)], passes: Int
+        ) {
+            self.uploadID = uploadID
+            self.documentType = documentType
+            self.side = side
+            self.outcome = outcome
+            self.reason = reason
+            self.original = original
+            self.output = output
+            self.passes = passes
+        }
+    }
+
     public var referenceCode: String
     public var transactionID: String
     public var name: String
@@ -44,6 +69,7 @@ public struct ProofEvidence: Sendable {
     public var consentReference: String?
     public var processorVersion: String
     public var runID: String
+    public var uploads: [Upload] = []
 
     public init(
         referenceCode: String, transactionID: String, name: String, source: String, capturedAt: Date?,
@@ -107,6 +133,15 @@ public struct ProofEvidence: Sendable {
             .init(.text("consentReference"), text(consentReference)),
             .init(.text("processor"), .map([.init(.text("name"), .text("mdocverify")), .init(.text("version"), .text(processorVersion))])),
             .init(.text("runId"), .text(runID)),
+            .init(.text("uploads"), .array(uploads.map { upload in
+                func pairs(_ list: [(String, String)]) -> CBORNode { .map(list.map { .init(.text($0.0), .text($0.1)) }) }
+                return .map([
+                    .init(.text("id"), .text(upload.uploadID)), .init(.text("type"), .text(upload.documentType)),
+                    .init(.text("side"), .text(upload.side)), .init(.text("outcome"), .text(upload.outcome)),
+                    .init(.text("reason"), text(upload.reason)), .init(.text("original"), pairs(upload.original)),
+                    .init(.text("output"), pairs(upload.output)), .init(.text("passes"), .unsigned(UInt64(max(0, upload.passes)))),
+                ])
+            })),
         ]
         return CBORNode.map(map).encoded()
     }

@@ -129,6 +129,18 @@ struct VerifyCommand: AsyncParsableCommand {
 
         let renderer = OutcomeRenderer(format: outputFormat, verificationTime: orchestrator.verificationTime)
         let progress = Progress(enabled: stderrIsTerminal && !(outputFormat == .text && stdoutIsTerminal && paths.count == 1))
+        if progress.enabled {
+            // Count the inputs alongside the run, so the progress line can show an ETA once known.
+            let limits = configuration.ingestLimits
+            Task.detached(priority: .background) {
+                var total = 0
+                for item in InputReader(inputs: paths, limits: limits) {
+                    if case .transaction = item { total += 1 }
+                    if progress.isFinished { return }
+                }
+                progress.setTotal(total)
+            }
+        }
         let result: Orchestrator.RunResult
         do {
             result = try await orchestrator.run { event in
@@ -154,7 +166,7 @@ struct VerifyCommand: AsyncParsableCommand {
             progress.clear()
             throw SetupError("\(error)")
         }
-        progress.clear()
+        progress.finish()
         if outputFormat == .text || stderrIsTerminal {
             let summary = Summary.text(result, out: out)
             if outputFormat == .text { print(summary) } else { FileHandle.standardError.write(Data((summary + "\n").utf8)) }
@@ -176,8 +188,13 @@ final class Progress: @unchecked Sendable {
     private var failed = 0
     private let started = Date()
     private var lastDraw = Date.distantPast
+    private var total: Int?
+    private var finished = false
 
     init(enabled: Bool) { self.enabled = enabled }
+
+    func setTotal(_ total: Int) { lock.withLock { self.total = total } }
+    var isFinished: Bool { lock.withLock { finished } }
 
     func count(verdict: Verdict) {
         lock.withLock {
@@ -196,9 +213,26 @@ final class Progress: @unchecked Sendable {
             lastDraw = now
             let elapsed = max(now.timeIntervalSince(started), 0.001)
             let rate = Double(done) / elapsed
-            let line = String(format: "  %d transactions  %.0f/s  %d not valid  %d inputs rejected  %.1fs", done, rate, invalid, failed, elapsed)
+            var line: String
+            if let total, total > 0 {
+                let remaining = rate > 0 ? Double(max(0, total - done)) / rate : 0
+                line = String(format: "  %d/%d transactions  %.0f/s  ETA %@  %d not valid", done, total, rate, Self.duration(remaining), invalid)
+            } else {
+                line = String(format: "  %d transactions  %.0f/s  %d not valid", done, rate, invalid)
+            }
+            if failed > 0 { line += "  \(failed) inputs rejected" }
             FileHandle.standardError.write(Data("\r\u{1B}[2K\(line)".utf8))
         }
+    }
+
+    static func duration(_ seconds: Double) -> String {
+        let s = Int(seconds.rounded())
+        return s >= 3600 ? String(format: "%dh%02dm", s / 3600, s % 3600 / 60) : String(format: "%d:%02d", s / 60, s % 60)
+    }
+
+    func finish() {
+        lock.withLock { finished = true }
+        clear()
     }
 
     func clear() {
