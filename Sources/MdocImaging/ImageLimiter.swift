@@ -166,6 +166,8 @@ struct QualitySearch {
     private(set) var passes: [FitPass] = []
     /// Measured (quality, bytes) per scale denominator.
     private var observations: [Int: [(quality: Int, bytes: Int)]] = [:]
+    /// See ``slope(at:anchor:near:)``.
+    static let priorSlopeDistance = 20
     /// Full-size PNG raster, kept for box downscaling.
     private var pngFull: Raster? = nil
 
@@ -282,16 +284,21 @@ struct QualitySearch {
     }
 
     /// Steepness of log size against log relative size through `anchor` and the point nearest
-    /// to `quality` among the others at `scale` (at full scale, the original JPEG counts),
-    /// clamped to 0.4...3; `nil` without a second point.
+    /// to `quality` among the others at `scale`, clamped to 0.6...3; `nil` without a second
+    /// point. At full scale the original JPEG counts as a point when the anchor is at least
+    /// ``priorSlopeDistance`` quality steps away from it: just below its own quality a
+    /// re-encoded JPEG shrinks much less than elsewhere (its detail is already quantised), so a
+    /// secant from there would badly underestimate the slope further down.
     private func slope(at scale: Int, anchor: (quality: Int, bytes: Int), near quality: Int) -> Double? {
         var others = (observations[scale] ?? []).filter { $0.quality != anchor.quality }
-        if scale == 1, let prior = priorPoint, prior.quality != anchor.quality { others.append(prior) }
+        if scale == 1, let prior = priorPoint, abs(prior.quality - anchor.quality) >= Self.priorSlopeDistance {
+            others.append(prior)
+        }
         guard let other = nearest(others, to: quality) else { return nil }
         let dg = JPEGSizeModel.logRelative(other.quality) - JPEGSizeModel.logRelative(anchor.quality)
         guard abs(dg) > 1e-3 else { return nil }
         let slope = (log(Double(other.bytes)) - log(Double(anchor.bytes))) / dg
-        return max(0.4, min(3, slope))
+        return max(0.6, min(3, slope))
     }
 
     /// The steepness measured at the nearest finer scale, if any.

@@ -4,8 +4,8 @@ import XCTest
 /// libjpeg/libpng through the shim: headers, decoding of every supported coding, limits,
 /// truncation, orientation.
 final class ImageCodecTests: XCTestCase {
-    /// The colour patches of the scan fixtures (scripts/make-qr-fixtures.py): quadrants of a
-    /// 320x240 image, left to right, top to bottom.
+    /// The colour patches of the scan fixtures (scripts/make-qr-fixtures.py): quadrants of the
+    /// top 320x240 of a 320x280 image, left to right, top to bottom.
     static let patches: [(x: Int, y: Int, rgb: [Int])] = [
         (80, 60, [220, 30, 30]), (240, 60, [30, 180, 60]), (80, 180, [30, 60, 200]), (240, 180, [255, 255, 255]),
     ]
@@ -52,7 +52,7 @@ final class ImageCodecTests: XCTestCase {
 
         let deep = try ImageCodec.probe(try Fixtures.bytes("scan-16bit.png"))
         XCTAssertEqual(deep.format, .png)
-        XCTAssertEqual([deep.width, deep.height, deep.bitDepth, deep.components], [320, 240, 16, 3])
+        XCTAssertEqual([deep.width, deep.height, deep.bitDepth, deep.components], [320, 280, 16, 3])
         XCTAssertEqual(deep.colorSpace, .rgb)
         XCTAssertFalse(deep.hasAlpha)
         XCTAssertNil(deep.estimatedQuality)
@@ -83,7 +83,7 @@ final class ImageCodecTests: XCTestCase {
     func testBaselineProgressiveAndCMYKJPEGDecodeToTheirColours() throws {
         for name in ["scan-progressive.jpg", "scan-cmyk.jpg"] {
             let image = try ImageCodec.decodeRGB(try Fixtures.bytes(name))
-            XCTAssertEqual([image.width, image.height], [320, 240], name)
+            XCTAssertEqual([image.width, image.height], [320, 280], name)
             for patch in Self.patches {
                 assertPixel(image, x: patch.x, y: patch.y, patch.rgb, tolerance: 12, name)
             }
@@ -189,13 +189,22 @@ final class ImageCodecTests: XCTestCase {
     // MARK: truncation, drip-fed
 
     func testEveryPrefixOfAJPEGIsTruncated() throws {
-        let bytes = try Fixtures.bytes("scan-progressive.jpg")
+        // A small progressive JPEG, every prefix; then the baseline fixture at a stride.
+        let small = try ImageCodec.decodeRGB(try Fixtures.bytes("scan-progressive.jpg"), scaleDenominator: 4)
+        let bytes = try JPEGEncoder.encodeProgressive(rgb: small, quality: 75)
+        XCTAssertTrue(try ImageCodec.probe(bytes).progressive)
         for length in 1..<bytes.count {
             XCTAssertThrowsError(try ImageCodec.decodeRGB(Array(bytes.prefix(length))), "prefix \(length)") { error in
                 XCTAssertEqual((error as? ImageError)?.code, .truncated, "prefix \(length): \(error)")
             }
         }
         XCTAssertNoThrow(try ImageCodec.decodeRGB(bytes))
+        let baseline = try Fixtures.bytes("scan-cmyk.jpg")
+        for length in stride(from: 1, to: baseline.count, by: 97) {
+            XCTAssertThrowsError(try ImageCodec.decodeRGB(Array(baseline.prefix(length))), "prefix \(length)") { error in
+                XCTAssertEqual((error as? ImageError)?.code, .truncated, "prefix \(length): \(error)")
+            }
+        }
     }
 
     func testEveryPrefixOfAPNGIsTruncated() throws {
