@@ -302,24 +302,42 @@ public enum DocumentUploads {
             subject: subject, evidence: evidence)
     }
 
-    /// Base64 in the standard (RFC 4648 §4) or URL-safe (§5) alphabet, padding optional.
+    /// Base64 in the standard (RFC 4648 §4) or URL-safe (§5) alphabet, padding optional but
+    /// only at the end and only to a multiple of four; no whitespace; the unused bits of the
+    /// last character must be zero (§3.5), so every byte string has one accepted spelling per
+    /// alphabet and padding choice.
     static func decodeBase64(_ text: String) -> [UInt8]? {
-        var normalized = ""
-        normalized.reserveCapacity(text.utf8.count + 3)
-        for character in text.unicodeScalars {
-            switch character {
-            case "-": normalized.append("+")
-            case "_": normalized.append("/")
-            default: normalized.unicodeScalars.append(character)
+        var symbols = Array(text.utf8)
+        var padding = 0
+        while symbols.last == UInt8(ascii: "=") {
+            symbols.removeLast()
+            padding += 1
+        }
+        if padding > 0 && (padding > 2 || (symbols.count + padding) % 4 != 0) { return nil }
+        if symbols.count % 4 == 1 { return nil }
+        var out: [UInt8] = []
+        out.reserveCapacity(symbols.count * 3 / 4)
+        var buffer: UInt32 = 0
+        var bits = 0
+        for symbol in symbols {
+            let value: UInt32
+            switch symbol {
+            case UInt8(ascii: "A")...UInt8(ascii: "Z"): value = UInt32(symbol - UInt8(ascii: "A"))
+            case UInt8(ascii: "a")...UInt8(ascii: "z"): value = UInt32(symbol - UInt8(ascii: "a")) + 26
+            case UInt8(ascii: "0")...UInt8(ascii: "9"): value = UInt32(symbol - UInt8(ascii: "0")) + 52
+            case UInt8(ascii: "+"), UInt8(ascii: "-"): value = 62
+            case UInt8(ascii: "/"), UInt8(ascii: "_"): value = 63
+            default: return nil
+            }
+            buffer = buffer << 6 | value
+            bits += 6
+            if bits >= 8 {
+                bits -= 8
+                out.append(UInt8(truncatingIfNeeded: buffer >> UInt32(bits)))
+                buffer &= (1 << UInt32(bits)) - 1
             }
         }
-        switch normalized.utf8.count % 4 {
-        case 2: normalized += "=="
-        case 3: normalized += "="
-        case 1: return nil
-        default: break
-        }
-        return Data(base64Encoded: normalized).map { Array($0) }
+        return buffer == 0 ? out : nil  // leftover bits must be zero
     }
 
     // MARK: chains
