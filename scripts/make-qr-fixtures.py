@@ -25,7 +25,8 @@ Tests/MdocTestSupport/Vectors/iso18013-5/device_engagement_qr_uri.txt):
   no-qr.jpg             a photo-like scene without any code
 
 Document-scan fixtures (inputs the re-encoder must process correctly):
-  scan-progressive.jpg  progressive JPEG with four colour patches
+  scan-progressive.jpg  progressive JPEG with four colour patches (320x240) above a 40-row band
+                        of random patch colours (the same picture, 320x280, for the next three)
   scan-cmyk.jpg         CMYK JPEG (Pillow writes Adobe-inverted CMYK with an Adobe APP14 marker)
   scan-gray.jpg         greyscale JPEG
   scan-exif6.jpg        JPEG stored sideways with EXIF orientation 6 (and Make/GPS tags), red
@@ -118,14 +119,21 @@ def exif_bytes(orientation, gps=False):
     return exif.tobytes()
 
 
-def patches_image(size):
-    image = Image.new("RGB", size, "white")
-    draw = ImageDraw.Draw(image)
+def patches_image(size, rng, band=40):
+    """Four colour patches filling `size`, above a band of random colours `band` rows high
+    (the band makes the file large enough that fitting it under a test limit still leaves
+    room for a JPEG)."""
     w, h = size
+    image = Image.new("RGB", (w, h + band), "white")
+    draw = ImageDraw.Draw(image)
     for index, (_, colour) in enumerate(PATCHES):
         col, row = index % 2, index // 2
         draw.rectangle([col * w // 2, row * h // 2, (col + 1) * w // 2 - 1, (row + 1) * h // 2 - 1],
                        fill=colour)
+    for y in range(h, h + band):
+        for x in range(0, w, 4):
+            colour = PATCHES[rng.randrange(len(PATCHES))][1]
+            draw.rectangle([x, y, x + 3, y], fill=colour)
     return image
 
 
@@ -182,7 +190,7 @@ def main():
     save(photo_scene((1200, 1600), rng), "no-qr.jpg", quality=85)
 
     # Document-scan fixtures.
-    patches = patches_image((320, 240))
+    patches = patches_image((320, 240), rng)
     save(patches, "scan-progressive.jpg", quality=92, progressive=True)
     save(patches.convert("CMYK"), "scan-cmyk.jpg", quality=92)
     save(photo_scene((320, 240), rng).convert("L"), "scan-gray.jpg", quality=92)
@@ -193,7 +201,7 @@ def main():
     save(sideways, "scan-exif6.jpg", quality=92, exif=exif_bytes(6, gps=True))
     write_png16_rgb(patches, os.path.join(OUT, "scan-16bit.png"))
     palette = patches.convert("P", palette=Image.ADAPTIVE, colors=8)
-    # Make the left half transparent: give those pixels a fresh palette index with alpha 0.
+    # Make the left half of the patches transparent: a fresh palette index with alpha 0.
     lut = palette.getpalette()[: 3 * 8]
     transparent_index = len(lut) // 3
     palette.putpalette(lut + [0, 0, 0])

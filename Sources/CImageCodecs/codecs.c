@@ -486,6 +486,10 @@ int32_t mdoc_png_decode(const uint8_t *data, size_t length, int32_t out_componen
         return code;
     }
     image.format = out_components == 1 ? PNG_FORMAT_GRAY : PNG_FORMAT_RGB;
+    /* A 16-bit file without gAMA/sRGB/iCCP is sRGB-encoded like every 8-bit one (what scanners
+       and editors write, and how viewers show it); the simplified API would otherwise take it
+       as linear light and brighten it on the way to 8 bits. */
+    image.flags |= PNG_IMAGE_FLAG_16BIT_sRGB;
     size_t needed = 0;
     size_t stride = 0;
     if (!checked_size(image.width, (size_t)out_components, 1, &stride) || stride > 0x7fffffff ||

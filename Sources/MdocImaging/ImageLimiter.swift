@@ -30,8 +30,8 @@ public enum ImageLimiter {
     public static let scaleDenominators = [1, 2, 4, 8]
     /// A fitting pass at least this fraction of the limit ends the search.
     public static let acceptFraction = 0.90
-    /// A fit below this fraction of the limit earns a second upward pass (a third below 0.2 less).
-    public static let poorFitFraction = 0.80
+    /// Once a pass fits, further (upward) passes stop at this many passes for the scale.
+    public static let maxPassesPerScale = 4
     /// Another pass is made only if the model expects at least this many quality steps more.
     public static let minimumQualityGain = 2
 
@@ -111,23 +111,24 @@ public enum ImageLimiter {
 /// JPEG size against quality for libjpeg baseline with 4:2:0 chroma and the Annex K tables.
 ///
 /// `relative(q)` is the size at quality `q` divided by the size at 85. The knots are the
-/// geometric mean over synthetic document and photo scans (`SyntheticScan` in MdocSamples,
-/// 8 to 24 MP, grain 2 to 12, decoded at scales 1, 1/2 and 1/4); between knots the logarithm is
-/// interpolated linearly. Single images deviate from it (log standard deviation about 0.15 near
-/// 80 to 90, 0.3 to 0.4 at 10 to 40), which the search corrects from its measurements.
+/// geometric mean over 81 measured curves: synthetic document and photo scans (`SyntheticScan`
+/// in MdocSamples, 8 to 24 MP, grain 1 to 36, originals at quality 92 to 95) re-encoded after
+/// decoding at full, half and quarter scale; between knots the logarithm is interpolated
+/// linearly. Single images deviate from it (log standard deviation about 0.11 from 70 to 90,
+/// 0.2 to 0.3 at 30 to 50, 0.6 at 10), which the search corrects from its measurements.
 enum JPEGSizeModel {
     static let knots: [(quality: Int, relative: Double)] = [
-        (1, 0.20), (10, 0.26), (20, 0.312), (30, 0.363), (40, 0.41), (50, 0.462), (60, 0.519),
-        (70, 0.622), (75, 0.682), (80, 0.796), (85, 1.0), (90, 1.349), (95, 2.016), (100, 4.5),
+        (1, 0.11), (10, 0.161), (20, 0.232), (30, 0.304), (40, 0.365), (50, 0.425), (60, 0.492),
+        (70, 0.608), (75, 0.679), (80, 0.80), (85, 1.0), (90, 1.37), (95, 1.96), (100, 3.73),
     ]
 
-    /// Size at 1/2 scale divided by size at full scale, same quality (measured 0.13 to 0.43,
-    /// typically 0.3: halving removes noise as well as pixels).
-    static let halvingFactor = 0.30
+    /// Size at 1/2 scale divided by size at full scale, same quality: geometric mean 0.22
+    /// (measured 0.1 to 0.43; halving removes grain as well as pixels).
+    static let halvingFactor = 0.22
 
     /// JPEG quality-85 size over PNG size, assumed before any measurement of a PNG original:
     /// the geometric mean over the synthetic scans as libpng writes them (0.05 to 0.15).
-    static let pngBytesRatio85 = 0.115
+    static let pngBytesRatio85 = 0.085
 
     /// ln relative(q), q clamped to 1...100.
     static func logRelative(_ quality: Int) -> Double {
@@ -165,6 +166,8 @@ struct QualitySearch {
     private(set) var passes: [FitPass] = []
     /// Measured (quality, bytes) per scale denominator.
     private var observations: [Int: [(quality: Int, bytes: Int)]] = [:]
+    /// See ``slope(at:anchor:near:)``.
+    static let priorSlopeDistance = 20
     /// Full-size PNG raster, kept for box downscaling.
     private var pngFull: Raster? = nil
 
@@ -192,29 +195,23 @@ struct QualitySearch {
     /// a pass at the floor) says nothing at or above the floor fits here.
     ///
     /// Each pass encodes the highest quality predicted to fit under a target a little below the
-    /// limit (0.93 of it on a prior alone, 0.95 with one measurement, 0.975 with two), inside the
-    /// bracket of qualities already measured as fitting and not fitting. After the first fitting
-    /// pass at most one more pass is made upwards (two when the fit is under
-    /// ``ImageLimiter/poorFitFraction`` of the limit, three under 0.2 less), and only when the model expects at least
-    /// ``ImageLimiter/minimumQualityGain`` steps more.
+    /// limit (0.93 of it on a prior alone, 0.95 with one measurement, 0.96 with two), inside the
+    /// bracket of qualities already measured as fitting and not fitting. Once a pass fits, the
+    /// search goes on upwards only while the fit is under ``ImageLimiter/acceptFraction`` of the
+    /// limit, the model expects at least ``ImageLimiter/minimumQualityGain`` steps more, and the
+    /// scale has had fewer than ``ImageLimiter/maxPassesPerScale`` passes.
     private mutating func search(at scale: Int) throws(ImageError) -> Found? {
         var raster: Raster? = nil
         var best: Found? = nil
         var noFit: Int? = nil  // lowest quality measured too large at this scale
-        var passesSinceFit = 0
+        var passesAtScale = 0
         while passes.count < options.maxPasses {
-            if let best {
-                // After a fit, one more pass upwards; two when the fit is well below the limit,
-                // three when it is far below (the curve had a cliff the model missed).
-                let fraction = Double(best.bytes.count) / Double(limit)
-                let allowed = fraction < ImageLimiter.poorFitFraction - 0.2 ? 3 : (fraction < ImageLimiter.poorFitFraction ? 2 : 1)
-                if passesSinceFit >= allowed { break }
-            }
+            if best != nil, passesAtScale >= ImageLimiter.maxPassesPerScale { break }
             let lower = (best?.quality ?? floor - 1) + 1
             let upper = (noFit ?? ceiling + 1) - 1
             guard lower <= upper else { break }
             let measured = observations[scale]?.count ?? 0
-            let target = Double(limit) * (measured == 0 ? 0.93 : (measured == 1 ? 0.95 : 0.975))
+            let target = Double(limit) * (measured == 0 ? 0.93 : (measured == 1 ? 0.95 : 0.96))
             var choice = (lower...upper).reversed().first { predict($0, scale: scale) <= target }
             if choice == nil {
                 if best != nil { break }
@@ -224,7 +221,7 @@ struct QualitySearch {
                 if measured > 0 {
                     slack = 1.08  // measured at this scale: the secant is reliable
                 } else if observations.isEmpty {
-                    slack = 2.0  // the prior alone (log sd about 0.35 at low quality)
+                    slack = 1.6  // the prior alone (log sd about 0.25 at the floor)
                 } else {
                     slack = 1.5  // derived from a finer scale through the halving factor
                 }
@@ -242,7 +239,7 @@ struct QualitySearch {
             let bytes = try JPEGEncoder.encode(image, quality: quality, progressive: false)
             passes.append(FitPass(quality: quality, scaleDenominator: scale, bytes: bytes.count))
             observations[scale, default: []].append((quality, bytes.count))
-            if best != nil { passesSinceFit += 1 }
+            passesAtScale += 1
             if bytes.count <= limit {
                 if best == nil || quality > (best?.quality ?? 0) {
                     best = Found(
@@ -266,24 +263,16 @@ struct QualitySearch {
 
     /// Predicted size in bytes of quality `quality` at `scale`.
     ///
-    /// With measurements at `scale`: from the nearest one along the model curve, with the
-    /// curve's steepness corrected by a secant through a second point (another measurement,
-    /// or at full scale the original JPEG). Without: from the next finer scale times
-    /// ``JPEGSizeModel/halvingFactor``, down to the prior (the original JPEG's size at its
-    /// estimated quality, or for PNG ``JPEGSizeModel/pngBytesRatio85`` of the PNG's size).
+    /// With measurements at `scale`: from the nearest one along the model curve, its steepness
+    /// corrected by the secant through a second point (another measurement at this scale, at
+    /// full scale also the original JPEG), else by the steepness found at the next finer scale.
+    /// Without: from the next finer scale times ``JPEGSizeModel/halvingFactor``, down to the
+    /// prior (the original JPEG's size at its estimated quality, or for PNG
+    /// ``JPEGSizeModel/pngBytesRatio85`` of the PNG's size).
     private func predict(_ quality: Int, scale: Int) -> Double {
         let g = JPEGSizeModel.logRelative(quality)
         if let points = observations[scale], let anchor = nearest(points, to: quality) {
-            var others = points.filter { $0.quality != anchor.quality }
-            if scale == 1, let prior = priorPoint, prior.quality != anchor.quality { others.append(prior) }
-            var slope = 1.0
-            if let other = nearest(others, to: quality) {
-                let dg = JPEGSizeModel.logRelative(other.quality) - JPEGSizeModel.logRelative(anchor.quality)
-                if abs(dg) > 1e-3 {
-                    slope = (log(Double(other.bytes)) - log(Double(anchor.bytes))) / dg
-                    slope = max(0.4, min(3, slope))
-                }
-            }
+            let slope = self.slope(at: scale, anchor: anchor, near: quality) ?? inheritedSlope(below: scale) ?? 1
             return exp(log(Double(anchor.bytes)) + slope * (g - JPEGSizeModel.logRelative(anchor.quality)))
         }
         if scale > 1 { return predict(quality, scale: scale / 2) * JPEGSizeModel.halvingFactor }
@@ -292,6 +281,38 @@ struct QualitySearch {
         }
         let bytes85 = Double(original.count) * JPEGSizeModel.pngBytesRatio85
         return exp(log(max(1, bytes85)) + g - JPEGSizeModel.logRelative(85))
+    }
+
+    /// Steepness of log size against log relative size through `anchor` and the point nearest
+    /// to `quality` among the others at `scale`, clamped to 0.6...3; `nil` without a second
+    /// point. At full scale the original JPEG counts as a point when the anchor is at least
+    /// ``priorSlopeDistance`` quality steps away from it: just below its own quality a
+    /// re-encoded JPEG shrinks much less than elsewhere (its detail is already quantised), so a
+    /// secant from there would badly underestimate the slope further down.
+    private func slope(at scale: Int, anchor: (quality: Int, bytes: Int), near quality: Int) -> Double? {
+        var others = (observations[scale] ?? []).filter { $0.quality != anchor.quality }
+        if scale == 1, let prior = priorPoint, abs(prior.quality - anchor.quality) >= Self.priorSlopeDistance {
+            others.append(prior)
+        }
+        guard let other = nearest(others, to: quality) else { return nil }
+        let dg = JPEGSizeModel.logRelative(other.quality) - JPEGSizeModel.logRelative(anchor.quality)
+        guard abs(dg) > 1e-3 else { return nil }
+        let slope = (log(Double(other.bytes)) - log(Double(anchor.bytes))) / dg
+        return max(0.6, min(3, slope))
+    }
+
+    /// The steepness measured at the nearest finer scale, if any.
+    private func inheritedSlope(below scale: Int) -> Double? {
+        var finer = scale / 2
+        while finer >= 1 {
+            if let points = observations[finer], let anchor = points.last,
+                let slope = slope(at: finer, anchor: anchor, near: anchor.quality)
+            {
+                return slope
+            }
+            finer /= 2
+        }
+        return nil
     }
 
     private func nearest(_ points: [(quality: Int, bytes: Int)], to quality: Int) -> (quality: Int, bytes: Int)? {

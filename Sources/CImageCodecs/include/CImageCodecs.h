@@ -111,7 +111,8 @@ int32_t mdoc_png_probe(const uint8_t *data, size_t length, mdoc_png_info *info,
                        mdoc_codec_status *status);
 
 /** Decodes a PNG to 8-bit grey (out_components 1) or RGB (3), compositing any alpha over
-    white; 16-bit, palette, tRNS and gamma are handled by libpng's simplified API.
+    white; 16-bit, palette, tRNS and gamma are handled by libpng's simplified API (a 16-bit
+    file without colour-space chunks is taken as sRGB-encoded, PNG_IMAGE_FLAG_16BIT_sRGB).
     `out_capacity` must hold width * height * out_components. */
 int32_t mdoc_png_decode(const uint8_t *data, size_t length, int32_t out_components, uint8_t *out,
                         size_t out_capacity, mdoc_codec_status *status);
