@@ -22,6 +22,77 @@ enum ImagingStage {
         TransactionContext(
             trust: trust, readerTrust: readerTrust, verificationTime: verificationTime, keepValues: keepValues,
             readEngagementImage: { EngagementImages.read($0) },
-            processUploads: { _, _, _ in ([], []) })
+            processUploads: { manifest, files, reference in
+                processUploads(manifest: manifest, files: files, reference: reference, outDirectory: outDirectory, limit: imageLimit, scanKey: scanKey)
+            })
+    }
+
+    /// Document-scan uploads: the 1 MB limit by re-encoding (``ImageLimiter``), re-upload chains,
+    /// `dataSignature` with the scan SDK key. Re-encoded files are written (temporary name, then
+    /// rename) under `<out>/images/<reference>/`; originals are never modified or moved.
+    static func processUploads(
+        manifest: [UInt8], files: [String: [UInt8]], reference: String, outDirectory: String, limit: Int, scanKey: PublicKey?
+    ) -> (records: [UploadRecord], checks: [CheckResult]) {
+        var verifier: DocumentUploads.SignatureVerifier?
+        if let scanKey {
+            verifier = { @Sendable original, signature in ScanSignature.verify(signature, over: original, with: scanKey) }
+        }
+        let result = DocumentUploads.process(manifest: manifest, files: files, limit: limit, verifySignature: verifier)
+        var checks = result.checkResults
+        var records: [UploadRecord] = []
+        for upload in result.uploads {
+            guard let entry = upload.entry, let fit = upload.fit else { continue }
+            let evidence = fit.evidence
+            var outputPath: String?
+            var outcome = "kept"
+            var reason: String?
+            switch evidence.outcome {
+            case .kept: outcome = "kept"
+            case .reencoded:
+                outcome = "reencoded"
+                if let output = fit.output {
+                    let relative = "images/\(reference)/\(safeName(entry.id)).jpg"
+                    do {
+                        try AtomicFile.write(output, to: URL(fileURLWithPath: outDirectory).appendingPathComponent(relative))
+                        outputPath = relative
+                    } catch {
+                        checks.append(CheckResult(.imageReencoded, .fail, "cannot write \(relative): \(error)", subject: upload.subject))
+                    }
+                }
+            case .rejected(let id, let why):
+                outcome = "rejected"
+                reason = "\(id): \(why)"
+            }
+            records.append(UploadRecord(
+                uploadID: entry.id, documentType: entry.slot.type.rawValue, side: entry.slot.side ?? "", outcome: outcome,
+                reason: reason, originalSHA256: evidence.original.sha256, originalBytes: evidence.original.bytes,
+                originalFormat: "\(evidence.original.format)", originalWidth: evidence.original.width,
+                originalHeight: evidence.original.height, outputSHA256: evidence.output?.sha256, outputBytes: evidence.output?.bytes,
+                outputWidth: evidence.output?.width, outputHeight: evidence.output?.height, quality: evidence.output?.quality,
+                scaleDenominator: evidence.output?.scaleDenominator, passes: evidence.passes.count, outputPath: outputPath,
+                supersedes: upload.supersedes))
+        }
+        return (records, checks)
+    }
+
+    /// A file name from an upload id: letters, digits, `.`, `-`, `_`; anything else becomes `_`.
+    static func safeName(_ id: String) -> String {
+        let cleaned = String(id.unicodeScalars.map { scalar -> Character in
+            let ok = (scalar.value < 128) && (CharacterSet.alphanumerics.contains(scalar) || "-_.".unicodeScalars.contains(scalar))
+            return ok ? Character(scalar) : "_"
+        }.prefix(80))
+        return cleaned.isEmpty || cleaned.hasPrefix(".") ? "upload" + cleaned : cleaned
+    }
+}
+
+/// The scan SDK's `dataSignature` over the original upload bytes.
+///
+/// Accepted format: the base64 (decoded by MdocImaging) of an ECDSA signature with SHA-256 as raw
+/// r‖s (IEEE P1363, as COSE and JOSE carry it) for an EC key, or an Ed25519/Ed448 signature for
+/// an OKP key, made over the upload's bytes exactly as uploaded.
+public enum ScanSignature {
+    public static func verify(_ signature: [UInt8], over original: [UInt8], with key: PublicKey) -> Bool {
+        let hash: HashFunction? = key.curve.kind == .edwards ? nil : .sha256
+        return (try? key.verify(signature: signature, message: original, hash: hash)) ?? false
     }
 }

@@ -17,7 +17,7 @@ struct MdocVerifyCommand: AsyncParsableCommand {
             2 usage or setup error.
             """,
         version: ProcessorVersion.current,
-        subcommands: [VerifyCommand.self, InspectCommand.self, ChecksCommand.self, ProofCommand.self],
+        subcommands: [VerifyCommand.self, InspectCommand.self, ChecksCommand.self, ProofCommand.self, ImageCommand.self],
         defaultSubcommand: nil
     )
 

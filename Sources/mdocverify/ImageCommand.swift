@@ -1,0 +1,76 @@
+import ArgumentParser
+import Foundation
+import MdocImaging
+
+/// `mdocverify image FILE... --out DIR`: the document-scan size limit on loose files.
+struct ImageCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "image",
+        abstract: "Bring document scans under the size limit (1,000,000 bytes by default) by re-encoding them as JPEG.",
+        discussion: """
+            A file at or under the limit is copied byte for byte under its own name; a larger JPEG or \
+            PNG is re-encoded as a baseline JPEG (quality searched first, then DCT-domain downscaling), \
+            EXIF orientation applied and other metadata dropped, written as DIR/<name>.jpg. Originals \
+            are never modified. Exit codes: 0 all processed; 1 at least one rejected; 2 usage error.
+            """)
+
+    @Argument(help: "Image files (JPEG or PNG).")
+    var files: [String]
+
+    @Option(name: .long, help: "Output folder.")
+    var out: String
+
+    @Option(name: .customLong("image-limit"), help: "Maximum size in bytes.")
+    var imageLimit: Int = ImageLimiter.defaultLimit
+
+    func validate() throws {
+        if imageLimit < 1_000 { throw ValidationError("--image-limit must be at least 1000 bytes") }
+    }
+
+    func run() throws {
+        do {
+            try FileManager.default.createDirectory(atPath: out, withIntermediateDirectories: true)
+        } catch {
+            throw SetupError("cannot create the output folder \(out): \(error.localizedDescription)")
+        }
+        var rejected = 0
+        for file in files {
+            let name = (file as NSString).lastPathComponent
+            let bytes: [UInt8]
+            do { bytes = try InputFile.read(file) } catch {
+                print("\(Style.red("rejected"))   \(name): \(error)")
+                rejected += 1
+                continue
+            }
+            let outcome = ImageLimiter.fit(bytes, limit: imageLimit)
+            let evidence = outcome.evidence
+            switch evidence.outcome {
+            case .kept:
+                let target = URL(fileURLWithPath: out).appendingPathComponent(name)
+                do {
+                    try AtomicFile.write(bytes, to: target)
+                    print("\(Style.green("kept"))       \(name)  \(bytes.count) bytes, at or under \(imageLimit)")
+                } catch {
+                    print("\(Style.red("rejected"))   \(name): cannot write \(target.path): \(error)")
+                    rejected += 1
+                }
+            case .reencoded:
+                let stem = (name as NSString).deletingPathExtension
+                let target = URL(fileURLWithPath: out).appendingPathComponent(stem + ".jpg")
+                guard let output = outcome.output, let result = evidence.output else { continue }
+                do {
+                    try AtomicFile.write(output, to: target)
+                    print("\(Style.green("reencoded"))  \(name) → \(target.lastPathComponent)  \(bytes.count) → \(result.bytes) bytes, "
+                        + "quality \(result.quality), scale 1/\(result.scaleDenominator), \(result.width)x\(result.height), \(evidence.passes.count) pass(es)")
+                } catch {
+                    print("\(Style.red("rejected"))   \(name): cannot write \(target.path): \(error)")
+                    rejected += 1
+                }
+            case .rejected(let id, let reason):
+                print("\(Style.red("rejected"))   \(name)  \(id): \(reason)")
+                rejected += 1
+            }
+        }
+        if rejected > 0 { throw ExitCode(1) }
+    }
+}

@@ -1,0 +1,68 @@
+import Foundation
+import MdocChecks
+import MdocCrypto
+import MdocPipeline
+import MdocProof
+import MdocSamples
+import MdocStore
+import MdocTestSupport
+import XCTest
+
+/// Document-scan uploads inside transactions: limit, re-encoding, chain, evidence in store and proof.
+final class UploadPipelineTests: XCTestCase {
+    func testUploadsAreLimitedRecordedAndProven() async throws {
+        let root = NSTemporaryDirectory() + "mdocverify-uploads-\(UUID().uuidString)"
+        defer { try? FileManager.default.removeItem(atPath: root) }
+        let scenario = try Scenario()
+        try scenario.writeTrust(to: "\(root)/trust")
+        var files = try scenario.bundleFiles(id: "with-scans")
+        let scan = try SyntheticScan.jpeg(.textDocument, megapixels: 1.5, quality: 95, seed: 7)
+        let small = try SyntheticScan.jpeg(.photo, megapixels: 0.05, quality: 80, seed: 8)
+        XCTAssertGreaterThan(scan.count, 150_000, "the test scan must exceed the lowered limit")
+        files["documents/front-1.jpg"] = Array("not an image".utf8)
+        files["documents/front-2.jpg"] = scan
+        files["documents/back.jpg"] = small
+        files["documents/manifest.json"] = Array("""
+            [{"id": "f1", "file": "front-1.jpg", "type": "driversLicense", "side": "front"},
+             {"id": "f2", "file": "front-2.jpg", "type": "driversLicense", "side": "front", "originalDocumentId": "f1"},
+             {"id": "b1", "file": "back.jpg", "type": "driversLicense", "side": "back"}]
+            """.utf8)
+        try writeBundle(files, to: "\(root)/in/tx")
+        var configuration = RunConfiguration(inputs: ["\(root)/in"], trustDirectory: "\(root)/trust", outDirectory: "\(root)/out")
+        configuration.verificationTime = Scenario.verificationTime
+        configuration.imageLimit = 150_000
+        let orchestrator = try Orchestrator(configuration: configuration)
+        var reports: [Orchestrator.TransactionReport] = []
+        let result = try await orchestrator.run { if case .transaction(let r) = $0 { reports.append(r) } }
+        let report = try XCTUnwrap(reports.first)
+
+        // The rejected front is reported with its own id; the re-upload replaces it.
+        XCTAssertEqual(report.checks.first { $0.subject == "upload[f1]" && $0.status == .fail }?.id, .imageNotAnImage)
+        XCTAssertEqual(report.verdict, .invalid, "a rejected upload is a failure of the transaction")
+
+        // The re-encoded file is under the limit, under <out>/images/<reference>/; originals untouched.
+        let reencoded = "\(root)/out/images/\(report.referenceCode)/f2.jpg"
+        let output = try XCTUnwrap(FileManager.default.contents(atPath: reencoded))
+        XCTAssertLessThanOrEqual(output.count, 150_000)
+        XCTAssertEqual(Array(try Data(contentsOf: URL(fileURLWithPath: "\(root)/in/tx/documents/front-2.jpg"))), scan)
+        XCTAssertFalse(FileManager.default.fileExists(atPath: "\(root)/out/images/\(report.referenceCode)/b1.jpg"), "kept uploads are not copied")
+
+        // Evidence in the store.
+        let store = try ReportStore(path: "\(root)/out/mdocverify.sqlite")
+        let rows = try store.query(sql: "SELECT upload_id, outcome, original_bytes, output_bytes, supersedes FROM image ORDER BY upload_id")
+        XCTAssertEqual(rows.map { $0[0].text }, ["b1", "f1", "f2"])
+        XCTAssertEqual(rows.map { $0[1].text }, ["kept", "rejected", "reencoded"])
+        XCTAssertEqual(rows[2][2].int64, Int64(scan.count))
+        XCTAssertEqual(rows[2][3].int64, Int64(output.count))
+        XCTAssertEqual(rows[2][4].text, "f1")
+
+        // And in the proof.
+        let proof = try ProofVerifier.open(Array(try Data(contentsOf: URL(fileURLWithPath: "\(root)/out/\(try XCTUnwrap(report.proofPath))"))))
+        let uploads = try XCTUnwrap(proof.payload.map?["uploads"]?.array)
+        XCTAssertEqual(uploads.count, 3)
+        let f2 = try XCTUnwrap(uploads.first { $0.map?["id"]?.text == "f2" })
+        XCTAssertEqual(f2.map?["outcome"]?.text, "reencoded")
+        XCTAssertEqual(f2.map?["output"]?.map?["sha256"]?.text, hexString(HashFunction.sha256.hash(Array(output))))
+        XCTAssertEqual(result.summary.transactions, 1)
+    }
+}
