@@ -294,7 +294,7 @@ struct AuditAppender {
 
     mutating func append(
         _ db: Database, event: String, runID: String?, transactionID: String?, details: String,
-        statement: Statement? = nil
+        statement: InsertStatement? = nil
     ) throws {
         let (seq, overflow) = lastSeq.addingReportingOverflow(1)
         guard !overflow else { throw StoreError(.database, "audit_log seq overflow") }

@@ -16,7 +16,7 @@ final class SchemaTests: XCTestCase {
         // capture day, run.
         let indexes = Set(try store.texts("SELECT name FROM sqlite_master WHERE type = 'index'").compactMap { $0 })
         for name in [
-            "verification_verdicts", "check_result_check_status", "check_result_status_check", "document_ds",
+            "verification_verdicts", "check_result_check_status", "check_result_failed", "document_ds",
             "txn_source", "txn_capture_day", "verification_run", "txn_response", "verification_key",
         ] {
             XCTAssertTrue(indexes.contains(name), name)
@@ -34,7 +34,7 @@ final class SchemaTests: XCTestCase {
         }
         XCTAssertTrue(
             try plan("SELECT check_id, count(*) FROM check_result WHERE status = 'fail' GROUP BY check_id")
-                .contains("check_result_status_check"))
+                .contains("check_result_failed"))
         XCTAssertTrue(try plan("SELECT count(*) FROM document WHERE ds_fingerprint = 'x'").contains("document_ds"))
         XCTAssertTrue(
             try plan("SELECT substr(captured_at, 1, 10), count(*) FROM txn GROUP BY substr(captured_at, 1, 10)")
