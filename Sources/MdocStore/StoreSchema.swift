@@ -214,6 +214,21 @@ enum StoreSchema {
         CREATE INDEX audit_log_run ON audit_log(run_id);
         CREATE INDEX audit_log_transaction ON audit_log(transaction_id);
 
+        -- Proof bundles: one per verification that kept its data (what a run manifest commits to).
+        CREATE VIEW proof AS
+          SELECT v.id AS verification_id, v.run_id, t.id AS transaction_id, t.reference_code,
+                 v.proof_path AS path, v.proof_sha256 AS sha256
+          FROM verification v JOIN txn t ON t.id = v.transaction_id
+          WHERE v.proof_path IS NOT NULL;
+
+        -- Each transaction with its most recent current verification (verdicts at capture and now).
+        CREATE VIEW txn_latest AS
+          SELECT t.id AS transaction_id, t.reference_code, t.source, t.captured_at, v.id AS verification_id,
+                 v.verification_time, v.trust_snapshot, v.verdict_capture, v.verdict_now, v.consent_state
+          FROM txn t
+          LEFT JOIN verification v ON v.id = (
+            SELECT max(id) FROM verification WHERE transaction_id = t.id AND superseded_by IS NULL);
+
         -- The audit log is append-only, and each row must link to the last one.
         CREATE TRIGGER audit_log_no_update BEFORE UPDATE ON audit_log
         BEGIN
