@@ -28,6 +28,12 @@ enum JSONText {
 
     static func appendQuoted(_ s: String, to out: inout [UInt8]) {
         out.append(UInt8(ascii: "\""))
+        // Fast path: most strings (ids, hex, dates) need no escaping.
+        if !s.utf8.contains(where: { $0 < 0x20 || $0 == UInt8(ascii: "\"") || $0 == UInt8(ascii: "\\") }) {
+            out.append(contentsOf: s.utf8)
+            out.append(UInt8(ascii: "\""))
+            return
+        }
         for byte in s.utf8 {
             switch byte {
             case UInt8(ascii: "\""): out.append(contentsOf: [0x5c, 0x22])
@@ -83,7 +89,11 @@ enum JSONText {
     /// `[["alg","ES256"],["dsFingerprint","3f…"]]`; `[]` when there is none.
     static func evidence(_ evidence: [Evidence]) -> String {
         if evidence.isEmpty { return "[]" }
-        var out = [UInt8(ascii: "[")]
+        var capacity = 2
+        for item in evidence { capacity += item.key.utf8.count + item.value.utf8.count + 8 }
+        var out = [UInt8]()
+        out.reserveCapacity(capacity)
+        out.append(UInt8(ascii: "["))
         for (index, item) in evidence.enumerated() {
             if index > 0 { out.append(UInt8(ascii: ",")) }
             out.append(UInt8(ascii: "["))

@@ -8,14 +8,17 @@ import GRDB
 // The migration never refers to these types (migrations are history, these are today's code).
 
 protocol StoreRecord: FetchableRecord, PersistableRecord {
-    /// The columns an insert writes, in the order of ``insertValues``.
+    /// The columns an insert writes, in the order ``write(to:)`` puts their values.
     static var insertColumns: [Column] { get }
-    var insertValues: [(any DatabaseValueConvertible)?] { get }
+    /// Puts the value of each of ``insertColumns``, in order.
+    func write<Sink: ColumnSink>(to sink: inout Sink)
 }
 
 extension StoreRecord {
     func encode(to container: inout PersistenceContainer) {
-        for (column, value) in zip(Self.insertColumns, insertValues) {
+        var sink = ValueCollector()
+        write(to: &sink)
+        for (column, value) in zip(Self.insertColumns, sink.values) {
             container[column] = value
         }
     }
@@ -31,10 +34,10 @@ extension StoreRecord {
         return "INSERT INTO \(databaseTableName) (\(names)) VALUES (\(marks))\(suffix)"
     }
 
-    /// Inserts with `statement`, which must have been prepared from ``insertSQL(suffix:)``.
-    func insert(using statement: Statement) throws {
-        statement.setUncheckedArguments(StatementArguments(insertValues))
-        try statement.execute()
+    /// Inserts with `statement`, which must have been prepared from ``insertSQL(suffix:)``
+    /// (see ``InsertStatement``).
+    func insert(using statement: InsertStatement) throws {
+        try statement.execute(self)
     }
 }
 
@@ -77,11 +80,20 @@ struct RunRecord: StoreRecord, Equatable {
     var merkleRoot: String?
     var proofCount: Int64?
 
-    var insertValues: [(any DatabaseValueConvertible)?] {
-        [
-            id, startedAt, finishedAt, verificationTime, timeIsNow, trustSnapshot, optionsJSON,
-            processorVersion, inputsJSON, status, manifestPath, merkleRoot, proofCount,
-        ]
+    func write<Sink: ColumnSink>(to sink: inout Sink) {
+        sink.put(id)
+        sink.put(startedAt)
+        sink.put(finishedAt)
+        sink.put(verificationTime)
+        sink.put(timeIsNow)
+        sink.put(trustSnapshot)
+        sink.put(optionsJSON)
+        sink.put(processorVersion)
+        sink.put(inputsJSON)
+        sink.put(status)
+        sink.put(manifestPath)
+        sink.put(merkleRoot)
+        sink.put(proofCount)
     }
 
     init(
@@ -155,11 +167,17 @@ struct TransactionRecord: StoreRecord, Equatable {
     var firstRunID: String
     var firstSeenAt: String
 
-    var insertValues: [(any DatabaseValueConvertible)?] {
-        [
-            id, displayName, source, capturedAt, responseSHA256, referenceCode, consentReference,
-            consentExpiresAt, firstRunID, firstSeenAt,
-        ]
+    func write<Sink: ColumnSink>(to sink: inout Sink) {
+        sink.put(id)
+        sink.put(displayName)
+        sink.put(source)
+        sink.put(capturedAt)
+        sink.put(responseSHA256)
+        sink.put(referenceCode)
+        sink.put(consentReference)
+        sink.put(consentExpiresAt)
+        sink.put(firstRunID)
+        sink.put(firstSeenAt)
     }
 
     init(
@@ -233,11 +251,20 @@ struct VerificationRecord: StoreRecord, Equatable {
     var proofSHA256: String?
     var supersededBy: Int64?
 
-    var insertValues: [(any DatabaseValueConvertible)?] {
-        [
-            id, transactionID, runID, verifiedAt, verificationTime, trustSnapshot, verdictCapture,
-            verdictNow, consentState, dataKept, proofPath, proofSHA256, supersededBy,
-        ]
+    func write<Sink: ColumnSink>(to sink: inout Sink) {
+        sink.put(id)
+        sink.put(transactionID)
+        sink.put(runID)
+        sink.put(verifiedAt)
+        sink.put(verificationTime)
+        sink.put(trustSnapshot)
+        sink.put(verdictCapture)
+        sink.put(verdictNow)
+        sink.put(consentState)
+        sink.put(dataKept)
+        sink.put(proofPath)
+        sink.put(proofSHA256)
+        sink.put(supersededBy)
     }
 
     init(
@@ -294,7 +321,12 @@ struct RunTransactionRecord: StoreRecord, Equatable {
     var verificationID: Int64
     var reused: Bool
 
-    var insertValues: [(any DatabaseValueConvertible)?] { [runID, transactionID, verificationID, reused] }
+    func write<Sink: ColumnSink>(to sink: inout Sink) {
+        sink.put(runID)
+        sink.put(transactionID)
+        sink.put(verificationID)
+        sink.put(reused)
+    }
 
     init(runID: String, transactionID: String, verificationID: Int64, reused: Bool) {
         self.runID = runID
@@ -339,8 +371,15 @@ struct CheckResultRecord: StoreRecord, Equatable {
     var detail: String
     var evidenceJSON: String
 
-    var insertValues: [(any DatabaseValueConvertible)?] {
-        [verificationID, seq, checkID, status, instant, subject, detail, evidenceJSON]
+    func write<Sink: ColumnSink>(to sink: inout Sink) {
+        sink.put(verificationID)
+        sink.put(seq)
+        sink.put(checkID)
+        sink.put(status)
+        sink.put(instant)
+        sink.put(subject)
+        sink.put(detail)
+        sink.put(evidenceJSON)
     }
 
     init(
@@ -404,11 +443,18 @@ struct DocumentRecord: StoreRecord, Equatable {
     var msoExpectedUpdate: String?
     var digestAlgorithm: String?
 
-    var insertValues: [(any DatabaseValueConvertible)?] {
-        [
-            id, verificationID, idx, docType, dsFingerprint, iacaFingerprint, msoSigned, msoValidFrom,
-            msoValidUntil, msoExpectedUpdate, digestAlgorithm,
-        ]
+    func write<Sink: ColumnSink>(to sink: inout Sink) {
+        sink.put(id)
+        sink.put(verificationID)
+        sink.put(idx)
+        sink.put(docType)
+        sink.put(dsFingerprint)
+        sink.put(iacaFingerprint)
+        sink.put(msoSigned)
+        sink.put(msoValidFrom)
+        sink.put(msoValidUntil)
+        sink.put(msoExpectedUpdate)
+        sink.put(digestAlgorithm)
     }
 
     init(
@@ -470,8 +516,14 @@ struct ElementRecord: StoreRecord, Equatable {
     var digestHex: String?
     var valueJSON: String?
 
-    var insertValues: [(any DatabaseValueConvertible)?] {
-        [documentID, seq, namespace, identifier, digestID, digestHex, valueJSON]
+    func write<Sink: ColumnSink>(to sink: inout Sink) {
+        sink.put(documentID)
+        sink.put(seq)
+        sink.put(namespace)
+        sink.put(identifier)
+        sink.put(digestID)
+        sink.put(digestHex)
+        sink.put(valueJSON)
     }
 
     init(
@@ -526,8 +578,15 @@ struct CertificateRecord: StoreRecord, Equatable {
     var notAfter: String
     var country: String?
 
-    var insertValues: [(any DatabaseValueConvertible)?] {
-        [fingerprint, role, subject, issuer, serialHex, notBefore, notAfter, country]
+    func write<Sink: ColumnSink>(to sink: inout Sink) {
+        sink.put(fingerprint)
+        sink.put(role)
+        sink.put(subject)
+        sink.put(issuer)
+        sink.put(serialHex)
+        sink.put(notBefore)
+        sink.put(notAfter)
+        sink.put(country)
     }
 
     init(
@@ -571,7 +630,11 @@ struct VerificationCertificateRecord: StoreRecord, Equatable {
     var fingerprint: String
     var role: String
 
-    var insertValues: [(any DatabaseValueConvertible)?] { [verificationID, fingerprint, role] }
+    func write<Sink: ColumnSink>(to sink: inout Sink) {
+        sink.put(verificationID)
+        sink.put(fingerprint)
+        sink.put(role)
+    }
 
     init(verificationID: Int64, fingerprint: String, role: String) {
         self.verificationID = verificationID
@@ -643,12 +706,28 @@ struct ImageRecord: StoreRecord, Equatable {
     var outputPath: String?
     var supersedes: String?
 
-    var insertValues: [(any DatabaseValueConvertible)?] {
-        [
-            verificationID, seq, uploadID, documentType, side, outcome, reason, originalSHA256,
-            originalBytes, originalFormat, originalWidth, originalHeight, outputSHA256, outputBytes,
-            outputWidth, outputHeight, quality, scaleDenominator, passes, outputPath, supersedes,
-        ]
+    func write<Sink: ColumnSink>(to sink: inout Sink) {
+        sink.put(verificationID)
+        sink.put(seq)
+        sink.put(uploadID)
+        sink.put(documentType)
+        sink.put(side)
+        sink.put(outcome)
+        sink.put(reason)
+        sink.put(originalSHA256)
+        sink.put(originalBytes)
+        sink.put(originalFormat)
+        sink.put(originalWidth)
+        sink.put(originalHeight)
+        sink.put(outputSHA256)
+        sink.put(outputBytes)
+        sink.put(outputWidth)
+        sink.put(outputHeight)
+        sink.put(quality)
+        sink.put(scaleDenominator)
+        sink.put(passes)
+        sink.put(outputPath)
+        sink.put(supersedes)
     }
 
     init(verificationID: Int64, seq: Int64, summary: ImageSummary) {
@@ -717,7 +796,12 @@ struct InputFileRecord: StoreRecord, Equatable {
     var path: String
     var sha256: String
 
-    var insertValues: [(any DatabaseValueConvertible)?] { [transactionID, seq, path, sha256] }
+    func write<Sink: ColumnSink>(to sink: inout Sink) {
+        sink.put(transactionID)
+        sink.put(seq)
+        sink.put(path)
+        sink.put(sha256)
+    }
 
     init(transactionID: String, seq: Int64, path: String, sha256: String) {
         self.transactionID = transactionID
@@ -753,7 +837,13 @@ struct IngestFailureRecord: StoreRecord, Equatable {
     var code: String
     var reason: String
 
-    var insertValues: [(any DatabaseValueConvertible)?] { [id, runID, source, code, reason] }
+    func write<Sink: ColumnSink>(to sink: inout Sink) {
+        sink.put(id)
+        sink.put(runID)
+        sink.put(source)
+        sink.put(code)
+        sink.put(reason)
+    }
 
     init(id: Int64?, runID: String, source: String, code: String, reason: String) {
         self.id = id
@@ -800,8 +890,15 @@ struct AuditLogRecord: StoreRecord, Equatable {
     var prevHash: String
     var hash: String
 
-    var insertValues: [(any DatabaseValueConvertible)?] {
-        [seq, at, runID, event, transactionID, detailsJSON, prevHash, hash]
+    func write<Sink: ColumnSink>(to sink: inout Sink) {
+        sink.put(seq)
+        sink.put(at)
+        sink.put(runID)
+        sink.put(event)
+        sink.put(transactionID)
+        sink.put(detailsJSON)
+        sink.put(prevHash)
+        sink.put(hash)
     }
 
     /// A new row linked to `prevHash`, its hash computed (``AuditChain``).

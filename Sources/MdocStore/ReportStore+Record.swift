@@ -67,12 +67,10 @@ extension ReportStore {
         verification.runID = runID
         verification.verifiedAt = audit.at
         var superseded: Int64?
-        if let existing = try Row.fetchOne(
-            statements.findVerification,
-            arguments: [verification.transactionID, verification.trustSnapshot, verification.verificationTime])
+        if let (existingID, existingRun) = try statements.findVerification.find(
+            transactionID: verification.transactionID, trustSnapshot: verification.trustSnapshot,
+            verificationTime: verification.verificationTime)
         {
-            let existingID: Int64 = try existing.decode(atIndex: 0)
-            let existingRun: String = try existing.decode(atIndex: 1)
             if existingRun == runID {
                 // Recorded by this run already (a batch replayed after a crash, or a duplicate).
                 try RunTransactionRecord(
@@ -188,7 +186,8 @@ extension ReportStore {
         let at = try now()
         try write { db in
             try requireRunning(db, runID: runID)
-            let insert = try db.cachedStatement(sql: IngestFailureRecord.insertSQL(suffix: " ON CONFLICT(run_id, source, code) DO NOTHING"))
+            let insert = try InsertStatement(
+                db, IngestFailureRecord.self, suffix: " ON CONFLICT(run_id, source, code) DO NOTHING")
             var audit = try AuditAppender(db, at: at)
             for failure in failures {
                 try IngestFailureRecord(
@@ -289,45 +288,42 @@ struct PreparedOutcome {
 
 /// The statements of the write path, prepared (or taken from GRDB's cache) once per batch.
 struct RecordStatements {
-    let insertTransaction: Statement
-    let findVerification: Statement
-    let insertVerification: Statement
-    let insertRunTransactionIfNew: Statement
-    let upsertRunTransaction: Statement
-    let insertCheck: Statement
-    let insertDocument: Statement
-    let insertElement: Statement
-    let insertCertificateIfNew: Statement
-    let insertVerificationCertificateIfNew: Statement
-    let insertImage: Statement
-    let insertInputFileIfNew: Statement
-    let insertAudit: Statement
+    let insertTransaction: InsertStatement
+    let findVerification: VerificationLookup
+    let insertVerification: InsertStatement
+    let insertRunTransactionIfNew: InsertStatement
+    let upsertRunTransaction: InsertStatement
+    let insertCheck: InsertStatement
+    let insertDocument: InsertStatement
+    let insertElement: InsertStatement
+    let insertCertificateIfNew: InsertStatement
+    let insertVerificationCertificateIfNew: InsertStatement
+    let insertImage: InsertStatement
+    let insertInputFileIfNew: InsertStatement
+    let insertAudit: InsertStatement
 
     init(_ db: Database) throws {
-        insertTransaction = try db.cachedStatement(
-            sql: TransactionRecord.insertSQL(suffix: " ON CONFLICT(id) DO NOTHING"))
-        findVerification = try db.cachedStatement(
-            sql: """
-                SELECT id, run_id FROM verification
-                WHERE transaction_id = ? AND trust_snapshot = ? AND verification_time = ? AND superseded_by IS NULL
+        insertTransaction = try InsertStatement(db, TransactionRecord.self, suffix: " ON CONFLICT(id) DO NOTHING")
+        findVerification = try VerificationLookup(db)
+        insertVerification = try InsertStatement(db, VerificationRecord.self)
+        insertRunTransactionIfNew = try InsertStatement(
+            db, RunTransactionRecord.self, suffix: " ON CONFLICT(run_id, transaction_id) DO NOTHING")
+        upsertRunTransaction = try InsertStatement(
+            db, RunTransactionRecord.self,
+            suffix: """
+                 ON CONFLICT(run_id, transaction_id) DO UPDATE SET
+                  verification_id = excluded.verification_id, reused = excluded.reused
                 """)
-        insertVerification = try db.cachedStatement(sql: VerificationRecord.insertSQL())
-        insertRunTransactionIfNew = try db.cachedStatement(sql: RunTransactionRecord.insertSQL(suffix: " ON CONFLICT(run_id, transaction_id) DO NOTHING"))
-        upsertRunTransaction = try db.cachedStatement(
-            sql: RunTransactionRecord.insertSQL(
-                suffix: """
-                     ON CONFLICT(run_id, transaction_id) DO UPDATE SET
-                      verification_id = excluded.verification_id, reused = excluded.reused
-                    """))
-        insertCheck = try db.cachedStatement(sql: CheckResultRecord.insertSQL())
-        insertDocument = try db.cachedStatement(sql: DocumentRecord.insertSQL())
-        insertElement = try db.cachedStatement(sql: ElementRecord.insertSQL())
-        insertCertificateIfNew = try db.cachedStatement(sql: CertificateRecord.insertSQL(suffix: " ON CONFLICT(fingerprint) DO NOTHING"))
-        insertVerificationCertificateIfNew = try db.cachedStatement(
-            sql: VerificationCertificateRecord.insertSQL(
-                suffix: " ON CONFLICT(verification_id, fingerprint, role) DO NOTHING"))
-        insertImage = try db.cachedStatement(sql: ImageRecord.insertSQL())
-        insertInputFileIfNew = try db.cachedStatement(sql: InputFileRecord.insertSQL(suffix: " ON CONFLICT(transaction_id, seq) DO NOTHING"))
-        insertAudit = try db.cachedStatement(sql: AuditLogRecord.insertSQL())
+        insertCheck = try InsertStatement(db, CheckResultRecord.self)
+        insertDocument = try InsertStatement(db, DocumentRecord.self)
+        insertElement = try InsertStatement(db, ElementRecord.self)
+        insertCertificateIfNew = try InsertStatement(
+            db, CertificateRecord.self, suffix: " ON CONFLICT(fingerprint) DO NOTHING")
+        insertVerificationCertificateIfNew = try InsertStatement(
+            db, VerificationCertificateRecord.self, suffix: " ON CONFLICT(verification_id, fingerprint, role) DO NOTHING")
+        insertImage = try InsertStatement(db, ImageRecord.self)
+        insertInputFileIfNew = try InsertStatement(
+            db, InputFileRecord.self, suffix: " ON CONFLICT(transaction_id, seq) DO NOTHING")
+        insertAudit = try InsertStatement(db, AuditLogRecord.self)
     }
 }

@@ -246,13 +246,39 @@ public final class ReportStore: Sendable {
 
     // MARK: Health
 
-    /// `PRAGMA integrity_check` answers "ok" and `PRAGMA foreign_key_check` finds nothing.
+    /// Whether `PRAGMA integrity_check` answers "ok": every page, index and constraint of the
+    /// file is sound. Reads the whole database (minutes for millions of transactions).
+    ///
+    /// Does not check foreign keys (see ``foreignKeyViolations()``) nor the audit chain (see
+    /// ``verifyAuditChain()``).
+    ///
+    /// - Returns: `false` also when SQLite stops the check with SQLITE_CORRUPT or SQLITE_NOTADB.
     public func integrityCheck() throws -> Bool {
-        try read { db in
-            let integrity = try String.fetchAll(db, sql: "PRAGMA integrity_check")
-            guard integrity == ["ok"] else { return false }
-            return try Row.fetchOne(db, sql: "PRAGMA foreign_key_check") == nil
+        do {
+            return try read { db in
+                try loadSchema(db)
+                return try String.fetchAll(db, sql: "PRAGMA integrity_check") == ["ok"]
+            }
+        } catch let error as StoreError {
+            let primary = (error.sqliteExtendedCode ?? 0) & 0xff
+            if primary == 11 || primary == 26 { return false }  // SQLITE_CORRUPT, SQLITE_NOTADB
+            throw error
         }
+    }
+
+    /// Number of rows `PRAGMA foreign_key_check` reports (0 when every reference resolves).
+    /// Foreign keys are enforced on every write; this finds rows written with enforcement off.
+    public func foreignKeyViolations() throws -> Int {
+        try read { db in
+            try loadSchema(db)
+            return try Row.fetchAll(db, sql: "PRAGMA foreign_key_check").count
+        }
+    }
+
+    /// Makes the connection read the schema. A checking pragma compiled on a connection that has
+    /// not read it yet finds no tables to check and reports nothing.
+    private func loadSchema(_ db: Database) throws {
+        _ = try Int.fetchOne(db, sql: "SELECT count(*) FROM sqlite_master")
     }
 
     /// The schema version of the open database (`PRAGMA user_version`).
@@ -294,7 +320,7 @@ struct AuditAppender {
 
     mutating func append(
         _ db: Database, event: String, runID: String?, transactionID: String?, details: String,
-        statement: Statement? = nil
+        statement: InsertStatement? = nil
     ) throws {
         let (seq, overflow) = lastSeq.addingReportingOverflow(1)
         guard !overflow else { throw StoreError(.database, "audit_log seq overflow") }
@@ -334,12 +360,13 @@ extension StoreValue {
 }
 
 extension ReportStore {
-    /// Executes arbitrary SQL in one write transaction, bypassing every rule of the store.
+    /// Executes arbitrary SQL on the writer connection, each statement in autocommit mode (so
+    /// connection pragmas such as `foreign_keys` take effect), bypassing every rule of the store.
     ///
     /// - Warning: For tests that play the attacker (tampering with the audit log, faking a
-    ///   newer schema). Never used by mdocverify itself.
+    ///   newer schema, writing with foreign keys off). Never used by mdocverify itself.
     @_spi(Testing)
     public func executeUnchecked(sql: String) throws {
-        try write { db in try db.execute(sql: sql) }
+        try storeErrors { try pool.writeWithoutTransaction { db in try db.execute(sql: sql) } }
     }
 }

@@ -31,24 +31,24 @@ enum StoreSchema {
           finished_at       TEXT             CHECK (finished_at GLOB '[0-9][0-9][0-9][0-9]-[01][0-9]-[0-3][0-9]T[0-2][0-9]:[0-5][0-9]:[0-5][0-9].[0-9][0-9][0-9]Z'),
           verification_time TEXT    NOT NULL CHECK (verification_time GLOB '[0-9][0-9][0-9][0-9]-[01][0-9]-[0-3][0-9]T[0-2][0-9]:[0-5][0-9]:[0-5][0-9].[0-9][0-9][0-9]Z'),
           time_is_now       INTEGER NOT NULL CHECK (time_is_now IN (0, 1)),
-          trust_snapshot    TEXT    NOT NULL CHECK (length(trust_snapshot) = 64 AND trust_snapshot NOT GLOB '*[^0-9a-f]*'),
+          trust_snapshot    TEXT    NOT NULL CHECK (length(trust_snapshot) = 64 AND ltrim(trust_snapshot, '0123456789abcdef') = ''),
           options_json      TEXT    NOT NULL CHECK (json_valid(options_json)),
           processor_version TEXT    NOT NULL,
           inputs_json       TEXT    NOT NULL CHECK (json_valid(inputs_json) AND json_type(inputs_json) = 'array'),
-          status            TEXT    NOT NULL CHECK (status IN ('running', 'finished', 'interrupted')),
+          status            TEXT    NOT NULL CHECK (status = 'running' OR status = 'finished' OR status = 'interrupted'),
           manifest_path     TEXT,
-          merkle_root       TEXT             CHECK (length(merkle_root) = 64 AND merkle_root NOT GLOB '*[^0-9a-f]*'),
+          merkle_root       TEXT             CHECK (length(merkle_root) = 64 AND ltrim(merkle_root, '0123456789abcdef') = ''),
           proof_count       INTEGER          CHECK (proof_count >= 0),
           CHECK ((status = 'finished') = (finished_at IS NOT NULL))
         );
         CREATE INDEX run_started ON run(started_at);
 
         CREATE TABLE txn (
-          id                 TEXT NOT NULL PRIMARY KEY CHECK (length(id) = 64 AND id NOT GLOB '*[^0-9a-f]*'),
+          id                 TEXT NOT NULL PRIMARY KEY CHECK (length(id) = 64 AND ltrim(id, '0123456789abcdef') = ''),
           display_name       TEXT NOT NULL,
           source             TEXT NOT NULL,
           captured_at        TEXT          CHECK (captured_at GLOB '[0-9][0-9][0-9][0-9]-[01][0-9]-[0-3][0-9]T[0-2][0-9]:[0-5][0-9]:[0-5][0-9].[0-9][0-9][0-9]Z'),
-          response_sha256    TEXT          CHECK (length(response_sha256) = 64 AND response_sha256 NOT GLOB '*[^0-9a-f]*'),
+          response_sha256    TEXT          CHECK (length(response_sha256) = 64 AND ltrim(response_sha256, '0123456789abcdef') = ''),
           reference_code     TEXT NOT NULL UNIQUE CHECK (length(reference_code) > 0),
           consent_reference  TEXT,
           consent_expires_at TEXT          CHECK (consent_expires_at GLOB '[0-9][0-9][0-9][0-9]-[01][0-9]-[0-3][0-9]T[0-2][0-9]:[0-5][0-9]:[0-5][0-9].[0-9][0-9][0-9]Z'),
@@ -58,7 +58,6 @@ enum StoreSchema {
         CREATE INDEX txn_response ON txn(response_sha256);
         CREATE INDEX txn_source ON txn(source);
         CREATE INDEX txn_capture_day ON txn(substr(captured_at, 1, 10));
-        CREATE INDEX txn_first_run ON txn(first_run_id);
 
         CREATE TABLE verification (
           id                INTEGER PRIMARY KEY,
@@ -66,13 +65,13 @@ enum StoreSchema {
           run_id            TEXT    NOT NULL REFERENCES run(id),
           verified_at       TEXT    NOT NULL CHECK (verified_at GLOB '[0-9][0-9][0-9][0-9]-[01][0-9]-[0-3][0-9]T[0-2][0-9]:[0-5][0-9]:[0-5][0-9].[0-9][0-9][0-9]Z'),
           verification_time TEXT    NOT NULL CHECK (verification_time GLOB '[0-9][0-9][0-9][0-9]-[01][0-9]-[0-3][0-9]T[0-2][0-9]:[0-5][0-9]:[0-5][0-9].[0-9][0-9][0-9]Z'),
-          trust_snapshot    TEXT    NOT NULL CHECK (length(trust_snapshot) = 64 AND trust_snapshot NOT GLOB '*[^0-9a-f]*'),
-          verdict_capture   TEXT             CHECK (verdict_capture IN ('valid', 'invalid', 'indeterminate')),
-          verdict_now       TEXT    NOT NULL CHECK (verdict_now IN ('valid', 'invalid', 'indeterminate')),
-          consent_state     TEXT    NOT NULL CHECK (consent_state IN ('none', 'valid', 'expired', 'notYetGranted')),
+          trust_snapshot    TEXT    NOT NULL CHECK (length(trust_snapshot) = 64 AND ltrim(trust_snapshot, '0123456789abcdef') = ''),
+          verdict_capture   TEXT             CHECK (verdict_capture = 'valid' OR verdict_capture = 'invalid' OR verdict_capture = 'indeterminate'),
+          verdict_now       TEXT    NOT NULL CHECK (verdict_now = 'valid' OR verdict_now = 'invalid' OR verdict_now = 'indeterminate'),
+          consent_state     TEXT    NOT NULL CHECK (consent_state = 'none' OR consent_state = 'valid' OR consent_state = 'expired' OR consent_state = 'notYetGranted'),
           data_kept         INTEGER NOT NULL CHECK (data_kept IN (0, 1)),
           proof_path        TEXT,
-          proof_sha256      TEXT             CHECK (length(proof_sha256) = 64 AND proof_sha256 NOT GLOB '*[^0-9a-f]*'),
+          proof_sha256      TEXT             CHECK (length(proof_sha256) = 64 AND ltrim(proof_sha256, '0123456789abcdef') = ''),
           superseded_by     INTEGER          REFERENCES verification(id) DEFERRABLE INITIALLY DEFERRED
                                              CHECK (superseded_by > id),
           CHECK ((proof_path IS NULL) = (proof_sha256 IS NULL)),
@@ -93,13 +92,12 @@ enum StoreSchema {
           FOREIGN KEY (verification_id, transaction_id) REFERENCES verification(id, transaction_id)
         ) WITHOUT ROWID;
         CREATE INDEX run_transaction_verification ON run_transaction(verification_id);
-        CREATE INDEX run_transaction_transaction ON run_transaction(transaction_id);
 
         CREATE TABLE check_result (
           verification_id INTEGER NOT NULL REFERENCES verification(id) ON DELETE CASCADE,
           seq             INTEGER NOT NULL CHECK (seq >= 0),
           check_id        TEXT    NOT NULL CHECK (length(check_id) > 0),
-          status          TEXT    NOT NULL CHECK (status IN ('pass', 'fail', 'warn', 'skipped', 'unchecked')),
+          status          TEXT    NOT NULL CHECK (status = 'pass' OR status = 'fail' OR status = 'warn' OR status = 'skipped' OR status = 'unchecked'),
           instant         TEXT             CHECK (instant IN ('capture', 'verification')),
           subject         TEXT    NOT NULL,
           detail          TEXT    NOT NULL,
@@ -107,15 +105,16 @@ enum StoreSchema {
           PRIMARY KEY (verification_id, seq)
         ) WITHOUT ROWID;
         CREATE INDEX check_result_check_status ON check_result(check_id, status);
-        CREATE INDEX check_result_status_check ON check_result(status, check_id);
+        -- Failures are few: a partial index makes "which checks fail, how often" cheap.
+        CREATE INDEX check_result_failed ON check_result(check_id, status) WHERE status = 'fail';
 
         CREATE TABLE document (
           id                  INTEGER PRIMARY KEY,
           verification_id     INTEGER NOT NULL REFERENCES verification(id) ON DELETE CASCADE,
           idx                 INTEGER NOT NULL CHECK (idx >= 0),
           doc_type            TEXT    NOT NULL,
-          ds_fingerprint      TEXT             CHECK (length(ds_fingerprint) = 64 AND ds_fingerprint NOT GLOB '*[^0-9a-f]*'),
-          iaca_fingerprint    TEXT             CHECK (length(iaca_fingerprint) = 64 AND iaca_fingerprint NOT GLOB '*[^0-9a-f]*'),
+          ds_fingerprint      TEXT             CHECK (length(ds_fingerprint) = 64 AND ltrim(ds_fingerprint, '0123456789abcdef') = ''),
+          iaca_fingerprint    TEXT             CHECK (length(iaca_fingerprint) = 64 AND ltrim(iaca_fingerprint, '0123456789abcdef') = ''),
           mso_signed          TEXT             CHECK (mso_signed GLOB '[0-9][0-9][0-9][0-9]-[01][0-9]-[0-3][0-9]T[0-2][0-9]:[0-5][0-9]:[0-5][0-9].[0-9][0-9][0-9]Z'),
           mso_valid_from      TEXT             CHECK (mso_valid_from GLOB '[0-9][0-9][0-9][0-9]-[01][0-9]-[0-3][0-9]T[0-2][0-9]:[0-5][0-9]:[0-5][0-9].[0-9][0-9][0-9]Z'),
           mso_valid_until     TEXT             CHECK (mso_valid_until GLOB '[0-9][0-9][0-9][0-9]-[01][0-9]-[0-3][0-9]T[0-2][0-9]:[0-5][0-9]:[0-5][0-9].[0-9][0-9][0-9]Z'),
@@ -133,18 +132,17 @@ enum StoreSchema {
           namespace   TEXT    NOT NULL,
           identifier  TEXT    NOT NULL,
           digest_id   INTEGER          CHECK (digest_id >= 0),
-          digest_hex  TEXT             CHECK (length(digest_hex) > 0 AND digest_hex NOT GLOB '*[^0-9a-f]*'),
+          digest_hex  TEXT             CHECK (length(digest_hex) > 0 AND ltrim(digest_hex, '0123456789abcdef') = ''),
           value_json  TEXT             CHECK (value_json IS NULL OR json_valid(value_json)),
           PRIMARY KEY (document_id, seq)
         ) WITHOUT ROWID;
-        CREATE INDEX element_identifier ON element(namespace, identifier);
 
         CREATE TABLE certificate (
-          fingerprint TEXT NOT NULL PRIMARY KEY CHECK (length(fingerprint) = 64 AND fingerprint NOT GLOB '*[^0-9a-f]*'),
-          role        TEXT NOT NULL CHECK (role IN ('ds', 'iaca', 'reader', 'readerRoot', 'processor')),
+          fingerprint TEXT NOT NULL PRIMARY KEY CHECK (length(fingerprint) = 64 AND ltrim(fingerprint, '0123456789abcdef') = ''),
+          role        TEXT NOT NULL CHECK (role = 'ds' OR role = 'iaca' OR role = 'reader' OR role = 'readerRoot' OR role = 'processor'),
           subject     TEXT NOT NULL,
           issuer      TEXT NOT NULL,
-          serial_hex  TEXT NOT NULL CHECK (serial_hex NOT GLOB '*[^0-9a-f]*'),
+          serial_hex  TEXT NOT NULL CHECK (ltrim(serial_hex, '0123456789abcdef') = ''),
           not_before  TEXT NOT NULL CHECK (not_before GLOB '[0-9][0-9][0-9][0-9]-[01][0-9]-[0-3][0-9]T[0-2][0-9]:[0-5][0-9]:[0-5][0-9].[0-9][0-9][0-9]Z'),
           not_after   TEXT NOT NULL CHECK (not_after GLOB '[0-9][0-9][0-9][0-9]-[01][0-9]-[0-3][0-9]T[0-2][0-9]:[0-5][0-9]:[0-5][0-9].[0-9][0-9][0-9]Z'),
           country     TEXT
@@ -153,10 +151,9 @@ enum StoreSchema {
         CREATE TABLE verification_certificate (
           verification_id INTEGER NOT NULL REFERENCES verification(id) ON DELETE CASCADE,
           fingerprint     TEXT    NOT NULL REFERENCES certificate(fingerprint),
-          role            TEXT    NOT NULL CHECK (role IN ('ds', 'iaca', 'reader', 'readerRoot', 'processor')),
+          role            TEXT    NOT NULL CHECK (role = 'ds' OR role = 'iaca' OR role = 'reader' OR role = 'readerRoot' OR role = 'processor'),
           PRIMARY KEY (verification_id, fingerprint, role)
         ) WITHOUT ROWID;
-        CREATE INDEX verification_certificate_fingerprint ON verification_certificate(fingerprint);
 
         CREATE TABLE image (
           verification_id   INTEGER NOT NULL REFERENCES verification(id) ON DELETE CASCADE,
@@ -164,14 +161,14 @@ enum StoreSchema {
           upload_id         TEXT    NOT NULL,
           document_type     TEXT    NOT NULL,
           side              TEXT    NOT NULL,
-          outcome           TEXT    NOT NULL CHECK (outcome IN ('kept', 'reencoded', 'rejected')),
+          outcome           TEXT    NOT NULL CHECK (outcome = 'kept' OR outcome = 'reencoded' OR outcome = 'rejected'),
           reason            TEXT,
-          original_sha256   TEXT    NOT NULL CHECK (length(original_sha256) = 64 AND original_sha256 NOT GLOB '*[^0-9a-f]*'),
+          original_sha256   TEXT    NOT NULL CHECK (length(original_sha256) = 64 AND ltrim(original_sha256, '0123456789abcdef') = ''),
           original_bytes    INTEGER NOT NULL CHECK (original_bytes >= 0),
           original_format   TEXT    NOT NULL,
           original_width    INTEGER          CHECK (original_width >= 0),
           original_height   INTEGER          CHECK (original_height >= 0),
-          output_sha256     TEXT             CHECK (length(output_sha256) = 64 AND output_sha256 NOT GLOB '*[^0-9a-f]*'),
+          output_sha256     TEXT             CHECK (length(output_sha256) = 64 AND ltrim(output_sha256, '0123456789abcdef') = ''),
           output_bytes      INTEGER          CHECK (output_bytes >= 0),
           output_width      INTEGER          CHECK (output_width >= 0),
           output_height     INTEGER          CHECK (output_height >= 0),
@@ -190,7 +187,7 @@ enum StoreSchema {
           transaction_id TEXT    NOT NULL REFERENCES txn(id),
           seq            INTEGER NOT NULL CHECK (seq >= 0),
           path           TEXT    NOT NULL,
-          sha256         TEXT    NOT NULL CHECK (length(sha256) = 64 AND sha256 NOT GLOB '*[^0-9a-f]*'),
+          sha256         TEXT    NOT NULL CHECK (length(sha256) = 64 AND ltrim(sha256, '0123456789abcdef') = ''),
           PRIMARY KEY (transaction_id, seq)
         ) WITHOUT ROWID;
 
@@ -211,11 +208,26 @@ enum StoreSchema {
           event          TEXT NOT NULL CHECK (length(event) > 0),
           transaction_id TEXT,
           details_json   TEXT NOT NULL CHECK (json_valid(details_json)),
-          prev_hash      TEXT NOT NULL CHECK (length(prev_hash) = 64 AND prev_hash NOT GLOB '*[^0-9a-f]*'),
-          hash           TEXT NOT NULL UNIQUE CHECK (length(hash) = 64 AND hash NOT GLOB '*[^0-9a-f]*')
+          prev_hash      TEXT NOT NULL CHECK (length(prev_hash) = 64 AND ltrim(prev_hash, '0123456789abcdef') = ''),
+          hash           TEXT NOT NULL CHECK (length(hash) = 64 AND ltrim(hash, '0123456789abcdef') = '')
         );
         CREATE INDEX audit_log_run ON audit_log(run_id);
         CREATE INDEX audit_log_transaction ON audit_log(transaction_id);
+
+        -- Proof bundles: one per verification that kept its data (what a run manifest commits to).
+        CREATE VIEW proof AS
+          SELECT v.id AS verification_id, v.run_id, t.id AS transaction_id, t.reference_code,
+                 v.proof_path AS path, v.proof_sha256 AS sha256
+          FROM verification v JOIN txn t ON t.id = v.transaction_id
+          WHERE v.proof_path IS NOT NULL;
+
+        -- Each transaction with its most recent current verification (verdicts at capture and now).
+        CREATE VIEW txn_latest AS
+          SELECT t.id AS transaction_id, t.reference_code, t.source, t.captured_at, v.id AS verification_id,
+                 v.verification_time, v.trust_snapshot, v.verdict_capture, v.verdict_now, v.consent_state
+          FROM txn t
+          LEFT JOIN verification v ON v.id = (
+            SELECT max(id) FROM verification WHERE transaction_id = t.id AND superseded_by IS NULL);
 
         -- The audit log is append-only, and each row must link to the last one.
         CREATE TRIGGER audit_log_no_update BEFORE UPDATE ON audit_log

@@ -39,6 +39,27 @@ final class CrashTests: XCTestCase {
     }
 
 
+    func testIntegrityCheckDetectsACorruptPage() throws {
+        let folder = try Fixture.temporaryFolder(self)
+        let path = folder.appendingPathComponent("db.sqlite").path
+        do {
+            let store = try ReportStore(path: path)
+            try store.beginRun(Fixture.run("r1"))
+            try store.record((1...50).map { Fixture.outcome($0) }, runID: "r1")
+            XCTAssertTrue(try store.integrityCheck())
+        }
+        // Overwrite the last page (the store is closed: the WAL was checkpointed into the file).
+        let handle = try FileHandle(forUpdating: URL(fileURLWithPath: path))
+        let size = try handle.seekToEnd()
+        XCTAssertGreaterThan(size, 8192)
+        try handle.seek(toOffset: size - 4096)
+        try handle.write(contentsOf: Data(repeating: 0xa5, count: 4096))
+        try handle.close()
+
+        let reopened = try ReportStore(path: path)
+        XCTAssertFalse(try reopened.integrityCheck())
+    }
+
     /// Runs in a child process (this test binary, filtered to this test): records batches
     /// until the parent kills it. Skipped when not started as a child.
     func testChildWriter() throws {
@@ -47,7 +68,8 @@ final class CrashTests: XCTestCase {
         }
         let store = try ReportStore(path: path)
         try store.beginRun(Fixture.run(Self.childRunID))
-        for index in 0..<10_000 {
+        // Bounded, and stops if the parent is gone, so a lost child does not fill the disk.
+        for index in 0..<300 where getppid() != 1 {
             try store.record(Self.batch(index), runID: Self.childRunID)
             try store.appendAudit(event: "test.batch", runID: Self.childRunID, transactionID: nil, detailsJSON: "{}")
         }
@@ -92,6 +114,7 @@ final class CrashTests: XCTestCase {
 
         // The database is sound and holds whole batches only.
         XCTAssertTrue(try store.integrityCheck())
+        XCTAssertEqual(try store.foreignKeyViolations(), 0)
         guard case .intact = try store.verifyAuditChain() else { return XCTFail("audit chain broken") }
         let committed = try store.int("SELECT count(*) FROM verification")
         XCTAssertEqual(committed % Int64(Self.batchSize), 0)

@@ -16,7 +16,7 @@ final class SchemaTests: XCTestCase {
         // capture day, run.
         let indexes = Set(try store.texts("SELECT name FROM sqlite_master WHERE type = 'index'").compactMap { $0 })
         for name in [
-            "verification_verdicts", "check_result_check_status", "check_result_status_check", "document_ds",
+            "verification_verdicts", "check_result_check_status", "check_result_failed", "document_ds",
             "txn_source", "txn_capture_day", "verification_run", "txn_response", "verification_key",
         ] {
             XCTAssertTrue(indexes.contains(name), name)
@@ -34,7 +34,7 @@ final class SchemaTests: XCTestCase {
         }
         XCTAssertTrue(
             try plan("SELECT check_id, count(*) FROM check_result WHERE status = 'fail' GROUP BY check_id")
-                .contains("check_result_status_check"))
+                .contains("check_result_failed"))
         XCTAssertTrue(try plan("SELECT count(*) FROM document WHERE ds_fingerprint = 'x'").contains("document_ds"))
         XCTAssertTrue(
             try plan("SELECT substr(captured_at, 1, 10), count(*) FROM txn GROUP BY substr(captured_at, 1, 10)")
@@ -107,6 +107,42 @@ final class SchemaTests: XCTestCase {
                 sql: "INSERT INTO check_result VALUES (42, 0, 'mso.digest', 'pass', NULL, '', '', '[]')")
         }
         XCTAssertEqual(error?.sqliteExtendedCode, 787)  // SQLITE_CONSTRAINT_FOREIGNKEY
+        XCTAssertEqual(try store.foreignKeyViolations(), 0)
+        // Rows written with enforcement switched off are found.
+        try store.executeUnchecked(
+            sql: """
+                PRAGMA foreign_keys = OFF;
+                INSERT INTO check_result VALUES (42, 0, 'mso.digest', 'pass', NULL, '', '', '[]');
+                PRAGMA foreign_keys = ON;
+                """)
+        XCTAssertEqual(try store.foreignKeyViolations(), 1)
+    }
+
+    func testQueryIsReadOnly() throws {
+        let store = try Fixture.store(self)
+        try store.beginRun(Fixture.run("r1"))
+        assertStoreError(.database) { try store.query(sql: "DELETE FROM run") }
+        XCTAssertEqual(try store.int("SELECT count(*) FROM run"), 1)
+        XCTAssertEqual(
+            try store.query(sql: "SELECT ?, ?, ?, ?", arguments: [.integer(7), .text("x"), .null, .blob([1, 2])]),
+            [[.integer(7), .text("x"), .null, .blob([1, 2])]])
+    }
+
+    func testViewsOfProofsAndLatestVerdicts() throws {
+        let store = try Fixture.store(self)
+        try store.beginRun(Fixture.run("r1"))
+        try store.record([Fixture.outcome(1, verdict: .valid), Fixture.outcome(2, verdict: .invalid)], runID: "r1")
+        try store.beginRun(Fixture.run("r2"))
+        try store.record([Fixture.outcome(1, verdict: .invalid, snapshot: Fixture.otherSnapshot)], runID: "r2")
+        XCTAssertEqual(
+            try store.query(sql: "SELECT reference_code, verdict_now, trust_snapshot FROM txn_latest ORDER BY reference_code"),
+            [
+                [.text("REF-1"), .text("invalid"), .text(Fixture.otherSnapshot)],
+                [.text("REF-2"), .text("invalid"), .text(Fixture.snapshot)],
+            ])
+        XCTAssertEqual(try store.int("SELECT count(*) FROM proof"), 3)
+        XCTAssertEqual(
+            try store.texts("SELECT path FROM proof WHERE run_id = 'r2'"), ["proofs/REF-1.cose"])
     }
 
     func testSchemaRefusesValuesOutsideItsDomainAndTheBatchLeavesNothing() throws {

@@ -1,0 +1,189 @@
+import GRDB
+
+// The SQLite C API, for binding values on the write path (see `InsertStatement`). GRDB
+// imports it as GRDBSQLite (SwiftPM, Linux) or SQLite3 (Apple platforms).
+#if canImport(GRDBSQLite)
+    internal import GRDBSQLite
+#elseif canImport(SQLite3)
+    internal import SQLite3
+#endif
+
+/// Receives the column values of a record, in column order.
+protocol ColumnSink {
+    mutating func put(_ value: String?)
+    mutating func put(_ value: Int64?)
+    mutating func put(_ value: Bool)
+}
+
+/// Collects values for GRDB (`encode(to:)`, `StatementArguments`).
+struct ValueCollector: ColumnSink {
+    var values: [(any DatabaseValueConvertible)?] = []
+    mutating func put(_ value: String?) { values.append(value) }
+    mutating func put(_ value: Int64?) { values.append(value) }
+    mutating func put(_ value: Bool) { values.append(value) }
+}
+
+/// A prepared `INSERT` of one record type, executed once per row on the write path.
+///
+/// Executing through GRDB costs several microseconds per row in bookkeeping that the write
+/// path does not need (argument validation, observation hooks, suspension checks), more than
+/// SQLite's own insert. So values are bound with the SQLite C API on GRDB's prepared statement
+/// (`Statement.sqliteStatement`, which GRDB exposes for this). The statement still belongs to
+/// GRDB (cached, finalized by GRDB), and runs inside a GRDB write transaction: a failing
+/// step throws a GRDB `DatabaseError`, the transaction rolls back as usual.
+///
+/// Where the C module is not importable, it falls back to `Statement.execute(arguments:)`.
+struct InsertStatement {
+    let statement: Statement
+    let database: Database
+
+    /// Prepares (or takes from GRDB's cache) `sql`, which must bind exactly `parameterCount`
+    /// values.
+    init(_ db: Database, sql: String, parameterCount: Int) throws {
+        statement = try db.cachedStatement(sql: sql)
+        database = db
+        #if canImport(GRDBSQLite) || canImport(SQLite3)
+            let count = Int(sqlite3_bind_parameter_count(statement.sqliteStatement))
+            guard count == parameterCount else {
+                throw StoreError(.database, "statement binds \(count) values, the record \(parameterCount): \(sql)")
+            }
+        #endif
+    }
+
+    /// `INSERT INTO` the table of `Record` with its ``StoreRecord/insertColumns``, then `suffix`.
+    init<Record: StoreRecord>(_ db: Database, _ record: Record.Type, suffix: String = "") throws {
+        try self.init(db, sql: Record.insertSQL(suffix: suffix), parameterCount: Record.insertColumns.count)
+    }
+
+    func execute<Record: StoreRecord>(_ record: Record) throws {
+        #if canImport(GRDBSQLite) || canImport(SQLite3)
+            let handle = statement.sqliteStatement
+            sqlite3_reset(handle)
+            var binder = SQLiteBinder(handle)
+            record.write(to: &binder)
+            guard binder.result == SQLITE_OK else {
+                throw currentError(code: binder.result)
+            }
+            let step = sqlite3_step(handle)
+            guard step == SQLITE_DONE else {
+                let error = currentError(code: step)
+                sqlite3_reset(handle)
+                throw error
+            }
+            sqlite3_reset(handle)
+        #else
+            var values = ValueCollector()
+            record.write(to: &values)
+            try statement.execute(arguments: StatementArguments(values.values))
+        #endif
+    }
+
+    #if canImport(GRDBSQLite) || canImport(SQLite3)
+        /// The connection's error as a GRDB error (message and extended code; no values).
+        private func currentError(code: Int32) -> DatabaseError {
+            var extended = code
+            var message: String?
+            if let connection = database.sqliteConnection {
+                extended = sqlite3_extended_errcode(connection)
+                if let text = sqlite3_errmsg(connection) { message = String(cString: text) }
+            }
+            return DatabaseError(resultCode: ResultCode(rawValue: extended), message: message, sql: statement.sql)
+        }
+    #endif
+}
+
+#if canImport(GRDBSQLite) || canImport(SQLite3)
+    /// Binds values to consecutive parameters of a statement; remembers the first failure.
+    struct SQLiteBinder: ColumnSink {
+        let handle: OpaquePointer
+        var index: Int32 = 1
+        var result: Int32 = SQLITE_OK
+
+        /// SQLITE_TRANSIENT: SQLite copies the bytes before `sqlite3_bind_text64` returns.
+        private static let transient = unsafeBitCast(-1, to: sqlite3_destructor_type.self)
+
+        init(_ handle: OpaquePointer) { self.handle = handle }
+
+        private mutating func record(_ code: Int32) {
+            if result == SQLITE_OK { result = code }
+            index &+= 1
+        }
+
+        mutating func put(_ value: String?) {
+            guard var value else { return record(sqlite3_bind_null(handle, index)) }
+            let code = value.withUTF8 { bytes in
+                sqlite3_bind_text64(
+                    handle, index, bytes.baseAddress.map { UnsafeRawPointer($0).assumingMemoryBound(to: CChar.self) },
+                    UInt64(bytes.count), Self.transient, UInt8(SQLITE_UTF8))
+            }
+            record(code)
+        }
+
+        mutating func put(_ value: Int64?) {
+            guard let value else { return record(sqlite3_bind_null(handle, index)) }
+            record(sqlite3_bind_int64(handle, index, value))
+        }
+
+        mutating func put(_ value: Bool) {
+            record(sqlite3_bind_int64(handle, index, value ? 1 : 0))
+        }
+    }
+#endif
+
+
+/// The lookup of the write path: the current verification with a given key, if any.
+struct VerificationLookup {
+    let statement: Statement
+    let database: Database
+
+    init(_ db: Database) throws {
+        statement = try db.cachedStatement(
+            sql: """
+                SELECT id, run_id FROM verification
+                WHERE transaction_id = ? AND trust_snapshot = ? AND verification_time = ? AND superseded_by IS NULL
+                """)
+        database = db
+    }
+
+    /// `(id, run_id)` of the current verification of `transactionID` under `trustSnapshot` at
+    /// `verificationTime` (store text), or `nil`.
+    func find(transactionID: String, trustSnapshot: String, verificationTime: String) throws -> (id: Int64, runID: String)? {
+        #if canImport(GRDBSQLite) || canImport(SQLite3)
+            let handle = statement.sqliteStatement
+            sqlite3_reset(handle)
+            var binder = SQLiteBinder(handle)
+            binder.put(transactionID)
+            binder.put(trustSnapshot)
+            binder.put(verificationTime)
+            guard binder.result == SQLITE_OK else { throw error(code: binder.result) }
+            defer { sqlite3_reset(handle) }
+            switch sqlite3_step(handle) {
+            case SQLITE_DONE:
+                return nil
+            case SQLITE_ROW:
+                guard sqlite3_column_type(handle, 1) == SQLITE_TEXT, let text = sqlite3_column_text(handle, 1) else {
+                    throw StoreError(.corruptRow, "verification.run_id is not text")
+                }
+                return (sqlite3_column_int64(handle, 0), String(cString: text))
+            case let code:
+                throw error(code: code)
+            }
+        #else
+            guard let row = try Row.fetchOne(statement, arguments: [transactionID, trustSnapshot, verificationTime])
+            else { return nil }
+            return (try row.decode(atIndex: 0), try row.decode(atIndex: 1))
+        #endif
+    }
+
+    #if canImport(GRDBSQLite) || canImport(SQLite3)
+        private func error(code: Int32) -> DatabaseError {
+            var extended = code
+            var message: String?
+            if let connection = database.sqliteConnection {
+                extended = sqlite3_extended_errcode(connection)
+                if let text = sqlite3_errmsg(connection) { message = String(cString: text) }
+            }
+            return DatabaseError(resultCode: ResultCode(rawValue: extended), message: message, sql: statement.sql)
+        }
+    #endif
+}
