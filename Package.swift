@@ -56,7 +56,10 @@ let package = Package(
         .target(name: "MdocIngest", dependencies: ["CArchive", "MdocCrypto"]),
         .target(
             name: "MdocStore",
-            dependencies: ["MdocChecks", "MdocCrypto", .product(name: "GRDB", package: "GRDB.swift")]),
+            dependencies: [
+                "MdocChecks", "MdocCrypto", .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "GRDBSQLite", package: "GRDB.swift"),
+            ]),
         .target(name: "MdocProof", dependencies: ["MdocChecks", "MdocCBOR", "MdocCOSE", "MdocCrypto"]),
         .target(name: "MdocReports", dependencies: ["MdocChecks", "MdocStore"]),
         .target(

@@ -38,7 +38,23 @@ enum ImagingStage {
             verifier = { @Sendable original, signature in ScanSignature.verify(signature, over: original, with: scanKey) }
         }
         let result = DocumentUploads.process(manifest: manifest, files: files, limit: limit, verifySignature: verifier)
-        var checks = result.checkResults
+        // A rejected upload that a re-upload replaced no longer decides the transaction: its
+        // failures become warnings (the chain stays in the evidence); the replacement is judged.
+        var checks = result.manifestResults
+        for upload in result.uploads {
+            guard !upload.supersededBy.isEmpty else {
+                checks.append(contentsOf: upload.checkResults)
+                continue
+            }
+            let replacement = upload.supersededBy.joined(separator: ", ")
+            checks.append(contentsOf: upload.checkResults.map { check in
+                guard check.status == .fail else { return check }
+                var softened = check
+                softened.status = .warn
+                softened.detail = "superseded by \(replacement): \(check.detail)"
+                return softened
+            })
+        }
         var records: [UploadRecord] = []
         for upload in result.uploads {
             guard let entry = upload.entry, let fit = upload.fit else { continue }
@@ -53,7 +69,9 @@ enum ImagingStage {
                 if let output = fit.output {
                     let relative = "images/\(reference)/\(safeName(entry.id)).jpg"
                     do {
-                        try AtomicFile.write(output, to: URL(fileURLWithPath: outDirectory).appendingPathComponent(relative))
+                        let target = URL(fileURLWithPath: outDirectory).appendingPathComponent(relative)
+                        try FileManager.default.createDirectory(at: target.deletingLastPathComponent(), withIntermediateDirectories: true)
+                        try AtomicFile.write(output, to: target)
                         outputPath = relative
                     } catch {
                         checks.append(CheckResult(.imageReencoded, .fail, "cannot write \(relative): \(error)", subject: upload.subject))

@@ -36,9 +36,12 @@ final class UploadPipelineTests: XCTestCase {
         let result = try await orchestrator.run { if case .transaction(let r) = $0 { reports.append(r) } }
         let report = try XCTUnwrap(reports.first)
 
-        // The rejected front is reported with its own id; the re-upload replaces it.
-        XCTAssertEqual(report.checks.first { $0.subject == "upload[f1]" && $0.status == .fail }?.id, .imageNotAnImage)
-        XCTAssertEqual(report.verdict, .invalid, "a rejected upload is a failure of the transaction")
+        // The rejected front is reported with its own id; the re-upload replaces it and is used.
+        let rejected = try XCTUnwrap(report.checks.first { $0.subject == "upload[f1]" && $0.id == .imageNotAnImage })
+        XCTAssertEqual(rejected.status, .warn)
+        XCTAssertTrue(rejected.detail.contains("superseded by f2"), rejected.detail)
+        XCTAssertEqual(report.checks.first { $0.subject == "upload[f2]" && $0.id == .imageReuploadChain }?.status, .pass)
+        XCTAssertEqual(report.verdict, .valid, "the replacement is what counts")
 
         // The re-encoded file is under the limit, under <out>/images/<reference>/; originals untouched.
         let reencoded = "\(root)/out/images/\(report.referenceCode)/f2.jpg"
@@ -64,5 +67,24 @@ final class UploadPipelineTests: XCTestCase {
         XCTAssertEqual(f2.map?["outcome"]?.text, "reencoded")
         XCTAssertEqual(f2.map?["output"]?.map?["sha256"]?.text, hexString(HashFunction.sha256.hash(Array(output))))
         XCTAssertEqual(result.summary.transactions, 1)
+    }
+
+    /// A rejected upload that nothing replaces fails the transaction with its own check id.
+    func testRejectedUploadWithoutReplacementFails() async throws {
+        let root = NSTemporaryDirectory() + "mdocverify-uploads-\(UUID().uuidString)"
+        defer { try? FileManager.default.removeItem(atPath: root) }
+        let scenario = try Scenario()
+        try scenario.writeTrust(to: "\(root)/trust")
+        var files = try scenario.bundleFiles(id: "bad-scan")
+        files["documents/front.jpg"] = []
+        files["documents/manifest.json"] = Array(#"[{"file": "front.jpg", "type": "idCard", "side": "front"}]"#.utf8)
+        try writeBundle(files, to: "\(root)/in/tx")
+        var configuration = RunConfiguration(inputs: ["\(root)/in"], trustDirectory: "\(root)/trust", outDirectory: "\(root)/out")
+        configuration.verificationTime = Scenario.verificationTime
+        var reports: [Orchestrator.TransactionReport] = []
+        _ = try await Orchestrator(configuration: configuration).run { if case .transaction(let r) = $0 { reports.append(r) } }
+        let report = try XCTUnwrap(reports.first)
+        XCTAssertEqual(report.verdict, .invalid)
+        XCTAssertEqual(report.checks.filter { $0.status == .fail }.map(\.id), [.imageEmpty])
     }
 }
