@@ -1,6 +1,6 @@
 public import Foundation
 public import MdocCBOR
-public import MdocCOSE
+import MdocCOSE
 
 /// ISO 18013-5 §9.1.2.4 MobileSecurityObject, decoded from the issuerAuth payload.
 ///

@@ -1,5 +1,5 @@
 public import MdocCBOR
-public import MdocCrypto
+import MdocCrypto
 
 /// ISO 18013-5 §9.1.5.1 SessionTranscript, kept as received.
 ///

@@ -1,7 +1,7 @@
 public import Foundation
-public import MdocCBOR
+import MdocCBOR
 public import MdocChecks
-public import MdocCrypto
+import MdocCrypto
 import MdocCOSE
 
 /// The evidence a proof bundle carries (DESIGN.md, "What a run leaves behind"): enough for an

@@ -1,4 +1,4 @@
-public import MdocCrypto
+import MdocCrypto
 
 /// Human-friendly reference codes derived from a transaction's content hash.
 ///

@@ -1,6 +1,6 @@
 public import Foundation
 public import MdocChecks
-public import MdocCrypto
+import MdocCrypto
 
 /// A named defect the generator can plant in a transaction, with the check(s) it must trip.
 ///
