@@ -105,3 +105,40 @@ public struct COSEHeaders: Sendable {
     /// The critical labels (label 2) from the protected bucket, as integers or text.
     public var criticalLabels: [CBOR] { protected?[Label.critical]?.array ?? [] }
 }
+
+/// The four items of a COSE_Sign1 or COSE_Mac0 (RFC 9052 §4.2, §6.2), parsed once for both:
+/// `[protected, unprotected, payload / nil, signature-or-tag]`, optionally under `tag`.
+struct COSEMessageParts {
+    let isTagged: Bool
+    let headers: COSEHeaders
+    let payload: ArraySlice<UInt8>?
+    let last: ArraySlice<UInt8>
+
+    init(_ item: CBOR, tag expectedTag: UInt64, name: String, lastName: String) throws {
+        var body = item
+        var tagged = false
+        if let tag = item.tag {
+            guard tag == expectedTag, let content = item.tagContent else {
+                throw COSEError(.malformed, "\(name) carries tag \(tag), not \(expectedTag)")
+            }
+            body = content
+            tagged = true
+        }
+        guard let array = body.array, array.count == 4 else {
+            throw COSEError(.malformed, "\(name) is not an array of 4 items")
+        }
+        self.isTagged = tagged
+        self.headers = try COSEHeaders(protectedItem: array[0], unprotectedItem: array[1])
+        if array[2].isNull {
+            self.payload = nil
+        } else if let payload = array[2].bytes {
+            self.payload = payload
+        } else {
+            throw COSEError(.malformed, "\(name) payload is neither a byte string nor null")
+        }
+        guard let last = array[3].bytes else {
+            throw COSEError(.malformed, "\(name) \(lastName) is not a byte string")
+        }
+        self.last = last
+    }
+}

@@ -18,32 +18,12 @@ public struct COSEMac0: Sendable {
     public let macTag: ArraySlice<UInt8>
 
     public init(_ item: CBOR) throws {
-        var body = item
-        var tagged = false
-        if let tag = item.tag {
-            guard tag == Self.tag, let content = item.tagContent else {
-                throw COSEError(.malformed, "COSE_Mac0 carries tag \(tag), not 17")
-            }
-            body = content
-            tagged = true
-        }
-        guard let array = body.array, array.count == 4 else {
-            throw COSEError(.malformed, "COSE_Mac0 is not an array of 4 items")
-        }
+        let parts = try COSEMessageParts(item, tag: Self.tag, name: "COSE_Mac0", lastName: "tag")
         self.encoded = item.encoded
-        self.isTagged = tagged
-        self.headers = try COSEHeaders(protectedItem: array[0], unprotectedItem: array[1])
-        if array[2].isNull {
-            self.payload = nil
-        } else if let payload = array[2].bytes {
-            self.payload = payload
-        } else {
-            throw COSEError(.malformed, "COSE_Mac0 payload is neither a byte string nor null")
-        }
-        guard let macTag = array[3].bytes else {
-            throw COSEError(.malformed, "COSE_Mac0 tag is not a byte string")
-        }
-        self.macTag = macTag
+        self.isTagged = parts.isTagged
+        self.headers = parts.headers
+        self.payload = parts.payload
+        self.macTag = parts.last
     }
 
     /// The MAC_structure (RFC 9052 §6.3): `["MAC0", protected, external_aad, payload]`.

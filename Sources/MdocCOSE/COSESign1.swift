@@ -20,39 +20,16 @@ public struct COSESign1: Sendable {
     public let headers: COSEHeaders
     /// The payload bstr content as received; `nil` when the payload is detached (CBOR null).
     public let payload: ArraySlice<UInt8>?
-    /// The payload item itself (for payloads that are themselves tagged CBOR, e.g. MSO bytes).
-    public let payloadItem: CBOR
     public let signature: ArraySlice<UInt8>
 
     /// Decodes a COSE_Sign1 from an item, tagged (18) or not. Another tag is rejected.
     public init(_ item: CBOR) throws {
-        var body = item
-        var tagged = false
-        if let tag = item.tag {
-            guard tag == Self.tag, let content = item.tagContent else {
-                throw COSEError(.malformed, "COSE_Sign1 carries tag \(tag), not 18")
-            }
-            body = content
-            tagged = true
-        }
-        guard let array = body.array, array.count == 4 else {
-            throw COSEError(.malformed, "COSE_Sign1 is not an array of 4 items")
-        }
+        let parts = try COSEMessageParts(item, tag: Self.tag, name: "COSE_Sign1", lastName: "signature")
         self.encoded = item.encoded
-        self.isTagged = tagged
-        self.headers = try COSEHeaders(protectedItem: array[0], unprotectedItem: array[1])
-        if array[2].isNull {
-            self.payload = nil
-        } else if let payload = array[2].bytes {
-            self.payload = payload
-        } else {
-            throw COSEError(.malformed, "COSE_Sign1 payload is neither a byte string nor null")
-        }
-        self.payloadItem = array[2]
-        guard let signature = array[3].bytes else {
-            throw COSEError(.malformed, "COSE_Sign1 signature is not a byte string")
-        }
-        self.signature = signature
+        self.isTagged = parts.isTagged
+        self.headers = parts.headers
+        self.payload = parts.payload
+        self.signature = parts.last
     }
 
     /// Decodes a COSE_Sign1 from bytes.

@@ -2,6 +2,7 @@ public import MdocChecks
 import Foundation
 import MdocCrypto
 import MdocImaging
+import MdocStore
 import MdocTrust
 
 /// Reading an engagement QR image (zbar after libjpeg/libpng decoding), for the pipeline and the CLI.
@@ -32,7 +33,7 @@ enum ImagingStage {
     /// rename) under `<out>/images/<reference>/`; originals are never modified or moved.
     static func processUploads(
         manifest: [UInt8], files: [String: [UInt8]], reference: String, outDirectory: String, limit: Int, scanKey: PublicKey?
-    ) -> (records: [UploadRecord], checks: [CheckResult]) {
+    ) -> (records: [ImageSummary], checks: [CheckResult]) {
         var verifier: DocumentUploads.SignatureVerifier?
         if let scanKey {
             verifier = { @Sendable original, signature in ScanSignature.verify(signature, over: original, with: scanKey) }
@@ -55,17 +56,17 @@ enum ImagingStage {
                 return softened
             })
         }
-        var records: [UploadRecord] = []
+        var records: [ImageSummary] = []
         for upload in result.uploads {
             guard let entry = upload.entry, let fit = upload.fit else { continue }
             let evidence = fit.evidence
             var outputPath: String?
-            var outcome = "kept"
+            var outcome = ImageSummary.Outcome.kept
             var reason: String?
             switch evidence.outcome {
-            case .kept: outcome = "kept"
+            case .kept: outcome = .kept
             case .reencoded:
-                outcome = "reencoded"
+                outcome = .reencoded
                 if let output = fit.output {
                     let relative = "images/\(reference)/\(safeName(entry.id)).jpg"
                     do {
@@ -78,10 +79,10 @@ enum ImagingStage {
                     }
                 }
             case .rejected(let id, let why):
-                outcome = "rejected"
+                outcome = .rejected
                 reason = "\(id): \(why)"
             }
-            records.append(UploadRecord(
+            records.append(ImageSummary(
                 uploadID: entry.id, documentType: entry.slot.type.rawValue, side: entry.slot.side ?? "", outcome: outcome,
                 reason: reason, originalSHA256: evidence.original.sha256, originalBytes: evidence.original.bytes,
                 originalFormat: "\(evidence.original.format)", originalWidth: evidence.original.width,

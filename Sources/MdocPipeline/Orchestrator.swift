@@ -443,7 +443,7 @@ public final class Orchestrator: Sendable {
             if let q = upload.quality { output.append(("quality", String(q))) }
             if let scale = upload.scaleDenominator { output.append(("scale", "1/\(scale)")) }
             return ProofEvidence.Upload(
-                uploadID: upload.uploadID, documentType: upload.documentType, side: upload.side, outcome: upload.outcome,
+                uploadID: upload.uploadID, documentType: upload.documentType, side: upload.side, outcome: upload.outcome.rawValue,
                 reason: upload.reason, original: original, output: output, passes: upload.passes)
         }
         let bytes = try signer.sign(evidence: signed)
@@ -486,23 +486,13 @@ public final class Orchestrator: Sendable {
                 msoValidFrom: document.msoValidFrom, msoValidUntil: document.msoValidUntil,
                 msoExpectedUpdate: document.msoExpectedUpdate, digestAlgorithm: document.digestAlgorithm, elements: elements)
         }
-        let images = verified.uploads.map { upload in
-            ImageSummary(
-                uploadID: upload.uploadID, documentType: upload.documentType, side: upload.side,
-                outcome: ImageSummary.Outcome(rawValue: upload.outcome) ?? .rejected, reason: upload.reason,
-                originalSHA256: upload.originalSHA256, originalBytes: upload.originalBytes, originalFormat: upload.originalFormat,
-                originalWidth: upload.originalWidth, originalHeight: upload.originalHeight, outputSHA256: upload.outputSHA256,
-                outputBytes: upload.outputBytes, outputWidth: upload.outputWidth, outputHeight: upload.outputHeight,
-                quality: upload.quality, scaleDenominator: upload.scaleDenominator, passes: upload.passes,
-                outputPath: upload.outputPath, supersedes: upload.supersedes)
-        }
         return TransactionOutcome(
             transactionID: verified.transactionID, displayName: verified.name, source: verified.origin ?? verified.inputPath,
             capturedAt: verified.metadata.capturedAt, responseSHA256: responseSHA256,
             consentReference: verified.metadata.consent?.reference, consentExpiresAt: verified.metadata.consent?.expiresAt,
             consentState: consentState, verificationTime: verificationTime, trustSnapshotHash: trust.snapshotHash,
             verdictAtCapture: verified.verdictAtCapture, verdictNow: verified.verdict, referenceCode: verified.referenceCode,
-            checks: verified.checks, documents: documents, certificates: certificates, images: images,
+            checks: verified.checks, documents: documents, certificates: certificates, images: verified.uploads,
             inputHashes: verified.fileDigests.map { InputHash(path: $0.path, sha256: hexString($0.sha256)) },
             proofPath: proofPath, proofSHA256: proofSHA256, keepData: verified.keepData)
     }

@@ -1,6 +1,7 @@
 public import Foundation
 public import MdocChecks
 public import MdocIngest
+public import MdocStore
 public import MdocTrust
 public import MdocVerification
 import MdocCBOR
@@ -26,33 +27,10 @@ public struct VerifiedTransaction: Sendable {
     public var responseSHA256: [UInt8]?
     public var fileDigests: [(path: String, sha256: [UInt8])]
     public var unknownFiles: [String]
-    public var uploads: [UploadRecord]
+    public var uploads: [ImageSummary]
     /// False when the consent has expired at the verification time: nothing beyond the verdict is kept.
     public var keepData: Bool
     public var sessionStates: [VerifierSession.State]
-}
-
-/// One document-scan upload's evidence (filled by the imaging stage).
-public struct UploadRecord: Sendable {
-    public var uploadID: String
-    public var documentType: String
-    public var side: String
-    public var outcome: String
-    public var reason: String?
-    public var originalSHA256: String
-    public var originalBytes: Int
-    public var originalFormat: String
-    public var originalWidth: Int?
-    public var originalHeight: Int?
-    public var outputSHA256: String?
-    public var outputBytes: Int?
-    public var outputWidth: Int?
-    public var outputHeight: Int?
-    public var quality: Int?
-    public var scaleDenominator: Int?
-    public var passes: Int
-    public var outputPath: String?
-    public var supersedes: String?
 }
 
 /// The settings of a run that every transaction verification shares.
@@ -69,13 +47,13 @@ public struct TransactionContext: Sendable {
     public var fallbackReaderKeyPEM: [UInt8]?
     public var readEngagementImage: @Sendable ([UInt8]) -> (uri: String?, checks: [CheckResult])
     /// Document-scan uploads → evidence and `image.*` results; written under the output folder.
-    public var processUploads: @Sendable (_ manifest: [UInt8], _ files: [String: [UInt8]], _ referenceCode: String) -> (records: [UploadRecord], checks: [CheckResult])
+    public var processUploads: @Sendable (_ manifest: [UInt8], _ files: [String: [UInt8]], _ referenceCode: String) -> (records: [ImageSummary], checks: [CheckResult])
 
     public init(
         trust: TrustStore, readerTrust: TrustStore?, verificationTime: Date, keepValues: Bool = false,
         decoding: CBORDecodingOptions = .default,
         readEngagementImage: @escaping @Sendable ([UInt8]) -> (uri: String?, checks: [CheckResult]),
-        processUploads: @escaping @Sendable ([UInt8], [String: [UInt8]], String) -> (records: [UploadRecord], checks: [CheckResult])
+        processUploads: @escaping @Sendable ([UInt8], [String: [UInt8]], String) -> (records: [ImageSummary], checks: [CheckResult])
     ) {
         self.trust = trust
         self.readerTrust = readerTrust
@@ -181,7 +159,7 @@ public enum TransactionVerifier {
         }
 
         // Document-scan uploads.
-        var uploads: [UploadRecord] = []
+        var uploads: [ImageSummary] = []
         if keepData, let manifest = bundle.files["documents/manifest.json"] {
             var files: [String: [UInt8]] = [:]
             for (path, bytes) in bundle.files where path.hasPrefix("documents/") && path != "documents/manifest.json" {

@@ -54,21 +54,6 @@ func same(_ a: CBORNode, _ b: CBORNode) -> Bool {
     }
 }
 
-/// A small deterministic generator (SplitMix64) so that random tests are reproducible.
-struct SplitMix64: RandomNumberGenerator {
-    var state: UInt64
-
-    init(seed: UInt64) { state = seed }
-
-    mutating func next() -> UInt64 {
-        state &+= 0x9e37_79b9_7f4a_7c15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xbf58_476d_1ce4_e5b9
-        z = (z ^ (z >> 27)) &* 0x94d0_49bb_1331_11eb
-        return z ^ (z >> 31)
-    }
-}
-
 /// `node` with every map's entries in the bytewise order of their encoded keys (RFC 8949
 /// §4.2.1): the value the decoder returns for `node.encoded()`.
 func sortedMaps(_ node: CBORNode) -> CBORNode {
