@@ -186,6 +186,12 @@ final class ImageCodecTests: XCTestCase {
         XCTAssertThrowsError(try ImageCodec.decodeGray(png)) { XCTAssertEqual(($0 as? ImageError)?.code, .tooManyPixels) }
     }
 
+    func testPNGBeyondLibpngsDimensionLimitIsTooManyPixels() {
+        // 1 x 2,000,000 is within our pixel budget but over libpng's 1,000,000-row user limit.
+        let png = TestPNG.make(width: 1, height: 2_000_000, idat: [])
+        XCTAssertThrowsError(try ImageCodec.probe(png)) { XCTAssertEqual(($0 as? ImageError)?.code, .tooManyPixels, "\($0)") }
+    }
+
     // MARK: truncation, drip-fed
 
     func testEveryPrefixOfAJPEGIsTruncated() throws {
