@@ -113,6 +113,8 @@ public enum EngagementImageReader {
     /// time). Full size is always scanned at every line, so the smallest codes are still found there.
     public static let reducedScaleLineStep = 2
 
+    /// Reads the engagement QR code from `bytes` (a JPEG or PNG). Never throws: every failure is
+    /// in ``EngagementImageResult/error`` and ``EngagementImageResult/checkResults``.
     public static func read(_ bytes: [UInt8], limits: ImageLimits = .default) -> EngagementImageResult {
         var result = EngagementImageResult(
             uri: nil, symbols: [], scaleDenominator: nil, attempts: [], info: nil, error: nil)

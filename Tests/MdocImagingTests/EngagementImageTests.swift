@@ -72,6 +72,16 @@ final class EngagementImageTests: XCTestCase {
         XCTAssertEqual(scan.checkResults.map(\.id), [.engagementQrNotFound])
     }
 
+    func testLargePNGGetsAHalfScaleSecondScan() throws {
+        let wide = try PNGEncoder.encode(gray: try GrayImage(width: 2001, height: 64, pixels: [UInt8](repeating: 190, count: 2001 * 64)))
+        let result = EngagementImageReader.read(wide)
+        XCTAssertEqual(result.attempts.map(\.scaleDenominator), [1, 2])
+        XCTAssertEqual(result.attempts.last?.width, 1001)
+        XCTAssertEqual(result.checkResults.map(\.id), [.engagementQrNotFound])
+        let narrow = try PNGEncoder.encode(gray: try GrayImage(width: 2000, height: 64, pixels: [UInt8](repeating: 190, count: 2000 * 64)))
+        XCTAssertEqual(EngagementImageReader.read(narrow).attempts.map(\.scaleDenominator), [1])
+    }
+
     func testEXIFOrientationIsAppliedBeforeScanning() throws {
         // two-codes (1200x600) stored as JPEG, then tagged orientation 6 (rotate 90° clockwise):
         // the scanned image must be 600 wide and 1200 high.

@@ -247,6 +247,19 @@ final class ImageCodecTests: XCTestCase {
         }
     }
 
+    func testPNGeXIfOrientation() throws {
+        let png = try PNGEncoder.encode(gray: try GrayImage(width: 4, height: 2, pixels: [0, 1, 2, 3, 4, 5, 6, 7]))
+        // eXIf (PNG 3rd edition §11.3.3.1) right after IHDR (bytes 8..<33): big-endian TIFF, orientation 8.
+        let tiff: [UInt8] = [0x4D, 0x4D, 0x00, 0x2A, 0, 0, 0, 8, 0, 1, 0x01, 0x12, 0, 3, 0, 0, 0, 1, 0, 8, 0, 0, 0, 0, 0, 0]
+        let tagged = Array(png[0..<33]) + TestPNG.chunk("eXIf", tiff) + Array(png[33...])
+        let info = try ImageCodec.probe(tagged)
+        XCTAssertEqual(info.orientation, .left)
+        XCTAssertNil(try ImageCodec.probe(png).orientation)
+        let turned = try ImageCodec.decodeGray(tagged).applying(try XCTUnwrap(info.orientation))
+        XCTAssertEqual([turned.width, turned.height], [2, 4])
+        XCTAssertEqual(turned.pixels, [3, 7, 2, 6, 1, 5, 0, 4])
+    }
+
     func testMalformedEXIFMeansNoOrientation() throws {
         let base = try Fixtures.bytes("scan-gray.jpg")
         let good = try TestJPEG.insertingEXIFOrientation(6, into: base)
