@@ -436,7 +436,8 @@ int32_t mdoc_jpeg_encode_progressive(const uint8_t *pixels, uint32_t width, uint
 static int32_t classify_png_message(const char *message) {
     if (strstr(message, "read beyond end of data") != NULL) return MDOC_CODEC_TRUNCATED;
     if (strstr(message, "Not enough image data") != NULL) return MDOC_CODEC_TRUNCATED;
-    if (strstr(message, "out of memory") != NULL || strstr(message, "too large") != NULL)
+    if (strstr(message, "out of memory") != NULL || strstr(message, "too large") != NULL ||
+        strstr(message, "user limit") != NULL)
         return MDOC_CODEC_TOO_LARGE;
     return MDOC_CODEC_CORRUPT;
 }

@@ -1,6 +1,6 @@
 import Foundation
 public import MdocChecks
-import MdocCrypto
+internal import MdocCrypto
 
 /// The kind of identity document an upload shows. An open set: unknown values from a manifest
 /// are kept (and reported as `image.documentType` warnings).

@@ -10,10 +10,12 @@ public enum JPEGEncoder {
     /// The accepted quality range.
     public static let qualityRange = 1...100
 
+    /// A baseline YCbCr 4:2:0 JPEG of `image` at `quality` (1...100).
     public static func encode(rgb image: RGBImage, quality: Int) throws(ImageError) -> [UInt8] {
         try encode(image.raster, quality: quality, progressive: false)
     }
 
+    /// A baseline single-component (greyscale) JPEG of `image` at `quality` (1...100).
     public static func encode(gray image: GrayImage, quality: Int) throws(ImageError) -> [UInt8] {
         try encode(image.raster, quality: quality, progressive: false)
     }
@@ -49,7 +51,9 @@ public enum JPEGEncoder {
 /// 8-bit PNG encoding with libpng's simplified API (`png_image_write_to_memory`), for samples
 /// and tests. Writes IHDR, IDAT and IEND only.
 public enum PNGEncoder {
+    /// An 8-bit RGB PNG (colour type 2) of `image`.
     public static func encode(rgb image: RGBImage) throws(ImageError) -> [UInt8] { try encode(image.raster) }
+    /// An 8-bit greyscale PNG (colour type 0) of `image`.
     public static func encode(gray image: GrayImage) throws(ImageError) -> [UInt8] { try encode(image.raster) }
 
     static func encode(_ raster: Raster) throws(ImageError) -> [UInt8] {

@@ -95,9 +95,10 @@ public struct EngagementImageResult: Sendable, Hashable {
 /// limit, then decode to 8-bit grey and scan:
 /// - JPEG: DCT-domain 1/4, then 1/2, then full size (a scale whose shorter side would be under
 ///   ``minimumScannedSide`` pixels is skipped), stopping at the first scale that yields an
-///   `mdoc:` symbol; other codes found on the way are kept.
+///   `mdoc:` symbol; other codes found on the way are kept. Reduced scales are scanned at every
+///   ``reducedScaleLineStep``-th line, full size at every line.
 /// - PNG: full size, then, if nothing `mdoc:` was found and the longer side exceeds
-///   ``pngDownscaleThreshold``, a 1/2 box-average.
+///   ``pngDownscaleThreshold``, a 1/2 box-average (scanned at ``reducedScaleLineStep``).
 ///
 /// Does NOT base64url-decode the URI or parse DeviceEngagement (the engagement model does),
 /// and does not judge what the other codes in the picture are.
@@ -108,7 +109,12 @@ public enum EngagementImageReader {
     public static let pngDownscaleThreshold = 2000
     /// Scales whose decoded image would have a shorter side below this are not tried.
     public static let minimumScannedSide = 100
+    /// zbar line step at reduced scales (every second row and column: about half the scanning
+    /// time). Full size is always scanned at every line, so the smallest codes are still found there.
+    public static let reducedScaleLineStep = 2
 
+    /// Reads the engagement QR code from `bytes` (a JPEG or PNG). Never throws: every failure is
+    /// in ``EngagementImageResult/error`` and ``EngagementImageResult/checkResults``.
     public static func read(_ bytes: [UInt8], limits: ImageLimits = .default) -> EngagementImageResult {
         var result = EngagementImageResult(
             uri: nil, symbols: [], scaleDenominator: nil, attempts: [], info: nil, error: nil)
@@ -132,7 +138,7 @@ public enum EngagementImageReader {
 
         func attempt(_ image: GrayImage, scale: Int) throws(ImageError) -> Bool {
             let upright = image.applying(orientation)
-            let symbols = try QRScanner.scan(upright)
+            let symbols = try QRScanner.scan(upright, lineStep: scale == 1 ? 1 : reducedScaleLineStep)
             result.attempts.append(
                 QRScanAttempt(
                     scaleDenominator: scale, width: upright.width, height: upright.height, symbolCount: symbols.count))

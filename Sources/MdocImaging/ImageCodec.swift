@@ -43,6 +43,9 @@ public enum ImageCodec {
         RGBImage(unchecked: try decode(bytes, components: 3, scaleDenominator: scaleDenominator, limits: limits).raster)
     }
 
+    /// libpng's default `PNG_USER_WIDTH_MAX` and `PNG_USER_HEIGHT_MAX`.
+    static let pngMaxSide = 1_000_000
+
     // MARK: internals
 
     struct Probed {
@@ -156,6 +159,12 @@ public enum ImageCodec {
 
     private static func probePNG(_ bytes: [UInt8], scaleDenominator: Int) throws(ImageError) -> Probed {
         let walk = try ImageMetadata.walkPNG(bytes)
+        // libpng refuses sides over its user limits with a generic "Invalid IHDR data": say why.
+        if walk.header.width > pngMaxSide || walk.header.height > pngMaxSide {
+            throw ImageError(
+                .tooManyPixels,
+                "PNG header declares \(walk.header.width)x\(walk.header.height); libpng reads at most \(pngMaxSide) pixels per side")
+        }
         var info = mdoc_png_info()
         var status = mdoc_codec_status()
         let code = bytes.withUnsafeBufferPointer { buffer in

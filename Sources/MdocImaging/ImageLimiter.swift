@@ -1,6 +1,6 @@
 import Foundation
 public import MdocChecks
-import MdocCrypto
+internal import MdocCrypto
 
 /// Fits document-scan uploads under a byte limit (DESIGN.md, "Images": at most 1,000,000 bytes),
 /// re-encoding them as baseline JPEG with libjpeg when they are larger.
@@ -14,7 +14,7 @@ import MdocCrypto
 ///   scaling for JPEG, a 2x2 box average for PNG) and search again, down to 1/8.
 ///
 /// The quality search is model-driven, not a ladder: JPEG size against quality follows a curve
-/// whose shape varies little between images (``JPEGSizeModel``), so one measured size (or the
+/// whose shape varies little between images (`JPEGSizeModel`), so one measured size (or the
 /// original's own size and estimated quality) predicts the quality that lands just under the
 /// limit. Each further pass refines the model with a secant through the measured points in
 /// (log size, log relative size) space and narrows a bracket of fitting and non-fitting qualities.
@@ -163,6 +163,8 @@ struct QualitySearch {
     let floor: Int
     let ceiling: Int
     let components: Int
+    /// ``FitOptions/maxPasses``, at least 1.
+    let maxPasses: Int
     private(set) var passes: [FitPass] = []
     /// Measured (quality, bytes) per scale denominator.
     private var observations: [Int: [(quality: Int, bytes: Int)]] = [:]
@@ -181,11 +183,12 @@ struct QualitySearch {
         self.ceiling = ceiling
         self.floor = max(bounds.lowerBound, min(ceiling, options.qualityFloor))
         self.components = info.colorSpace == .gray ? 1 : 3
+        self.maxPasses = max(1, options.maxPasses)
     }
 
     mutating func run() throws(ImageError) -> Found? {
         for scale in ImageLimiter.scaleDenominators {
-            if passes.count >= options.maxPasses { break }
+            if passes.count >= maxPasses { break }
             if let found = try search(at: scale) { return found }
         }
         return nil
@@ -205,7 +208,7 @@ struct QualitySearch {
         var best: Found? = nil
         var noFit: Int? = nil  // lowest quality measured too large at this scale
         var passesAtScale = 0
-        while passes.count < options.maxPasses {
+        while passes.count < maxPasses {
             if best != nil, passesAtScale >= ImageLimiter.maxPassesPerScale { break }
             let lower = (best?.quality ?? floor - 1) + 1
             let upper = (noFit ?? ceiling + 1) - 1

@@ -27,14 +27,27 @@ public struct QRSymbol: Sendable, Hashable, Codable {
 /// rotation, so a code turned in the image plane is found; mirrored images are not (apply the
 /// EXIF orientation first). Perspective distortion and blur are handled as far as zbar does.
 public enum QRScanner {
+    /// Accepted values of the `lineStep` parameter.
+    public static let lineStepRange = 1...8
+
     /// Returns every QR symbol zbar decodes, in zbar's order. An image without codes gives `[]`.
-    public static func scan(_ image: GrayImage) throws(ImageError) -> [QRSymbol] {
+    ///
+    /// `lineStep` is zbar's scan density (`ZBAR_CFG_X_DENSITY`, `ZBAR_CFG_Y_DENSITY`): every
+    /// `lineStep`-th row and column is searched for finder patterns. 1 finds the smallest codes;
+    /// 2 halves the line scanning and still finds codes whose modules are 2 pixels or more.
+    public static func scan(_ image: GrayImage, lineStep: Int = 1) throws(ImageError) -> [QRSymbol] {
+        guard lineStepRange.contains(lineStep) else {
+            throw ImageError(.invalidArgument, "line step \(lineStep) is outside \(lineStepRange)")
+        }
+        let density = Int32(lineStep)
         let scanner = ZBarImageScanner()
         guard let handle = scanner.handle else { throw ImageError(.scanFailed, "zbar_image_scanner_create failed") }
         // Every symbology off, then QR on, in binary mode (bytes as encoded).
         guard zbar_image_scanner_set_config(handle, ZBAR_NONE, ZBAR_CFG_ENABLE, 0) == 0,
             zbar_image_scanner_set_config(handle, ZBAR_QRCODE, ZBAR_CFG_ENABLE, 1) == 0,
-            zbar_image_scanner_set_config(handle, ZBAR_QRCODE, ZBAR_CFG_BINARY, 1) == 0
+            zbar_image_scanner_set_config(handle, ZBAR_QRCODE, ZBAR_CFG_BINARY, 1) == 0,
+            zbar_image_scanner_set_config(handle, ZBAR_NONE, ZBAR_CFG_X_DENSITY, density) == 0,
+            zbar_image_scanner_set_config(handle, ZBAR_NONE, ZBAR_CFG_Y_DENSITY, density) == 0
         else { throw ImageError(.scanFailed, "zbar_image_scanner_set_config refused the QR configuration") }
 
         guard let zimage = zbar_image_create() else { throw ImageError(.scanFailed, "zbar_image_create failed") }

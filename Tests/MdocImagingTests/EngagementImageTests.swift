@@ -1,5 +1,5 @@
 import MdocChecks
-import MdocImaging
+@testable import MdocImaging
 import XCTest
 
 /// ISO/IEC 18013-5 §8.2.2.3: device engagement read from a QR code image.
@@ -72,6 +72,16 @@ final class EngagementImageTests: XCTestCase {
         XCTAssertEqual(scan.checkResults.map(\.id), [.engagementQrNotFound])
     }
 
+    func testLargePNGGetsAHalfScaleSecondScan() throws {
+        let wide = try PNGEncoder.encode(gray: try GrayImage(width: 2001, height: 64, pixels: [UInt8](repeating: 190, count: 2001 * 64)))
+        let result = EngagementImageReader.read(wide)
+        XCTAssertEqual(result.attempts.map(\.scaleDenominator), [1, 2])
+        XCTAssertEqual(result.attempts.last?.width, 1001)
+        XCTAssertEqual(result.checkResults.map(\.id), [.engagementQrNotFound])
+        let narrow = try PNGEncoder.encode(gray: try GrayImage(width: 2000, height: 64, pixels: [UInt8](repeating: 190, count: 2000 * 64)))
+        XCTAssertEqual(EngagementImageReader.read(narrow).attempts.map(\.scaleDenominator), [1])
+    }
+
     func testEXIFOrientationIsAppliedBeforeScanning() throws {
         // two-codes (1200x600) stored as JPEG, then tagged orientation 6 (rotate 90° clockwise):
         // the scanned image must be 600 wide and 1200 high.
@@ -89,6 +99,38 @@ final class EngagementImageTests: XCTestCase {
         let untagged = EngagementImageReader.read(stored)
         XCTAssertEqual(untagged.attempts.first?.width, 300)
         XCTAssertEqual(untagged.attempts.first?.height, 150)
+    }
+
+    func testScannerLineStep() throws {
+        let image = try ImageCodec.decodeGray(try Fixtures.bytes("annexd-qr.png"))
+        let uri = try Fixtures.annexDURI()
+        XCTAssertEqual(try QRScanner.scan(image, lineStep: 1).compactMap(\.text), [uri])
+        XCTAssertEqual(try QRScanner.scan(image, lineStep: 2).compactMap(\.text), [uri])
+        for bad in [0, 9] {
+            XCTAssertThrowsError(try QRScanner.scan(image, lineStep: bad)) {
+                XCTAssertEqual(($0 as? ImageError)?.code, .invalidArgument)
+            }
+        }
+        let blank = try GrayImage(width: 64, height: 64, pixels: [UInt8](repeating: 200, count: 64 * 64))
+        XCTAssertEqual(try QRScanner.scan(blank), [])
+    }
+
+    func testMdocSchemeIsCaseInsensitive() {
+        XCTAssertTrue(QRSymbol(bytes: Array("MDOC:abc".utf8)).isMdocURI)
+        XCTAssertTrue(QRSymbol(bytes: Array("mDoC:".utf8)).isMdocURI)
+        XCTAssertFalse(QRSymbol(bytes: Array("mdoc".utf8)).isMdocURI)
+        XCTAssertFalse(QRSymbol(bytes: Array("xmdoc:abc".utf8)).isMdocURI)
+        XCTAssertNil(QRSymbol(bytes: [0x6D, 0x64, 0xFF]).text)
+    }
+
+    func testNotMdocDetailTruncatesLongCodes() {
+        let long = String(repeating: "x", count: 200)
+        let result = EngagementImageResult(
+            uri: nil, symbols: [QRSymbol(bytes: Array(long.utf8))], scaleDenominator: nil, attempts: [], info: nil,
+            error: nil)
+        let detail = result.checkResults.first?.detail ?? ""
+        XCTAssertTrue(detail.contains(String(repeating: "x", count: 80) + "…"), detail)
+        XCTAssertFalse(detail.contains(String(repeating: "x", count: 81)))
     }
 
     // MARK: bad inputs

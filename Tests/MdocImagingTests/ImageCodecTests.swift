@@ -186,6 +186,12 @@ final class ImageCodecTests: XCTestCase {
         XCTAssertThrowsError(try ImageCodec.decodeGray(png)) { XCTAssertEqual(($0 as? ImageError)?.code, .tooManyPixels) }
     }
 
+    func testPNGBeyondLibpngsDimensionLimitIsTooManyPixels() {
+        // 1 x 2,000,000 is within our pixel budget but over libpng's 1,000,000-row user limit.
+        let png = TestPNG.make(width: 1, height: 2_000_000, idat: [])
+        XCTAssertThrowsError(try ImageCodec.probe(png)) { XCTAssertEqual(($0 as? ImageError)?.code, .tooManyPixels, "\($0)") }
+    }
+
     // MARK: truncation, drip-fed
 
     func testEveryPrefixOfAJPEGIsTruncated() throws {
@@ -239,6 +245,19 @@ final class ImageCodecTests: XCTestCase {
         for invalid: UInt16 in [0, 9, 0xFFFF] {
             XCTAssertNil(try ImageCodec.probe(try TestJPEG.insertingEXIFOrientation(invalid, into: base)).orientation)
         }
+    }
+
+    func testPNGeXIfOrientation() throws {
+        let png = try PNGEncoder.encode(gray: try GrayImage(width: 4, height: 2, pixels: [0, 1, 2, 3, 4, 5, 6, 7]))
+        // eXIf (PNG 3rd edition §11.3.3.1) right after IHDR (bytes 8..<33): big-endian TIFF, orientation 8.
+        let tiff: [UInt8] = [0x4D, 0x4D, 0x00, 0x2A, 0, 0, 0, 8, 0, 1, 0x01, 0x12, 0, 3, 0, 0, 0, 1, 0, 8, 0, 0, 0, 0, 0, 0]
+        let tagged = Array(png[0..<33]) + TestPNG.chunk("eXIf", tiff) + Array(png[33...])
+        let info = try ImageCodec.probe(tagged)
+        XCTAssertEqual(info.orientation, .left)
+        XCTAssertNil(try ImageCodec.probe(png).orientation)
+        let turned = try ImageCodec.decodeGray(tagged).applying(try XCTUnwrap(info.orientation))
+        XCTAssertEqual([turned.width, turned.height], [2, 4])
+        XCTAssertEqual(turned.pixels, [3, 7, 2, 6, 1, 5, 0, 4])
     }
 
     func testMalformedEXIFMeansNoOrientation() throws {
