@@ -28,6 +28,10 @@ struct BenchOptions {
     var imaging = true
     var openssl = true
     var threads = ProcessInfo.processInfo.activeProcessorCount
+    /// Verify the P-256 response this many times and exit (for `valgrind --tool=callgrind`).
+    var profileResponses: Int?
+    /// With --profile-responses: leave the CRLs out of the trust store.
+    var profileWithoutCRLs = false
 
     static let usage = """
         usage: mdocverify-bench [--seconds S] [--threads N] [--out FILE] [--no-imaging] [--no-openssl]
@@ -36,6 +40,11 @@ struct BenchOptions {
           --out FILE     JSON results (default reports/bench.json)
           --no-imaging   skip the imaging benchmarks
           --no-openssl   skip `openssl speed`
+          --profile-responses N
+                         only verify the P-256 sample response N times, single-threaded, and exit
+                         (for profiling: valgrind --tool=callgrind .build/release/mdocverify-bench --profile-responses 300)
+          --profile-without-crls
+                         with --profile-responses: no CRL in the trust store (revocation unchecked)
         """
 
     static func parse(_ arguments: [String]) -> BenchOptions {
@@ -56,6 +65,10 @@ struct BenchOptions {
             case "--out": options.out = value(argument)
             case "--no-imaging": options.imaging = false
             case "--no-openssl": options.openssl = false
+            case "--profile-without-crls": options.profileWithoutCRLs = true
+            case "--profile-responses":
+                guard let n = Int(value(argument)), (1...10_000_000).contains(n) else { fail("--profile-responses must be 1...10000000") }
+                options.profileResponses = n
             case "-h", "--help":
                 print(usage)
                 exit(0)
@@ -164,7 +177,9 @@ struct ResponseFixture {
     let verifier: DeviceResponseVerifier
 }
 
-func responseFixture(curve: Curve) throws -> ResponseFixture {
+/// `withCRLs: false` leaves the CRLs out of the trust store: the revocation check is then
+/// `unchecked` (not required for the verdict). It shows what the CRL handling costs.
+func responseFixture(curve: Curve, withCRLs: Bool = true) throws -> ResponseFixture {
     var generator = SampleGenerator(out: "", verificationTime: Date())
     generator.count = 1
     generator.seed = 2026
@@ -180,7 +195,7 @@ func responseFixture(curve: Curve) throws -> ResponseFixture {
     else { fail("the sample lacks device-response.cbor, session-transcript.cbor or transaction.json") }
     let trust = try factory.trustMaterial()
     let options = VerificationOptions(
-        trust: TrustStore(anchors: trust.anchors, crls: trust.crls), verificationTime: factory.verificationTime,
+        trust: TrustStore(anchors: trust.anchors, crls: withCRLs ? trust.crls : []), verificationTime: factory.verificationTime,
         captureTime: try TransactionMetadata(json: json).capturedAt,
         sessionTranscript: try SessionTranscript(decoding: transcriptBytes))
     let verifier = DeviceResponseVerifier(options: options)
@@ -210,9 +225,26 @@ func cpuModel() -> String {
     return "unknown"
 }
 
+/// The 1-minute load average (other processes compete for the cores: figures drop when it is high).
+func loadAverage() -> Double? {
+    guard let text = try? String(contentsOfFile: "/proc/loadavg", encoding: .utf8) else { return nil }
+    return text.split(separator: " ").first.flatMap { Double($0) }
+}
+
 // MARK: - Run
 
 let options = BenchOptions.parse(CommandLine.arguments)
+if let n = options.profileResponses {
+    do {
+        let fixture = try responseFixture(curve: .p256, withCRLs: !options.profileWithoutCRLs)
+        var valid = 0
+        for _ in 0..<n where fixture.verifier.verify(fixture.response).verdict == .valid { valid += 1 }
+        print("verified \(n) P-256 responses, \(valid) valid")
+        exit(valid == n ? 0 : 1)
+    } catch {
+        fail("\(error)")
+    }
+}
 let cores = ProcessInfo.processInfo.activeProcessorCount
 let started = Date()
 var figures: [Figure] = []
@@ -224,7 +256,9 @@ var figures: [Figure] = []
 func pad(_ text: String, _ width: Int) -> String { text + String(repeating: " ", count: max(1, width - text.count)) }
 func percent(_ x: Double) -> String { String(format: "%.0f%%", x * 100) }
 
-print("mdocverify-bench: \(cpuModel()), \(cores) core(s), \(options.seconds) s per figure, all-cores runs on \(options.threads) thread(s)")
+let loadBefore = loadAverage()
+print("mdocverify-bench: \(cpuModel()), \(cores) core(s), \(options.seconds) s per figure, all-cores runs on \(options.threads) thread(s)"
+      + (loadBefore.map { String(format: ", load average %.2f before the run", $0) } ?? ""))
 print(String(repeating: "-", count: 96))
 
 let curves: [Curve] = [.p256, .p384, .ed25519]
@@ -269,6 +303,16 @@ do {
                                       value: value / (bound / 2), unit: "of bound/2"))
             }
         }
+    }
+
+    // The same P-256 response against a trust store without CRLs (revocation `unchecked`).
+    let noCRL = try responseFixture(curve: .p256, withCRLs: false)
+    for threads in Array(Set([1, options.threads])).sorted() {
+        let value = responseRate(noCRL, threads: threads, seconds: options.seconds)
+        var note = "no CRL in the trust store"
+        if let bound = bounds["P-256/\(threads)"] { note += ", \(percent(value / (bound / 2))) of MdocCrypto bound/2" }
+        record(Figure(name: "response.P-256.noCRL.verify.\(threads == 1 ? "1core" : "\(threads)threads")",
+                      value: value, unit: "resp/s", note: note))
     }
 
     // Sample generation (in memory, one thread): what `mdocverify sample` costs per transaction.
@@ -325,7 +369,8 @@ for target in targets {
 let formatter = ISO8601DateFormatter()
 let json: [String: Any] = [
     "machine": ["cpu": cpuModel(), "cores": cores, "date": formatter.string(from: started),
-                "os": ProcessInfo.processInfo.operatingSystemVersionString],
+                "os": ProcessInfo.processInfo.operatingSystemVersionString,
+                "loadAverageBefore": loadBefore ?? -1, "loadAverageAfter": loadAverage() ?? -1],
     "secondsPerFigure": options.seconds,
     "threads": options.threads,
     "results": figures.map { ["name": $0.name, "value": $0.value, "unit": $0.unit] as [String: Any] },
