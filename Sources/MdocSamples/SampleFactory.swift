@@ -209,8 +209,8 @@ public final class SampleFactory {
     /// making them.
     public func trustMaterial() throws(SampleError) -> SampleTrust {
         for curve in options.curves { _ = try authority(curve: curve, defect: nil) }
-        for index in 1...max(1, marks.count) where index <= marks.count {
-            if let defect = defect(at: index) { _ = try authority(curve: curve(at: index), defect: defect) }
+        for position in marks.indices {
+            if let defect = defect(at: position + 1) { _ = try authority(curve: curve(at: position + 1), defect: defect) }
         }
         var trust = SampleTrust(anchors: [], crls: [], files: [])
         let v = verificationTime
