@@ -35,11 +35,21 @@ public struct IssuingAuthority: Sendable {
     }
 
     public init(curve: Curve, profile: Profile, name: String = "Utopia") throws {
+        try self.init(
+            curve: curve, profile: profile, name: name, iacaKey: try PrivateKey.generate(curve: curve),
+            dsKey: try PrivateKey.generate(curve: curve), iacaSerial: Self.serial(), dsSerial: Self.serial())
+    }
+
+    /// The same, with the keys and serial numbers given (the sample generator derives them from
+    /// its seed). Serial numbers must be positive DER INTEGER contents (RFC 5280 §4.1.2.2).
+    public init(
+        curve: Curve, profile: Profile, name: String, iacaKey: PrivateKey, dsKey: PrivateKey, iacaSerial: [UInt8],
+        dsSerial: [UInt8]
+    ) throws {
         let hash = Self.certificateHash(for: curve)
-        let iacaKey = try PrivateKey.generate(curve: curve)
         var iacaBuilder = CertificateBuilder(
             subject: [("C", profile.country), ("O", profile.organization), ("CN", "\(name) IACA")],
-            serialNumber: Self.serial(), notBefore: profile.iacaNotBefore,
+            serialNumber: iacaSerial, notBefore: profile.iacaNotBefore,
             notAfter: profile.iacaNotBefore.addingTimeInterval(Double(profile.iacaValidityDays) * 86_400),
             publicKey: iacaKey.publicKey)
         iacaBuilder.basicConstraints = profile.iacaIsCA ? (isCA: true, pathLength: 0, critical: true) : nil
@@ -49,11 +59,10 @@ public struct IssuingAuthority: Sendable {
         iacaBuilder.crlDistributionPointURI = profile.crlDistributionPoint
         let iaca = try iacaBuilder.sign(issuer: nil, issuerKey: iacaKey, hash: hash)
 
-        let dsKey = try PrivateKey.generate(curve: curve)
         let dsNotAfter = profile.dsNotBefore.addingTimeInterval(Double(profile.dsValidityDays) * 86_400)
         var dsBuilder = CertificateBuilder(
             subject: [("C", profile.dsCountry ?? profile.country), ("O", profile.organization), ("CN", "\(name) DS")],
-            serialNumber: Self.serial(), notBefore: profile.dsNotBefore, notAfter: dsNotAfter, publicKey: dsKey.publicKey)
+            serialNumber: dsSerial, notBefore: profile.dsNotBefore, notAfter: dsNotAfter, publicKey: dsKey.publicKey)
         dsBuilder.keyUsage = (profile.dsKeyUsage, critical: true)
         if !profile.dsExtendedKeyUsage.isEmpty {
             dsBuilder.extendedKeyUsage = (profile.dsExtendedKeyUsage, critical: true)

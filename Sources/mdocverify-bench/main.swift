@@ -1,1 +1,342 @@
-print("mdocverify-bench")
+import Foundation
+import MdocChecks
+import MdocCrypto
+import MdocModel
+import MdocPipeline
+import MdocSamples
+import MdocTrust
+import MdocVerification
+
+// mdocverify-bench: throughput on this machine (DESIGN.md, "Performance"). Run through
+// `bin/bench` (release build), never from tests.
+//
+// (a) the bound: signature verifications per second through MdocCrypto (`PublicKey.verify`), and
+//     OpenSSL's own figure from `openssl speed -seconds <s> ecdsap256` when `openssl` is on PATH;
+// (b) DeviceResponse verifications per second (a generated mDL: 12 disclosed elements,
+//     deviceSignature, with its SessionTranscript, judged at capture and verification time) on
+//     one core and on all cores, for P-256, P-384 and Ed25519, each as a ratio to the
+//     two-verification bound (bound / 2: the issuer signature and the device signature; the
+//     DS → IACA chain is validated once and cached);
+// (c) imaging (QR decoding, re-encoding under 1 MB): `imagingBenchmarks()` in ImagingBench.swift;
+// (d) END-TO-END PIPELINE: the lead adds it (see the marked spot below).
+//
+// Prints a table and writes JSON (default reports/bench.json).
+
+struct BenchOptions {
+    var seconds = 3.0
+    var out = "reports/bench.json"
+    var imaging = true
+    var openssl = true
+    var threads = ProcessInfo.processInfo.activeProcessorCount
+
+    static let usage = """
+        usage: mdocverify-bench [--seconds S] [--threads N] [--out FILE] [--no-imaging] [--no-openssl]
+          --seconds S    time per measurement (default 3)
+          --threads N    threads for the all-cores figures (default: all cores)
+          --out FILE     JSON results (default reports/bench.json)
+          --no-imaging   skip the imaging benchmarks
+          --no-openssl   skip `openssl speed`
+        """
+
+    static func parse(_ arguments: [String]) -> BenchOptions {
+        var options = BenchOptions()
+        var rest = arguments.dropFirst()[...]
+        func value(_ flag: String) -> String {
+            guard let next = rest.popFirst() else { fail("\(flag) needs a value\n\(usage)") }
+            return next
+        }
+        while let argument = rest.popFirst() {
+            switch argument {
+            case "--seconds":
+                guard let s = Double(value(argument)), s.isFinite, s >= 0.1, s <= 600 else { fail("--seconds must be 0.1...600") }
+                options.seconds = s
+            case "--threads":
+                guard let n = Int(value(argument)), (1...1024).contains(n) else { fail("--threads must be 1...1024") }
+                options.threads = n
+            case "--out": options.out = value(argument)
+            case "--no-imaging": options.imaging = false
+            case "--no-openssl": options.openssl = false
+            case "-h", "--help":
+                print(usage)
+                exit(0)
+            default: fail("unknown argument \(argument)\n\(usage)")
+            }
+        }
+        return options
+    }
+}
+
+func fail(_ message: String) -> Never {
+    FileHandle.standardError.write(Data("mdocverify-bench: \(message)\n".utf8))
+    exit(2)
+}
+
+/// One figure.
+struct Figure {
+    var name: String
+    var value: Double
+    var unit: String
+    var note: String = ""
+}
+
+// MARK: - Timing
+
+/// Calls `body` in a loop for `seconds` on the current thread; returns calls per second.
+/// `body` returns false when a result is wrong (the run is aborted: a fast wrong answer is no figure).
+func rate(seconds: Double, _ body: () -> Bool) -> Double {
+    let clock = ContinuousClock()
+    let warmUp = clock.now.advanced(by: .milliseconds(200))
+    while clock.now < warmUp { guard body() else { fail("a verification gave a wrong result") } }
+    let start = clock.now
+    let deadline = start.advanced(by: .milliseconds(Int64(seconds * 1000)))
+    var calls = 0
+    while clock.now < deadline {
+        for _ in 0..<16 { guard body() else { fail("a verification gave a wrong result") } }
+        calls += 16
+    }
+    let elapsed = start.duration(to: clock.now)
+    return Double(calls) / (Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18)
+}
+
+/// Totals of the worker threads.
+final class Tally: @unchecked Sendable {  // every access holds `lock`
+    private let lock = NSLock()
+    private var total = 0.0
+    func add(_ value: Double) { lock.withLock { total += value } }
+    var value: Double { lock.withLock { total } }
+}
+
+/// `threads` threads each run `rate(seconds:body)` at once; returns the summed calls per second.
+func parallelRate(threads: Int, seconds: Double, _ body: @escaping @Sendable () -> Bool) -> Double {
+    let tally = Tally()
+    DispatchQueue.concurrentPerform(iterations: threads) { _ in
+        tally.add(rate(seconds: seconds, body))
+    }
+    return tally.value
+}
+
+// MARK: - The bound
+
+/// Signature verifications per second of `curve` through MdocCrypto: a 32-byte message (like
+/// `openssl speed`, which verifies a digest), SHA-256/384 for ECDSA, pure EdDSA.
+func verifyBound(curve: Curve, threads: Int, seconds: Double) throws -> Double {
+    let key = try PrivateKey.generate(curve: curve)
+    let hash: HashFunction? = curve.kind == .edwards ? nil : (curve == .p384 ? .sha384 : .sha256)
+    let message = SecureRandom.bytes(32)
+    let signature = try key.sign(message: message, hash: hash)
+    let publicKey = key.publicKey
+    let body: @Sendable () -> Bool = { (try? publicKey.verify(signature: signature, message: message, hash: hash)) == true }
+    return threads == 1 ? rate(seconds: seconds, body) : parallelRate(threads: threads, seconds: seconds, body)
+}
+
+/// `openssl speed -seconds <s> [-multi N] ecdsap256`: the verify/s column of the nistp256 row.
+func opensslSpeed(seconds: Double, multi: Int) -> Double? {
+    let candidates = (ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin").split(separator: ":").map { "\($0)/openssl" }
+    guard let executable = candidates.first(where: { FileManager.default.isExecutableFile(atPath: $0) }) else { return nil }
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: executable)
+    var arguments = ["speed", "-seconds", String(max(1, Int(seconds.rounded())))]
+    if multi > 1 { arguments += ["-multi", String(multi)] }
+    process.arguments = arguments + ["ecdsap256"]
+    let pipe = Pipe()
+    process.standardOutput = pipe
+    process.standardError = FileHandle.nullDevice
+    do {
+        try process.run()
+    } catch {
+        return nil
+    }
+    let output = String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+    process.waitUntilExit()
+    guard process.terminationStatus == 0 else { return nil }
+    // " 256 bits ecdsa (nistp256)   0.0000s   0.0001s  40000.0  12000.0": sign/s, then verify/s.
+    for line in output.split(separator: "\n") where line.contains("ecdsa (nistp256)") && !line.hasPrefix("+") {
+        if let last = line.split(separator: " ").last, let value = Double(last) { return value }
+    }
+    return nil
+}
+
+// MARK: - DeviceResponse verification
+
+/// A generated mDL response on `curve` with what verifying it needs.
+struct ResponseFixture {
+    let response: [UInt8]
+    let verifier: DeviceResponseVerifier
+}
+
+func responseFixture(curve: Curve) throws -> ResponseFixture {
+    var generator = SampleGenerator(out: "", verificationTime: Date())
+    generator.count = 1
+    generator.seed = 2026
+    generator.curves = [curve]
+    generator.invalidShare = 0
+    generator.expiredConsentShare = 0
+    generator.deviceMacShare = 0
+    let factory = try SampleFactory(generator)
+    let transaction = try factory.transaction(at: 1)
+    let files = transaction.fileMap
+    guard let response = files["device-response.cbor"], let transcriptBytes = files["session-transcript.cbor"],
+        let json = files["transaction.json"]
+    else { fail("the sample lacks device-response.cbor, session-transcript.cbor or transaction.json") }
+    let trust = try factory.trustMaterial()
+    let options = VerificationOptions(
+        trust: TrustStore(anchors: trust.anchors, crls: trust.crls), verificationTime: factory.verificationTime,
+        captureTime: try TransactionMetadata(json: json).capturedAt,
+        sessionTranscript: try SessionTranscript(decoding: transcriptBytes))
+    let verifier = DeviceResponseVerifier(options: options)
+    let result = verifier.verify(response)
+    let failing = result.checks.filter { $0.status == .fail }
+    guard result.verdict == .valid, failing.isEmpty else { fail("the \(curve) sample does not verify: \(failing)") }
+    guard result.checks.contains(where: { $0.id == .deviceSignature && $0.status == .pass }) else {
+        fail("the \(curve) sample's deviceSignature was not verified")
+    }
+    return ResponseFixture(response: response, verifier: verifier)
+}
+
+func responseRate(_ fixture: ResponseFixture, threads: Int, seconds: Double) -> Double {
+    let verifier = fixture.verifier
+    let response = fixture.response
+    let body: @Sendable () -> Bool = { verifier.verify(response).verdict == .valid }
+    return threads == 1 ? rate(seconds: seconds, body) : parallelRate(threads: threads, seconds: seconds, body)
+}
+
+// MARK: - Machine
+
+func cpuModel() -> String {
+    guard let text = try? String(contentsOfFile: "/proc/cpuinfo", encoding: .utf8) else { return "unknown" }
+    for line in text.split(separator: "\n") where line.hasPrefix("model name") {
+        if let value = line.split(separator: ":", maxSplits: 1).last { return value.trimmingCharacters(in: .whitespaces) }
+    }
+    return "unknown"
+}
+
+// MARK: - Run
+
+let options = BenchOptions.parse(CommandLine.arguments)
+let cores = ProcessInfo.processInfo.activeProcessorCount
+let started = Date()
+var figures: [Figure] = []
+@MainActor func record(_ figure: Figure) {
+    figures.append(figure)
+    let value = figure.value >= 100 ? String(format: "%.0f", figure.value) : String(format: "%.2f", figure.value)
+    print(pad(figure.name, 46) + String(repeating: " ", count: max(0, 10 - value.count)) + value + "  " + pad(figure.unit, 10) + figure.note)
+}
+func pad(_ text: String, _ width: Int) -> String { text + String(repeating: " ", count: max(1, width - text.count)) }
+func percent(_ x: Double) -> String { String(format: "%.0f%%", x * 100) }
+
+print("mdocverify-bench: \(cpuModel()), \(cores) core(s), \(options.seconds) s per figure, all-cores runs on \(options.threads) thread(s)")
+print(String(repeating: "-", count: 96))
+
+let curves: [Curve] = [.p256, .p384, .ed25519]
+var bounds: [String: Double] = [:]
+do {
+    // (a) The bound.
+    for curve in curves {
+        for threads in Array(Set([1, options.threads])).sorted() {
+            let value = try verifyBound(curve: curve, threads: threads, seconds: options.seconds)
+            bounds["\(curve.name)/\(threads)"] = value
+            record(Figure(name: "bound.mdoccrypto.\(curve.name).verify.\(threads == 1 ? "1core" : "\(threads)threads")",
+                          value: value, unit: "verify/s"))
+        }
+    }
+    var openssl: [Int: Double] = [:]
+    if options.openssl {
+        for threads in Array(Set([1, options.threads])).sorted() {
+            if let value = opensslSpeed(seconds: options.seconds, multi: threads) {
+                openssl[threads] = value
+                record(Figure(name: "bound.openssl.ecdsap256.verify.\(threads == 1 ? "1core" : "\(threads)threads")",
+                              value: value, unit: "verify/s", note: "openssl speed"))
+            }
+        }
+    }
+
+    // (b) DeviceResponse verification.
+    for curve in curves {
+        let fixture = try responseFixture(curve: curve)
+        for threads in Array(Set([1, options.threads])).sorted() {
+            let value = responseRate(fixture, threads: threads, seconds: options.seconds)
+            var notes: [String] = []
+            if let bound = bounds["\(curve.name)/\(threads)"] { notes.append("\(percent(value / (bound / 2))) of MdocCrypto bound/2") }
+            if curve == .p256, let bound = openssl[threads] { notes.append("\(percent(value / (bound / 2))) of openssl bound/2") }
+            record(Figure(name: "response.\(curve.name).verify.\(threads == 1 ? "1core" : "\(threads)threads")",
+                          value: value, unit: "resp/s", note: notes.joined(separator: ", ")))
+            if let bound = bounds["\(curve.name)/\(threads)"] {
+                figures.append(Figure(name: "response.\(curve.name).ratio.\(threads == 1 ? "1core" : "\(threads)threads")",
+                                      value: value / (bound / 2), unit: "of bound/2"))
+            }
+            if curve == .p256, let bound = openssl[threads] {
+                figures.append(Figure(name: "response.P-256.ratioOpenSSL.\(threads == 1 ? "1core" : "\(threads)threads")",
+                                      value: value / (bound / 2), unit: "of bound/2"))
+            }
+        }
+    }
+
+    // Sample generation (in memory, one thread): what `mdocverify sample` costs per transaction.
+    var generator = SampleGenerator(out: "", verificationTime: Date())
+    generator.count = 100_000
+    generator.withSession = true
+    let factory = try SampleFactory(generator)
+    var next = 0
+    let generated = rate(seconds: min(options.seconds, 2)) {
+        next = next % generator.count + 1
+        return (try? factory.transaction(at: next)) != nil
+    }
+    record(Figure(name: "samples.generate.session.1core", value: generated, unit: "tx/s", note: "in memory"))
+} catch {
+    fail("\(error)")
+}
+
+// (c) Imaging: QR decoding and re-encoding under the 1 MB limit (ImagingBench.swift).
+if options.imaging {
+    for (name, value, unit) in imagingBenchmarks() { record(Figure(name: name, value: value, unit: unit)) }
+}
+
+// (d) END-TO-END PIPELINE: the lead wires the Orchestrator figure here (transactions/s over a
+//     generated set, all cores, store and proofs included), appending to `figures`.
+
+// MARK: - Targets and output
+
+struct Target {
+    var name: String
+    var figure: String
+    var minimum: Double
+    var unit: String
+}
+let twoThreads = options.threads == 2 ? "2threads" : nil
+var targets = [
+    Target(name: "P-256 DeviceResponse verifications/s on one core", figure: "response.P-256.verify.1core", minimum: 6_000, unit: "resp/s"),
+    Target(name: "P-256 one core, share of the two-verification bound (openssl)", figure: "response.P-256.ratioOpenSSL.1core", minimum: 0.8, unit: "of bound/2"),
+    Target(name: "P-256 one core, share of the two-verification bound (MdocCrypto)", figure: "response.P-256.ratio.1core", minimum: 0.8, unit: "of bound/2"),
+]
+if let twoThreads {
+    targets.append(Target(name: "P-256 DeviceResponse verifications/s on two cores", figure: "response.P-256.verify.\(twoThreads)", minimum: 11_000, unit: "resp/s"))
+}
+print(String(repeating: "-", count: 96))
+var targetJSON: [[String: Any]] = []
+for target in targets {
+    guard let figure = figures.first(where: { $0.name == target.figure }) else { continue }
+    let met = figure.value >= target.minimum
+    let shown = target.unit == "of bound/2" ? percent(figure.value) + " ≥ " + percent(target.minimum)
+        : String(format: "%.0f ≥ %.0f", figure.value, target.minimum)
+    print("\(met ? "MET   " : "MISSED") \(target.name): \(shown)")
+    targetJSON.append(["name": target.name, "figure": target.figure, "minimum": target.minimum, "value": figure.value, "met": met])
+}
+
+let formatter = ISO8601DateFormatter()
+let json: [String: Any] = [
+    "machine": ["cpu": cpuModel(), "cores": cores, "date": formatter.string(from: started),
+                "os": ProcessInfo.processInfo.operatingSystemVersionString],
+    "secondsPerFigure": options.seconds,
+    "threads": options.threads,
+    "results": figures.map { ["name": $0.name, "value": $0.value, "unit": $0.unit] as [String: Any] },
+    "targets": targetJSON,
+]
+do {
+    let data = try JSONSerialization.data(withJSONObject: json, options: [.prettyPrinted, .sortedKeys])
+    let url = URL(fileURLWithPath: options.out)
+    try FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
+    try data.write(to: url)
+    print("wrote \(options.out)")
+} catch {
+    fail("cannot write \(options.out): \(error)")
+}
