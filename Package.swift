@@ -45,7 +45,7 @@ let package = Package(
         .target(name: "MdocCBOR"),
         .target(name: "MdocCrypto", dependencies: ["COpenSSL"]),
         .target(name: "MdocCOSE", dependencies: ["MdocCBOR", "MdocCrypto"]),
-        .target(name: "MdocModel", dependencies: ["MdocCBOR", "MdocCOSE", "MdocCrypto"]),
+        .target(name: "MdocModel", dependencies: ["MdocChecks", "MdocCBOR", "MdocCOSE", "MdocCrypto"]),
         .target(name: "MdocTrust", dependencies: ["MdocCrypto", "MdocChecks"]),
         .target(
             name: "MdocVerification",

@@ -16,6 +16,7 @@
 #include <openssl/params.h>
 #include <openssl/pem.h>
 #include <openssl/rand.h>
+#include <openssl/sha.h>
 #include <openssl/x509.h>
 #include <openssl/x509_vfy.h>
 #include <openssl/x509v3.h>
@@ -38,4 +39,16 @@ static inline int mdoc_MBSTRING_UTF8(void) { return MBSTRING_UTF8; }
 static inline int mdoc_EVP_PKEY_PUBLIC_KEY(void) { return EVP_PKEY_PUBLIC_KEY; }
 static inline int mdoc_EVP_PKEY_KEYPAIR(void) { return EVP_PKEY_KEYPAIR; }
 
+/* STACK_OF(ASN1_TYPE) helpers for the PKCS#8 EC fast path (the sk_ macros do not import). */
+static inline int mdoc_sk_ASN1_TYPE_num(const STACK_OF(ASN1_TYPE) *s) { return sk_ASN1_TYPE_num(s); }
+static inline ASN1_TYPE *mdoc_sk_ASN1_TYPE_value(const STACK_OF(ASN1_TYPE) *s, int i) { return sk_ASN1_TYPE_value(s, i); }
+static inline void mdoc_sk_ASN1_TYPE_pop_free(STACK_OF(ASN1_TYPE) *s) { sk_ASN1_TYPE_pop_free(s, ASN1_TYPE_free); }
+static inline const ASN1_STRING *mdoc_ASN1_TYPE_octet_string(const ASN1_TYPE *t) {
+    return (t != NULL && t->type == V_ASN1_OCTET_STRING) ? t->value.octet_string : NULL;
+}
+static inline const ASN1_OBJECT *mdoc_algor_object_param(const X509_ALGOR *a) {
+    const ASN1_OBJECT *obj = NULL; int ptype = 0; const void *pval = NULL;
+    X509_ALGOR_get0(&obj, &ptype, &pval, a);
+    return ptype == V_ASN1_OBJECT ? (const ASN1_OBJECT *)pval : NULL;
+}
 #endif

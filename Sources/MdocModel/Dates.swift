@@ -1,5 +1,6 @@
 public import Foundation
 public import MdocCBOR
+import MdocChecks
 
 /// CBOR date forms used by ISO 18013-5 (§7.2.1, §9.1.2.4).
 public enum CBORDate {
@@ -86,14 +87,5 @@ public enum CBORDate {
     }
 
     /// RFC 3339 UTC text with second precision (`2021-01-01T00:00:00Z`), as reports and proofs use.
-    public static func format(_ date: Date) -> String {
-        var calendar = Calendar(identifier: .gregorian)
-        calendar.timeZone = TimeZone(identifier: "UTC") ?? calendar.timeZone
-        let c = calendar.dateComponents([.year, .month, .day, .hour, .minute, .second], from: date)
-        func pad(_ v: Int?, _ width: Int) -> String {
-            let s = String(v ?? 0)
-            return String(repeating: "0", count: max(0, width - s.count)) + s
-        }
-        return "\(pad(c.year, 4))-\(pad(c.month, 2))-\(pad(c.day, 2))T\(pad(c.hour, 2)):\(pad(c.minute, 2)):\(pad(c.second, 2))Z"
-    }
+    public static func format(_ date: Date) -> String { RFC3339.format(date) }
 }

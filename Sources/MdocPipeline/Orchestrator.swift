@@ -29,6 +29,7 @@ public final class Orchestrator: Sendable {
     /// Runs left "running" by a killed process, marked interrupted by this pre-flight.
     public let interruptedRuns: [String]
     let context: TransactionContext
+    let proofsDirectory: String
     let seenResponses = Mutex<[String: String]>([:])
 
 
@@ -70,6 +71,15 @@ public final class Orchestrator: Sendable {
             throw error
         } catch {
             throw PipelineSetupError("cannot create the output folder \(out): \(error.localizedDescription)")
+        }
+
+        self.proofsDirectory = (out as NSString).appendingPathComponent("proofs")
+        if configuration.writeProofs {
+            do {
+                try FileManager.default.createDirectory(atPath: proofsDirectory, withIntermediateDirectories: true)
+            } catch {
+                throw PipelineSetupError("cannot create \(proofsDirectory): \(error.localizedDescription)")
+            }
         }
 
         // The processor's signing identity.
@@ -229,87 +239,39 @@ public final class Orchestrator: Sendable {
         var allValid = true
         var iterator = InputReader(inputs: configuration.inputs, limits: configuration.ingestLimits).makeIterator()
         var exhausted = false
-        while !exhausted {
+        // Batch k is written to the store and reported while batch k+1 is being verified.
+        var pending: Batch?
+        while true {
             // Read one batch (constant memory: at most `batchSize` bundles in flight), verified
             // together and written to the store in one database transaction.
-            var batch: [IngestItem] = []
-            while batch.count < max(1, configuration.batchSize) {
+            var items: [IngestItem] = []
+            while !exhausted && items.count < max(1, configuration.batchSize) {
                 guard let item = iterator.next() else {
                     exhausted = true
                     break
                 }
-                batch.append(item)
+                items.append(item)
             }
-            if batch.isEmpty { break }
-
-            var failures: [MdocStore.IngestFailure] = []
+            if items.isEmpty && pending == nil { break }
             var bundles: [(Int, TransactionBundle)] = []
-            for (index, item) in batch.enumerated() {
-                switch item {
-                case .transaction(let bundle): bundles.append((index, bundle))
-                case .failure(let failure):
-                    failures.append(MdocStore.IngestFailure(
-                        source: failure.source, code: failure.error.code.description, reason: failure.error.reason))
-                }
+            for (index, item) in items.enumerated() {
+                if case .transaction(let bundle) = item { bundles.append((index, bundle)) }
             }
-            let processed = await verifyConcurrently(bundles)
-
-            // In input order: replays within this run, then store, then events.
-            var ordered: [Processed] = []
-            for var item in processed {
-                if let response = item.responseSHA256, var outcome = item.outcome, let verified = item.verified {
-                    let earlier = seenResponses.withLock { seen -> String? in
-                        if let first = seen[response], first != outcome.transactionID { return first }
-                        if seen[response] == nil { seen[response] = outcome.transactionID }
-                        return nil
-                    }
-                    if let earlier, !outcome.checks.contains(where: { $0.id == .responseReplayed && $0.status == .warn }) {
-                        outcome.checks.removeAll { $0.id == .responseReplayed }
-                        let replay = CheckResult(
-                            .responseReplayed, .warn, "the same DeviceResponse was presented in transaction \(earlier.prefix(16))… of this run",
-                            evidence: [Evidence("earlier", earlier)])
-                        outcome.checks.append(replay)
-                        item.report.checks = outcome.checks
-                        if let proof = try? writeProof(for: verified, checks: outcome.checks) {
-                            outcome.proofPath = proof.path
-                            outcome.proofSHA256 = hexString(proof.sha256)
-                            item.proof = (verified.referenceCode, proof.sha256)
-                        }
-                        item.outcome = outcome
-                    }
-                }
-                ordered.append(item)
+            async let verifying = verifyConcurrently(bundles)
+            if let previous = pending {
+                try commit(previous, onEvent: onEvent, proofs: &proofs, allValid: &allValid)
+                pending = nil
             }
-            do {
-                let outcomes = ordered.compactMap(\.outcome)
-                if !outcomes.isEmpty { try store.record(outcomes, runID: runID) }
-                let reused = ordered.compactMap(\.reused)
-                if !reused.isEmpty { try store.recordReused(reused, runID: runID) }
-                if !failures.isEmpty { try store.recordIngestFailures(failures, runID: runID) }
-            } catch {
-                throw PipelineSetupError("cannot write to the report database: \(error)")
-            }
-
-            // Events in input order.
-            var cursor = ordered.makeIterator()
-            for item in batch {
-                switch item {
-                case .failure(let failure):
-                    allValid = false
-                    onEvent(.ingestFailure(source: failure.source, code: failure.error.code.description, reason: failure.error.reason))
-                case .transaction:
-                    guard let processed = cursor.next() else { continue }
-                    if processed.report.verdict != .valid { allValid = false }
-                    if let proof = processed.proof { proofs.append(proof) }
-                    onEvent(.transaction(processed.report))
-                }
-            }
+            let processed = await verifying
+            if !items.isEmpty { pending = Batch(items: items, processed: orderAndFlagReplays(processed)) }
         }
 
         // The signed run manifest.
         var manifestPath: String?
         var merkleRoot: String?
         if let signer {
+            // Every proof of the run reaches the disk before the manifest that commits to them.
+            BatchFiles.syncFileSystem(of: proofsDirectory)
             let sorted = proofs.sorted { $0.referenceCode < $1.referenceCode }
             do {
                 let manifest = try signer.signManifest(runID: runID, createdAt: Date(), proofs: sorted)
@@ -332,6 +294,78 @@ public final class Orchestrator: Sendable {
                 proofCount: proofs.count, allValid: allValid)
         } catch {
             throw PipelineSetupError("cannot finish the run in the report database: \(error)")
+        }
+    }
+
+    /// A verified batch waiting to be written and reported.
+    struct Batch: Sendable {
+        var items: [IngestItem]
+        var processed: [Processed]
+    }
+
+    /// In input order: flags a DeviceResponse already seen earlier in this run (the store only
+    /// knows earlier batches), re-signing that transaction's proof with the warning.
+    func orderAndFlagReplays(_ processed: [Processed]) -> [Processed] {
+        var ordered: [Processed] = []
+        ordered.reserveCapacity(processed.count)
+        for var item in processed {
+            if let response = item.responseSHA256, var outcome = item.outcome, let verified = item.verified {
+                let earlier = seenResponses.withLock { seen -> String? in
+                    if let first = seen[response], first != outcome.transactionID { return first }
+                    if seen[response] == nil { seen[response] = outcome.transactionID }
+                    return nil
+                }
+                if let earlier, !outcome.checks.contains(where: { $0.id == .responseReplayed && $0.status == .warn }) {
+                    outcome.checks.removeAll { $0.id == .responseReplayed }
+                    outcome.checks.append(CheckResult(
+                        .responseReplayed, .warn, "the same DeviceResponse was presented in transaction \(earlier.prefix(16))… of this run",
+                        evidence: [Evidence("earlier", earlier)]))
+                    item.report.checks = outcome.checks
+                    if verified.keepData, let proof = try? writeProof(for: verified, checks: outcome.checks) {
+                        outcome.proofPath = proof.path
+                        outcome.proofSHA256 = hexString(proof.sha256)
+                        item.proof = (verified.referenceCode, proof.sha256)
+                    }
+                    item.outcome = outcome
+                }
+            }
+            ordered.append(item)
+        }
+        return ordered
+    }
+
+    /// Writes a batch to the store in one database transaction, then reports it in input order.
+    func commit(
+        _ batch: Batch, onEvent: (Event) -> Void, proofs: inout [(referenceCode: String, sha256: [UInt8])], allValid: inout Bool
+    ) throws {
+        var failures: [MdocStore.IngestFailure] = []
+        for item in batch.items {
+            if case .failure(let failure) = item {
+                failures.append(MdocStore.IngestFailure(
+                    source: failure.source, code: failure.error.code.description, reason: failure.error.reason))
+            }
+        }
+        do {
+            let outcomes = batch.processed.compactMap(\.outcome)
+            if !outcomes.isEmpty { try store.record(outcomes, runID: runID) }
+            let reused = batch.processed.compactMap(\.reused)
+            if !reused.isEmpty { try store.recordReused(reused, runID: runID) }
+            if !failures.isEmpty { try store.recordIngestFailures(failures, runID: runID) }
+        } catch {
+            throw PipelineSetupError("cannot write to the report database: \(error)")
+        }
+        var cursor = batch.processed.makeIterator()
+        for item in batch.items {
+            switch item {
+            case .failure(let failure):
+                allValid = false
+                onEvent(.ingestFailure(source: failure.source, code: failure.error.code.description, reason: failure.error.reason))
+            case .transaction:
+                guard let processed = cursor.next() else { continue }
+                if processed.report.verdict != .valid { allValid = false }
+                if let proof = processed.proof { proofs.append(proof) }
+                onEvent(.transaction(processed.report))
+            }
         }
     }
 
@@ -448,9 +482,7 @@ public final class Orchestrator: Sendable {
         }
         let bytes = try signer.sign(evidence: signed)
         let relative = "proofs/\(verified.referenceCode).cose"
-        let path = (configuration.outDirectory as NSString).appendingPathComponent(relative)
-        try FileManager.default.createDirectory(atPath: (path as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
-        try Data(bytes).write(to: URL(fileURLWithPath: path), options: .atomic)
+        try BatchFiles.write(bytes, to: (configuration.outDirectory as NSString).appendingPathComponent(relative))
         return (relative, HashFunction.sha256.hash(bytes))
     }
 
@@ -523,3 +555,4 @@ public final class Orchestrator: Sendable {
 public enum ProcessorInfo {
     public static let version = "0.1.0"
 }
+

@@ -154,7 +154,7 @@ public enum ProofFormat {
     /// Content type of a signed run manifest.
     public static let manifestContentType = "application/vnd.mdocverify.run-manifest+cbor"
 
-    static func rfc3339(_ date: Date) -> String { date.formatted(.iso8601) }
+    static func rfc3339(_ date: Date) -> String { RFC3339.format(date) }
 }
 
 /// Signs proofs and run manifests as tagged COSE_Sign1 (RFC 9052) with the processor key, its

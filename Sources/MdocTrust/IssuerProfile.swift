@@ -214,7 +214,5 @@ public enum IssuerProfile {
         return present.isEmpty ? "empty" : present.joined(separator: "+")
     }
 
-    public static func format(_ date: Date) -> String {
-        date.formatted(.iso8601)
-    }
+    public static func format(_ date: Date) -> String { RFC3339.format(date) }
 }

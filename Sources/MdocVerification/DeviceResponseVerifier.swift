@@ -127,9 +127,9 @@ public struct DeviceResponseVerifier: Sendable {
 
         let chain = verifyIssuerCertificates(issuerAuth, subject: subject, findings: &findings, into: &results)
         verifyIssuerSignature(issuerAuth, ds: chain.first, subject: subject, into: &results)
-        let mso = verifyMSO(issuerAuth, document: document, ds: chain.first, subject: subject, findings: &findings, into: &results)
+        let (mso, deviceKey) = verifyMSO(issuerAuth, document: document, ds: chain.first, subject: subject, findings: &findings, into: &results)
         verifyDigests(document: document, mso: mso, subject: subject, findings: &findings, into: &results)
-        verifyDeviceSigned(document: document, mso: mso, subject: subject, findings: &findings, into: &results)
+        verifyDeviceSigned(document: document, mso: mso, deviceKey: deviceKey, subject: subject, findings: &findings, into: &results)
         return findings
     }
 
@@ -280,17 +280,17 @@ public struct DeviceResponseVerifier: Sendable {
     func verifyMSO(
         _ issuerAuth: COSESign1, document: Document, ds: Certificate?, subject: String,
         findings: inout DocumentFindings, into results: inout [CheckResult]
-    ) -> MobileSecurityObject? {
+    ) -> (MobileSecurityObject?, PublicKey?) {
         guard let payload = issuerAuth.payload else {
             results.append(CheckResult(.msoStructure, .fail, "issuerAuth has a detached payload: the MSO is missing", subject: subject))
-            return nil
+            return (nil, nil)
         }
         let mso: MobileSecurityObject
         do {
             mso = try MobileSecurityObject(payload: payload)
         } catch {
             results.append(CheckResult(.msoStructure, .fail, "\(error)", subject: subject))
-            return nil
+            return (nil, nil)
         }
         results.append(CheckResult(.msoStructure, .pass, "MobileSecurityObjectBytes holds a well-formed MSO", subject: subject))
         findings.digestAlgorithm = mso.digestAlgorithm
@@ -371,10 +371,11 @@ public struct DeviceResponseVerifier: Sendable {
         do {
             let key = try COSEKey(mso.deviceKeyItem).publicKey()
             results.append(CheckResult(.msoDeviceKey, .pass, "\(key.curve) device key", subject: subject))
+            return (mso, key)
         } catch {
             results.append(CheckResult(.msoDeviceKey, .fail, "deviceKey is not a valid COSE_Key: \(error)", subject: subject))
+            return (mso, nil)
         }
-        return mso
     }
 
     // MARK: Value digests (§9.1.2.5, §9.3.1)
@@ -391,15 +392,17 @@ public struct DeviceResponseVerifier: Sendable {
         for (namespace, items) in document.issuerSigned.nameSpaces {
             for (position, itemBytes) in items.enumerated() {
                 total += 1
-                let itemSubject = "\(subject)/\(namespace)[\(position)]"
                 let item: IssuerSignedItem
                 do {
-                    item = try IssuerSignedItem(itemBytes, path: "\(namespace)[\(position)]")
+                    item = try IssuerSignedItem(itemBytes, path: namespace)
                 } catch {
-                    results.append(CheckResult(.msoDigest, .fail, "IssuerSignedItemBytes malformed: \(error)", subject: itemSubject))
+                    results.append(CheckResult(
+                        .msoDigest, .fail, "IssuerSignedItemBytes \(position) of \(namespace) malformed: \(error)",
+                        subject: "\(subject)/\(namespace)[\(position)]"))
                     continue
                 }
-                let elementSubject = "\(subject)/\(namespace)/\(item.elementIdentifier)"
+                // Built only when a result needs it: this loop runs once per disclosed element.
+                var elementSubject: String { "\(subject)/\(namespace)/\(item.elementIdentifier)" }
                 guard let mso, let hash else {
                     findings.elements.append(DisclosedElement(
                         namespace: namespace, identifier: item.elementIdentifier, digestID: item.digestID, digestHex: nil,
@@ -458,7 +461,7 @@ public struct DeviceResponseVerifier: Sendable {
     // MARK: Device authentication (§9.1.3)
 
     func verifyDeviceSigned(
-        document: Document, mso: MobileSecurityObject?, subject: String, findings: inout DocumentFindings,
+        document: Document, mso: MobileSecurityObject?, deviceKey: PublicKey?, subject: String, findings: inout DocumentFindings,
         into results: inout [CheckResult]
     ) {
         guard let deviceSignedItem = document.deviceSignedItem else {
@@ -503,10 +506,6 @@ public struct DeviceResponseVerifier: Sendable {
         } else {
             results.append(CheckResult(.deviceKeyAuthorizations, .unchecked, "no MSO", subject: subject))
         }
-
-        // The device key from the MSO.
-        var deviceKey: PublicKey?
-        if let mso { deviceKey = try? COSEKey(mso.deviceKeyItem).publicKey() }
 
         switch deviceSigned.authentication {
         case .signature(let signature):

@@ -120,8 +120,7 @@ public enum SessionVerifier {
             do {
                 let key = try PrivateKey(pem: pem)
                 if let establishment {
-                    let eReaderKey = try establishment.eReaderKey.publicKey()
-                    if key.publicKey.isSameKey(as: eReaderKey) {
+                    if try Self.matches(key.publicKey, establishment.eReaderKey) {
                         outcome.readerKey = key
                         outcome.checks.append(CheckResult(.sessionReaderKey, .pass, "reader-key.pem is the private key of eReaderKey"))
                     } else {
@@ -129,9 +128,9 @@ public enum SessionVerifier {
                             .sessionReaderKey, .fail, "reader-key.pem does not match eReaderKey of SessionEstablishment: wrong key kept"))
                     }
                 } else if let transcript = outcome.transcript, let keyItem = try? transcript.eReaderKeyBytes.decodeEmbedded(),
-                    let eReaderKey = try? COSEKey(keyItem).publicKey()
+                    let eReaderKey = try? COSEKey(keyItem)
                 {
-                    if key.publicKey.isSameKey(as: eReaderKey) {
+                    if try Self.matches(key.publicKey, eReaderKey) {
                         outcome.readerKey = key
                         outcome.checks.append(CheckResult(.sessionReaderKey, .pass, "reader-key.pem is the private key of the transcript's EReaderKey"))
                     } else {
@@ -251,6 +250,17 @@ public enum SessionVerifier {
         }
         if outcome.deviceResponse == nil { outcome.deviceResponse = captured.deviceResponse }
         return outcome
+    }
+
+    /// Whether `key` is the public key `coseKey` describes. Compares coordinates when the
+    /// COSE_Key carries both (no second EC key import); otherwise imports and compares.
+    static func matches(_ key: PublicKey, _ coseKey: COSEKey) throws -> Bool {
+        guard key.curve == coseKey.curve else { return false }
+        if let (x, y) = key.affineCoordinates, let coseY = coseKey.y {
+            return coseKey.x.elementsEqual(x) && coseY.elementsEqual(y)
+        }
+        if let raw = key.rawOKP, coseKey.keyType == .okp { return coseKey.x.elementsEqual(raw) }
+        return key.isSameKey(as: try coseKey.publicKey())
     }
 
     /// EDeviceKey from the engagement, else from the transcript's DeviceEngagementBytes.

@@ -27,6 +27,7 @@ struct BenchOptions {
     var out = "reports/bench.json"
     var imaging = true
     var openssl = true
+    var pipeline = true
     var threads = ProcessInfo.processInfo.activeProcessorCount
     /// Verify the P-256 response this many times and exit (for `valgrind --tool=callgrind`).
     var profileResponses: Int?
@@ -34,12 +35,13 @@ struct BenchOptions {
     var profileWithoutCRLs = false
 
     static let usage = """
-        usage: mdocverify-bench [--seconds S] [--threads N] [--out FILE] [--no-imaging] [--no-openssl]
+        usage: mdocverify-bench [--seconds S] [--threads N] [--out FILE] [--no-imaging] [--no-openssl] [--no-pipeline]
           --seconds S    time per measurement (default 3)
           --threads N    threads for the all-cores figures (default: all cores)
           --out FILE     JSON results (default reports/bench.json)
           --no-imaging   skip the imaging benchmarks
           --no-openssl   skip `openssl speed`
+          --no-pipeline  skip the end-to-end pipeline runs
           --profile-responses N
                          only verify the P-256 sample response N times, single-threaded, and exit
                          (for profiling: valgrind --tool=callgrind .build/release/mdocverify-bench --profile-responses 300)
@@ -65,6 +67,7 @@ struct BenchOptions {
             case "--out": options.out = value(argument)
             case "--no-imaging": options.imaging = false
             case "--no-openssl": options.openssl = false
+            case "--no-pipeline": options.pipeline = false
             case "--profile-without-crls": options.profileWithoutCRLs = true
             case "--profile-responses":
                 guard let n = Int(value(argument)), (1...10_000_000).contains(n) else { fail("--profile-responses must be 1...10000000") }
@@ -335,8 +338,23 @@ if options.imaging {
     for (name, value, unit) in imagingBenchmarks() { record(Figure(name: name, value: value, unit: unit)) }
 }
 
-// (d) END-TO-END PIPELINE: the lead wires the Orchestrator figure here (transactions/s over a
-//     generated set, all cores, store and proofs included), appending to `figures`.
+// (d) End to end: a 1,000- and a 10,000-transaction `.tar.gz` through the release `mdocverify
+//     verify` (store and proofs on, all cores), as a child process so that its peak RSS is its own.
+if options.pipeline {
+    let binary = FileManager.default.currentDirectoryPath + "/.build/release/mdocverify"
+    if FileManager.default.isExecutableFile(atPath: binary) {
+        do {
+            for (name, value, unit) in try pipelineBenchmarks(binary: binary) {
+                let key = name.replacingOccurrences(of: "pipeline ", with: "pipeline.").replacingOccurrences(of: " tx: ", with: "tx.")
+                record(Figure(name: key, value: value, unit: unit))
+            }
+        } catch {
+            print("pipeline benchmark failed: \(error)")
+        }
+    } else {
+        print("pipeline benchmark skipped: \(binary) is missing (bin/bench builds it)")
+    }
+}
 
 // MARK: - Targets and output
 
@@ -352,6 +370,7 @@ var targets = [
     Target(name: "P-256 one core, share of the two-verification bound (openssl)", figure: "response.P-256.ratioOpenSSL.1core", minimum: 0.8, unit: "of bound/2"),
     Target(name: "P-256 one core, share of the two-verification bound (MdocCrypto)", figure: "response.P-256.ratio.1core", minimum: 0.8, unit: "of bound/2"),
 ]
+targets.append(Target(name: "End to end, 10,000 tx with store and proofs, all cores", figure: "pipeline.10000tx.transactions/s (all cores, store + proofs)", minimum: 3_000, unit: "tx/s"))
 if let twoThreads {
     targets.append(Target(name: "P-256 DeviceResponse verifications/s on two cores", figure: "response.P-256.verify.\(twoThreads)", minimum: 11_000, unit: "resp/s"))
 }

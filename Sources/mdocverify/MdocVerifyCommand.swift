@@ -17,7 +17,9 @@ struct MdocVerifyCommand: AsyncParsableCommand {
             2 usage or setup error.
             """,
         version: ProcessorVersion.current,
-        subcommands: [VerifyCommand.self, InspectCommand.self, ChecksCommand.self, ProofCommand.self, ImageCommand.self],
+        subcommands: [
+            VerifyCommand.self, SampleCommand.self, InspectCommand.self, ChecksCommand.self, ProofCommand.self, ImageCommand.self,
+        ],
         defaultSubcommand: nil
     )
 
