@@ -50,6 +50,7 @@ public final class TrustStore: Sendable {
     public let origin: String
 
     private let chainCache = Mutex<[String: ChainOutcome]>([:])
+    private let crlCache = Mutex<[String: [CRL]]>([:])
     private let certificateCache = Mutex<[[UInt8]: Certificate]>([:])
     /// Bound on cached certificates/chains, so a hostile batch of unique certificates cannot grow memory without limit.
     public static let cacheLimit = 10_000
@@ -178,8 +179,16 @@ public final class TrustStore: Sendable {
         return outcome
     }
 
-    /// The CRLs issued (and signed) by `issuer`.
+    /// The CRLs issued (and signed) by `issuer`. Each CRL signature is verified once per issuer
+    /// for the life of the store, not on every lookup (a batch asks for every document, twice).
     public func crls(issuedBy issuer: Certificate) -> [CRL] {
-        crls.filter { $0.issuer == issuer.subject && $0.isSigned(by: issuer) }
+        let key = issuer.fingerprintHex
+        if let cached = crlCache.withLock({ $0[key] }) { return cached }
+        let found = crls.filter { $0.issuer == issuer.subject && $0.isSigned(by: issuer) }
+        crlCache.withLock { cache in
+            if cache.count >= Self.cacheLimit { cache.removeAll(keepingCapacity: true) }
+            cache[key] = found
+        }
+        return found
     }
 }
