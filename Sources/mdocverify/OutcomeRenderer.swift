@@ -135,14 +135,31 @@ final class OutcomeRenderer {
         // Failures first, then what could not be checked, then warnings.
         let notable = outcome.checks.filter { $0.status == .fail || $0.status == .unchecked || $0.status == .warn }
             .enumerated().sorted { ($0.element.status, $0.offset) < ($1.element.status, $1.offset) }.map(\.element)
+        // Checks left unchecked for one shared reason (e.g. "no x5chain") are listed on one line.
+        var uncheckedGroups: [String: [CheckResult]] = [:]
+        for check in notable where check.status == .unchecked {
+            uncheckedGroups["\(check.subject)|\(check.detail)", default: []].append(check)
+        }
+        var printedGroups = Set<String>()
         for check in notable {
+            var where_ = check.subject.isEmpty ? "" : " [\(check.subject)]"
+            if check.status == .unchecked {
+                let key = "\(check.subject)|\(check.detail)"
+                if let group = uncheckedGroups[key], group.count > 2 {
+                    guard printedGroups.insert(key).inserted else { continue }
+                    var ids: [String] = []
+                    for member in group where !ids.contains(member.id.rawValue) { ids.append(member.id.rawValue) }
+                    lines.append("  \(Style.yellow("unchecked")) \(where_.isEmpty ? "" : where_.dropFirst() + " ")\(check.detail): \(ids.count) checks")
+                    lines.append(Style.dim("            " + ids.joined(separator: ", ")))
+                    continue
+                }
+            }
             let label: String
             switch check.status {
             case .fail: label = Style.red("fail     ")
             case .unchecked: label = Style.yellow("unchecked")
             default: label = Style.yellow("warn     ")
             }
-            var where_ = check.subject.isEmpty ? "" : " [\(check.subject)]"
             if let instant = check.instant { where_ += " (\(instant == .capture ? "at capture" : "now"))" }
             lines.append("  \(label) \(Style.bold(check.id.rawValue))\(where_): \(check.detail)")
             if check.status == .fail, let definition = CheckCatalogue.definition(for: check.id) {

@@ -127,3 +127,30 @@ final class CLITests: XCTestCase {
         XCTAssertEqual(try store.runSummary(runID: lastRun).transactions, count)
     }
 }
+
+/// The committed samples keep verifying as samples/expected.json (and samples/README.md) say.
+final class SampleSetTests: XCTestCase {
+    func testCommittedSamplesMatchExpected() throws {
+        let out = NSTemporaryDirectory() + "mdocverify-samples-\(UUID().uuidString)"
+        defer { try? FileManager.default.removeItem(atPath: out) }
+        let result = try CLI.run(["verify", "samples/transactions", "--trust", "samples/trust", "--at", "2026-11-22T12:00:00Z",
+                                  "--out", out, "--format", "json"])
+        XCTAssertEqual(result.status, 1, "some samples are invalid on purpose")
+        let expectedData = try Data(contentsOf: CLI.packageRoot.appendingPathComponent("samples/expected.json"))
+        let expected = try XCTUnwrap(try JSONSerialization.jsonObject(with: expectedData) as? [[String: Any]])
+        var byName: [String: [String: Any]] = [:]
+        for line in result.stdout.split(separator: "\n") {
+            let object = try XCTUnwrap(try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])
+            byName[try XCTUnwrap(object["transaction"] as? String)] = object
+        }
+        XCTAssertEqual(byName.count, expected.count)
+        for entry in expected {
+            let name = try XCTUnwrap(entry["transaction"] as? String)
+            let object = try XCTUnwrap(byName[name], name)
+            XCTAssertEqual(object["verdict"] as? String, entry["expectedVerdict"] as? String, name)
+            let checks = try XCTUnwrap(object["checks"] as? [[String: Any]])
+            let failing = Set(checks.filter { $0["status"] as? String == "fail" }.compactMap { $0["id"] as? String })
+            XCTAssertEqual(failing, Set((entry["expectedFailures"] as? [String]) ?? []), name)
+        }
+    }
+}
