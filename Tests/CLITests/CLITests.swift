@@ -154,3 +154,56 @@ final class SampleSetTests: XCTestCase {
         }
     }
 }
+
+/// `mdocverify image` and `inspect` on images and session messages.
+final class ImageAndInspectCLITests: XCTestCase {
+    var out = ""
+
+    override func setUpWithError() throws {
+        out = NSTemporaryDirectory() + "mdocverify-image-\(UUID().uuidString)"
+        try FileManager.default.createDirectory(atPath: out, withIntermediateDirectories: true)
+    }
+
+    override func tearDownWithError() throws {
+        try? FileManager.default.removeItem(atPath: out)
+    }
+
+    func testImageCommandKeepsReencodesAndRejects() throws {
+        let photo = "Tests/MdocImagingTests/Fixtures/annexd-photo.jpg"
+        let portrait = "Tests/MdocTestSupport/Vectors/iso18013-5/portrait.jpg"
+        try Data("not an image".utf8).write(to: URL(fileURLWithPath: "\(out)/fake.jpg"))
+        let result = try CLI.run(["image", photo, portrait, "\(out)/fake.jpg", "--out", "\(out)/shrunk", "--image-limit", "400000"])
+        XCTAssertEqual(result.status, 1, "one input is rejected")
+        let lines = result.stdout.split(separator: "\n")
+        XCTAssertEqual(lines.count, 3, result.stdout)
+        XCTAssertTrue(lines[0].contains("reencoded"), String(lines[0]))
+        XCTAssertTrue(lines[1].contains("kept"), String(lines[1]))
+        XCTAssertTrue(lines[2].contains("image.notAnImage"), String(lines[2]))
+        let shrunk = try Data(contentsOf: URL(fileURLWithPath: "\(out)/shrunk/annexd-photo.jpg"))
+        XCTAssertLessThanOrEqual(shrunk.count, 400_000)
+        let kept = try Data(contentsOf: URL(fileURLWithPath: "\(out)/shrunk/portrait.jpg"))
+        XCTAssertEqual(kept, try Data(contentsOf: CLI.packageRoot.appendingPathComponent(portrait)), "kept byte for byte")
+        let ok = try CLI.run(["image", portrait, "--out", "\(out)/ok"])
+        XCTAssertEqual(ok.status, 0)
+    }
+
+    func testInspectDecodesAQRImage() throws {
+        let result = try CLI.run(["inspect", "Tests/MdocImagingTests/Fixtures/annexd-qr.png"])
+        XCTAssertEqual(result.status, 0, result.stderr)
+        let uri = try String(contentsOf: CLI.packageRoot.appendingPathComponent("Tests/MdocTestSupport/Vectors/iso18013-5/device_engagement_qr_uri.txt"), encoding: .utf8)
+        XCTAssertTrue(result.stdout.contains(uri.trimmingCharacters(in: .whitespacesAndNewlines)))
+        XCTAssertTrue(result.stdout.contains("\"1.0\""), "the DeviceEngagement is printed")
+    }
+
+    func testInspectDecryptsASessionMessage() throws {
+        let folder = "samples/transactions/tx-00002"
+        let data = try CLI.run(["inspect", "\(folder)/session-data.cbor", "--reader-key", "\(folder)/reader-key.pem"])
+        XCTAssertEqual(data.status, 0, data.stderr)
+        XCTAssertTrue(data.stdout.contains("\"org.iso.18013.5.1.mDL\""), data.stdout)
+        let request = try CLI.run(["inspect", "\(folder)/session-establishment.cbor", "--reader-key", "\(folder)/reader-key.pem"])
+        XCTAssertEqual(request.status, 0, request.stderr)
+        XCTAssertTrue(request.stdout.contains("\"docRequests\""), request.stdout)
+        let wrongKey = try CLI.run(["inspect", "\(folder)/session-data.cbor", "--reader-key", "samples/transactions/tx-00003/reader-key.pem"])
+        XCTAssertEqual(wrongKey.status, 1)
+    }
+}

@@ -88,3 +88,44 @@ final class UploadPipelineTests: XCTestCase {
         XCTAssertEqual(report.checks.filter { $0.status == .fail }.map(\.id), [.imageEmpty])
     }
 }
+
+/// `dataSignature` with `--scan-key`: raw r‖s ECDSA-SHA256 over the original upload bytes.
+final class ScanSignatureTests: XCTestCase {
+    func testDataSignatureIsVerifiedWithTheScanKey() async throws {
+        let root = NSTemporaryDirectory() + "mdocverify-scankey-\(UUID().uuidString)"
+        defer { try? FileManager.default.removeItem(atPath: root) }
+        let scanKey = try PrivateKey.generate(curve: .p256)
+        try FileManager.default.createDirectory(atPath: root, withIntermediateDirectories: true)
+        let spki = scanKey.publicKey.subjectPublicKeyInfoDER
+        let pem = "-----BEGIN PUBLIC KEY-----\n" + Data(spki).base64EncodedString(options: [.lineLength64Characters, .endLineWithLineFeed]) + "\n-----END PUBLIC KEY-----\n"
+        try Data(pem.utf8).write(to: URL(fileURLWithPath: "\(root)/scan-key.pem"))
+        let scenario = try Scenario()
+        try scenario.writeTrust(to: "\(root)/trust")
+        let image = try SyntheticScan.jpeg(.photo, megapixels: 0.05, quality: 80, seed: 3)
+        let good = Data(try scanKey.sign(message: image, hash: .sha256)).base64EncodedString()
+        let bad = Data(try scanKey.sign(message: image + [0], hash: .sha256)).base64EncodedString()
+        var files = try scenario.bundleFiles(id: "signed-scans")
+        files["documents/a.jpg"] = image
+        files["documents/b.jpg"] = image
+        files["documents/manifest.json"] = Array("""
+            [{"id": "good", "file": "a.jpg", "type": "passport", "side": "front", "dataSignature": "\(good)"},
+             {"id": "bad", "file": "b.jpg", "type": "passport", "side": "back", "dataSignature": "\(bad)"}]
+            """.utf8)
+        try writeBundle(files, to: "\(root)/in/tx")
+        var configuration = RunConfiguration(inputs: ["\(root)/in"], trustDirectory: "\(root)/trust", outDirectory: "\(root)/out")
+        configuration.verificationTime = Scenario.verificationTime
+        configuration.scanKeyPath = "\(root)/scan-key.pem"
+        var reports: [Orchestrator.TransactionReport] = []
+        _ = try await Orchestrator(configuration: configuration).run { if case .transaction(let r) = $0 { reports.append(r) } }
+        let checks = try XCTUnwrap(reports.first).checks.filter { $0.id == .imageDataSignature }
+        XCTAssertEqual(checks.first { $0.subject == "upload[good]" }?.status, .pass)
+        XCTAssertEqual(checks.first { $0.subject == "upload[bad]" }?.status, .fail)
+
+        // Without --scan-key: unchecked.
+        configuration.scanKeyPath = nil
+        configuration.outDirectory = "\(root)/out2"
+        reports = []
+        _ = try await Orchestrator(configuration: configuration).run { if case .transaction(let r) = $0 { reports.append(r) } }
+        XCTAssertTrue(try XCTUnwrap(reports.first).checks.filter { $0.id == .imageDataSignature }.allSatisfy { $0.status == .unchecked })
+    }
+}

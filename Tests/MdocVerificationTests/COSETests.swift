@@ -1,0 +1,66 @@
+import MdocCBOR
+import MdocCOSE
+import MdocCrypto
+import XCTest
+
+/// COSE_Sign1 / COSE_Mac0 decoding edge cases (RFC 9052).
+final class COSETests: XCTestCase {
+    func testTaggedAndUntaggedSign1VerifyAlike() throws {
+        let key = try PrivateKey.generate(curve: .p256)
+        for tagged in [true, false] {
+            let bytes = try COSESign1.sign(payload: Array("hello".utf8), key: key, tagged: tagged)
+            let sign1 = try COSESign1(decoding: bytes)
+            XCTAssertEqual(sign1.isTagged, tagged)
+            XCTAssertTrue(try sign1.verify(with: key.publicKey))
+        }
+    }
+
+    func testDetachedPayloadMustBeSupplied() throws {
+        let key = try PrivateKey.generate(curve: .p256)
+        let bytes = try COSESign1.sign(payload: Array("detached".utf8), key: key, detached: true)
+        let sign1 = try COSESign1(decoding: bytes)
+        XCTAssertNil(sign1.payload)
+        XCTAssertThrowsError(try sign1.verify(with: key.publicKey)) { XCTAssertEqual(($0 as? COSEError)?.code, .payloadMismatch) }
+        XCTAssertTrue(try sign1.verify(with: key.publicKey, detachedPayload: Array("detached".utf8)[...]))
+        XCTAssertFalse(try sign1.verify(with: key.publicKey, detachedPayload: Array("tampered".utf8)[...]))
+    }
+
+    func testUnknownAlgorithmIsReportedNotCrashedOn() throws {
+        // [h'a1013a000003e6' ({1: -999}), {}, h'', h'00']
+        let protected = CBORNode.map([.init(.int(1), .int(-999))]).encoded()
+        let bytes = CBORNode.array([.bytes(protected), .map([]), .bytes([]), .bytes([0])]).encoded()
+        let sign1 = try COSESign1(decoding: bytes)
+        XCTAssertEqual(sign1.headers.algorithm?.rawValue, -999)
+        XCTAssertEqual(sign1.headers.algorithm?.description, "alg(-999)")
+        XCTAssertThrowsError(try sign1.verify(with: try PrivateKey.generate(curve: .p256).publicKey)) {
+            XCTAssertEqual(($0 as? COSEError)?.code, .unsupportedAlgorithm)
+        }
+    }
+
+    func testMalformedStructuresAreRejectedWithCodes() throws {
+        let cases: [([UInt8], COSEError.Code)] = [
+            (CBORNode.array([.bytes([]), .map([])]).encoded(), .malformed),
+            (CBORNode.tagged(17, .array([.bytes([]), .map([]), .null, .bytes([])])).encoded(), .malformed),  // Mac0 tag on a Sign1
+            (CBORNode.array([.text("x"), .map([]), .null, .bytes([])]).encoded(), .invalidHeader),
+            (CBORNode.array([.bytes([0xa1, 0x01]), .map([]), .null, .bytes([])]).encoded(), .invalidHeader),
+            (CBORNode.array([.bytes(CBORNode.map([.init(.int(1), .int(-7))]).encoded()), .map([.init(.int(1), .int(-7))]), .null, .bytes([])]).encoded(), .duplicateLabel),
+            (CBORNode.array([.bytes([]), .map([.init(.int(33), .text("no"))]), .null, .bytes([])]).encoded(), .invalidX5Chain),
+        ]
+        for (bytes, code) in cases {
+            do {
+                let sign1 = try COSESign1(decoding: bytes)
+                _ = try sign1.headers.x5chain()
+                XCTFail("expected \(code)")
+            } catch let error as COSEError {
+                XCTAssertEqual(error.code, code)
+            }
+        }
+    }
+
+    func testMac0RoundTripAndWrongKey() throws {
+        let key = SecureBytes(SecureRandom.bytes(32))
+        let mac = try COSEMac0(try CBOR(decoding: try COSEMac0.mac(payload: [1, 2, 3], key: key)))
+        XCTAssertTrue(try mac.verify(key: key, detachedPayload: [1, 2, 3]))
+        XCTAssertFalse(try mac.verify(key: SecureBytes(SecureRandom.bytes(32)), detachedPayload: [1, 2, 3]))
+    }
+}
