@@ -510,7 +510,8 @@ public final class Orchestrator: Sendable {
             let elements = document.elements.map { element in
                 ElementSummary(
                     namespace: element.namespace, identifier: element.identifier, digestID: element.digestID,
-                    digestHex: element.digestHex, valueJSON: configuration.keepValues ? element.value.map(Self.valueJSON) : nil)
+                    digestHex: element.digestHex,
+                    valueJSON: configuration.keepValues ? element.value.map { Self.valueJSON($0, keepBytes: configuration.keepPortraits) } : nil)
             }
             return DocumentSummary(
                 index: document.index, docType: document.docType ?? "", dsFingerprint: document.dsCertificate?.fingerprintHex,
@@ -529,12 +530,13 @@ public final class Orchestrator: Sendable {
             proofPath: proofPath, proofSHA256: proofSHA256, keepData: verified.keepData)
     }
 
-    /// An element value for `--keep-values`: byte strings (portraits) as their SHA-256, the rest
-    /// in CBOR diagnostic notation, as a JSON string.
-    static func valueJSON(_ value: CBOR) -> String {
+    /// An element value for `--keep-values`: byte strings (portraits) as their SHA-256 unless
+    /// `keepBytes` (`--keep-portraits`) asks for them as base64, the rest in CBOR diagnostic
+    /// notation, as a JSON string.
+    static func valueJSON(_ value: CBOR, keepBytes: Bool) -> String {
         let text: String
         if let bytes = value.bytes {
-            text = "sha256:" + hexString(HashFunction.sha256.hash(bytes))
+            text = keepBytes ? "base64:" + Data(bytes).base64EncodedString() : "sha256:" + hexString(HashFunction.sha256.hash(bytes))
         } else {
             text = value.diagnostic(expandEmbedded: false, pretty: false)
         }

@@ -15,6 +15,8 @@ public struct RunConfiguration: Sendable {
     /// How long a result verified "now" may be reused (seed 000's freshness window).
     public var freshFor: TimeInterval
     public var keepValues: Bool
+    /// With ``keepValues``: keep byte-string values (portraits) themselves, not only their SHA-256.
+    public var keepPortraits: Bool = false
     public var signingKeyPath: String?
     public var signingCertificatePath: String?
     public var imageLimit: Int

@@ -57,6 +57,9 @@ struct VerifyCommand: AsyncParsableCommand {
     @Flag(name: .customLong("keep-values"), help: "Store element values (personal data; portraits as hashes).")
     var keepValues = false
 
+    @Flag(name: .customLong("keep-portraits"), help: "With --keep-values: store portraits and other byte strings themselves, not their SHA-256.")
+    var keepPortraits = false
+
     @Option(name: .customLong("signing-key"), help: "Processor private key (PKCS#8 PEM) that signs proofs.")
     var signingKey: String?
 
@@ -81,6 +84,7 @@ struct VerifyCommand: AsyncParsableCommand {
         }
         if let jobs, jobs < 1 { throw ValidationError("--jobs must be at least 1") }
         if batchSize < 1 { throw ValidationError("--batch-size must be at least 1") }
+        if keepPortraits && !keepValues { throw ValidationError("--keep-portraits goes with --keep-values") }
         if freshFor < 0 || !freshFor.isFinite { throw ValidationError("--fresh-for must be a number of minutes, 0 or more") }
         if imageLimit < 1_000 { throw ValidationError("--image-limit must be at least 1000 bytes") }
         if (signingKey == nil) != (signingCert == nil) {
@@ -103,6 +107,7 @@ struct VerifyCommand: AsyncParsableCommand {
         configuration.force = force
         configuration.freshFor = freshFor * 60
         configuration.keepValues = keepValues
+        configuration.keepPortraits = keepPortraits
         configuration.signingKeyPath = signingKey
         configuration.signingCertificatePath = signingCert
         configuration.imageLimit = imageLimit

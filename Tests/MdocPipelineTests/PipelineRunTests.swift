@@ -176,4 +176,28 @@ final class PipelineRunTests: XCTestCase {
             XCTAssertTrue("\(error)".contains("no certificate"), "\(error)")
         }
     }
+
+    func testValuesAreStoredOnlyWhenAskedAndPortraitsAsHashes() async throws {
+        let batch = try makeBatch(count: 1)
+        func values(keep: Bool, portraits: Bool, out: String) async throws -> [String: String] {
+            var configuration = configuration([batch.inputs], trust: batch.trust)
+            configuration.outDirectory = "\(root)/\(out)"
+            configuration.keepValues = keep
+            configuration.keepPortraits = portraits
+            _ = try await run(configuration)
+            let store = try ReportStore(path: "\(root)/\(out)/mdocverify.sqlite")
+            var result: [String: String] = [:]
+            for row in try store.query(sql: "SELECT identifier, value_json FROM element") {
+                if let id = row[0].text, let value = row[1].text { result[id] = value }
+            }
+            return result
+        }
+        let none = try await values(keep: false, portraits: false, out: "o1")
+        XCTAssertTrue(none.isEmpty, "no personal data by default")
+        let kept = try await values(keep: true, portraits: false, out: "o2")
+        XCTAssertEqual(kept["family_name"], "\"\\\"Doe\\\"\"")
+        XCTAssertTrue(kept["portrait"]?.hasPrefix("\"sha256:") ?? false, kept["portrait"] ?? "nil")
+        let portraits = try await values(keep: true, portraits: true, out: "o3")
+        XCTAssertEqual(portraits["portrait"], "\"base64:/9j/4AAQ\"")
+    }
 }
