@@ -28,7 +28,18 @@ func pipelineBenchmarks(binary: String, counts: [Int] = [1_000, 10_000]) throws 
         try writeBatch(count: count, authority: authority, to: archive, at: t)
         let generated = ContinuousClock.now - generation
         let out = "\(root)/out-\(count)"
-        let run = try runChild(binary, ["verify", archive, "--trust", "\(root)/trust", "--out", out, "--format", "json"])
+        let arguments = ["verify", archive, "--trust", "\(root)/trust", "--out", out, "--format", "json"]
+        // Linux keeps the spawning process's RSS in the child's ru_maxrss (it is not reset by
+        // exec), so the child is started through GNU time, a small process, when it is there.
+        let gnuTime = "/usr/bin/time"
+        var run = try FileManager.default.isExecutableFile(atPath: gnuTime)
+            ? runChild(gnuTime, ["-f", "%M", "-o", "\(root)/rss-\(count).txt", binary] + arguments)
+            : runChild(binary, arguments)
+        if let text = try? String(contentsOfFile: "\(root)/rss-\(count).txt", encoding: .utf8),
+            let kilobytes = Int(text.trimmingCharacters(in: .whitespacesAndNewlines).split(separator: "\n").last ?? "")
+        {
+            run.maxRSSKilobytes = kilobytes
+        }
         rows.append(("pipeline \(count) tx: generation", seconds(generated), "s"))
         rows.append(("pipeline \(count) tx: transactions/s (all cores, store + proofs)", Double(count) / run.seconds, "tx/s"))
         rows.append(("pipeline \(count) tx: peak RSS", Double(run.maxRSSKilobytes) / 1024, "MB"))
