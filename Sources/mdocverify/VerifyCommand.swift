@@ -75,6 +75,9 @@ struct VerifyCommand: AsyncParsableCommand {
     @Option(name: .long, help: "Output: text (for people) or json (JSON Lines, one object per transaction). Default: text on a terminal, json on a pipe.")
     var format: OutputFormat?
 
+    @Option(name: .long, help: "Which transactions text output lists: all, or problems (not valid). Default: all for a single transaction, problems otherwise (with a progress line on a terminal).")
+    var list: ListMode?
+
     @Option(name: .customLong("batch-size"), help: ArgumentHelp("Transactions per database write.", visibility: .hidden))
     var batchSize: Int = 256
 
@@ -133,7 +136,9 @@ struct VerifyCommand: AsyncParsableCommand {
         }
 
         let renderer = OutcomeRenderer(format: outputFormat, verificationTime: orchestrator.verificationTime)
-        let progress = Progress(enabled: stderrIsTerminal && !(outputFormat == .text && stdoutIsTerminal && paths.count == 1))
+        let single = paths.count == 1 && Self.isSingleTransaction(paths[0])
+        let listMode = list ?? (single ? .all : .problems)
+        let progress = Progress(enabled: stderrIsTerminal && !single)
         if progress.enabled {
             // Count the inputs alongside the run, so the progress line can show an ETA once known.
             let limits = configuration.ingestLimits
@@ -152,7 +157,7 @@ struct VerifyCommand: AsyncParsableCommand {
                 switch event {
                 case .transaction(let report):
                     progress.count(verdict: report.verdict)
-                    if outputFormat == .json || !progress.enabled || report.verdict != .valid {
+                    if outputFormat == .json || listMode == .all || report.verdict != .valid {
                         progress.clear()
                         renderer.render(TransactionOutcomeView(
                             name: report.name, source: report.inputPath, verdict: report.verdict,
@@ -179,9 +184,22 @@ struct VerifyCommand: AsyncParsableCommand {
         if !result.allValid { throw ExitCode(1) }
     }
 
+    /// Whether `path` is one transaction: a `.cbor` file, or a folder holding bundle files.
+    static func isSingleTransaction(_ path: String) -> Bool {
+        var isDirectory: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else { return false }
+        if !isDirectory.boolValue { return path.lowercased().hasSuffix(".cbor") }
+        let names = (try? FileManager.default.contentsOfDirectory(atPath: path)) ?? []
+        return names.contains { TransactionBundle.isMarkerFileName($0) }
+    }
+
     func note(_ text: String) {
         FileHandle.standardError.write(Data("mdocverify: \(text)\n".utf8))
     }
+}
+
+enum ListMode: String, ExpressibleByArgument, CaseIterable {
+    case all, problems
 }
 
 /// A one-line progress display on a terminal: count, rate, invalid so far.
