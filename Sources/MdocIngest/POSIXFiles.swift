@@ -278,3 +278,25 @@ func hasArchiveExtension(_ name: String) -> Bool {
 func hasCBORExtension(_ name: String) -> Bool {
     name.lowercased().hasSuffix(".cbor")
 }
+
+/// Creates the folder `path` and any missing parents (`mkdir -p`, mode 0755 less the umask).
+///
+/// - Returns: `nil` when the folder exists afterwards, else what is in the way, for a message
+///   that says what to fix: "`/a/b` is a file, not a folder", or the system's reason for the
+///   first component that could not be made ("Permission denied", "Read-only file system", ...).
+public func makeDirectories(_ path: String) -> String? {
+    guard !path.isEmpty else { return "the path is empty" }
+    var prefix = path.hasPrefix("/") ? "/" : ""
+    for component in path.split(separator: "/", omittingEmptySubsequences: true) {
+        prefix = joinPath(prefix, String(component))
+        if mkdir(prefix, 0o755) == 0 { continue }
+        let code = errno
+        var status = stat()
+        if stat(prefix, &status) == 0 {
+            if (status.st_mode & S_IFMT) == S_IFDIR { continue }
+            return "\(prefix) is a file, not a folder"
+        }
+        return "cannot create \(prefix): \(errnoDescription(code))"
+    }
+    return nil
+}

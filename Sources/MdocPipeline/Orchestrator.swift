@@ -60,18 +60,14 @@ public final class Orchestrator: Sendable {
 
         // The output folder must be writable.
         let out = configuration.outDirectory
-        do {
-            try FileManager.default.createDirectory(atPath: out, withIntermediateDirectories: true)
-            let probe = (out as NSString).appendingPathComponent(".mdocverify-write-test-\(runID)")
-            guard FileManager.default.createFile(atPath: probe, contents: Data()) else {
-                throw PipelineSetupError("cannot write in the output folder \(out): check its permissions or pass another --out")
-            }
-            try? FileManager.default.removeItem(atPath: probe)
-        } catch let error as PipelineSetupError {
-            throw error
-        } catch {
-            throw PipelineSetupError("cannot create the output folder \(out): \(error.localizedDescription)")
+        if let problem = makeDirectories(out) {
+            throw PipelineSetupError("cannot create the output folder \(out) (\(problem)): pass another --out")
         }
+        let probe = (out as NSString).appendingPathComponent(".mdocverify-write-test-\(runID)")
+        guard FileManager.default.createFile(atPath: probe, contents: Data()) else {
+            throw PipelineSetupError("cannot write in the output folder \(out): check its permissions or pass another --out")
+        }
+        try? FileManager.default.removeItem(atPath: probe)
 
         self.proofsDirectory = (out as NSString).appendingPathComponent("proofs")
         if configuration.writeProofs {

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import MdocImaging
+import MdocIngest
 
 /// `mdocverify image FILE... --out DIR`: the document-scan size limit on loose files.
 struct ImageCommand: ParsableCommand {
@@ -28,12 +29,11 @@ struct ImageCommand: ParsableCommand {
     }
 
     func run() throws {
-        do {
-            try FileManager.default.createDirectory(atPath: out, withIntermediateDirectories: true)
-        } catch {
-            throw SetupError("cannot create the output folder \(out): \(error.localizedDescription)")
+        if let problem = makeDirectories(out) {
+            throw SetupError("cannot create the output folder \(out) (\(problem)): pass another --out")
         }
         var rejected = 0
+        var used = Set<String>()
         for file in files {
             let name = (file as NSString).lastPathComponent
             let bytes: [UInt8]
@@ -46,7 +46,11 @@ struct ImageCommand: ParsableCommand {
             let evidence = outcome.evidence
             switch evidence.outcome {
             case .kept:
-                let target = URL(fileURLWithPath: out).appendingPathComponent(name)
+                let target = URL(fileURLWithPath: out).appendingPathComponent(Self.unique(name, among: &used))
+                guard !Self.isSameFile(target.path, file) else {
+                    print("\(Style.green("kept"))       \(name)  \(bytes.count) bytes, at or under \(imageLimit) (already in \(out))")
+                    continue
+                }
                 do {
                     try AtomicFile.write(bytes, to: target)
                     print("\(Style.green("kept"))       \(name)  \(bytes.count) bytes, at or under \(imageLimit)")
@@ -56,8 +60,13 @@ struct ImageCommand: ParsableCommand {
                 }
             case .reencoded:
                 let stem = (name as NSString).deletingPathExtension
-                let target = URL(fileURLWithPath: out).appendingPathComponent(stem + ".jpg")
+                let target = URL(fileURLWithPath: out).appendingPathComponent(Self.unique(stem + ".jpg", among: &used))
                 guard let output = outcome.output, let result = evidence.output else { continue }
+                guard !Self.isSameFile(target.path, file) else {
+                    print("\(Style.red("rejected"))   \(name): the output \(target.path) would replace the original; pass another --out")
+                    rejected += 1
+                    continue
+                }
                 do {
                     try AtomicFile.write(output, to: target)
                     print("\(Style.green("reencoded"))  \(name) → \(target.lastPathComponent)  \(bytes.count) → \(result.bytes) bytes, "
@@ -72,5 +81,28 @@ struct ImageCommand: ParsableCommand {
             }
         }
         if rejected > 0 { throw ExitCode(1) }
+    }
+
+    /// `name`, or `name-2`, `name-3`, ... (before the extension) when an earlier input of this
+    /// invocation already took it: two inputs never write the same output file.
+    static func unique(_ name: String, among used: inout Set<String>) -> String {
+        let stem = (name as NSString).deletingPathExtension
+        let ext = (name as NSString).pathExtension
+        var candidate = name
+        var counter = 1
+        while used.contains(candidate) {
+            counter += 1
+            candidate = ext.isEmpty ? "\(stem)-\(counter)" : "\(stem)-\(counter).\(ext)"
+        }
+        used.insert(candidate)
+        return candidate
+    }
+
+    /// Whether both paths name the same existing file (an output must never replace its input).
+    static func isSameFile(_ a: String, _ b: String) -> Bool {
+        var first = stat()
+        var second = stat()
+        guard stat(a, &first) == 0, stat(b, &second) == 0 else { return false }
+        return first.st_dev == second.st_dev && first.st_ino == second.st_ino
     }
 }

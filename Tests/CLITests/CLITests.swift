@@ -187,6 +187,23 @@ final class ImageAndInspectCLITests: XCTestCase {
         XCTAssertEqual(ok.status, 0)
     }
 
+    func testImageCommandNeverWritesTwoInputsToOneFileNorOverAnOriginal() throws {
+        let photo = CLI.packageRoot.appendingPathComponent("Tests/MdocImagingTests/Fixtures/annexd-photo.jpg").path
+        for folder in ["a", "b"] {
+            try FileManager.default.createDirectory(atPath: "\(out)/\(folder)", withIntermediateDirectories: true)
+            try FileManager.default.copyItem(atPath: photo, toPath: "\(out)/\(folder)/scan.jpg")
+        }
+        let result = try CLI.run(["image", "\(out)/a/scan.jpg", "\(out)/b/scan.jpg", "--out", "\(out)/shrunk", "--image-limit", "400000"])
+        XCTAssertEqual(result.status, 0, result.stdout + result.stderr)
+        let written = try FileManager.default.contentsOfDirectory(atPath: "\(out)/shrunk").sorted()
+        XCTAssertEqual(written, ["scan-2.jpg", "scan.jpg"])
+        // Re-encoding into the input's own folder would replace the original: refused, original intact.
+        let inPlace = try CLI.run(["image", "\(out)/a/scan.jpg", "--out", "\(out)/a", "--image-limit", "400000"])
+        XCTAssertEqual(inPlace.status, 1, inPlace.stdout)
+        XCTAssertTrue(inPlace.stdout.contains("would replace the original"), inPlace.stdout)
+        XCTAssertEqual(try Data(contentsOf: URL(fileURLWithPath: "\(out)/a/scan.jpg")), try Data(contentsOf: URL(fileURLWithPath: photo)))
+    }
+
     func testInspectDecodesAQRImage() throws {
         let result = try CLI.run(["inspect", "Tests/MdocImagingTests/Fixtures/annexd-qr.png"])
         XCTAssertEqual(result.status, 0, result.stderr)

@@ -1,0 +1,159 @@
+import Foundation
+import XCTest
+
+/// `mdocverify proof verify|show` as an auditor meets them, the processor key the run creates,
+/// the independent Python check (`scripts/verify-proof.py`), and the run's pre-flight errors.
+final class ProofCLITests: XCTestCase {
+    let annexD = ["samples/annex-d/device-response.cbor", "--trust", "samples/annex-d/trust",
+                  "--transcript", "samples/annex-d/session-transcript.cbor", "--reader-key", "samples/annex-d/reader-key.pem",
+                  "--at", "2021-01-01T00:00:00Z"]
+    var out = ""
+
+    override func setUpWithError() throws {
+        out = NSTemporaryDirectory() + "mdocverify-proof-\(UUID().uuidString)"
+    }
+
+    override func tearDownWithError() throws {
+        try? FileManager.default.removeItem(atPath: out)
+    }
+
+    /// Verifies the Annex D response plus two samples into `out`; the proof files written.
+    func runOnce() throws -> [String] {
+        let result = try CLI.run(["verify"] + annexD + ["--out", out, "--format", "json"])
+        XCTAssertEqual(result.status, 0, result.stdout + result.stderr)
+        let proofs = try FileManager.default.contentsOfDirectory(atPath: "\(out)/proofs").filter { $0.hasSuffix(".cose") }
+        XCTAssertEqual(proofs.count, 1)
+        return proofs.map { "\(out)/proofs/\($0)" }
+    }
+
+    func testTheRunCreatesAPrivateProcessorKeyAndSaysSo() throws {
+        let result = try CLI.run(["verify"] + annexD + ["--out", out, "--format", "json"])
+        XCTAssertEqual(result.status, 0, result.stderr)
+        XCTAssertTrue(result.stderr.contains("created a local signing key"), result.stderr)
+        let attributes = try FileManager.default.attributesOfItem(atPath: "\(out)/keys/processor-key.pem")
+        XCTAssertEqual((attributes[.posixPermissions] as? NSNumber)?.intValue, 0o600)
+        // The second run reuses the key and says nothing about it.
+        let again = try CLI.run(["verify"] + annexD + ["--out", out, "--format", "json", "--force"])
+        XCTAssertFalse(again.stderr.contains("created a local signing key"), again.stderr)
+    }
+
+    func testProofVerifyAcceptsAProofARunManifestAndTheOutputFolder() throws {
+        let proof = try XCTUnwrap(try runOnce().first)
+        let single = try CLI.run(["proof", "verify", proof])
+        XCTAssertEqual(single.status, 0, single.stdout)
+        XCTAssertTrue(single.stdout.contains("signature valid"), single.stdout)
+        let folder = try CLI.run(["proof", "verify", out])
+        XCTAssertEqual(folder.status, 0, folder.stdout)
+        XCTAssertTrue(folder.stdout.contains("Merkle root matches"), folder.stdout)
+        let pinned = try CLI.run(["proof", "verify", out, "--cert", "\(out)/keys/processor-cert.pem"])
+        XCTAssertEqual(pinned.status, 0, pinned.stdout)
+    }
+
+    func testProofVerifyDetectsAFlippedByteADeletedProofAndAnotherSigner() throws {
+        let proof = try XCTUnwrap(try runOnce().first)
+        var bytes = try Data(contentsOf: URL(fileURLWithPath: proof))
+        let original = bytes
+        // A byte inside the payload (the signature covers it): the proof and the run both fail.
+        let index = bytes.count / 2
+        bytes[index] ^= 0x01
+        try bytes.write(to: URL(fileURLWithPath: proof))
+        XCTAssertEqual(try CLI.run(["proof", "verify", proof]).status, 1)
+        let altered = try CLI.run(["proof", "verify", out])
+        XCTAssertEqual(altered.status, 1)
+        XCTAssertTrue(altered.stdout.contains("altered proof"), altered.stdout)
+
+        try FileManager.default.removeItem(atPath: proof)
+        let deleted = try CLI.run(["proof", "verify", out])
+        XCTAssertEqual(deleted.status, 1)
+        XCTAssertTrue(deleted.stdout.contains("missing proof"), deleted.stdout)
+        try original.write(to: URL(fileURLWithPath: proof))
+        XCTAssertEqual(try CLI.run(["proof", "verify", out]).status, 0, "restored: everything verifies again")
+
+        // Pinned to a certificate that did not sign: refused.
+        let other = try CLI.run(["proof", "verify", proof, "--cert", "samples/annex-d/trust/utopia-iaca.pem"])
+        XCTAssertEqual(other.status, 1, other.stdout)
+        let notACertificate = try CLI.run(["proof", "verify", proof, "--cert", "samples/annex-d/device-response.cbor"])
+        XCTAssertEqual(notACertificate.status, 2)
+        XCTAssertTrue(notACertificate.stderr.contains("--cert"), notACertificate.stderr)
+    }
+
+    func testProofShowPrintsTheEvidenceAsJSON() throws {
+        let proof = try XCTUnwrap(try runOnce().first)
+        let shown = try CLI.run(["proof", "show", proof])
+        XCTAssertEqual(shown.status, 0, shown.stderr)
+        let object = try XCTUnwrap(try JSONSerialization.jsonObject(with: Data(shown.stdout.utf8)) as? [String: Any])
+        XCTAssertEqual(object["signatureValid"] as? Bool, true)
+        XCTAssertEqual(object["contentType"] as? String, "application/vnd.mdocverify.proof+cbor")
+        let evidence = try XCTUnwrap(object["evidence"] as? [String: Any])
+        let reference = try XCTUnwrap(evidence["referenceCode"] as? String)
+        XCTAssertEqual((proof as NSString).lastPathComponent, "\(reference).cose")
+        XCTAssertEqual(evidence["verdict"] as? String, "valid")
+        XCTAssertEqual((evidence["transactionId"] as? String)?.count, 64)
+        XCTAssertNotNil(evidence["trustSnapshot"])
+        XCTAssertFalse(try XCTUnwrap(evidence["checks"] as? [Any]).isEmpty)
+        let notAProof = try CLI.run(["proof", "show", "samples/annex-d/device-response.cbor"])
+        XCTAssertEqual(notAProof.status, 2)
+    }
+
+    /// An auditor's check with a standard COSE stack (Python cbor2 + cryptography), not ours.
+    func testTheIndependentPythonCheckAcceptsProofsAndManifestsAndCatchesTampering() throws {
+        let python = "/usr/bin/python3"
+        let probe = try Process.run(URL(fileURLWithPath: python), arguments: ["-c", "import cbor2, cryptography"])
+        probe.waitUntilExit()
+        try XCTSkipUnless(probe.terminationStatus == 0, "python3-cbor2 / python3-cryptography missing: run bin/setup")
+        let proof = try XCTUnwrap(try runOnce().first)
+        let manifests = try FileManager.default.contentsOfDirectory(atPath: "\(out)/runs").map { "\(out)/runs/\($0)" }
+        XCTAssertEqual(manifests.count, 1)
+        XCTAssertEqual(try runPython(python, [proof] + manifests), 0)
+        var bytes = try Data(contentsOf: URL(fileURLWithPath: proof))
+        bytes[bytes.count / 2] ^= 0x01
+        try bytes.write(to: URL(fileURLWithPath: proof))
+        XCTAssertEqual(try runPython(python, [proof]), 1)
+        XCTAssertEqual(try runPython(python, manifests), 1)
+    }
+
+    private func runPython(_ python: String, _ files: [String]) throws -> Int32 {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: python)
+        process.arguments = [CLI.packageRoot.appendingPathComponent("scripts/verify-proof.py").path] + files
+        process.standardOutput = FileHandle.nullDevice
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        process.waitUntilExit()
+        return process.terminationStatus
+    }
+
+    // MARK: Pre-flight (exit 2, naming what to fix)
+
+    func testPreflightNamesAnUnwritableOutputFolderAndDatabase() throws {
+        try FileManager.default.createDirectory(atPath: out, withIntermediateDirectories: true)
+        let file = "\(out)/a-file"
+        try Data("x".utf8).write(to: URL(fileURLWithPath: file))
+        let badOut = try CLI.run(["verify"] + annexD + ["--out", "\(file)/reports"])
+        XCTAssertEqual(badOut.status, 2, badOut.stderr)
+        XCTAssertTrue(badOut.stderr.contains("\(file)/reports"), badOut.stderr)
+        let badDB = try CLI.run(["verify"] + annexD + ["--out", "\(out)/r", "--db", "\(file)/db.sqlite"])
+        XCTAssertEqual(badDB.status, 2, badDB.stderr)
+        XCTAssertTrue(badDB.stderr.contains("db.sqlite"), badDB.stderr)
+    }
+
+    func testPreflightNamesAnUnusableSigningKey() throws {
+        try FileManager.default.createDirectory(atPath: out, withIntermediateDirectories: true)
+        let onlyKey = try CLI.run(["verify"] + annexD + ["--out", out, "--signing-key", "samples/annex-d/reader-key.pem"])
+        XCTAssertEqual(onlyKey.status, 2, onlyKey.stderr)
+        XCTAssertTrue(onlyKey.stderr.contains("--signing-cert"), onlyKey.stderr)
+        // A key that is not the certificate's.
+        let mismatch = try CLI.run(["verify"] + annexD + [
+            "--out", out, "--signing-key", "samples/annex-d/reader-key.pem", "--signing-cert", "samples/annex-d/trust/utopia-iaca.pem",
+        ])
+        XCTAssertEqual(mismatch.status, 2, mismatch.stderr)
+        let garbage = "\(out)/garbage.pem"
+        try Data("-----BEGIN PRIVATE KEY-----\nAAAA\n-----END PRIVATE KEY-----\n".utf8).write(to: URL(fileURLWithPath: garbage))
+        let unreadable = try CLI.run(["verify"] + annexD + [
+            "--out", out, "--signing-key", garbage, "--signing-cert", "samples/annex-d/trust/utopia-iaca.pem",
+        ])
+        XCTAssertEqual(unreadable.status, 2, unreadable.stderr)
+        XCTAssertTrue(unreadable.stderr.contains("garbage.pem"), unreadable.stderr)
+        XCTAssertFalse(FileManager.default.fileExists(atPath: "\(out)/mdocverify.sqlite"), "nothing is written before pre-flight passes")
+    }
+}
