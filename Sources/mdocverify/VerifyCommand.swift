@@ -78,6 +78,9 @@ struct VerifyCommand: AsyncParsableCommand {
     @Option(name: .long, help: "Which transactions text output lists: all, or problems (not valid). Default: all for a single transaction, problems otherwise (with a progress line on a terminal).")
     var list: ListMode?
 
+    @OptionGroup(title: "Ingest limits (hostile or runaway archives are refused past them)")
+    var ingestLimits: IngestLimitOptions
+
     @Option(name: .customLong("batch-size"), help: ArgumentHelp("Transactions per database write.", visibility: .hidden))
     var batchSize: Int = 256
 
@@ -118,6 +121,7 @@ struct VerifyCommand: AsyncParsableCommand {
         configuration.transcriptPath = transcript
         configuration.readerKeyPath = readerKey
         configuration.batchSize = batchSize
+        configuration.ingestLimits = ingestLimits.limits
 
         let orchestrator: Orchestrator
         do {

@@ -66,6 +66,38 @@ final class CLITests: XCTestCase {
         XCTAssertTrue(lines[2].contains("\"indeterminate\""), "no transcript given: deviceMac unchecked")
     }
 
+    /// The named ingest limits can be overridden on the command line; an archive past one is a
+    /// failed input with its reason, and the run goes on with the other inputs.
+    func testIngestLimitsAreOverridableAndAnArchivePastOneIsRefusedWithItsReason() throws {
+        let staging = "\(out)/staging"
+        for name in ["a", "b", "c"] {
+            try FileManager.default.createDirectory(atPath: "\(staging)/batch/\(name)", withIntermediateDirectories: true)
+            try FileManager.default.copyItem(
+                atPath: CLI.packageRoot.appendingPathComponent("samples/annex-d/device-response.cbor").path,
+                toPath: "\(staging)/batch/\(name)/device-response.cbor")
+        }
+        let tar = Process()
+        tar.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        tar.arguments = ["tar", "-C", staging, "-czf", "\(out)/batch.tar.gz", "batch"]
+        try tar.run()
+        tar.waitUntilExit()
+        XCTAssertEqual(tar.terminationStatus, 0)
+        let common = ["--trust", "samples/annex-d/trust", "--transcript", "samples/annex-d/session-transcript.cbor",
+                      "--reader-key", "samples/annex-d/reader-key.pem", "--at", "2021-01-01T00:00:00Z", "--format", "json"]
+        let within = try CLI.run(["verify", "\(out)/batch.tar.gz", "--out", "\(out)/r1"] + common)
+        XCTAssertEqual(within.status, 0, within.stdout + within.stderr)
+        XCTAssertEqual(within.stdout.split(separator: "\n").count, 3)
+        let refused = try CLI.run(["verify", "\(out)/batch.tar.gz", "samples/annex-d/device-response.cbor",
+                                   "--out", "\(out)/r2", "--max-archive-entries", "2"] + common)
+        XCTAssertEqual(refused.status, 1, refused.stdout + refused.stderr)
+        XCTAssertTrue(refused.stdout.contains("batch.tar.gz"), refused.stdout)
+        XCTAssertTrue(refused.stdout.contains("\"valid\""), "the lone response after the refused archive is still verified")
+        let store = try ReportStore(path: "\(out)/r2/mdocverify.sqlite")
+        let failures = try store.query(sql: "SELECT code, reason FROM ingest_failure")
+        XCTAssertEqual(failures.count, 1)
+        XCTAssertEqual(try CLI.run(["verify", "x.cbor", "--trust", "samples/annex-d/trust", "--max-compression-ratio", "0"]).status, 2)
+    }
+
     func testChecksListsTheCatalogue() throws {
         let result = try CLI.run(["checks"])
         XCTAssertEqual(result.status, 0)
