@@ -98,6 +98,25 @@ final class CLITests: XCTestCase {
         XCTAssertEqual(try CLI.run(["verify", "x.cbor", "--trust", "samples/annex-d/trust", "--max-compression-ratio", "0"]).status, 2)
     }
 
+    /// Text output of a batch lists the problems only (the summary counts the rest); `--list all`
+    /// lists every transaction; one transaction is always listed in full.
+    func testTextOutputListsProblemsOfABatchAndEverythingWithListAll() throws {
+        let common = ["verify", "samples/transactions", "--trust", "samples/trust", "--at", "2026-11-22T12:00:00Z",
+                      "--out", out, "--format", "text"]
+        let problems = try CLI.run(common)
+        XCTAssertEqual(problems.status, 1)
+        let listed = problems.stdout.split(separator: "\n").filter { $0.contains("VALID  ") }
+        XCTAssertEqual(listed.count, 6, problems.stdout)
+        XCTAssertTrue(listed.allSatisfy { $0.contains("INVALID") })
+        XCTAssertTrue(problems.stdout.contains("18 valid"), problems.stdout)
+        let all = try CLI.run(common + ["--list", "all"])
+        XCTAssertEqual(all.stdout.split(separator: "\n").filter { $0.contains("VALID  ") }.count, 24, all.stdout)
+        let single = try CLI.run(["verify", "samples/transactions/tx-00002", "--trust", "samples/trust",
+                                  "--at", "2026-11-22T12:00:00Z", "--out", "\(out)/one", "--format", "text"])
+        XCTAssertEqual(single.status, 0, single.stderr)
+        XCTAssertTrue(single.stdout.contains("VALID  tx-00002"), single.stdout)
+    }
+
     func testChecksListsTheCatalogue() throws {
         let result = try CLI.run(["checks"])
         XCTAssertEqual(result.status, 0)
