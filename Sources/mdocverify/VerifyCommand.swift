@@ -302,6 +302,10 @@ enum Summary {
             lines.append("  proofs:     \(result.proofCount) under \(out)/proofs/, run manifest \(manifest)")
             lines.append(Style.dim("  check them: mdocverify proof verify \(manifest)"))
         }
+        let images = (out as NSString).appendingPathComponent("images")
+        if let entries = try? FileManager.default.contentsOfDirectory(atPath: images), !entries.isEmpty {
+            lines.append("  images:     re-encoded document scans under \(images)/")
+        }
         return lines.joined(separator: "\n")
     }
 }

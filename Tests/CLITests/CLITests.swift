@@ -108,7 +108,12 @@ final class CLITests: XCTestCase {
         let listed = problems.stdout.split(separator: "\n").filter { $0.contains("VALID  ") }
         XCTAssertEqual(listed.count, 6, problems.stdout)
         XCTAssertTrue(listed.allSatisfy { $0.contains("INVALID") })
-        XCTAssertTrue(problems.stdout.contains("18 valid"), problems.stdout)
+        // The summary: verdicts now and at capture, the top failing checks, where the outputs are.
+        for expected in ["now:        18 valid, 6 invalid, 0 indeterminate", "at capture: 19 valid, 5 invalid",
+                         "top failing checks:", "mso.digestAlgorithm", "database:   \(out)/mdocverify.sqlite",
+                         "proofs:     23 under \(out)/proofs/", "images:     re-encoded document scans under \(out)/images/"] {
+            XCTAssertTrue(problems.stdout.contains(expected), "\(expected) in\n\(problems.stdout)")
+        }
         let all = try CLI.run(common + ["--list", "all"])
         XCTAssertEqual(all.stdout.split(separator: "\n").filter { $0.contains("VALID  ") }.count, 24, all.stdout)
         let single = try CLI.run(["verify", "samples/transactions/tx-00002", "--trust", "samples/trust",
