@@ -181,6 +181,11 @@ final class CLITests: XCTestCase {
         // The last run saw every transaction exactly once.
         let lastRun = try XCTUnwrap(try store.latestRunID())
         XCTAssertEqual(try store.runSummary(runID: lastRun).transactions, count)
+        // Its signed manifest commits to every transaction's proof, and every proof verifies.
+        let manifest = "\(out)/r/runs/\(lastRun).cose"
+        let proofs = try CLI.run(["proof", "verify", manifest])
+        XCTAssertEqual(proofs.status, 0, proofs.stdout)
+        XCTAssertTrue(proofs.stdout.contains("\(count) proof(s) present"), proofs.stdout)
     }
 }
 
