@@ -60,6 +60,9 @@ public struct DocumentSpec: Sendable {
     public var dropDigestOfFirstElement = false
     public var invalidDeviceKeyInMSO = false
     public var signDeviceAuthWithOtherKey = false
+    /// Where the IssuerSignedItem salts (`random`) and digest ids come from: a seeded stream for
+    /// reproducible samples, or `nil` for the system generator.
+    public var randomness: SampleRandom? = nil
 
     public init(disclosed: [SampleElement], signed: Date, validityDays: Int = 365, deviceKey: PrivateKey) {
         self.disclosed = disclosed
@@ -84,11 +87,16 @@ public enum MdocIssuer {
         var digests: [String: [(UInt64, [UInt8])]] = [:]
         var nextID: [String: UInt64] = [:]
         var firstDisclosed = true
+        var randomness = spec.randomness
+        func draw(_ count: Int) -> [UInt8] {
+            if randomness != nil { return randomness?.bytes(count) ?? [] }
+            return SecureRandom.bytes(count)
+        }
         for (position, element) in (spec.disclosed + spec.undisclosed).enumerated() {
             let isDisclosed = position < spec.disclosed.count
-            let id = nextID[element.namespace, default: UInt64(SecureRandom.bytes(1).first ?? 0) % 7]
-            nextID[element.namespace] = id + 1 + UInt64(SecureRandom.bytes(1).first ?? 0) % 3
-            let item = issuerSignedItem(digestID: id, identifier: element.identifier, value: element.value)
+            let id = nextID[element.namespace, default: UInt64(draw(1).first ?? 0) % 7]
+            nextID[element.namespace] = id + 1 + UInt64(draw(1).first ?? 0) % 3
+            let item = issuerSignedItem(digestID: id, identifier: element.identifier, value: element.value, salt: draw(16))
             let itemBytes = CBORNode.embedded(raw: item[...]).encoded()
             let dropThisDigest = spec.dropDigestOfFirstElement && isDisclosed && firstDisclosed
             if !dropThisDigest {
@@ -99,7 +107,7 @@ public enum MdocIssuer {
                 if itemsByNamespace[element.namespace] == nil { namespaceOrder.append(element.namespace) }
                 var sentBytes = itemBytes
                 if spec.tamperElementAfterSigning && itemsByNamespace.isEmpty {
-                    let altered = issuerSignedItem(digestID: id, identifier: element.identifier, value: .text("tampered"))
+                    let altered = issuerSignedItem(digestID: id, identifier: element.identifier, value: .text("tampered"), salt: draw(16))
                     sentBytes = CBORNode.embedded(raw: altered[...]).encoded()
                 }
                 itemsByNamespace[element.namespace, default: []].append(.raw(sentBytes[...]))
@@ -222,10 +230,10 @@ public enum MdocIssuer {
         return CBORNode.map(entries).encoded()
     }
 
-    static func issuerSignedItem(digestID: UInt64, identifier: String, value: CBORNode) -> [UInt8] {
+    static func issuerSignedItem(digestID: UInt64, identifier: String, value: CBORNode, salt: [UInt8]) -> [UInt8] {
         CBORNode.map([
             .init("digestID", .unsigned(digestID)),
-            .init("random", .bytes(SecureRandom.bytes(16))),
+            .init("random", .bytes(salt)),
             .init("elementIdentifier", .text(identifier)),
             .init("elementValue", value),
         ]).encoded()

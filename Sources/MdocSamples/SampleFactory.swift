@@ -295,6 +295,7 @@ public final class SampleFactory {
         let (disclosed, undisclosed) = holder.elements()
         var spec = DocumentSpec(disclosed: disclosed, signed: signed, validityDays: 365, deviceKey: deviceKey)
         spec.undisclosed = undisclosed
+        spec.randomness = SampleRandom(seed: options.seed, label: "tx/\(index)/items")
         if rng.chance(0.5) { spec.expectedUpdate = signed.addingTimeInterval(330 * Self.day) }
         if wantsMac { spec.deviceAuth = .mac(readerEphemeralPublicKey: readerKey.publicKey) }
         defect?.apply(to: &spec, verificationTime: v, authority: authority)

@@ -33,11 +33,11 @@ import MdocIngest
 /// transaction, the defect, the check ids that must fail (and no other) and the verdict.
 ///
 /// Determinism: for a given seed and verification time, the element values, names, dates,
-/// defects, consent records and every private key (``SampleKeys``) are the same on every run, so
-/// `transaction.json` and `expected.json` are byte-identical. What is not: ECDSA signatures
-/// (certificates, CRLs, MSOs, deviceSignature; OpenSSL 3.0 has no deterministic-nonce option),
-/// the `random` salts and digest ids of IssuerSignedItems (``MdocIssuer`` draws them from the
-/// system generator), hence the ciphertexts and the encoded responses.
+/// defects, consent records, every private key (``SampleKeys``) and the salts and digest ids of
+/// the IssuerSignedItems (so every IssuerSignedItemBytes and value digest) are the same on every
+/// run, so `transaction.json` and `expected.json` are byte-identical. What is not: ECDSA
+/// signatures (certificates, CRLs, MSOs, deviceSignature; OpenSSL 3.0 has no deterministic-nonce
+/// option), hence the ciphertexts and the encoded responses; EdDSA signatures are deterministic.
 ///
 /// A `.tar.gz` output is written through ``ArchiveWriter`` one transaction at a time (memory
 /// does not grow with the count); the trust folder goes next to it as `<name>-trust/` and the

@@ -192,14 +192,15 @@ final class SampleGeneratorTests: XCTestCase {
             XCTAssertEqual(try read("\(first.out)/\(id)/reader-key.pem"), try read("\(second.out)/\(id)/reader-key.pem"), id)
             XCTAssertEqual(try read("\(first.out)/\(id)/engagement.txt"), try read("\(second.out)/\(id)/engagement.txt"), id)
             let elements = try Self.elementValues(try read("\(first.out)/\(id)/device-response.cbor"))
-            XCTAssertEqual(elements.count, 12, id)
+            XCTAssertEqual(elements.count, 24, id)
             XCTAssertEqual(elements, try Self.elementValues(try read("\(second.out)/\(id)/device-response.cbor")), id)
             if try read("\(first.out)/\(id)/transaction.json") != (try read("\(other.out)/\(id)/transaction.json")) { differing += 1 }
         }
         XCTAssertEqual(differing, 6, "another seed gives other transactions")
     }
 
-    /// identifier → encoded elementValue of every disclosed element.
+    /// identifier → encoded elementValue, and "item:" + identifier → the IssuerSignedItemBytes as
+    /// encoded (salt and digest id included), of every disclosed element.
     static func elementValues(_ response: [UInt8]) throws -> [String: [UInt8]] {
         let item = try CBOR(decoding: response)
         let document = try XCTUnwrap(item.map?["documents"]?.array?.first?.map)
@@ -210,6 +211,8 @@ final class SampleGeneratorTests: XCTestCase {
                 let signedItem = try XCTUnwrap(try itemBytes.decodeEmbedded().map)
                 let identifier = try XCTUnwrap(signedItem["elementIdentifier"]?.text)
                 values[identifier] = Array(try XCTUnwrap(signedItem["elementValue"]).encoded)
+                // The whole IssuerSignedItemBytes too (salt and digest id included), under a key of its own.
+                values["item:" + identifier] = Array(itemBytes.encoded)
             }
         }
         return values
