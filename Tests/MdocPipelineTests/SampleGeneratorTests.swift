@@ -3,6 +3,7 @@ import MdocCBOR
 import MdocChecks
 import MdocCrypto
 import MdocIngest
+import MdocModel
 import MdocPipeline
 import MdocSamples
 import MdocTrust
@@ -197,6 +198,38 @@ final class SampleGeneratorTests: XCTestCase {
             if try read("\(first.out)/\(id)/transaction.json") != (try read("\(other.out)/\(id)/transaction.json")) { differing += 1 }
         }
         XCTAssertEqual(differing, 6, "another seed gives other transactions")
+    }
+
+    /// Realistic holders: names in several scripts, Arabic among them, and capture times spread
+    /// over months before the verification time.
+    func testNamesInSeveralScriptsAndCaptureTimesOverMonths() throws {
+        let run = generator("spread", count: 40, seed: 9)
+        _ = try run.generate()
+        var scripts = Set<String>()
+        var captures: [Date] = []
+        for index in 1...40 {
+            let id = String(format: "tx-%05d", index)
+            let response = Array(try Data(contentsOf: URL(fileURLWithPath: "\(run.out)/\(id)/device-response.cbor")))
+            let values = try Self.elementValues(response)
+            let name = try XCTUnwrap(try CBOR(decoding: try XCTUnwrap(values["family_name"])).text, id)
+            for scalar in name.unicodeScalars {
+                switch scalar.value {
+                case 0x0600...0x06FF: scripts.insert("Arabic")
+                case 0x0400...0x04FF: scripts.insert("Cyrillic")
+                case 0x0370...0x03FF: scripts.insert("Greek")
+                case 0x0041...0x024F: scripts.insert("Latin")
+                default: break
+                }
+            }
+            let json = try XCTUnwrap(try JSONSerialization.jsonObject(
+                with: try Data(contentsOf: URL(fileURLWithPath: "\(run.out)/\(id)/transaction.json"))) as? [String: Any])
+            captures.append(try XCTUnwrap(CBORDate.parseRFC3339(try XCTUnwrap(json["capturedAt"] as? String)), id))
+        }
+        XCTAssertTrue(scripts.contains("Arabic"), "\(scripts)")
+        XCTAssertGreaterThanOrEqual(scripts.count, 3, "\(scripts)")
+        let span = try XCTUnwrap(captures.max()).timeIntervalSince(try XCTUnwrap(captures.min()))
+        XCTAssertGreaterThan(span, 60 * 86_400, "capture times spread over months")
+        XCTAssertTrue(captures.allSatisfy { $0 < Self.verificationTime })
     }
 
     /// identifier → encoded elementValue, and "item:" + identifier → the IssuerSignedItemBytes as
