@@ -7,20 +7,26 @@ import MdocSamples
 
 /// A complete captured exchange made with a generated PKI: QR engagement (`mdoc:` URI), the
 /// reader's ephemeral key, SessionEstablishment carrying an encrypted DeviceRequest, SessionData
-/// carrying the encrypted DeviceResponse (deviceSignature over the QR transcript).
+/// carrying the encrypted DeviceResponse (deviceSignature over the QR transcript). With a
+/// ``ReaderPKI``, the DocRequest carries readerAuth signed by the reader's key.
 public struct SessionScenario {
     public let engagementURI: String
     public let engagementBytes: [UInt8]
     public let readerKey: PrivateKey
-    public let sessionEstablishment: [UInt8]
+    public private(set) var sessionEstablishment: [UInt8]
     public var sessionData: [[UInt8]]
     public let transcript: SessionTranscript
     public let keys: SessionKeys
     public let deviceResponse: [UInt8]
-    public let deviceRequest: [UInt8]
+    public private(set) var deviceRequest: [UInt8]
     public let authority: IssuingAuthority
+    /// The reader PKI that signed readerAuth, if any.
+    public let reader: ReaderPKI?
+    let eReaderKeyBytes: [UInt8]
 
-    public init(requested: [String] = ["family_name", "given_name", "birth_date", "document_number", "age_over_18", "portrait"]) throws {
+    public static let defaultRequested = ["family_name", "given_name", "birth_date", "document_number", "age_over_18", "portrait"]
+
+    public init(requested: [String] = SessionScenario.defaultRequested, reader: ReaderPKI? = nil) throws {
         let t = Scenario.verificationTime
         let authority = try IssuingAuthority(curve: .p256, profile: IssuingAuthority.Profile(notBefore: t.addingTimeInterval(-100 * 86_400)))
         self.authority = authority
@@ -46,15 +52,10 @@ public struct SessionScenario {
         let keys = try SessionKeys(readerPrivateKey: readerKey, eDeviceKey: eDeviceKey.publicKey, transcript: transcript)
         self.keys = keys
 
-        // DeviceRequest (§8.3.2.1.2.1), no readerAuth.
-        let itemsRequest = CBORNode.map([
-            .init(.text("docType"), .text("org.iso.18013.5.1.mDL")),
-            .init(.text("nameSpaces"), .map([.init(.text("org.iso.18013.5.1"), .map(requested.map { .init(.text($0), .bool(false)) }))])),
-        ])
-        let request = CBORNode.map([
-            .init(.text("version"), .text("1.0")),
-            .init(.text("docRequests"), .array([.map([.init(.text("itemsRequest"), .embedded(itemsRequest))])])),
-        ]).encoded()
+        // DeviceRequest (§8.3.2.1.2.1), with readerAuth when a reader PKI is given.
+        self.reader = reader
+        self.eReaderKeyBytes = eReaderKeyBytes
+        let request = try Self.makeDeviceRequest(requested: requested, transcript: transcript, reader: reader)
         self.deviceRequest = request
 
         let deviceKey = try PrivateKey.generate(curve: .p256)
@@ -72,6 +73,45 @@ public struct SessionScenario {
             CBORNode.map([.init(.text("data"), .bytes(try keys.encrypt(response, direction: .deviceToReader, counter: 1)))]).encoded(),
             CBORNode.map([.init(.text("status"), .unsigned(20))]).encoded(),
         ]
+    }
+
+    /// ItemsRequestBytes (`#6.24(bstr .cbor ItemsRequest)`) asking for `requested` of the mDL namespace.
+    public static func itemsRequestBytes(requested: [String]) -> [UInt8] {
+        CBORNode.embedded(.map([
+            .init(.text("docType"), .text("org.iso.18013.5.1.mDL")),
+            .init(.text("nameSpaces"), .map([.init(.text("org.iso.18013.5.1"), .map(requested.map { .init(.text($0), .bool(false)) }))])),
+        ])).encoded()
+    }
+
+    /// A DeviceRequest of one DocRequest. With `reader`, readerAuth signs ReaderAuthenticationBytes
+    /// over `signedRequested` (default: what is requested; a different list makes readerAuth
+    /// cover another ItemsRequest than the one sent); `alterReaderAuth` edits the encoded
+    /// readerAuth before it is sent.
+    public static func makeDeviceRequest(
+        requested: [String], transcript: SessionTranscript, reader: ReaderPKI?, signedRequested: [String]? = nil,
+        alterReaderAuth: (([UInt8]) -> [UInt8])? = nil
+    ) throws -> [UInt8] {
+        let sent = itemsRequestBytes(requested: requested)
+        var docRequest: [CBORNode.Entry] = [.init(.text("itemsRequest"), .raw(sent[...]))]
+        if let reader {
+            let signed = signedRequested.map { itemsRequestBytes(requested: $0) } ?? sent
+            var readerAuth = try reader.readerAuth(transcript: transcript, itemsRequestBytes: signed)
+            if let alterReaderAuth { readerAuth = alterReaderAuth(readerAuth) }
+            docRequest.append(.init(.text("readerAuth"), .raw(readerAuth[...])))
+        }
+        return CBORNode.map([
+            .init(.text("version"), .text("1.0")),
+            .init(.text("docRequests"), .array([.map(docRequest)])),
+        ]).encoded()
+    }
+
+    /// Replaces the DeviceRequest SessionEstablishment carries (encrypted with SKReader, counter 1).
+    public mutating func replaceDeviceRequest(_ request: [UInt8]) throws {
+        deviceRequest = request
+        sessionEstablishment = CBORNode.map([
+            .init(.text("eReaderKey"), .raw(eReaderKeyBytes[...])),
+            .init(.text("data"), .bytes(try keys.encrypt(request, direction: .readerToDevice, counter: 1))),
+        ]).encoded()
     }
 
     /// The bundle's files (engagement as text).
