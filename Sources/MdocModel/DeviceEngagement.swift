@@ -24,8 +24,9 @@ public struct DeviceEngagement: Sendable {
     public let eDeviceKeyBytes: CBOR
     public let eDeviceKey: COSEKey
     public let retrievalMethods: [RetrievalMethod]
-    /// Integer keys other than 0–4, recorded (they are allowed: `* int => any`).
-    public let unknownKeys: [Int64]
+    /// Keys other than 0–4, recorded, not rejected: integers (allowed by `* int => any`) as
+    /// their decimal value, text keys quoted (`"name"`), other key types by their CBOR type.
+    public let unknownKeys: [String]
 
     public struct RetrievalMethod: Sendable {
         public let type: UInt64
@@ -89,7 +90,30 @@ public struct DeviceEngagement: Sendable {
             }
         }
         self.retrievalMethods = methods
-        self.unknownKeys = map.compactMap { $0.key.int }.filter { !(0...4).contains($0) }
+        self.unknownKeys = map.compactMap { entry in
+            if let key = entry.key.int { return (0...4).contains(key) ? nil : String(key) }
+            return Self.describeKey(entry.key)
+        }
+    }
+
+    /// The BLE option keys of Table 10 (§8.2.2.2).
+    public static let knownBLEOptionKeys: Set<Int64> = [0, 1, 10, 11, 20]
+
+    /// Keys of BLE options other than those of Table 10, recorded (as ``unknownKeys``).
+    public static func unknownBLEOptionKeys(_ options: CBOR) -> [String] {
+        guard let map = options.map else { return [] }
+        return map.compactMap { entry in
+            if let key = entry.key.int { return knownBLEOptionKeys.contains(key) ? nil : String(key) }
+            return describeKey(entry.key)
+        }
+    }
+
+    /// A map key for a report: integers in decimal, text quoted, anything else by its type.
+    static func describeKey(_ key: CBOR) -> String {
+        if let int = key.int { return String(int) }
+        if let text = key.text { return "\"\(text.prefix(64))\"" }
+        if let bytes = key.bytes { return "bstr(\(bytes.count))" }
+        return "key of another type"
     }
 
     /// Problems with a BLE retrieval method's options (§8.2.2.2 / Table 10); empty when fine.

@@ -323,7 +323,7 @@ public enum SessionVerifier {
         }
         var evidence: [Evidence] = []
         if !engagement.unknownKeys.isEmpty {
-            evidence.append(Evidence("unknownKeys", engagement.unknownKeys.map(String.init).joined(separator: ",")))
+            evidence.append(Evidence("unknownKeys", engagement.unknownKeys.joined(separator: ",")))
         }
         checks.append(CheckResult(.engagementStructure, .pass, "DeviceEngagement map", subject: "engagement", evidence: evidence))
         if engagement.version.hasPrefix("1.") {
@@ -344,16 +344,23 @@ public enum SessionVerifier {
         }
         var problems: [String] = []
         var described: [String] = []
+        var methodEvidence: [Evidence] = []
         for method in engagement.retrievalMethods {
             described.append("\(method.typeName) v\(method.version)")
-            if method.type == 2 { problems += DeviceEngagement.bleProblems(method.options) }
+            if method.type == 2 {
+                problems += DeviceEngagement.bleProblems(method.options)
+                let unknown = DeviceEngagement.unknownBLEOptionKeys(method.options)
+                if !unknown.isEmpty { methodEvidence.append(Evidence("unknownBLEOptions", unknown.joined(separator: ","))) }
+            }
         }
         if engagement.retrievalMethods.isEmpty {
             checks.append(CheckResult(.engagementRetrievalMethods, .skipped, "no device retrieval method (server retrieval or NFC only)", subject: "engagement"))
         } else if problems.isEmpty {
-            checks.append(CheckResult(.engagementRetrievalMethods, .pass, described.joined(separator: ", "), subject: "engagement"))
+            checks.append(CheckResult(
+                .engagementRetrievalMethods, .pass, described.joined(separator: ", "), subject: "engagement", evidence: methodEvidence))
         } else {
-            checks.append(CheckResult(.engagementRetrievalMethods, .fail, problems.joined(separator: "; "), subject: "engagement"))
+            checks.append(CheckResult(
+                .engagementRetrievalMethods, .fail, problems.joined(separator: "; "), subject: "engagement", evidence: methodEvidence))
         }
         return engagement
     }
