@@ -129,6 +129,9 @@ public enum TransactionVerifier {
             checks.append(contentsOf: result.checks)
             documents = result.documents
             responseSHA256 = result.responseSHA256
+        } else if opened.undecryptedReason != nil && !captured.sessionData.isEmpty {
+            // The response is in SessionData that could not be opened for want of a key: the
+            // session checks are `unchecked` with the reason, and the verdict is indeterminate.
         } else if !checks.contains(where: { $0.status == .fail }) {
             checks.append(CheckResult(
                 .inputReadable, .fail,

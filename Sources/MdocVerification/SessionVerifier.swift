@@ -33,6 +33,9 @@ public struct SessionOutcome: Sendable {
     /// The DeviceResponse: decrypted from SessionData, else the plain one.
     public var deviceResponse: [UInt8]?
     public var deviceRequest: DeviceRequest?
+    /// Why the session messages could not be decrypted, when keys were missing (not when a
+    /// decryption failed): the transaction is then indeterminate, not invalid.
+    public var undecryptedReason: String?
 }
 
 /// Rebuilds and opens a captured session: DeviceEngagement from the QR URI, SessionTranscript
@@ -158,10 +161,15 @@ public enum SessionVerifier {
                 }
             } else {
                 var missing: [String] = []
-                if outcome.readerKey == nil { missing.append("the reader's ephemeral key (reader-key.pem)") }
-                if outcome.transcript == nil { missing.append("the SessionTranscript") }
+                if outcome.readerKey == nil {
+                    missing.append(captured.readerKeyPEM == nil
+                        ? "reader key (the reader's ephemeral private key: reader-key.pem or --reader-key)"
+                        : "usable reader key (reader-key.pem was refused)")
+                }
+                if outcome.transcript == nil { missing.append("SessionTranscript") }
                 if eDeviceKey == nil { missing.append("EDeviceKey (from the engagement)") }
-                let reason = "cannot decrypt the session without " + missing.joined(separator: ", ")
+                let reason = "no " + missing.joined(separator: ", no ") + ": the session cannot be decrypted"
+                outcome.undecryptedReason = reason
                 if captured.sessionEstablishment != nil {
                     outcome.checks.append(CheckResult(.sessionEstablishment, .unchecked, reason, subject: "session"))
                 }
