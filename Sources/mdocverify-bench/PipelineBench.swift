@@ -54,6 +54,18 @@ private func seconds(_ duration: Duration) -> Double {
     Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18
 }
 
+/// `--write-batch`: the benchmark's batch of `count` transactions as `<folder>/batch-<count>.tar.gz`
+/// with the IACA in `<folder>/trust/`; returns the archive's path.
+func writeBenchBatch(count: Int, folder: String) throws -> String {
+    let t = Date()
+    let authority = try IssuingAuthority(curve: .p256, profile: .init(notBefore: t.addingTimeInterval(-30 * 86_400)))
+    try FileManager.default.createDirectory(atPath: "\(folder)/trust", withIntermediateDirectories: true)
+    try Data(authority.iaca.pem.utf8).write(to: URL(fileURLWithPath: "\(folder)/trust/iaca.pem"))
+    let archive = "\(folder)/batch-\(count).tar.gz"
+    try writeBatch(count: count, authority: authority, to: archive, at: t)
+    return archive
+}
+
 /// Writes `count` transactions (12 elements, deviceSignature, transcript, reader key) as a `.tar.gz`.
 func writeBatch(count: Int, authority: IssuingAuthority, to path: String, at t: Date) throws {
     let writer = try ArchiveWriter(path: path, format: .tarGzip)

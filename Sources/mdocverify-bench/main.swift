@@ -33,6 +33,8 @@ struct BenchOptions {
     var profileResponses: Int?
     /// With --profile-responses: leave the CRLs out of the trust store.
     var profileWithoutCRLs = false
+    /// Write the end-to-end batch (N transactions, `.tar.gz`) and its trust folder into a folder and exit.
+    var writeBatch: (count: Int, folder: String)?
 
     static let usage = """
         usage: mdocverify-bench [--seconds S] [--threads N] [--out FILE] [--no-imaging] [--no-openssl] [--no-pipeline]
@@ -47,6 +49,9 @@ struct BenchOptions {
                          (for profiling: valgrind --tool=callgrind .build/release/mdocverify-bench --profile-responses 300)
           --profile-without-crls
                          with --profile-responses: no CRL in the trust store (revocation unchecked)
+          --write-batch N DIR
+                         only write the end-to-end batch (DIR/batch-N.tar.gz, DIR/trust/) and exit
+                         (for profiling `mdocverify verify` on the benchmark's input)
         """
 
     static func parse(_ arguments: [String]) -> BenchOptions {
@@ -69,6 +74,9 @@ struct BenchOptions {
             case "--no-openssl": options.openssl = false
             case "--no-pipeline": options.pipeline = false
             case "--profile-without-crls": options.profileWithoutCRLs = true
+            case "--write-batch":
+                guard let n = Int(value(argument)), (1...10_000_000).contains(n) else { fail("--write-batch needs a count 1...10000000 and a folder") }
+                options.writeBatch = (n, value(argument))
             case "--profile-responses":
                 guard let n = Int(value(argument)), (1...10_000_000).contains(n) else { fail("--profile-responses must be 1...10000000") }
                 options.profileResponses = n
@@ -237,6 +245,15 @@ func loadAverage() -> Double? {
 // MARK: - Run
 
 let options = BenchOptions.parse(CommandLine.arguments)
+if let (count, folder) = options.writeBatch {
+    do {
+        let archive = try writeBenchBatch(count: count, folder: folder)
+        print("wrote \(archive) and \(folder)/trust")
+        exit(0)
+    } catch {
+        fail("\(error)")
+    }
+}
 if let n = options.profileResponses {
     do {
         let fixture = try responseFixture(curve: .p256, withCRLs: !options.profileWithoutCRLs)
@@ -341,7 +358,10 @@ if options.imaging {
 // (d) End to end: a 1,000- and a 10,000-transaction `.tar.gz` through the release `mdocverify
 //     verify` (store and proofs on, all cores), as a child process so that its peak RSS is its own.
 if options.pipeline {
-    let binary = FileManager.default.currentDirectoryPath + "/.build/release/mdocverify"
+    // The mdocverify built beside this executable (any --scratch-path), else .build/release's.
+    let sibling = ((Bundle.main.executablePath ?? CommandLine.arguments[0]) as NSString).deletingLastPathComponent + "/mdocverify"
+    let binary = FileManager.default.isExecutableFile(atPath: sibling)
+        ? sibling : FileManager.default.currentDirectoryPath + "/.build/release/mdocverify"
     if FileManager.default.isExecutableFile(atPath: binary) {
         do {
             for (name, value, unit) in try pipelineBenchmarks(binary: binary) {
