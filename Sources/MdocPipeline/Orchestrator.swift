@@ -366,23 +366,54 @@ public final class Orchestrator: Sendable {
     }
 
     /// Verifies bundles on up to `jobs` tasks at once; results in the bundles' order.
+    ///
+    /// The store is asked once per batch, not once per transaction: one read for the stored
+    /// results the batch may reuse (idempotency), and, after verification, one read for earlier
+    /// transactions carrying the same DeviceResponses (`response.replayed`), before the proofs
+    /// are signed.
     func verifyConcurrently(_ bundles: [(Int, TransactionBundle)]) async -> [Processed] {
-        var results = [Processed?](repeating: nil, count: bundles.count)
-        await withTaskGroup(of: (Int, Processed).self) { group in
+        let priors: [String: PriorVerification] = configuration.force || bundles.isEmpty ? [:]
+            : ((try? store.priorVerifications(
+                transactionIDs: bundles.map(\.1.contentHashHex), trustSnapshotHash: trust.snapshotHash,
+                verificationTime: verificationTime, freshFor: isNow ? configuration.freshFor : nil)) ?? [:])
+        let verified = await concurrentMap(bundles.map(\.1)) { bundle in
+            self.verifyOrReuse(bundle, prior: priors[bundle.contentHashHex])
+        }
+        var responses: [String] = []
+        var seen = Set<String>()
+        for case .verified(_, let response?) in verified where seen.insert(response).inserted { responses.append(response) }
+        let earlierByResponse = responses.isEmpty ? [:] : ((try? store.transactions(withResponseSHA256s: responses)) ?? [:])
+        return await concurrentMap(verified) { stage in
+            switch stage {
+            case .reused(let processed):
+                return processed
+            case .verified(let transaction, let response):
+                let earlier = response.map { hex in earlierByResponse[hex, default: []].filter { $0 != transaction.transactionID } } ?? []
+                return self.finish(transaction, responseHex: response, earlier: earlier)
+            }
+        }
+    }
+
+    /// `body` over `items` on up to `jobs` tasks at once; results in the items' order.
+    func concurrentMap<Item: Sendable, Result: Sendable>(
+        _ items: [Item], _ body: @escaping @Sendable (Item) -> Result
+    ) async -> [Result] {
+        var results = [Result?](repeating: nil, count: items.count)
+        await withTaskGroup(of: (Int, Result).self) { group in
             var next = 0
             let limit = max(1, configuration.jobs)
-            while next < bundles.count && next < limit {
+            while next < items.count && next < limit {
                 let position = next
-                let bundle = bundles[position].1
-                group.addTask { (position, self.process(bundle)) }
+                let item = items[position]
+                group.addTask { (position, body(item)) }
                 next += 1
             }
-            while let (position, processed) = await group.next() {
-                results[position] = processed
-                if next < bundles.count {
+            while let (position, result) = await group.next() {
+                results[position] = result
+                if next < items.count {
                     let nextPosition = next
-                    let bundle = bundles[nextPosition].1
-                    group.addTask { (nextPosition, self.process(bundle)) }
+                    let item = items[nextPosition]
+                    group.addTask { (nextPosition, body(item)) }
                     next += 1
                 }
             }
@@ -390,32 +421,36 @@ public final class Orchestrator: Sendable {
         return results.compactMap { $0 }
     }
 
-    /// One transaction: reuse a stored result, or verify, check for replay, sign the proof and
-    /// build what the store keeps.
-    func process(_ bundle: TransactionBundle) -> Processed {
+    /// A transaction after its first step: reused from the store, or verified (with the hex
+    /// SHA-256 of its DeviceResponse) and waiting for the replay lookup and its proof.
+    enum Stage: Sendable {
+        case reused(Processed)
+        case verified(VerifiedTransaction, responseHex: String?)
+    }
+
+    /// One transaction: reuse `prior`, the stored result, or verify.
+    func verifyOrReuse(_ bundle: TransactionBundle, prior: PriorVerification?) -> Stage {
         let transactionID = bundle.contentHashHex
-        if !configuration.force,
-            let prior = try? store.priorVerification(
-                transactionID: transactionID, trustSnapshotHash: trust.snapshotHash, verificationTime: verificationTime,
-                freshFor: isNow ? configuration.freshFor : nil)
-        {
+        if let prior {
             let report = TransactionReport(
                 name: bundle.name, inputPath: bundle.source, transactionID: transactionID, referenceCode: prior.referenceCode,
                 verdict: prior.verdictNow, verdictAtCapture: prior.verdictAtCapture, checks: [], documents: [],
                 proofPath: prior.proofPath, reused: true)
             var proof: (String, [UInt8])?
             if let sha = prior.proofSHA256, let bytes = Self.decodeHex(sha) { proof = (prior.referenceCode, bytes) }
-            return Processed(
+            return .reused(Processed(
                 report: report, outcome: nil, reused: ReusedResult(transactionID: transactionID, verificationID: prior.verificationID),
-                responseSHA256: nil, proof: proof, verified: nil)
+                responseSHA256: nil, proof: proof, verified: nil))
         }
+        let verified = TransactionVerifier.verify(bundle, context: context)
+        return .verified(verified, responseHex: verified.responseSHA256.map(hexString))
+    }
 
-        var verified = TransactionVerifier.verify(bundle, context: context)
-        var responseHex: String?
-        if let response = verified.responseSHA256 {
-            let hex = hexString(response)
-            responseHex = hex
-            let earlier = (try? store.transactions(withResponseSHA256: hex, excluding: transactionID)) ?? []
+    /// A verified transaction: its replay check (`earlier`: other stored transactions with the
+    /// same DeviceResponse, oldest first), its signed proof, and what the store keeps.
+    func finish(_ transaction: VerifiedTransaction, responseHex: String?, earlier: [String]) -> Processed {
+        var verified = transaction
+        if responseHex != nil {
             if let first = earlier.first {
                 verified.checks.append(CheckResult(
                     .responseReplayed, .warn,
@@ -434,7 +469,7 @@ public final class Orchestrator: Sendable {
         }
         let outcome = makeOutcome(verified, responseSHA256: responseHex, proofPath: proofPath, proofSHA256: proofHash.map(hexString))
         let report = TransactionReport(
-            name: verified.name, inputPath: verified.inputPath, transactionID: transactionID, referenceCode: verified.referenceCode,
+            name: verified.name, inputPath: verified.inputPath, transactionID: verified.transactionID, referenceCode: verified.referenceCode,
             verdict: verified.verdict, verdictAtCapture: verified.verdictAtCapture, checks: verified.checks,
             documents: verified.documents, proofPath: proofPath, reused: false)
         return Processed(

@@ -18,18 +18,7 @@ extension ReportStore {
     public func priorVerification(
         transactionID: String, trustSnapshotHash: String, verificationTime: Date, freshFor: TimeInterval?
     ) throws -> PriorVerification? {
-        let upper = try StoreTime.milliseconds(verificationTime)
-        var lower = upper
-        if let freshFor {
-            guard freshFor.isFinite, freshFor >= 0 else {
-                throw StoreError(.invalidArgument, "freshness window \(freshFor) s is negative or not finite")
-            }
-            let window = (freshFor * 1000).rounded()
-            lower = window >= Double(upper - StoreTime.minimumMilliseconds)
-                ? StoreTime.minimumMilliseconds : upper - Int64(window)
-        }
-        let lowerText = StoreTime.text(milliseconds: lower)
-        let upperText = StoreTime.text(milliseconds: upper)
+        let (lowerText, upperText) = try Self.reuseWindow(verificationTime: verificationTime, freshFor: freshFor)
         return try read { db in
             let row = try Row.fetchOne(
                 db,
@@ -45,6 +34,76 @@ extension ReportStore {
                 arguments: [transactionID, trustSnapshotHash, lowerText, upperText])
             guard let row else { return nil }
             return try PriorVerification(row: row)
+        }
+    }
+
+    /// ``priorVerification(transactionID:trustSnapshotHash:verificationTime:freshFor:)`` for many
+    /// transactions in one read: the stored verification each of `transactionIDs` may reuse, by
+    /// transaction id (absent when there is none). Same matching rules, same winner per id; the
+    /// pipeline asks once per batch instead of once per transaction.
+    ///
+    /// - Throws: ``StoreError/Code/invalidArgument`` when `freshFor` is negative or not finite.
+    public func priorVerifications(
+        transactionIDs: [String], trustSnapshotHash: String, verificationTime: Date, freshFor: TimeInterval?
+    ) throws -> [String: PriorVerification] {
+        let (lowerText, upperText) = try Self.reuseWindow(verificationTime: verificationTime, freshFor: freshFor)
+        guard !transactionIDs.isEmpty else { return [:] }
+        return try read { db in
+            let statement = try db.cachedStatement(
+                sql: """
+                    SELECT v.id, v.transaction_id, v.run_id, v.verification_time, v.verdict_capture, v.verdict_now,
+                           v.consent_state, v.data_kept, v.proof_path, v.proof_sha256, t.reference_code
+                    FROM verification v JOIN txn t ON t.id = v.transaction_id
+                    WHERE v.transaction_id IN (SELECT value FROM json_each(?)) AND v.trust_snapshot = ?
+                      AND v.superseded_by IS NULL AND v.verification_time BETWEEN ? AND ?
+                    ORDER BY v.transaction_id, v.verification_time DESC, v.id DESC
+                    """)
+            var found: [String: PriorVerification] = [:]
+            let rows = try Row.fetchCursor(
+                statement, arguments: [JSONText.stringArray(transactionIDs), trustSnapshotHash, lowerText, upperText])
+            while let row = try rows.next() {
+                let prior = try PriorVerification(row: row)
+                // Rows come most recent first within each transaction: the first one wins.
+                if found[prior.transactionID] == nil { found[prior.transactionID] = prior }
+            }
+            return found
+        }
+    }
+
+    /// The `verification_time` bounds (store text) of a reusable verification.
+    static func reuseWindow(verificationTime: Date, freshFor: TimeInterval?) throws -> (lower: String, upper: String) {
+        let upper = try StoreTime.milliseconds(verificationTime)
+        var lower = upper
+        if let freshFor {
+            guard freshFor.isFinite, freshFor >= 0 else {
+                throw StoreError(.invalidArgument, "freshness window \(freshFor) s is negative or not finite")
+            }
+            let window = (freshFor * 1000).rounded()
+            lower = window >= Double(upper - StoreTime.minimumMilliseconds)
+                ? StoreTime.minimumMilliseconds : upper - Int64(window)
+        }
+        return (StoreTime.text(milliseconds: lower), StoreTime.text(milliseconds: upper))
+    }
+
+    /// ``transactions(withResponseSHA256:excluding:)`` for many responses in one read: for each
+    /// of `responseSHA256s` that stored transactions carry, their ids, oldest first. The caller
+    /// leaves out the transaction it asks for.
+    public func transactions(withResponseSHA256s responseSHA256s: [String]) throws -> [String: [String]] {
+        guard !responseSHA256s.isEmpty else { return [:] }
+        return try read { db in
+            let statement = try db.cachedStatement(
+                sql: """
+                    SELECT response_sha256, id FROM txn
+                    WHERE response_sha256 IN (SELECT value FROM json_each(?))
+                    ORDER BY first_seen_at, id
+                    """)
+            var found: [String: [String]] = [:]
+            let rows = try Row.fetchCursor(statement, arguments: [JSONText.stringArray(responseSHA256s)])
+            while let row = try rows.next() {
+                let response: String = try row.decode(atIndex: 0)
+                found[response, default: []].append(try row.decode(atIndex: 1))
+            }
+            return found
         }
     }
 

@@ -310,6 +310,57 @@ final class RecordTests: XCTestCase {
         XCTAssertEqual(try store.transactions(withResponseSHA256: Fixture.hex(1234), excluding: ""), [])
     }
 
+    func testBatchedLookupsAgreeWithTheSingleOnes() throws {
+        let store = try Fixture.store(self)
+        try store.beginRun(Fixture.run("r1", isNow: true))
+        let response = Fixture.hex(77, salt: 9)
+        try store.record(
+            [
+                Fixture.outcome(1, responseSHA256: response), Fixture.outcome(2, verdict: .invalid),
+                Fixture.outcome(3, responseSHA256: response),
+            ], runID: "r1")
+        let later = Fixture.t0.addingTimeInterval(120)
+        try store.beginRun(Fixture.run("r2", time: later, isNow: true))
+        try store.record([Fixture.outcome(1, verdict: .invalid, time: later, responseSHA256: response)], runID: "r2")
+
+        let ids = (1...5).map(Fixture.transactionID)
+        for (offset, snapshot, freshFor) in [
+            (TimeInterval(0), Fixture.snapshot, TimeInterval?.none), (60, Fixture.snapshot, 900), (180, Fixture.snapshot, 900),
+            (0, Fixture.otherSnapshot, nil), (2_000, Fixture.snapshot, 900), (120, Fixture.snapshot, nil),
+        ] {
+            let time = Fixture.t0.addingTimeInterval(offset)
+            let batched = try store.priorVerifications(
+                transactionIDs: ids, trustSnapshotHash: snapshot, verificationTime: time, freshFor: freshFor)
+            for id in ids {
+                let single = try store.priorVerification(
+                    transactionID: id, trustSnapshotHash: snapshot, verificationTime: time, freshFor: freshFor)
+                XCTAssertEqual(batched[id], single, "\(id) at +\(offset) s")
+            }
+        }
+        XCTAssertEqual(
+            try store.priorVerifications(
+                transactionIDs: ids, trustSnapshotHash: Fixture.snapshot, verificationTime: later.addingTimeInterval(60),
+                freshFor: 900)[Fixture.transactionID(1)]?.runID, "r2")
+        XCTAssertEqual(
+            try store.priorVerifications(
+                transactionIDs: [], trustSnapshotHash: Fixture.snapshot, verificationTime: Fixture.t0, freshFor: nil), [:])
+        assertStoreError(.invalidArgument) {
+            try store.priorVerifications(
+                transactionIDs: ids, trustSnapshotHash: Fixture.snapshot, verificationTime: Fixture.t0, freshFor: -1)
+        }
+
+        let hashes = [response, Fixture.hex(2, salt: 2), Fixture.hex(1234)]
+        let byResponse = try store.transactions(withResponseSHA256s: hashes)
+        for hash in hashes {
+            for id in ids {
+                XCTAssertEqual(
+                    byResponse[hash, default: []].filter { $0 != id },
+                    try store.transactions(withResponseSHA256: hash, excluding: id))
+            }
+        }
+        XCTAssertEqual(try store.transactions(withResponseSHA256s: []), [:])
+    }
+
     func testReferenceCodeCollisionRollsBackTheWholeBatch() throws {
         let store = try Fixture.store(self)
         try store.beginRun(Fixture.run("r1"))
