@@ -50,6 +50,8 @@ public final class TrustStore: Sendable {
     public let origin: String
 
     private let chainCache = Mutex<[String: ChainOutcome]>([:])
+    private let chainValidations = Atomic<Int>(0)
+    private let chainCacheHits = Atomic<Int>(0)
     private let crlCache = Mutex<[String: [CRL]]>([:])
     private let certificateCache = Mutex<[[UInt8]: Certificate]>([:])
     /// Bound on cached certificates/chains, so a hostile batch of unique certificates cannot grow memory without limit.
@@ -166,7 +168,11 @@ public final class TrustStore: Sendable {
             return .invalid(PathValidationFailure(code: -1, reason: "empty chain", depth: 0))
         }
         let key = chain.map(\.fingerprintHex).joined(separator: ",")
-        if let cached = chainCache.withLock({ $0[key] }) { return cached }
+        if let cached = chainCache.withLock({ $0[key] }) {
+            chainCacheHits.add(1, ordering: .relaxed)
+            return cached
+        }
+        chainValidations.add(1, ordering: .relaxed)
         let outcome: ChainOutcome
         switch PathValidator.validate(leaf: leaf, intermediates: Array(chain.dropFirst()), roots: anchors, at: nil) {
         case .success(let validated): outcome = .valid(validated)
@@ -177,6 +183,24 @@ public final class TrustStore: Sendable {
             cache[key] = outcome
         }
         return outcome
+    }
+
+    /// How ``validate(chain:)`` was answered over the life of the store.
+    public struct CacheStatistics: Sendable, Hashable {
+        /// Path validations performed (cache misses).
+        public var chainValidations: Int
+        /// Answers served from the per-chain cache.
+        public var chainCacheHits: Int
+
+        public init(chainValidations: Int, chainCacheHits: Int) {
+            self.chainValidations = chainValidations
+            self.chainCacheHits = chainCacheHits
+        }
+    }
+
+    public var cacheStatistics: CacheStatistics {
+        CacheStatistics(
+            chainValidations: chainValidations.load(ordering: .relaxed), chainCacheHits: chainCacheHits.load(ordering: .relaxed))
     }
 
     /// The CRLs issued (and signed) by `issuer`. Each CRL signature is verified once per issuer

@@ -99,12 +99,27 @@ final class TrustChainTests: XCTestCase {
 
     func testChainValidationIsCachedPerChain() throws {
         let scenario = try Scenario()
+        let trust = scenario.trust
+        XCTAssertEqual(trust.cacheStatistics, .init(chainValidations: 0, chainCacheHits: 0))
         let first = scenario.verify()
-        let second = scenario.verify()
         XCTAssertEqual(first.verdict, .valid)
-        XCTAssertEqual(second.verdict, .valid)
+        XCTAssertEqual(trust.cacheStatistics, .init(chainValidations: 1, chainCacheHits: 0), "one path validation for one DS")
+
+        // A batch of the same DS: no further path validation, every answer from the cache.
+        for _ in 0..<5 { XCTAssertEqual(scenario.verify().verdict, .valid) }
+        XCTAssertEqual(trust.cacheStatistics, .init(chainValidations: 1, chainCacheHits: 5))
+        // The certificate parse is cached too: the same object each time.
         let ds = try XCTUnwrap(first.documents.first?.dsCertificate)
-        // Same parsed certificate object both times: the cache served the second.
-        XCTAssertTrue(ds === second.documents.first?.dsCertificate)
+        XCTAssertTrue(ds === scenario.verify().documents.first?.dsCertificate)
+
+        // Another chain is a miss; the failure is cached like a success.
+        let stranger = try IssuingAuthority(curve: .p256, profile: .init(notBefore: t.addingTimeInterval(-30 * 86_400)))
+        for _ in 0..<2 {
+            if case .valid = trust.validate(chain: [stranger.ds]) { XCTFail("a stranger's DS must not chain") }
+        }
+        XCTAssertEqual(trust.cacheStatistics, .init(chainValidations: 2, chainCacheHits: 7))
+        // The outcome depends on the whole chain, not on the leaf alone.
+        _ = trust.validate(chain: [scenario.authority.ds, scenario.authority.iaca])
+        XCTAssertEqual(trust.cacheStatistics.chainValidations, 3)
     }
 }
