@@ -168,13 +168,22 @@ public enum IssuerProfile {
     ) -> CheckResult {
         var consulted: [Evidence] = []
         var missing: [String] = []
+        var rejected: [Evidence] = []
         var stale: [String] = []
         for (index, certificate) in chain.enumerated().dropLast() {
             guard index + 1 < chain.count else { break }
             let issuer = chain[index + 1]
             let crls = trust.crls(issuedBy: issuer)
             if crls.isEmpty {
-                missing.append(issuer.subject.rfc2253)
+                // Say why when the folder does hold a CRL naming this issuer (cold path).
+                let unsigned = trust.rejectedCRLs(naming: issuer)
+                if unsigned.isEmpty {
+                    missing.append("no CRL from \(issuer.subject.rfc2253) in the trust folder")
+                } else {
+                    missing.append(
+                        "the trust folder's CRL of \(issuer.subject.rfc2253) is not signed by that certificate's key and was ignored")
+                    rejected += unsigned.map { Evidence("rejectedCRL.sha256", hexString(HashFunction.sha256.hash($0.der))) }
+                }
                 continue
             }
             for crl in crls {
@@ -191,8 +200,8 @@ public enum IssuerProfile {
         }
         if !missing.isEmpty {
             return CheckResult(
-                .issuerRevocation, .unchecked, "no CRL from \(missing.joined(separator: "; ")) in the trust folder",
-                subject: subject, instant: instant, evidence: consulted)
+                .issuerRevocation, .unchecked, missing.joined(separator: "; "),
+                subject: subject, instant: instant, evidence: consulted + rejected)
         }
         if !stale.isEmpty {
             return CheckResult(

@@ -43,6 +43,9 @@ public final class TrustStore: Sendable {
     public let crls: [CRL]
     /// Files of the folder that were not read as trust material.
     public let ignoredFiles: [String]
+    /// What the loader noticed and the checks cannot: CRLs that no anchor of the folder issued
+    /// and signed (they are never consulted), one line each with the file name.
+    public let warnings: [String]
     /// SHA-256 (hex) over the sorted fingerprints of every anchor and CRL: identifies the trust
     /// snapshot a verification ran against (stored with every result and proof).
     public let snapshotHash: String
@@ -57,10 +60,13 @@ public final class TrustStore: Sendable {
     /// Bound on cached certificates/chains, so a hostile batch of unique certificates cannot grow memory without limit.
     public static let cacheLimit = 10_000
 
-    public init(anchors: [Certificate], crls: [CRL] = [], ignoredFiles: [String] = [], origin: String = "memory") {
+    public init(
+        anchors: [Certificate], crls: [CRL] = [], ignoredFiles: [String] = [], warnings: [String] = [], origin: String = "memory"
+    ) {
         self.anchors = anchors
         self.crls = crls
         self.ignoredFiles = ignoredFiles
+        self.warnings = warnings
         self.origin = origin
         var digests = anchors.map { "cert:" + $0.fingerprintHex } + crls.map { "crl:" + hexString(HashFunction.sha256.hash($0.der)) }
         digests.sort()
@@ -86,6 +92,7 @@ public final class TrustStore: Sendable {
         }
         var anchors: [Certificate] = []
         var crls: [CRL] = []
+        var crlFiles: [String] = []
         var ignored: [String] = []
         for name in names {
             let ext = (name as NSString).pathExtension.lowercased()
@@ -104,7 +111,9 @@ public final class TrustStore: Sendable {
             let isPEM = text.contains("-----BEGIN")
             if ext == "crl" {
                 do {
-                    crls.append(contentsOf: try CRL.parseAll(pemOrDER: bytes))
+                    let parsed = try CRL.parseAll(pemOrDER: bytes)
+                    crls.append(contentsOf: parsed)
+                    crlFiles.append(contentsOf: Array(repeating: name, count: parsed.count))
                 } catch {
                     throw TrustError(.invalidFile, "trust file \(fileURL.path) is not a CRL (PEM or DER): \(error)")
                 }
@@ -115,7 +124,11 @@ public final class TrustStore: Sendable {
                 let hasCRL = text.contains("BEGIN X509 CRL")
                 do {
                     if hasCertificate { anchors.append(contentsOf: try Certificate.parseAll(pemOrDER: bytes)) }
-                    if hasCRL { crls.append(contentsOf: try CRL.parseAll(pemOrDER: bytes)) }
+                    if hasCRL {
+                        let parsed = try CRL.parseAll(pemOrDER: bytes)
+                        crls.append(contentsOf: parsed)
+                        crlFiles.append(contentsOf: Array(repeating: name, count: parsed.count))
+                    }
                 } catch {
                     throw TrustError(.invalidFile, "trust file \(fileURL.path) does not parse: \(error)")
                 }
@@ -128,6 +141,7 @@ public final class TrustStore: Sendable {
                 } catch {
                     do {
                         crls.append(try CRL(der: bytes))
+                        crlFiles.append(name)
                     } catch {
                         throw TrustError(.invalidFile, "trust file \(fileURL.path) is neither a DER certificate nor a DER CRL")
                     }
@@ -137,7 +151,22 @@ public final class TrustStore: Sendable {
         guard !anchors.isEmpty else {
             throw TrustError(.empty, "trust folder \(directory) holds no certificate: put the IACA certificates (PEM or DER) there")
         }
-        self.init(anchors: anchors, crls: crls, ignoredFiles: ignored, origin: directory)
+        var warnings: [String] = []
+        for (crl, file) in zip(crls, crlFiles) {
+            let named = anchors.filter { $0.subject == crl.issuer }
+            if named.isEmpty {
+                warnings.append("\(file): the CRL of \(crl.issuer.rfc2253) names no certificate of the trust folder; it is never consulted")
+            } else if !named.contains(where: { crl.isSigned(by: $0) }) {
+                warnings.append("\(file): the CRL of \(crl.issuer.rfc2253) is not signed by that IACA's key; it is ignored")
+            }
+        }
+        self.init(anchors: anchors, crls: crls, ignoredFiles: ignored, warnings: warnings, origin: directory)
+    }
+
+    /// CRLs of the store that name `issuer` but whose signature does not verify with its key:
+    /// never consulted, but worth reporting (revocation is otherwise silently unchecked).
+    public func rejectedCRLs(naming issuer: Certificate) -> [CRL] {
+        crls.filter { $0.issuer == issuer.subject && !$0.isSigned(by: issuer) }
     }
 
     /// Parses a received certificate, reusing an earlier parse of the same bytes.

@@ -135,6 +135,8 @@ struct VerifyCommand: AsyncParsableCommand {
         if let identity = orchestrator.signer?.identity, identity.created {
             note("created a local signing key and self-signed certificate under \(out)/keys/ (mode 0600); pass --signing-key/--signing-cert to use your own")
         }
+        for warning in orchestrator.trust.warnings { note("--trust: \(warning)") }
+        for warning in orchestrator.readerTrust?.warnings ?? [] { note("--reader-trust: \(warning)") }
         if !orchestrator.interruptedRuns.isEmpty {
             note("resuming: \(orchestrator.interruptedRuns.count) earlier run(s) were interrupted; stored results are reused")
         }
