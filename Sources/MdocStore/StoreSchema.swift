@@ -6,18 +6,32 @@ import GRDB
 /// migration appended to ``migrator``. They never refer to the record types of this module.
 enum StoreSchema {
     /// The schema version this build writes (`PRAGMA user_version`, and the number of migrations).
-    static let version = 1
+    static let version = 2
 
     /// Identifiers of the migrations this build knows, in order (recorded by GRDB in `grdb_migrations`).
-    static let migrationIdentifiers = ["v1"]
+    static let migrationIdentifiers = ["v1", "v2"]
 
     static var migrator: DatabaseMigrator {
         var migrator = DatabaseMigrator()
         migrator.registerMigration("v1") { db in
             try db.execute(sql: v1)
         }
+        migrator.registerMigration("v2") { db in
+            try db.execute(sql: v2)
+        }
         return migrator
     }
+
+    /// Migration "v2": the index reports need to find each transaction's previous verification
+    /// (docs/schema.md, "Queries for reports"). Frozen.
+    static let v2 = #"""
+        -- mdocverify report store, schema version 2 (migration "v2"). Frozen: never edited once shipped.
+        -- Each transaction's verifications in id order, with the verdict: a report finds the
+        -- previous verdict of a transaction (its "changes" section) from this index alone.
+        CREATE INDEX verification_history ON verification(transaction_id, id, verdict_now);
+
+        PRAGMA user_version = 2;
+        """#
 
     /// Migration "v1": every table, index and trigger of schema version 1. Frozen.
     static let v1 = #"""

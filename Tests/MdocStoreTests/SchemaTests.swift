@@ -18,11 +18,12 @@ final class SchemaTests: XCTestCase {
         for name in [
             "verification_verdicts", "check_result_check_status", "check_result_failed", "document_ds",
             "txn_source", "txn_capture_day", "verification_run", "txn_response", "verification_key",
+            "verification_history",
         ] {
             XCTAssertTrue(indexes.contains(name), name)
         }
-        XCTAssertEqual(try store.schemaVersion(), 1)
-        XCTAssertEqual(try store.texts("SELECT identifier FROM grdb_migrations"), ["v1"])
+        XCTAssertEqual(try store.schemaVersion(), 2)
+        XCTAssertEqual(try store.texts("SELECT identifier FROM grdb_migrations"), ["v1", "v2"])
         XCTAssertEqual(try store.int("PRAGMA foreign_keys"), 1)
         XCTAssertEqual(try store.texts("PRAGMA journal_mode"), ["wal"])
     }
@@ -51,8 +52,8 @@ final class SchemaTests: XCTestCase {
             try store.record([Fixture.outcome(1)], runID: "r1")
         }
         let reopened = try ReportStore(path: path)
-        XCTAssertEqual(try reopened.texts("SELECT identifier FROM grdb_migrations"), ["v1"])
-        XCTAssertEqual(try reopened.schemaVersion(), 1)
+        XCTAssertEqual(try reopened.texts("SELECT identifier FROM grdb_migrations"), ["v1", "v2"])
+        XCTAssertEqual(try reopened.schemaVersion(), 2)
         XCTAssertEqual(try reopened.int("SELECT count(*) FROM verification"), 1)
         XCTAssertEqual(try reopened.latestRunID(), "r1")
     }
@@ -62,7 +63,7 @@ final class SchemaTests: XCTestCase {
         let path = folder.appendingPathComponent("db.sqlite").path
         do {
             let store = try ReportStore(path: path)
-            try store.executeUnchecked(sql: "INSERT INTO grdb_migrations (identifier) VALUES ('v2')")
+            try store.executeUnchecked(sql: "INSERT INTO grdb_migrations (identifier) VALUES ('v99')")
         }
         assertStoreError(.schemaTooNew) { try ReportStore(path: path) }
     }
