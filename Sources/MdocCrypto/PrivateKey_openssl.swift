@@ -1,4 +1,5 @@
 internal import COpenSSL
+import Synchronization
 
 /// A private key on one of the supported curves: an immutable OpenSSL `EVP_PKEY`.
 ///
@@ -146,7 +147,17 @@ public final class PrivateKey: @unchecked Sendable {
         }
         let key: OpaquePointer
         if curve.kind == .weierstrass {
-            key = try Self.ecKey(curve: curve, scalar: rawPrivate)
+            let (ecKey, point) = try Self.ecKey(curve: curve, scalar: rawPrivate)
+            let publicKey: PublicKey
+            do {
+                // Q = d·G as just computed: no read-back of the point from the new key.
+                publicKey = try PublicKey(curve: curve, sec1Point: point)
+            } catch {
+                EVP_PKEY_free(ecKey)
+                throw error
+            }
+            self.init(taking: ecKey, curve: curve, publicKey: publicKey)
+            return
         } else {
             let created = rawPrivate.withUnsafeBufferPointer {
                 EVP_PKEY_new_raw_private_key_ex(nil, cString(curve.keyType), nil, $0.baseAddress, $0.count)
@@ -155,6 +166,32 @@ public final class PrivateKey: @unchecked Sendable {
             key = created
         }
         try self.init(taking: key, check: false)
+    }
+
+    /// One `EC_GROUP` per curve for computing d·G, made on first use and never freed: building
+    /// a group costs more than the scalar multiplication itself (Montgomery set-up, generator),
+    /// and `EC_POINT_mul` only reads the group, so every thread may share it.
+    enum ECGroups {
+        private struct Group: @unchecked Sendable {  // read-only after creation
+            let pointer: OpaquePointer
+        }
+
+        private static let groups = Mutex<[String: Group]>([:])
+
+        static func group(for curve: Curve) throws -> OpaquePointer {
+            guard let groupName = curve.groupName else {
+                throw CryptoError(.unsupportedCurve, "\(curve) is not an EC curve")
+            }
+            return try groups.withLock { groups in
+                if let group = groups[curve.name] { return group.pointer }
+                let nid = OBJ_sn2nid(cString(groupName))
+                guard nid != NID_undef, let group = EC_GROUP_new_by_curve_name(nid) else {
+                    throw CryptoError.fromOpenSSL(.unsupportedCurve, "OpenSSL does not offer \(curve)")
+                }
+                groups[curve.name] = Group(pointer: group)
+                return group
+            }
+        }
     }
 
     /// The curve and private scalar of an unencrypted PKCS#8 EC key (RFC 5958 with an RFC 5915
@@ -200,16 +237,13 @@ public final class PrivateKey: @unchecked Sendable {
     }
 
     /// Builds an EC key pair from d: Q = d·G is computed here, because `EVP_PKEY_fromdata` with
-    /// only the private scalar leaves the public key empty in OpenSSL 3.0.
-    private static func ecKey(curve: Curve, scalar: [UInt8]) throws -> OpaquePointer {
+    /// only the private scalar leaves the public key empty in OpenSSL 3.0. Returns the key and
+    /// Q as an uncompressed SEC1 point.
+    private static func ecKey(curve: Curve, scalar: [UInt8]) throws -> (OpaquePointer, [UInt8]) {
         guard let groupName = curve.groupName else {
             throw CryptoError(.unsupportedCurve, "\(curve) is not an EC curve")
         }
-        let nid = OBJ_sn2nid(cString(groupName))
-        guard nid != NID_undef, let group = EC_GROUP_new_by_curve_name(nid) else {
-            throw CryptoError.fromOpenSSL(.unsupportedCurve, "OpenSSL does not offer \(curve)")
-        }
-        defer { EC_GROUP_free(group) }
+        let group = try ECGroups.group(for: curve)
         guard let d = BN_secure_new() else { throw CryptoError.fromOpenSSL(.openSSL, "BN_secure_new failed") }
         defer { BN_clear_free(d) }
         guard scalar.withUnsafeBufferPointer({ BN_bin2bn($0.baseAddress, Int32($0.count), d) }) != nil else {
@@ -264,7 +298,7 @@ public final class PrivateKey: @unchecked Sendable {
             }
         }
         guard status == 1, let key else { throw CryptoError.fromOpenSSL(.invalidKey, "\(curve) private key rejected") }
-        return key
+        return (key, encodedPoint)
     }
 
     // MARK: Operations

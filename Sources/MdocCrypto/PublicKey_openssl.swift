@@ -18,17 +18,23 @@ public final class PublicKey: @unchecked Sendable {
     /// For ECDSA keys: a context already initialised for `EVP_PKEY_verify`. Each verification
     /// duplicates it, which skips the per-call fetch of the signature implementation.
     private let verifyTemplate: OpaquePointer?
+    /// For EC keys built from an uncompressed point: that point (`04‖x‖y`), so that the
+    /// coordinates are read back without asking OpenSSL (which converts them from its internal
+    /// representation with a modular inversion).
+    private let uncompressedPoint: [UInt8]?
 
     private struct Parts {
         let pkey: OpaquePointer
         let curve: Curve
         let verifyTemplate: OpaquePointer?
+        var uncompressedPoint: [UInt8]? = nil
     }
 
     private init(parts: Parts) {
         pkey = parts.pkey
         curve = parts.curve
         verifyTemplate = parts.verifyTemplate
+        uncompressedPoint = parts.uncompressedPoint
     }
 
     deinit {
@@ -144,7 +150,9 @@ public final class PublicKey: @unchecked Sendable {
         guard status == 1, let key else {
             throw CryptoError.fromOpenSSL(.invalidPoint, "not a valid point on \(curve)")
         }
-        return try finish(taking: key, expected: curve)
+        var parts = try finish(taking: key, expected: curve)
+        if point.first == 0x04 && point.count == 1 + 2 * curve.coordinateByteCount { parts.uncompressedPoint = point }
+        return parts
     }
 
     /// Identifies the curve of `key`, validates EC points and prepares the verification context.
@@ -211,12 +219,17 @@ public final class PublicKey: @unchecked Sendable {
     /// bytes (the COSE_Key EC2 `x`/`y`, RFC 9053 §7.1.1); nil for OKP keys.
     public var affineCoordinates: (x: [UInt8], y: [UInt8])? {
         guard curve.kind == .weierstrass else { return nil }
+        if let point = uncompressedPoint {
+            let n = curve.coordinateByteCount
+            return (Array(point[1...n]), Array(point[(n + 1)...]))
+        }
         guard let x = bigNumberParameter("qx"), let y = bigNumberParameter("qy") else { return nil }
         return (x, y)
     }
 
     /// The uncompressed SEC1 point `04‖x‖y` of an EC key; nil for OKP keys.
     public var sec1UncompressedPoint: [UInt8]? {
+        if let uncompressedPoint { return uncompressedPoint }
         guard let (x, y) = affineCoordinates else { return nil }
         return [0x04] + x + y
     }

@@ -54,6 +54,22 @@ private func seconds(_ duration: Duration) -> Double {
     Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18
 }
 
+/// `--profile-reader-keys`: what the pipeline does with each bundle's `reader-key.pem` (parse
+/// the PKCS#8 key, compare its public key with the transcript's EReaderKey), `count` times.
+func profileReaderKeys(_ count: Int) throws -> Int {
+    let key = try PrivateKey.generate(curve: .p256)
+    let pem = Array(try key.pkcs8PEM().utf8)
+    let coseKey = try COSEKey(CBOR(decoding: CBORNode.embedded(try COSEKey.node(for: key.publicKey)).encoded()).decodeEmbedded())
+    var matched = 0
+    for _ in 0..<count {
+        let parsed = try PrivateKey(pem: pem)
+        if let (x, y) = parsed.publicKey.affineCoordinates, coseKey.x.elementsEqual(x), coseKey.y.map({ $0.elementsEqual(y) }) == true {
+            matched += 1
+        }
+    }
+    return matched
+}
+
 /// `--write-batch`: the benchmark's batch of `count` transactions as `<folder>/batch-<count>.tar.gz`
 /// with the IACA in `<folder>/trust/`; returns the archive's path.
 func writeBenchBatch(count: Int, folder: String) throws -> String {

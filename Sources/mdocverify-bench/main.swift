@@ -33,6 +33,8 @@ struct BenchOptions {
     var profileResponses: Int?
     /// With --profile-responses: leave the CRLs out of the trust store.
     var profileWithoutCRLs = false
+    /// Parse a PKCS#8 P-256 reader key this many times (and compare it with its COSE_Key) and exit.
+    var profileReaderKeys: Int?
     /// Write the end-to-end batch (N transactions, `.tar.gz`) and its trust folder into a folder and exit.
     var writeBatch: (count: Int, folder: String)?
 
@@ -49,6 +51,8 @@ struct BenchOptions {
                          (for profiling: valgrind --tool=callgrind .build/release/mdocverify-bench --profile-responses 300)
           --profile-without-crls
                          with --profile-responses: no CRL in the trust store (revocation unchecked)
+          --profile-reader-keys N
+                         only parse a PKCS#8 PEM reader key N times, matching it to its COSE_Key, and exit
           --write-batch N DIR
                          only write the end-to-end batch (DIR/batch-N.tar.gz, DIR/trust/) and exit
                          (for profiling `mdocverify verify` on the benchmark's input)
@@ -74,6 +78,9 @@ struct BenchOptions {
             case "--no-openssl": options.openssl = false
             case "--no-pipeline": options.pipeline = false
             case "--profile-without-crls": options.profileWithoutCRLs = true
+            case "--profile-reader-keys":
+                guard let n = Int(value(argument)), (1...10_000_000).contains(n) else { fail("--profile-reader-keys must be 1...10000000") }
+                options.profileReaderKeys = n
             case "--write-batch":
                 guard let n = Int(value(argument)), (1...10_000_000).contains(n) else { fail("--write-batch needs a count 1...10000000 and a folder") }
                 options.writeBatch = (n, value(argument))
@@ -249,6 +256,14 @@ if let (count, folder) = options.writeBatch {
     do {
         let archive = try writeBenchBatch(count: count, folder: folder)
         print("wrote \(archive) and \(folder)/trust")
+        exit(0)
+    } catch {
+        fail("\(error)")
+    }
+}
+if let n = options.profileReaderKeys {
+    do {
+        print("parsed and matched \(try profileReaderKeys(n)) of \(n) reader keys")
         exit(0)
     } catch {
         fail("\(error)")
