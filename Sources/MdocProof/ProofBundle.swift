@@ -96,54 +96,152 @@ public struct ProofEvidence: Sendable {
     }
 
     /// Deterministic CBOR (RFC 8949 §4.2.1) of the evidence.
+    ///
+    /// Written straight into bytes, one proof per transaction: map keys are emitted in their
+    /// deterministic order (shorter encoded keys first, then bytewise), fixed here because every
+    /// key is fixed; only the upload summaries, whose keys vary, go through ``CBORNode``. The
+    /// bytes are those of the same map built as ``CBORNode`` values (a test compares them).
     public func cbor() -> [UInt8] {
-        func text(_ s: String?) -> CBORNode { s.map(CBORNode.text) ?? .null }
-        func date(_ d: Date?) -> CBORNode { d.map { .tagged(0, .text(ProofFormat.rfc3339($0))) } ?? .null }
-        let checkNodes: [CBORNode] = checks.map { check in
-            var entries: [CBORNode.Entry] = [
-                .init(.text("id"), .text(check.id.rawValue)), .init(.text("status"), .text(check.status.rawValue)),
-                .init(.text("detail"), .text(check.detail)),
-            ]
-            if !check.subject.isEmpty { entries.append(.init(.text("subject"), .text(check.subject))) }
-            if let instant = check.instant { entries.append(.init(.text("instant"), .text(instant.rawValue))) }
+        var out = ProofCBORWriter()
+        out.reserve(4096 + checks.count * 160)
+        out.mapHead(18)
+        out.text("name"); out.text(name)
+        out.text("runId"); out.text(runID)
+        out.text("checks")
+        out.arrayHead(checks.count)
+        for check in checks {
+            var count = 3
+            if !check.subject.isEmpty { count += 1 }
+            if check.instant != nil { count += 1 }
+            if !check.evidence.isEmpty { count += 1 }
+            out.mapHead(count)
+            out.text("id"); out.text(check.id.rawValue)
+            out.text("detail"); out.text(check.detail)
+            out.text("status"); out.text(check.status.rawValue)
+            if let instant = check.instant { out.text("instant"); out.text(instant.rawValue) }
+            if !check.subject.isEmpty { out.text("subject"); out.text(check.subject) }
             if !check.evidence.isEmpty {
-                entries.append(.init(.text("evidence"), .array(check.evidence.map {
-                    .array([.text($0.key), .text($0.value)])
-                })))
+                out.text("evidence")
+                out.arrayHead(check.evidence.count)
+                for item in check.evidence {
+                    out.arrayHead(2)
+                    out.text(item.key)
+                    out.text(item.value)
+                }
             }
-            return .map(entries)
         }
-        let map: [CBORNode.Entry] = [
-            .init(.text("format"), .text(ProofFormat.contentType)),
-            .init(.text("referenceCode"), .text(referenceCode)),
-            .init(.text("transactionId"), .text(transactionID)),
-            .init(.text("name"), .text(name)),
-            .init(.text("source"), .text(source)),
-            .init(.text("capturedAt"), date(capturedAt)),
-            .init(.text("verificationTime"), date(verificationTime)),
-            .init(.text("verifiedAt"), date(verifiedAt)),
-            .init(.text("verdict"), .text(verdict.rawValue)),
-            .init(.text("verdictAtCapture"), text(verdictAtCapture?.rawValue)),
-            .init(.text("inputs"), .array(inputs.map { .map([.init(.text("path"), .text($0.path)), .init(.text("sha256"), .bytes($0.sha256))]) })),
-            .init(.text("checks"), .array(checkNodes)),
-            .init(.text("certificates"), .array(certificates.map {
-                .map([.init(.text("role"), .text($0.role)), .init(.text("sha256"), .text($0.sha256)), .init(.text("subject"), .text($0.subject))])
-            })),
-            .init(.text("trustSnapshot"), .text(trustSnapshot)),
-            .init(.text("consentReference"), text(consentReference)),
-            .init(.text("processor"), .map([.init(.text("name"), .text("mdocverify")), .init(.text("version"), .text(processorVersion))])),
-            .init(.text("runId"), .text(runID)),
-            .init(.text("uploads"), .array(uploads.map { upload in
-                func pairs(_ list: [(String, String)]) -> CBORNode { .map(list.map { .init(.text($0.0), .text($0.1)) }) }
-                return .map([
-                    .init(.text("id"), .text(upload.uploadID)), .init(.text("type"), .text(upload.documentType)),
-                    .init(.text("side"), .text(upload.side)), .init(.text("outcome"), .text(upload.outcome)),
-                    .init(.text("reason"), text(upload.reason)), .init(.text("original"), pairs(upload.original)),
-                    .init(.text("output"), pairs(upload.output)), .init(.text("passes"), .unsigned(UInt64(max(0, upload.passes)))),
-                ])
-            })),
-        ]
-        return CBORNode.map(map).encoded()
+        out.text("format"); out.text(ProofFormat.contentType)
+        out.text("inputs")
+        out.arrayHead(inputs.count)
+        for input in inputs {
+            out.mapHead(2)
+            out.text("path"); out.text(input.path)
+            out.text("sha256"); out.bytes(input.sha256)
+        }
+        out.text("source"); out.text(source)
+        out.text("uploads")
+        if uploads.isEmpty {
+            out.arrayHead(0)
+        } else {
+            CBORNode.array(uploads.map(\.node)).encode(into: &out.buffer)
+        }
+        out.text("verdict"); out.text(verdict.rawValue)
+        out.text("processor")
+        out.mapHead(2)
+        out.text("name"); out.text("mdocverify")
+        out.text("version"); out.text(processorVersion)
+        out.text("capturedAt"); out.date(capturedAt)
+        out.text("verifiedAt"); out.date(verifiedAt)
+        out.text("certificates")
+        out.arrayHead(certificates.count)
+        for certificate in certificates {
+            out.mapHead(3)
+            out.text("role"); out.text(certificate.role)
+            out.text("sha256"); out.text(certificate.sha256)
+            out.text("subject"); out.text(certificate.subject)
+        }
+        out.text("referenceCode"); out.text(referenceCode)
+        out.text("transactionId"); out.text(transactionID)
+        out.text("trustSnapshot"); out.text(trustSnapshot)
+        out.text("consentReference"); out.optionalText(consentReference)
+        out.text("verdictAtCapture"); out.optionalText(verdictAtCapture?.rawValue)
+        out.text("verificationTime"); out.date(verificationTime)
+        return out.buffer
+    }
+}
+
+extension ProofEvidence.Upload {
+    /// The upload's evidence map (keys sorted when encoded).
+    var node: CBORNode {
+        func pairs(_ list: [(String, String)]) -> CBORNode { .map(list.map { .init(.text($0.0), .text($0.1)) }) }
+        return .map([
+            .init(.text("id"), .text(uploadID)), .init(.text("type"), .text(documentType)),
+            .init(.text("side"), .text(side)), .init(.text("outcome"), .text(outcome)),
+            .init(.text("reason"), reason.map(CBORNode.text) ?? .null), .init(.text("original"), pairs(original)),
+            .init(.text("output"), pairs(output)), .init(.text("passes"), .unsigned(UInt64(max(0, passes)))),
+        ])
+    }
+}
+
+/// Appends deterministic CBOR items (shortest heads, definite lengths) to a byte buffer.
+struct ProofCBORWriter {
+    var buffer: [UInt8] = []
+
+    mutating func reserve(_ capacity: Int) { buffer.reserveCapacity(capacity) }
+
+    mutating func head(_ major: UInt8, _ argument: UInt64) {
+        let initial = major << 5
+        switch argument {
+        case 0..<24:
+            buffer.append(initial | UInt8(truncatingIfNeeded: argument))
+        case 24...0xff:
+            buffer.append(initial | 24)
+            buffer.append(UInt8(truncatingIfNeeded: argument))
+        case 0x100...0xffff:
+            buffer.append(initial | 25)
+            appendBigEndian(argument, byteCount: 2)
+        case 0x1_0000...0xffff_ffff:
+            buffer.append(initial | 26)
+            appendBigEndian(argument, byteCount: 4)
+        default:
+            buffer.append(initial | 27)
+            appendBigEndian(argument, byteCount: 8)
+        }
+    }
+
+    private mutating func appendBigEndian(_ value: UInt64, byteCount: Int) {
+        var shift = (byteCount - 1) * 8
+        while shift >= 0 {
+            buffer.append(UInt8(truncatingIfNeeded: value >> UInt64(shift)))
+            shift -= 8
+        }
+    }
+
+    mutating func arrayHead(_ count: Int) { head(4, UInt64(count)) }
+    mutating func mapHead(_ count: Int) { head(5, UInt64(count)) }
+
+    mutating func text(_ value: String) {
+        var value = value
+        value.withUTF8 { utf8 in
+            head(3, UInt64(utf8.count))
+            buffer.append(contentsOf: utf8)
+        }
+    }
+
+    mutating func optionalText(_ value: String?) {
+        if let value { text(value) } else { buffer.append(0xf6) }
+    }
+
+    mutating func bytes(_ value: [UInt8]) {
+        head(2, UInt64(value.count))
+        buffer.append(contentsOf: value)
+    }
+
+    /// `#6.0(tstr)` (RFC 3339), or null.
+    mutating func date(_ value: Date?) {
+        guard let value else { return buffer.append(0xf6) }
+        buffer.append(0xc0)
+        text(ProofFormat.rfc3339(value))
     }
 }
 
