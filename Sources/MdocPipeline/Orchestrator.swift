@@ -235,11 +235,9 @@ public final class Orchestrator: Sendable {
         var allValid = true
         var iterator = InputReader(inputs: configuration.inputs, limits: configuration.ingestLimits).makeIterator()
         var exhausted = false
-        // Batch k is written to the store and reported while batch k+1 is being verified.
-        var pending: Batch?
-        while true {
-            // Read one batch (constant memory: at most `batchSize` bundles in flight), verified
-            // together and written to the store in one database transaction.
+        // Read one batch (constant memory: at most three batches of `batchSize` bundles in
+        // flight), verified together and written to the store in one database transaction.
+        func readBatch() -> [IngestItem] {
             var items: [IngestItem] = []
             while !exhausted && items.count < max(1, configuration.batchSize) {
                 guard let item = iterator.next() else {
@@ -248,6 +246,14 @@ public final class Orchestrator: Sendable {
                 }
                 items.append(item)
             }
+            return items
+        }
+        // Batch k is written to the store and reported, then batch k+2 is read, while batch k+1
+        // is being verified: reading the archive and writing the store overlap verification.
+        var pending: Batch?
+        var next = readBatch()
+        while true {
+            let items = next
             if items.isEmpty && pending == nil { break }
             var bundles: [(Int, TransactionBundle)] = []
             for (index, item) in items.enumerated() {
@@ -258,6 +264,7 @@ public final class Orchestrator: Sendable {
                 try commit(previous, onEvent: onEvent, proofs: &proofs, allValid: &allValid)
                 pending = nil
             }
+            next = items.isEmpty ? [] : readBatch()
             let processed = await verifying
             if !items.isEmpty { pending = Batch(items: items, processed: orderAndFlagReplays(processed)) }
         }
