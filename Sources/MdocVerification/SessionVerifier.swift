@@ -244,8 +244,12 @@ public enum SessionVerifier {
                         .sessionStatus, statusResult, "status \(status) (\(meaning))", subject: subject,
                         evidence: [Evidence("status", String(status))]))
                     if status == 20 && index < captured.sessionData.count - 1 {
+                        // The session ended here: what follows is not part of it, and is not used.
                         outcome.checks.append(CheckResult(
-                            .sessionStatus, .fail, "messages follow the session termination", subject: subject))
+                            .sessionStatus, .fail,
+                            "\(captured.sessionData.count - 1 - index) message(s) follow the session termination; they are ignored",
+                            subject: subject))
+                        break
                     }
                 }
             }

@@ -68,9 +68,21 @@ final class SessionCaseTests: XCTestCase {
         XCTAssertEqual(failing(verified), [.sessionStatus])
         let statuses = verified.checks.filter { $0.id == .sessionStatus }
         XCTAssertEqual(statuses.map(\.status), [.pass, .fail], "\(statuses)")
-        XCTAssertEqual(statuses.last?.detail, "messages follow the session termination")
+        XCTAssertEqual(statuses.last?.detail, "1 message(s) follow the session termination; they are ignored")
         XCTAssertEqual(statuses.last?.subject, "session.data[1]")
         XCTAssertEqual(verified.verdict, .invalid)
+    }
+
+    /// What follows the termination is not part of the session: not decrypted, not verified.
+    func testMessagesAfterTerminationAreIgnored() throws {
+        var scenario = try SessionScenario()
+        let garbage = CBORNode.map([.init(.text("data"), .bytes([UInt8](repeating: 0xA5, count: 64)))]).encoded()
+        scenario.sessionData = [try dataMessage(scenario, counter: 1), statusMessage(20), garbage, garbage]
+        let verified = try verify(scenario)
+        XCTAssertEqual(failing(verified), [.sessionStatus], "the undecryptable trailing messages are not even tried")
+        XCTAssertEqual(
+            verified.checks.last { $0.id == .sessionStatus }?.detail, "2 message(s) follow the session termination; they are ignored")
+        XCTAssertTrue(verified.checks.contains { $0.id == .deviceSignature && $0.status == .pass }, "the response before it is verified")
     }
 
     func testTerminationAsTheLastMessagePasses() throws {
