@@ -28,6 +28,11 @@ public final class Orchestrator: Sendable {
     public let signer: ProofSigner?
     /// Runs left "running" by a killed process, marked interrupted by this pre-flight.
     public let interruptedRuns: [String]
+    /// SHA-256 (hex) of what besides the trust store changes an outcome: the reader trust
+    /// snapshot, the scan-SDK key, the image limit, the transcript and reader key given on the
+    /// command line, what the run keeps, and the processor version. Recorded with the run's
+    /// options; a stored result is reused only under the same context (and trust snapshot).
+    public let contextHash: String
     let context: TransactionContext
     let proofsDirectory: String
     let seenResponses = Mutex<[String: String]>([:])
@@ -140,6 +145,19 @@ public final class Orchestrator: Sendable {
             throw PipelineSetupError("cannot open the report database \(configuration.resolvedDatabasePath): \(error)")
         }
 
+        func digest(_ bytes: [UInt8]?) -> String { bytes.map { hexString(HashFunction.sha256.hash($0)) } ?? "-" }
+        let contextLines = [
+            "mdocverify.context.v1",
+            "processor " + ProcessorInfo.version,
+            "readerTrust " + (readerTrust?.snapshotHash ?? "-"),
+            "scanKey " + digest(configuration.scanKeyPath.flatMap { FileManager.default.contents(atPath: $0) }.map(Array.init)),
+            "imageLimit \(configuration.imageLimit)",
+            "transcript " + digest(transcript),
+            "readerKey " + digest(readerKey),
+            "keepValues \(configuration.keepValues) \(configuration.keepPortraits)",
+        ]
+        self.contextHash = hexString(HashFunction.sha256.hash(Array(contextLines.joined(separator: "\n").utf8)))
+
         var context = ImagingStage.context(
             trust: trust, readerTrust: readerTrust, verificationTime: verificationTime, keepValues: configuration.keepValues,
             outDirectory: out, imageLimit: configuration.imageLimit, scanKey: scanKey)
@@ -214,13 +232,16 @@ public final class Orchestrator: Sendable {
         var responseSHA256: String?
         var proof: (referenceCode: String, sha256: [UInt8])?
         var verified: VerifiedTransaction?
+        /// Why this transaction's proof could not be written: the batch is then not recorded and
+        /// the run stops (a transaction is never recorded without the proof it should have).
+        var proofError: String? = nil
     }
 
     /// Runs the whole batch. `onEvent` is called in input order, from one task at a time.
     public func run(onEvent: (Event) -> Void) async throws -> RunResult {
         let startedAt = Date()
         let optionsJSON = """
-            {"jobs":\(configuration.jobs),"force":\(configuration.force),"freshFor":\(configuration.freshFor),"keepValues":\(configuration.keepValues),"imageLimit":\(configuration.imageLimit)}
+            {"jobs":\(configuration.jobs),"force":\(configuration.force),"freshFor":\(configuration.freshFor),"keepValues":\(configuration.keepValues),"imageLimit":\(configuration.imageLimit),"context":"\(contextHash)"}
             """
         do {
             try store.beginRun(RunInfo(
@@ -324,10 +345,16 @@ public final class Orchestrator: Sendable {
                         .responseReplayed, .warn, "the same DeviceResponse was presented in transaction \(earlier.prefix(16))… of this run",
                         evidence: [Evidence("earlier", earlier)]))
                     item.report.checks = outcome.checks
-                    if verified.keepData, let proof = try? writeProof(for: verified, checks: outcome.checks) {
-                        outcome.proofPath = proof.path
-                        outcome.proofSHA256 = hexString(proof.sha256)
-                        item.proof = (verified.referenceCode, proof.sha256)
+                    if verified.keepData {
+                        do {
+                            if let proof = try writeProof(for: verified, checks: outcome.checks) {
+                                outcome.proofPath = proof.path
+                                outcome.proofSHA256 = hexString(proof.sha256)
+                                item.proof = (verified.referenceCode, proof.sha256)
+                            }
+                        } catch {
+                            item.proofError = "\(verified.name): \(error)"
+                        }
                     }
                     item.outcome = outcome
                 }
@@ -341,6 +368,11 @@ public final class Orchestrator: Sendable {
     func commit(
         _ batch: Batch, onEvent: (Event) -> Void, proofs: inout [(referenceCode: String, sha256: [UInt8])], allValid: inout Bool
     ) throws {
+        if let proofError = batch.processed.lazy.compactMap(\.proofError).first {
+            throw PipelineSetupError(
+                "cannot write a proof bundle (\(proofError)); this batch was not recorded: "
+                    + "make room in or fix the permissions of \(proofsDirectory), then run the same command again (it resumes)")
+        }
         var failures: [MdocStore.IngestFailure] = []
         for item in batch.items {
             if case .failure(let failure) = item {
@@ -382,9 +414,13 @@ public final class Orchestrator: Sendable {
         let priors: [String: PriorVerification] = configuration.force || bundles.isEmpty ? [:]
             : ((try? store.priorVerifications(
                 transactionIDs: bundles.map(\.1.contentHashHex), trustSnapshotHash: trust.snapshotHash,
-                verificationTime: verificationTime, freshFor: isNow ? configuration.freshFor : nil)) ?? [:])
+                verificationTime: verificationTime, freshFor: isNow ? configuration.freshFor : nil, context: contextHash)) ?? [:])
+        // What a reused result shows: the checks stored with it (one read for the batch).
+        let storedChecks = priors.isEmpty ? [:]
+            : ((try? store.checkResults(verificationIDs: priors.values.map(\.verificationID))) ?? [:])
         let verified = await concurrentMap(bundles.map(\.1)) { bundle in
-            self.verifyOrReuse(bundle, prior: priors[bundle.contentHashHex])
+            let prior = priors[bundle.contentHashHex]
+            return self.verifyOrReuse(bundle, prior: prior, storedChecks: prior.flatMap { storedChecks[$0.verificationID] } ?? [])
         }
         var responses: [String] = []
         var seen = Set<String>()
@@ -435,13 +471,13 @@ public final class Orchestrator: Sendable {
         case verified(VerifiedTransaction, responseHex: String?)
     }
 
-    /// One transaction: reuse `prior`, the stored result, or verify.
-    func verifyOrReuse(_ bundle: TransactionBundle, prior: PriorVerification?) -> Stage {
+    /// One transaction: reuse `prior`, the stored result (shown with `storedChecks`), or verify.
+    func verifyOrReuse(_ bundle: TransactionBundle, prior: PriorVerification?, storedChecks: [CheckResult]) -> Stage {
         let transactionID = bundle.contentHashHex
         if let prior {
             let report = TransactionReport(
                 name: bundle.name, inputPath: bundle.source, transactionID: transactionID, referenceCode: prior.referenceCode,
-                verdict: prior.verdictNow, verdictAtCapture: prior.verdictAtCapture, checks: [], documents: [],
+                verdict: prior.verdictNow, verdictAtCapture: prior.verdictAtCapture, checks: storedChecks, documents: [],
                 proofPath: prior.proofPath, reused: true)
             var proof: (String, [UInt8])?
             if let sha = prior.proofSHA256, let bytes = Self.decodeHex(sha) { proof = (prior.referenceCode, bytes) }
@@ -470,9 +506,16 @@ public final class Orchestrator: Sendable {
 
         var proofPath: String?
         var proofHash: [UInt8]?
-        if verified.keepData, let proof = try? writeProof(for: verified, checks: verified.checks) {
-            proofPath = proof.path
-            proofHash = proof.sha256
+        var proofError: String?
+        if verified.keepData {
+            do {
+                if let proof = try writeProof(for: verified, checks: verified.checks) {
+                    proofPath = proof.path
+                    proofHash = proof.sha256
+                }
+            } catch {
+                proofError = "\(verified.name): \(error)"
+            }
         }
         let outcome = makeOutcome(verified, responseSHA256: responseHex, proofPath: proofPath, proofSHA256: proofHash.map(hexString))
         let report = TransactionReport(
@@ -481,7 +524,7 @@ public final class Orchestrator: Sendable {
             documents: verified.documents, proofPath: proofPath, reused: false)
         return Processed(
             report: report, outcome: outcome, reused: nil, responseSHA256: responseHex,
-            proof: proofHash.map { (verified.referenceCode, $0) }, verified: verified)
+            proof: proofHash.map { (verified.referenceCode, $0) }, verified: verified, proofError: proofError)
     }
 
     /// Signs and writes `<out>/proofs/<reference>.cose` (temporary name, then rename).

@@ -43,8 +43,14 @@ extension ReportStore {
     /// pipeline asks once per batch instead of once per transaction.
     ///
     /// - Throws: ``StoreError/Code/invalidArgument`` when `freshFor` is negative or not finite.
+    ///
+    /// With `context`, only verifications made by a run whose options carry the same `context`
+    /// (`run.options_json` → `$.context`: the hash of everything besides the trust store that
+    /// changes an outcome, such as the reader trust, the scan key, the image limit, the keys and
+    /// transcript given on the command line, what is kept) are reused.
     public func priorVerifications(
-        transactionIDs: [String], trustSnapshotHash: String, verificationTime: Date, freshFor: TimeInterval?
+        transactionIDs: [String], trustSnapshotHash: String, verificationTime: Date, freshFor: TimeInterval?,
+        context: String? = nil
     ) throws -> [String: PriorVerification] {
         let (lowerText, upperText) = try Self.reuseWindow(verificationTime: verificationTime, freshFor: freshFor)
         guard !transactionIDs.isEmpty else { return [:] }
@@ -53,20 +59,70 @@ extension ReportStore {
                 sql: """
                     SELECT v.id, v.transaction_id, v.run_id, v.verification_time, v.verdict_capture, v.verdict_now,
                            v.consent_state, v.data_kept, v.proof_path, v.proof_sha256, t.reference_code
-                    FROM verification v JOIN txn t ON t.id = v.transaction_id
+                    FROM verification v JOIN txn t ON t.id = v.transaction_id JOIN run r ON r.id = v.run_id
                     WHERE v.transaction_id IN (SELECT value FROM json_each(?)) AND v.trust_snapshot = ?
                       AND v.superseded_by IS NULL AND v.verification_time BETWEEN ? AND ?
+                      AND (? IS NULL OR json_extract(r.options_json, '$.context') = ?)
                     ORDER BY v.transaction_id, v.verification_time DESC, v.id DESC
                     """)
             var found: [String: PriorVerification] = [:]
             let rows = try Row.fetchCursor(
-                statement, arguments: [JSONText.stringArray(transactionIDs), trustSnapshotHash, lowerText, upperText])
+                statement, arguments: [JSONText.stringArray(transactionIDs), trustSnapshotHash, lowerText, upperText, context, context])
             while let row = try rows.next() {
                 let prior = try PriorVerification(row: row)
                 // Rows come most recent first within each transaction: the first one wins.
                 if found[prior.transactionID] == nil { found[prior.transactionID] = prior }
             }
             return found
+        }
+    }
+
+    /// The stored check results of each of `verificationIDs`, in their recorded order: what a
+    /// run shows for a transaction it reuses instead of verifying again. One read for them all.
+    /// Verifications that kept no data (consent expired) have only their `consent.window` rows.
+    public func checkResults(verificationIDs: [Int64]) throws -> [Int64: [CheckResult]] {
+        guard !verificationIDs.isEmpty else { return [:] }
+        return try read { db in
+            let statement = try db.cachedStatement(
+                sql: """
+                    SELECT verification_id, check_id, status, instant, subject, detail, evidence_json
+                    FROM check_result WHERE verification_id IN (SELECT value FROM json_each(?))
+                    ORDER BY verification_id, seq
+                    """)
+            var found: [Int64: [CheckResult]] = [:]
+            let ids = "[" + verificationIDs.map(String.init).joined(separator: ",") + "]"
+            let rows = try Row.fetchCursor(statement, arguments: [ids])
+            while let row = try rows.next() {
+                let verificationID: Int64 = try row.decode(atIndex: 0)
+                let statusText: String = try row.decode(atIndex: 2)
+                let instantText: String? = try row.decode(atIndex: 3)
+                guard let status = CheckStatus(rawValue: statusText) else {
+                    throw StoreError(.corruptRow, "check_result status \(statusText)")
+                }
+                var instant: CheckInstant?
+                if let instantText {
+                    guard let parsed = CheckInstant(rawValue: instantText) else {
+                        throw StoreError(.corruptRow, "check_result instant \(instantText)")
+                    }
+                    instant = parsed
+                }
+                let evidenceText: String = try row.decode(atIndex: 6)
+                found[verificationID, default: []].append(CheckResult(
+                    CheckID(try row.decode(String.self, atIndex: 1)), status, try row.decode(atIndex: 5),
+                    subject: try row.decode(atIndex: 4), instant: instant, evidence: Self.evidence(json: evidenceText)))
+            }
+            return found
+        }
+    }
+
+    /// Evidence pairs from `evidence_json` (`[[key, value], ...]`); what does not have that shape is dropped.
+    static func evidence(json text: String) -> [Evidence] {
+        guard let data = text.data(using: .utf8),
+            let pairs = (try? JSONSerialization.jsonObject(with: data)) as? [[Any]]
+        else { return [] }
+        return pairs.compactMap { pair in
+            guard pair.count == 2, let key = pair[0] as? String, let value = pair[1] as? String else { return nil }
+            return Evidence(key, value)
         }
     }
 

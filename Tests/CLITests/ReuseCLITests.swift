@@ -1,0 +1,93 @@
+import Foundation
+import MdocStore
+import XCTest
+
+/// Reusing stored results (idempotency) as a user sees it: the same command re-verifies nothing
+/// and shows the same verdicts and failing checks; a changed option that changes outcomes is
+/// not answered from the store; a proof that cannot be written stops the run, losing nothing.
+final class ReuseCLITests: XCTestCase {
+    var out = ""
+
+    override func setUpWithError() throws {
+        out = NSTemporaryDirectory() + "mdocverify-reuse-\(UUID().uuidString)"
+    }
+
+    override func tearDownWithError() throws {
+        try? FileManager.default.removeItem(atPath: out)
+    }
+
+    let samples = ["verify", "samples/transactions", "--trust", "samples/trust", "--at", "2026-11-22T12:00:00Z", "--format", "json"]
+
+    /// transaction → (verdict, failing check ids), from JSON Lines.
+    func outcomes(_ stdout: String) throws -> [String: (String, Set<String>)] {
+        var result: [String: (String, Set<String>)] = [:]
+        for line in stdout.split(separator: "\n") {
+            let object = try XCTUnwrap(try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])
+            let checks = try XCTUnwrap(object["checks"] as? [[String: Any]])
+            let failing = Set(checks.filter { $0["status"] as? String == "fail" }.compactMap { $0["id"] as? String })
+            result[try XCTUnwrap(object["transaction"] as? String)] = (try XCTUnwrap(object["verdict"] as? String), failing)
+        }
+        return result
+    }
+
+    func verificationCount() throws -> Int64 {
+        try ReportStore(path: "\(out)/mdocverify.sqlite").query(sql: "SELECT count(*) FROM verification").first?.first?.int64 ?? -1
+    }
+
+    func testTheSameCommandAgainReusesEverythingAndShowsTheSameFailingChecks() throws {
+        let first = try CLI.run(samples + ["--out", out])
+        XCTAssertEqual(first.status, 1)
+        let second = try CLI.run(samples + ["--out", out])
+        XCTAssertEqual(second.status, 1)
+        XCTAssertEqual(try verificationCount(), 24, "nothing verified twice")
+        let before = try outcomes(first.stdout)
+        let after = try outcomes(second.stdout)
+        XCTAssertEqual(before.count, 24)
+        for (name, outcome) in before {
+            let reused = try XCTUnwrap(after[name], name)
+            XCTAssertEqual(reused.0, outcome.0, name)
+            XCTAssertEqual(reused.1, outcome.1, "\(name): the stored failing checks are shown again")
+        }
+        XCTAssertEqual(after["tx-00001"]?.1, ["mso.digestAlgorithm"])
+    }
+
+    func testAChangedOutcomeOptionIsNotAnsweredFromTheStore() throws {
+        XCTAssertEqual(try CLI.run(samples + ["--out", out]).status, 1)
+        XCTAssertEqual(try verificationCount(), 24)
+        // A smaller image limit changes what happens to the scans: everything is verified again.
+        XCTAssertEqual(try CLI.run(samples + ["--out", out, "--image-limit", "200000"]).status, 1)
+        XCTAssertEqual(try verificationCount(), 48)
+        // The same options again: reused.
+        XCTAssertEqual(try CLI.run(samples + ["--out", out, "--image-limit", "200000"]).status, 1)
+        XCTAssertEqual(try verificationCount(), 48)
+        // Reader trust given: another context.
+        XCTAssertEqual(try CLI.run(samples + ["--out", out, "--reader-trust", "samples/annex-d/trust"]).status, 1)
+        XCTAssertEqual(try verificationCount(), 72)
+        // Options that do not change outcomes (jobs, output format) still reuse.
+        XCTAssertEqual(try CLI.run(samples + ["--out", out, "--reader-trust", "samples/annex-d/trust", "--jobs", "1"]).status, 1)
+        XCTAssertEqual(try verificationCount(), 72)
+    }
+
+    func testAProofThatCannotBeWrittenStopsTheRunAndRecordsNothingOfItsBatch() throws {
+        let annexD = ["verify", "samples/annex-d/device-response.cbor", "--trust", "samples/annex-d/trust",
+                      "--transcript", "samples/annex-d/session-transcript.cbor", "--reader-key", "samples/annex-d/reader-key.pem",
+                      "--at", "2021-01-01T00:00:00Z", "--format", "json"]
+        // Learn the transaction's reference code, then put a folder where its proof must go.
+        let probe = try CLI.run(annexD + ["--out", "\(out)/probe"])
+        XCTAssertEqual(probe.status, 0, probe.stderr)
+        let object = try XCTUnwrap(try JSONSerialization.jsonObject(with: Data(probe.stdout.utf8)) as? [String: Any])
+        let reference = try XCTUnwrap(object["referenceCode"] as? String)
+        try FileManager.default.createDirectory(atPath: "\(out)/r/proofs/\(reference).cose/blocker", withIntermediateDirectories: true)
+        let blocked = try CLI.run(annexD + ["--out", "\(out)/r"])
+        XCTAssertEqual(blocked.status, 2, blocked.stdout + blocked.stderr)
+        XCTAssertTrue(blocked.stderr.contains("cannot write a proof bundle"), blocked.stderr)
+        XCTAssertTrue(blocked.stderr.contains("run the same command again"), blocked.stderr)
+        let store = try ReportStore(path: "\(out)/r/mdocverify.sqlite")
+        XCTAssertEqual(try store.query(sql: "SELECT count(*) FROM verification").first?.first?.int64 ?? -1, 0)
+        // Cleared: the same command verifies it and writes the proof.
+        try FileManager.default.removeItem(atPath: "\(out)/r/proofs/\(reference).cose")
+        let again = try CLI.run(annexD + ["--out", "\(out)/r"])
+        XCTAssertEqual(again.status, 0, again.stderr)
+        XCTAssertTrue(FileManager.default.fileExists(atPath: "\(out)/r/proofs/\(reference).cose"))
+    }
+}
