@@ -123,8 +123,9 @@ public indirect enum CBORNode: Sendable, Hashable {
 
     // MARK: Encoding helpers
 
-    /// Appends a head with the shortest argument encoding (RFC 8949 §4.2.1).
-    static func appendHead(major: UInt8, _ argument: UInt64, to buffer: inout [UInt8]) {
+    /// Appends a head with the shortest argument encoding (RFC 8949 §4.2.1): for writers that
+    /// produce deterministic CBOR straight into a buffer without building a node tree.
+    public static func appendHead(major: UInt8, _ argument: UInt64, to buffer: inout [UInt8]) {
         let initial = major << 5
         switch argument {
         case 0..<24:

@@ -190,31 +190,7 @@ struct ProofCBORWriter {
     mutating func reserve(_ capacity: Int) { buffer.reserveCapacity(capacity) }
 
     mutating func head(_ major: UInt8, _ argument: UInt64) {
-        let initial = major << 5
-        switch argument {
-        case 0..<24:
-            buffer.append(initial | UInt8(truncatingIfNeeded: argument))
-        case 24...0xff:
-            buffer.append(initial | 24)
-            buffer.append(UInt8(truncatingIfNeeded: argument))
-        case 0x100...0xffff:
-            buffer.append(initial | 25)
-            appendBigEndian(argument, byteCount: 2)
-        case 0x1_0000...0xffff_ffff:
-            buffer.append(initial | 26)
-            appendBigEndian(argument, byteCount: 4)
-        default:
-            buffer.append(initial | 27)
-            appendBigEndian(argument, byteCount: 8)
-        }
-    }
-
-    private mutating func appendBigEndian(_ value: UInt64, byteCount: Int) {
-        var shift = (byteCount - 1) * 8
-        while shift >= 0 {
-            buffer.append(UInt8(truncatingIfNeeded: value >> UInt64(shift)))
-            shift -= 8
-        }
+        CBORNode.appendHead(major: major, argument, to: &buffer)
     }
 
     mutating func arrayHead(_ count: Int) { head(4, UInt64(count)) }
