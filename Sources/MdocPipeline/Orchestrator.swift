@@ -36,6 +36,15 @@ public final class Orchestrator: Sendable {
     let context: TransactionContext
     let proofsDirectory: String
     let seenResponses = Mutex<[String: String]>([:])
+    let stopRequested = Mutex<Bool>(false)
+
+    /// Asks a running ``run(onEvent:)`` to stop (Ctrl-C): no further input is read; the batch
+    /// being verified is finished and recorded, then the run ends `interrupted` (no manifest).
+    /// Nothing recorded is lost, and the same command run again resumes. Safe from any thread.
+    public func requestStop() { stopRequested.withLock { $0 = true } }
+
+    /// Whether ``requestStop()`` was called.
+    public var stopWasRequested: Bool { stopRequested.withLock { $0 } }
 
 
     /// Pre-flight: loads the trust folders, the signing identity and the keys given, opens the
@@ -221,6 +230,8 @@ public final class Orchestrator: Sendable {
         public var proofCount: Int
         /// True when every transaction is valid and no input failed.
         public var allValid: Bool
+        /// True when the run stopped on ``requestStop()`` before reading all its inputs.
+        public var interrupted: Bool = false
     }
 
     // MARK: - Run
@@ -285,9 +296,21 @@ public final class Orchestrator: Sendable {
                 try commit(previous, onEvent: onEvent, proofs: &proofs, allValid: &allValid)
                 pending = nil
             }
-            next = items.isEmpty ? [] : readBatch()
+            next = items.isEmpty || stopWasRequested ? [] : readBatch()
             let processed = await verifying
             if !items.isEmpty { pending = Batch(items: items, processed: orderAndFlagReplays(processed)) }
+        }
+
+        if stopWasRequested && !exhausted {
+            do {
+                try store.interruptRun(id: runID, reason: "stopped on request (interrupt signal)")
+                let summary = try store.runSummary(runID: runID)
+                return RunResult(
+                    runID: runID, summary: summary, manifestPath: nil, databasePath: configuration.resolvedDatabasePath,
+                    proofCount: proofs.count, allValid: false, interrupted: true)
+            } catch {
+                throw PipelineSetupError("cannot record the interruption in the report database: \(error)")
+            }
         }
 
         // The signed run manifest.

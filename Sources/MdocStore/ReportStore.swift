@@ -181,6 +181,23 @@ public final class ReportStore: Sendable {
         }
     }
 
+    /// Marks run `runID`, still `running`, as `interrupted` (stopped on request, e.g. Ctrl-C),
+    /// appending `run.interrupted` with `reason`. What the run recorded stays; the next run with
+    /// the same inputs reuses it.
+    ///
+    /// - Throws: ``StoreError/Code/unknownRun``, ``StoreError/Code/runNotRunning``.
+    public func interruptRun(id runID: String, reason: String) throws {
+        let at = try now()
+        try write { db in
+            try requireRunning(db, runID: runID)
+            var audit = try AuditAppender(db, at: at)
+            try db.execute(sql: "UPDATE run SET status = 'interrupted' WHERE id = ?", arguments: [runID])
+            try audit.append(
+                db, event: "run.interrupted", runID: runID, transactionID: nil,
+                details: JSONText.object([("reason", .string(reason))]))
+        }
+    }
+
     /// Throws unless run `runID` exists and is `running`.
     func requireRunning(_ db: Database, runID: String) throws {
         guard let status = try String.fetchOne(db, sql: "SELECT status FROM run WHERE id = ?", arguments: [runID]) else {

@@ -5,6 +5,7 @@ import MdocIngest
 import MdocModel
 import MdocPipeline
 import MdocStore
+import Synchronization
 
 /// `mdocverify verify`: verify transactions in bulk: store the results, sign a proof for each.
 struct VerifyCommand: AsyncParsableCommand {
@@ -157,6 +158,27 @@ struct VerifyCommand: AsyncParsableCommand {
                 progress.setTotal(total)
             }
         }
+        // Ctrl-C: finish and record the batch in flight, then stop (a second Ctrl-C quits at once).
+        signal(SIGINT, SIG_IGN)
+        let interrupts = DispatchSource.makeSignalSource(signal: SIGINT, queue: .global())
+        let interruptCount = Mutex<Int>(0)
+        interrupts.setEventHandler {
+            let count = interruptCount.withLock { value -> Int in
+                value += 1
+                return value
+            }
+            if count > 1 { Foundation.exit(130) }
+            orchestrator.requestStop()
+            progress.clear()
+            FileHandle.standardError.write(Data(
+                "mdocverify: stopping after the batch in flight (Ctrl-C again to quit at once; either way, the same command resumes)\n".utf8))
+        }
+        interrupts.resume()
+        defer {
+            interrupts.cancel()
+            signal(SIGINT, SIG_DFL)
+        }
+
         let result: Orchestrator.RunResult
         do {
             result = try await orchestrator.run { event in
@@ -186,6 +208,10 @@ struct VerifyCommand: AsyncParsableCommand {
         if outputFormat == .text || stderrIsTerminal {
             let summary = Summary.text(result, out: out)
             if outputFormat == .text { print(summary) } else { FileHandle.standardError.write(Data((summary + "\n").utf8)) }
+        }
+        if result.interrupted {
+            note("interrupted: \(result.summary.transactions) transaction(s) recorded in \(result.databasePath); run the same command again to go on")
+            throw ExitCode(130)
         }
         if !result.allValid { throw ExitCode(1) }
     }

@@ -61,4 +61,24 @@ enum CLI {
         }
         return process.terminationReason == .exit
     }
+
+    /// Starts the binary, sends it SIGINT (Ctrl-C) once after `delay` seconds, and waits for it.
+    /// `nil` when it had finished before the signal.
+    static func runAndInterrupt(_ arguments: [String], after delay: TimeInterval) throws -> Result? {
+        let process = Process()
+        process.executableURL = binary
+        process.arguments = arguments
+        process.currentDirectoryURL = packageRoot
+        let errPipe = Pipe()
+        process.standardOutput = FileHandle.nullDevice
+        process.standardError = errPipe
+        try process.run()
+        let deadline = Date().addingTimeInterval(delay)
+        while process.isRunning && Date() < deadline { usleep(2_000) }
+        guard process.isRunning else { return nil }
+        kill(process.processIdentifier, SIGINT)
+        let errData = errPipe.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        return Result(status: process.terminationStatus, stdout: "", stderr: String(decoding: errData, as: UTF8.self))
+    }
 }

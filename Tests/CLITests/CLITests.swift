@@ -145,6 +145,43 @@ final class CLITests: XCTestCase {
         XCTAssertEqual(result.stdout.split(separator: "\n").count, 1, result.stderr)
     }
 
+    /// Ctrl-C: the batch in flight is recorded, the run ends `interrupted` with exit 130 and says
+    /// how to go on; the same command then verifies only the rest.
+    func testCtrlCStopsCleanlyAndTheSameCommandResumes() throws {
+        let inputs = "\(out)/in"
+        let trust = "\(out)/trust"
+        let count = 300
+        let scenario = try Scenario()
+        try scenario.writeTrust(to: trust)
+        for i in 0..<count {
+            try writeBundle(try scenario.bundleFiles(id: "tx-\(i)"), to: "\(inputs)/tx-\(String(format: "%03d", i))")
+        }
+        let arguments = ["verify", inputs, "--trust", trust, "--out", "\(out)/r", "--at", "2026-05-28T20:26:40Z",
+                         "--batch-size", "4", "--jobs", "1", "--format", "json"]
+        var interrupted: CLI.Result?
+        for delay in [0.4, 0.2, 0.1] where interrupted == nil {
+            try? FileManager.default.removeItem(atPath: "\(out)/r")
+            interrupted = try CLI.runAndInterrupt(arguments, after: delay)
+        }
+        let stopped = try XCTUnwrap(interrupted, "the run finished before any Ctrl-C could land")
+        XCTAssertEqual(stopped.status, 130, stopped.stderr)
+        XCTAssertTrue(stopped.stderr.contains("stopping after the batch in flight"), stopped.stderr)
+        XCTAssertTrue(stopped.stderr.contains("run the same command again"), stopped.stderr)
+        let store = try ReportStore(path: "\(out)/r/mdocverify.sqlite")
+        let firstRun = try XCTUnwrap(try store.latestRunID())
+        XCTAssertEqual(try store.runStatus(runID: firstRun), .interrupted)
+        let recorded = try store.query(sql: "SELECT count(*) FROM verification").first?.first?.int64 ?? -1
+        XCTAssertGreaterThan(recorded, 0)
+        XCTAssertLessThan(recorded, Int64(count))
+        XCTAssertFalse(FileManager.default.fileExists(atPath: "\(out)/r/runs/\(firstRun).cose"), "no manifest for a stopped run")
+
+        let resumed = try CLI.run(arguments)
+        XCTAssertEqual(resumed.status, 0, resumed.stderr)
+        XCTAssertEqual(resumed.stdout.split(separator: "\n").count, count)
+        XCTAssertEqual(try store.query(sql: "SELECT count(*) FROM verification").first?.first?.int64, Int64(count), "nothing verified twice")
+        if case .broken(let seq, let reason) = try store.verifyAuditChain() { XCTFail("audit chain broken at \(seq): \(reason)") }
+    }
+
     /// kill -9 at random points, then the same command again: nothing lost, nothing counted twice.
     func testKillNineThenResume() throws {
         let inputs = "\(out)/in"
