@@ -87,7 +87,7 @@ let package = Package(
             name: "mdocverify-bench",
             dependencies: [
                 "MdocChecks", "MdocCBOR", "MdocCrypto", "MdocCOSE", "MdocModel", "MdocTrust",
-                "MdocVerification", "MdocImaging", "MdocIngest", "MdocPipeline", "MdocSamples",
+                "MdocVerification", "MdocImaging", "MdocIngest", "MdocPipeline", "MdocSamples", "MdocStore",
             ]),
 
         // MARK: Tests
@@ -116,5 +116,8 @@ let package = Package(
             name: "MdocPipelineTests",
             dependencies: ["MdocPipeline", "MdocProof", "MdocStore", "MdocReports", "MdocSamples", "MdocTestSupport"]),
         .testTarget(name: "CLITests", dependencies: ["MdocTestSupport", "MdocSamples", "MdocStore"]),
+        .testTarget(
+            name: "MdocReportsTests",
+            dependencies: ["MdocReports", "MdocPipeline", "MdocSamples", "MdocStore", "MdocTestSupport"]),
     ]
 )

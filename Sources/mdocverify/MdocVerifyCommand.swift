@@ -18,7 +18,8 @@ struct MdocVerifyCommand: AsyncParsableCommand {
             """,
         version: ProcessorVersion.current,
         subcommands: [
-            VerifyCommand.self, SampleCommand.self, InspectCommand.self, ChecksCommand.self, ProofCommand.self, ImageCommand.self,
+            VerifyCommand.self, ReportCommand.self, SampleCommand.self, InspectCommand.self, ChecksCommand.self, ProofCommand.self,
+            ImageCommand.self,
         ],
         defaultSubcommand: nil
     )

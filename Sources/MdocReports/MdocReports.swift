@@ -1,1 +1,0 @@
-// MdocReports: see DESIGN.md, "Architecture".

@@ -1,0 +1,179 @@
+import Foundation
+
+/// A language of the rendered reports. English is the default.
+public enum ReportLanguage: String, CaseIterable, Sendable {
+    case en
+    case ar
+
+    /// Whether the language is written right to left (`<html dir="rtl">`).
+    public var isRightToLeft: Bool { self == .ar }
+}
+
+/// Formats numbers, shares, sizes and instants for one ``ReportLanguage``.
+///
+/// Digits and separators are mapped by hand rather than through Foundation: on Linux,
+/// `NumberFormatter` with the locale `ar` gives Latin digits, and `ar-EG` traps inside
+/// swift-corelibs-foundation. Arabic gets Arabic-Indic digits (U+0660…U+0669), the Arabic
+/// thousands separator (U+066C), decimal separator (U+066B) and percent sign (U+066A). Month
+/// names come from the strings table (``ReportStrings``). Instants are shown in UTC.
+public struct ReportFormatter: Sendable {
+    public let language: ReportLanguage
+    let strings: ReportStrings
+
+    public init(language: ReportLanguage) {
+        self.language = language
+        self.strings = ReportStrings(language)
+    }
+
+    /// `digits` (ASCII 0-9, `.`, `,`, `%`, `-`) in the language's digits and separators.
+    public func localizeDigits(_ text: String) -> String {
+        guard language == .ar else { return text }
+        var out = String.UnicodeScalarView()
+        for scalar in text.unicodeScalars {
+            switch scalar {
+            case "0"..."9":
+                out.append(Unicode.Scalar(0x0660 + scalar.value - 0x30) ?? scalar)
+            case ",": out.append("\u{066C}")
+            case ".": out.append("\u{066B}")
+            case "%": out.append("\u{066A}")
+            default: out.append(scalar)
+            }
+        }
+        return String(out)
+    }
+
+    /// An integer with thousands grouping: `1,234,567` / `١٬٢٣٤٬٥٦٧`.
+    public func integer(_ value: Int) -> String {
+        let magnitude = String(value.magnitude)
+        var grouped = ""
+        for (i, character) in magnitude.enumerated() {
+            if i > 0 && (magnitude.count - i) % 3 == 0 { grouped.append(",") }
+            grouped.append(character)
+        }
+        return localizeDigits((value < 0 ? "-" : "") + grouped)
+    }
+
+    /// A share (0…1) as a percentage with at most one decimal: `12.5%` / `١٢٫٥٪`.
+    public func percent(_ share: Double) -> String {
+        guard share.isFinite else { return "–" }
+        let tenths = (share * 1000).rounded()
+        let whole = Int(tenths / 10)
+        let decimal = Int(tenths.truncatingRemainder(dividingBy: 10).magnitude)
+        var text = integer(whole)
+        if decimal != 0 { text += localizeDigits(".\(decimal)") }
+        return text + localizeDigits("%")
+    }
+
+    /// A byte count in B, KB, MB or GB (powers of 1,000, like the image limit).
+    public func bytes(_ value: Int) -> String {
+        let units: [(Double, ReportText)] = [(1e9, .unitGB), (1e6, .unitMB), (1e3, .unitKB)]
+        for (size, unit) in units where Double(value) >= size {
+            let scaled = (Double(value) / size * 10).rounded() / 10
+            let text = scaled == scaled.rounded() ? String(Int(scaled)) : String(format: "%.1f", scaled)
+            return localizeDigits(text) + " " + strings[unit]
+        }
+        return integer(value) + " " + strings[.unitBytes]
+    }
+
+    /// A store instant as `22 Nov 2026, 12:00 UTC`; the text itself when it is not an instant.
+    public func instant(_ text: String) -> String {
+        guard let parts = Self.parts(text) else { return text }
+        let hhmm = String(format: "%02d:%02d", parts.hour, parts.minute)
+        return date(parts) + strings[.dateTimeSeparator] + localizeDigits(hhmm) + " " + strings[.utc]
+    }
+
+    /// A span of two instants, the end shortened to its time when on the same day:
+    /// `22 Nov 2026, 12:00–12:05 UTC`; the start alone when there is no end.
+    public func span(from start: String, to end: String?) -> String {
+        guard let end, let a = Self.parts(start), let b = Self.parts(end) else { return instant(start) }
+        guard (a.year, a.month, a.day) == (b.year, b.month, b.day) else { return instant(start) + " – " + instant(end) }
+        let from = String(format: "%02d:%02d", a.hour, a.minute), to = String(format: "%02d:%02d", b.hour, b.minute)
+        return date(a) + strings[.dateTimeSeparator] + localizeDigits(from) + "–" + localizeDigits(to) + " " + strings[.utc]
+    }
+
+    /// The day of a store instant or `YYYY-MM-DD`: `22 Nov 2026`.
+    public func day(_ text: String) -> String {
+        guard let parts = Self.parts(text) else { return text }
+        return date(parts)
+    }
+
+    /// A timeline period (`YYYY-MM-DD` → `22 Nov`, `YYYY-MM` → `Nov 2026`), short for axis labels.
+    public func period(_ text: String) -> String {
+        let fields = text.split(separator: "-").compactMap { Int($0) }
+        guard fields.count >= 2, let month = Self.month(fields[1]) else { return text }
+        if fields.count == 2 { return strings[month] + " " + localizeDigits(String(fields[0])) }
+        return localizeDigits(String(fields[2])) + " " + strings[month]
+    }
+
+    private func date(_ parts: (year: Int, month: Int, day: Int, hour: Int, minute: Int)) -> String {
+        guard let month = Self.month(parts.month) else { return "\(parts.year)-\(parts.month)-\(parts.day)" }
+        return localizeDigits(String(parts.day)) + " " + strings[month] + " " + localizeDigits(String(parts.year))
+    }
+
+    static func month(_ number: Int) -> ReportText? {
+        let months: [ReportText] = [
+            .month1, .month2, .month3, .month4, .month5, .month6, .month7, .month8, .month9, .month10, .month11, .month12,
+        ]
+        return (1...12).contains(number) ? months[number - 1] : nil
+    }
+
+    /// Year, month, day, hour and minute of `YYYY-MM-DD[THH:MM…]`.
+    static func parts(_ text: String) -> (year: Int, month: Int, day: Int, hour: Int, minute: Int)? {
+        let bytes = Array(text.utf8)
+        func number(_ range: Range<Int>) -> Int? {
+            guard range.upperBound <= bytes.count else { return nil }
+            var value = 0
+            for byte in bytes[range] {
+                guard byte >= 0x30 && byte <= 0x39 else { return nil }
+                value = value * 10 + Int(byte - 0x30)
+            }
+            return value
+        }
+        guard let year = number(0..<4), let month = number(5..<7), let day = number(8..<10) else { return nil }
+        let hour = number(11..<13) ?? 0
+        let minute = number(14..<16) ?? 0
+        return (year, month, day, hour, minute)
+    }
+
+    /// A verdict's name.
+    public func verdict(_ raw: String?) -> String {
+        switch raw {
+        case "valid": strings[.verdictValid]
+        case "invalid": strings[.verdictInvalid]
+        case "indeterminate": strings[.verdictIndeterminate]
+        case nil, ReportBuilder.noCaptureTime?: strings[.noCaptureTime]
+        case let other?: other
+        }
+    }
+
+    /// A consent state's name.
+    public func consent(_ raw: String) -> String {
+        switch raw {
+        case "none": strings[.consentNone]
+        case "valid": strings[.consentValid]
+        case "expired": strings[.consentExpired]
+        case "notYetGranted": strings[.consentNotYetGranted]
+        default: raw
+        }
+    }
+
+    /// A run status's name.
+    public func runStatus(_ raw: String) -> String {
+        switch raw {
+        case "running": strings[.statusRunning]
+        case "finished": strings[.statusFinished]
+        case "interrupted": strings[.statusInterrupted]
+        default: raw
+        }
+    }
+
+    /// An image outcome's name.
+    public func imageOutcome(_ raw: String) -> String {
+        switch raw {
+        case "kept": strings[.imageKept]
+        case "reencoded": strings[.imageReencoded]
+        case "rejected": strings[.imageRejected]
+        default: raw
+        }
+    }
+}

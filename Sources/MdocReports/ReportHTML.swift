@@ -1,0 +1,611 @@
+import Foundation
+
+/// HTML escaping.
+public enum HTML {
+    /// `text` with `&`, `<`, `>`, `"` and `'` replaced by character references: safe in element
+    /// content and in quoted attribute values.
+    public static func escape(_ text: String) -> String {
+        var out = ""
+        out.reserveCapacity(text.utf8.count)
+        for character in text.unicodeScalars {
+            switch character {
+            case "&": out += "&amp;"
+            case "<": out += "&lt;"
+            case ">": out += "&gt;"
+            case "\"": out += "&quot;"
+            case "'": out += "&#39;"
+            default: out.unicodeScalars.append(character)
+            }
+        }
+        return out
+    }
+}
+
+/// Renders a ``ComplianceReport`` as one self-contained HTML page: inline CSS and SVG charts,
+/// no scripts, no fonts, images or style sheets fetched from anywhere, printable to PDF
+/// (`@media print`). Every value from the store is escaped. All UI text comes from the language's
+/// ``ReportStrings`` table; check ids, fingerprints and reference codes are kept as they are,
+/// and check summaries (the catalogue's, in English) are marked `lang="en"` in other languages.
+public struct ReportHTML {
+    public let report: ComplianceReport
+    public let language: ReportLanguage
+    /// File name of the transactions CSV written beside the page, if any (named in the table's note).
+    public var transactionsCSVName: String?
+    /// Turns a stored proof path into a link relative to the page, or `nil` for no link.
+    public var proofLink: @Sendable (String) -> String?
+
+    let s: ReportStrings
+    let f: ReportFormatter
+    let charts: ReportCharts
+
+    public init(
+        report: ComplianceReport, language: ReportLanguage, transactionsCSVName: String? = nil,
+        proofLink: @escaping @Sendable (String) -> String? = { _ in nil }
+    ) {
+        self.report = report
+        self.language = language
+        self.transactionsCSVName = transactionsCSVName
+        self.proofLink = proofLink
+        self.s = ReportStrings(language)
+        self.f = ReportFormatter(language: language)
+        self.charts = ReportCharts(formatter: ReportFormatter(language: language))
+    }
+
+    /// The whole page.
+    public func render() -> String {
+        var html = "<!DOCTYPE html>\n"
+        html += "<html lang=\"\(language.rawValue)\" dir=\"\(language.isRightToLeft ? "rtl" : "ltr")\">\n<head>\n"
+        html += "<meta charset=\"utf-8\">\n<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n"
+        html += "<meta name=\"generator\" content=\"\(e(report.generator))\">\n"
+        html += "<title>\(e(s[.title])) · \(e(scopeTitle()))</title>\n<style>\(Self.css)</style>\n</head>\n<body>\n<div class=\"page\">\n"
+        html += masthead()
+        html += toc()
+        html += "<main>\n"
+        html += overview()
+        html += failures()
+        html += timeline()
+        html += trust()
+        html += changes()
+        html += images()
+        html += consent()
+        html += transactions()
+        html += ingest()
+        html += "</main>\n"
+        html += footer()
+        html += "</div>\n</body>\n</html>\n"
+        return html
+    }
+
+    // MARK: Pieces
+
+    private func e(_ text: String) -> String { HTML.escape(text) }
+
+    /// An identifier (check id, fingerprint, reference code): left to right, monospace.
+    private func code(_ text: String) -> String { "<code dir=\"ltr\">\(e(text))</code>" }
+
+    /// A fingerprint shortened to its first 16 hex digits, the whole in the title.
+    private func fingerprint(_ hex: String) -> String {
+        "<code dir=\"ltr\" title=\"\(e(hex))\">\(e(String(hex.prefix(16))))…</code>"
+    }
+
+    private func badge(_ verdict: String?) -> String {
+        let cssClass = verdict.map { ["valid", "invalid", "indeterminate"].contains($0) ? $0 : "none" } ?? "none"
+        return "<span class=\"badge \(cssClass)\">\(e(f.verdict(verdict)))</span>"
+    }
+
+    private func num(_ value: Int) -> String { "<td class=\"num\">\(e(f.integer(value)))</td>" }
+    private func pct(_ value: Double) -> String { "<td class=\"num\">\(e(f.percent(value)))</td>" }
+
+    private func th(_ keys: [ReportText], numeric: Set<ReportText> = []) -> String {
+        "<thead><tr>" + keys.map { key in
+            "<th\(numeric.contains(key) ? " class=\"num\"" : "")>\(e(s[key]))</th>"
+        }.joined() + "</tr></thead>"
+    }
+
+    private func section(_ id: String, _ title: ReportText, _ body: String) -> String {
+        "<section id=\"\(id)\">\n<h2>\(e(s[title]))</h2>\n\(body)\n</section>\n"
+    }
+
+    private func note(_ text: String) -> String { "<p class=\"note\">\(text)</p>" }
+
+    private func legend(_ items: [(String, String)]) -> String {
+        "<ul class=\"legend\">" + items.map { cssClass, label in
+            "<li><span class=\"swatch \(cssClass)\"></span>\(e(label))</li>"
+        }.joined() + "</ul>"
+    }
+
+    private var verdictLegend: String {
+        legend([
+            ("bar-valid", s[.verdictValid]), ("bar-invalid", s[.verdictInvalid]),
+            ("bar-indeterminate", s[.verdictIndeterminate]),
+        ])
+    }
+
+    private func scopeTitle() -> String {
+        let scope = report.scope
+        switch scope.kind {
+        case .run: return s.format(.scopeRun, ["run": scope.runID ?? ""])
+        case .period:
+            let from = scope.since.map(f.day)
+            let to = scope.until.flatMap { ReportHTML.dayBefore($0) }.map(f.day)
+            switch (from, to) {
+            case (let a?, let b?): return s.format(.scopePeriod, ["from": a, "to": b])
+            case (let a?, nil): return s.format(.scopePeriodFrom, ["from": a])
+            case (nil, let b?): return s.format(.scopePeriodTo, ["to": b])
+            case (nil, nil): return s[.scopeAll]
+            }
+        }
+    }
+
+    /// The day before an exclusive end instant (`2026-06-01T00:00:00.000Z` → `2026-05-31`).
+    static func dayBefore(_ text: String) -> String? {
+        guard let parts = ReportFormatter.parts(text) else { return nil }
+        if text.dropFirst(10).contains(where: { $0 != "T" && $0 != "0" && $0 != ":" && $0 != "." && $0 != "Z" }) {
+            return String(text.prefix(10))
+        }
+        var (year, month, day) = (parts.year, parts.month, parts.day - 1)
+        if day == 0 {
+            month -= 1
+            if month == 0 {
+                month = 12
+                year -= 1
+            }
+            let days = [31, (year % 4 == 0 && (year % 100 != 0 || year % 400 == 0)) ? 29 : 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31]
+            day = days[month - 1]
+        }
+        return String(format: "%04d-%02d-%02d", year, month, day)
+    }
+
+    private func masthead() -> String {
+        var html = "<header class=\"masthead\">\n<div class=\"brand\">\(e(s[.brand]))</div>\n"
+        html += "<h1>\(e(s[.title]))</h1>\n<p class=\"scope\">\(e(scopeTitle()))</p>\n<dl class=\"meta\">\n"
+        func item(_ key: ReportText, _ value: String) { html += "<dt>\(e(s[key]))</dt><dd>\(value)</dd>\n" }
+        if report.scope.kind == .run, let run = report.scope.runs.first(where: { $0.id == report.scope.runID }) {
+            item(.runStarted, e(f.span(from: run.startedAt, to: run.finishedAt)))
+            item(.verificationTime, e(f.instant(run.verificationTime)) + (run.verificationTimeIsNow ? "" : " " + e(s[.fixedTime])))
+            item(.runStatus, e(f.runStatus(run.status)))
+            item(.trustSnapshot, code(run.trustSnapshot))
+            if let count = run.proofCount { item(.signedProofs, e(f.integer(count)) + (run.manifestPath.map { " · " + code($0) } ?? "")) }
+            if let root = run.merkleRoot { item(.merkleRoot, code(root)) }
+            if !run.inputs.isEmpty { item(.inputs, run.inputs.map(code).joined(separator: ", ")) }
+        } else {
+            item(.runs, e(f.integer(report.scope.runs.count)))
+        }
+        item(.generatedAt, e(f.instant(report.generatedAt)))
+        item(.generator, e(report.generator))
+        html += "</dl>\n</header>\n"
+        return html
+    }
+
+    private func toc() -> String {
+        let entries: [(String, ReportText)] = [
+            ("overview", .sectionOverview), ("failures", .sectionFailures), ("timeline", .sectionTimeline),
+            ("trust", .sectionTrust), ("changes", .sectionChanges), ("images", .sectionImages),
+            ("consent", .sectionConsent), ("transactions", .sectionTransactions), ("ingest", .sectionIngest),
+        ]
+        return "<nav class=\"toc\" aria-label=\"\(e(s[.contents]))\">" + entries.map { id, key in
+            "<a href=\"#\(id)\">\(e(s[key]))</a>"
+        }.joined() + "</nav>\n"
+    }
+
+    // MARK: Sections
+
+    private func overview() -> String {
+        let o = report.overview
+        func count(_ shares: [ComplianceReport.Share], _ key: String) -> ComplianceReport.Share {
+            shares.first { $0.key == key } ?? ComplianceReport.Share(key: key, count: 0, of: 0)
+        }
+        let valid = count(o.now, "valid"), invalid = count(o.now, "invalid"), indeterminate = count(o.now, "indeterminate")
+        func card(_ cssClass: String, _ value: String, _ label: String, _ detail: String = "") -> String {
+            "<div class=\"card \(cssClass)\"><div class=\"value\">\(e(value))</div><div class=\"label\">\(e(label))\(detail.isEmpty ? "" : "<br><span class=\"sub\">\(e(detail))</span>")</div></div>"
+        }
+        var html = "<div class=\"cards\">"
+        html += card("total", f.integer(o.transactions), s[.cardTransactions],
+                     report.scope.reused > 0 ? s.format(.cardReused, ["n": f.integer(report.scope.reused)]) : "")
+        html += card("valid", f.integer(valid.count), s[.cardValidNow], f.percent(valid.share))
+        html += card("invalid", f.integer(invalid.count), s[.cardInvalidNow], f.percent(invalid.share))
+        html += card("indeterminate", f.integer(indeterminate.count), s[.cardIndeterminateNow], f.percent(indeterminate.share))
+        html += card(report.changes.total > 0 ? "changed" : "", f.integer(report.changes.total), s[.cardChanged])
+        let expiring = report.trust.expired + report.trust.expiringWithin30Days
+        html += card(expiring > 0 ? "alert" : "", f.integer(expiring), s[.cardExpiring])
+        html += "</div>\n"
+
+        let nowSegments = [
+            ReportCharts.Segment(count: valid.count, cssClass: "bar-valid"),
+            ReportCharts.Segment(count: invalid.count, cssClass: "bar-invalid"),
+            ReportCharts.Segment(count: indeterminate.count, cssClass: "bar-indeterminate"),
+        ]
+        let captureSegments = ["valid", "invalid", "indeterminate", ReportBuilder.noCaptureTime].map { key in
+            ReportCharts.Segment(
+                count: count(o.atCapture, key).count,
+                cssClass: key == ReportBuilder.noCaptureTime ? "bar-none" : "bar-\(key)")
+        }
+        html += "<div class=\"grid2\">"
+        html += "<figure><figcaption>\(e(s[.verdictNowHeading]))</figcaption>\(charts.stackedShare(nowSegments, label: s[.verdictNowHeading]))"
+        html += shareTable(o.now.map { ($0, f.verdict($0.key), $0.key) }) + "</figure>"
+        html += "<figure><figcaption>\(e(s[.verdictCaptureHeading]))</figcaption>\(charts.stackedShare(captureSegments, label: s[.verdictCaptureHeading]))"
+        html += shareTable(o.atCapture.map { ($0, f.verdict($0.key), $0.key == ReportBuilder.noCaptureTime ? "none" : $0.key) }) + "</figure>"
+        html += "</div>\n"
+        if !o.captureToNow.isEmpty {
+            html += "<h3>\(e(s[.captureToNowHeading]))</h3><table class=\"compact\">"
+            html += th([.columnAtCapture, .columnNow, .columnTransactions], numeric: [.columnTransactions]) + "<tbody>"
+            for pair in o.captureToNow {
+                html += "<tr><td>\(badge(pair.from))</td><td>\(badge(pair.to))</td>\(num(pair.count))</tr>"
+            }
+            html += "</tbody></table>"
+        }
+        return section("overview", .sectionOverview, html)
+    }
+
+    private func shareTable(_ rows: [(ComplianceReport.Share, String, String)]) -> String {
+        var html = "<table class=\"compact shares\"><tbody>"
+        for (share, label, cssClass) in rows {
+            html += "<tr><td><span class=\"swatch bar-\(cssClass == "none" ? "none" : cssClass)\"></span>\(e(label))</td>\(num(share.count))\(pct(share.share))</tr>"
+        }
+        return html + "</tbody></table>"
+    }
+
+    private func failures() -> String {
+        let failures = report.failures
+        var html = "<h3>\(e(s[.failuresByCheck]))</h3>"
+        if failures.byCheck.isEmpty {
+            html += note(e(s[.noFailures]))
+        } else {
+            let rows = failures.byCheck.prefix(ReportLimits.chartBars).map { check in
+                ReportCharts.BarRow(
+                    label: check.checkID, segments: [ReportCharts.Segment(count: check.transactions, cssClass: "bar-invalid")],
+                    value: f.integer(check.transactions))
+            }
+            html += "<figure>\(charts.horizontalBars(Array(rows), label: s[.failuresByCheck]))</figure>"
+            html += "<table>" + th([.columnCheck, .columnMeaning, .columnTransactions, .columnShare, .columnResults],
+                                   numeric: [.columnTransactions, .columnShare, .columnResults]) + "<tbody>"
+            for check in failures.byCheck {
+                let meaning: String
+                if let summary = check.summary {
+                    let english = language == .en ? "" : " lang=\"en\" dir=\"ltr\""
+                    meaning = "<span\(english)>\(e(summary))</span>" + (check.clause.map { "<br><span class=\"clause\" dir=\"ltr\">\(e($0))</span>" } ?? "")
+                } else {
+                    meaning = "<span class=\"muted\">\(e(s[.unknownCheck]))</span>"
+                }
+                html += "<tr><td>\(code(check.checkID))</td><td>\(meaning)</td>\(num(check.transactions))\(pct(check.share))\(num(check.results))</tr>"
+            }
+            html += "</tbody></table>"
+            if language != .en { html += note(e(s[.checkSummariesInEnglish])) }
+        }
+        html += issuerBlock(.failuresByDS, failures.byDocumentSigner)
+        html += issuerBlock(.failuresByIACA, failures.byIACA)
+        html += "<h3>\(e(s[.failuresBySource]))</h3>"
+        if failures.bySource.isEmpty {
+            html += note(e(s[.nothingInScope]))
+        } else {
+            html += groupChart(failures.bySource.map { ($0.name, $0.valid, $0.invalid, $0.indeterminate, $0.notValidShare) }, label: s[.failuresBySource])
+            html += "<table>" + th([.columnSource, .columnTransactions, .columnValid, .columnInvalid, .columnIndeterminate, .columnNotValid],
+                                   numeric: [.columnTransactions, .columnValid, .columnInvalid, .columnIndeterminate, .columnNotValid]) + "<tbody>"
+            for group in failures.bySource {
+                html += "<tr><td>\(e(group.name))</td>\(num(group.transactions))\(num(group.valid))\(num(group.invalid))\(num(group.indeterminate))\(pct(group.notValidShare))</tr>"
+            }
+            html += "</tbody></table>"
+        }
+        return section("failures", .sectionFailures, html)
+    }
+
+    private func groupChart(_ rows: [(name: String, valid: Int, invalid: Int, indeterminate: Int, share: Double)], label: String) -> String {
+        let bars = rows.prefix(ReportLimits.chartBars).map { row in
+            ReportCharts.BarRow(
+                label: row.name,
+                segments: [
+                    ReportCharts.Segment(count: row.invalid, cssClass: "bar-invalid"),
+                    ReportCharts.Segment(count: row.indeterminate, cssClass: "bar-indeterminate"),
+                    ReportCharts.Segment(count: row.valid, cssClass: "bar-valid"),
+                ],
+                value: f.percent(row.share))
+        }
+        var html = "<figure>\(charts.horizontalBars(Array(bars), label: label))"
+        html += legend([
+            ("bar-invalid", s[.verdictInvalid]), ("bar-indeterminate", s[.verdictIndeterminate]), ("bar-valid", s[.verdictValid]),
+        ])
+        if rows.count > ReportLimits.chartBars {
+            html += "<figcaption>\(e(s.format(.chartTop, ["n": f.integer(ReportLimits.chartBars), "total": f.integer(rows.count)])))</figcaption>"
+        }
+        return html + "</figure>"
+    }
+
+    /// A short name for a chart: the subject's common name, else the subject, else the fingerprint.
+    private func issuerName(_ issuer: ComplianceReport.IssuerOutcome) -> String {
+        guard let fingerprint = issuer.fingerprint else { return s[.noCertificate] }
+        guard let subject = issuer.subject else { return String(fingerprint.prefix(16)) + "…" }
+        return Self.commonName(subject) ?? subject
+    }
+
+    /// The `CN` of an RFC 4514 name (`CN=Utopia DS,O=Utopia,C=UT` → `Utopia DS`), unescaped.
+    static func commonName(_ name: String) -> String? {
+        var attributes: [String] = []
+        var current = ""
+        var escaped = false
+        for character in name {
+            if escaped {
+                current.append(character)
+                escaped = false
+            } else if character == "\\" {
+                escaped = true
+            } else if character == "," || character == "+" {
+                attributes.append(current)
+                current = ""
+            } else {
+                current.append(character)
+            }
+        }
+        attributes.append(current)
+        for attribute in attributes {
+            let trimmed = attribute.trimmingCharacters(in: .whitespaces)
+            if trimmed.uppercased().hasPrefix("CN=") { return String(trimmed.dropFirst(3)) }
+        }
+        return nil
+    }
+
+    private func issuerBlock(_ title: ReportText, _ issuers: [ComplianceReport.IssuerOutcome]) -> String {
+        var html = "<h3>\(e(s[title]))</h3>"
+        guard !issuers.isEmpty else { return html + note(e(s[.noIssuers])) }
+        html += groupChart(issuers.map { (issuerName($0), $0.valid, $0.invalid, $0.indeterminate, $0.notValidShare) }, label: s[title])
+        html += "<table>" + th([.columnCertificate, .columnFingerprint, .columnTransactions, .columnValid, .columnInvalid, .columnIndeterminate, .columnNotValid],
+                               numeric: [.columnTransactions, .columnValid, .columnInvalid, .columnIndeterminate, .columnNotValid]) + "<tbody>"
+        for issuer in issuers {
+            let name = issuer.fingerprint == nil ? "<span class=\"muted\">\(e(s[.noCertificate]))</span>" : "<span dir=\"ltr\">\(e(issuer.subject ?? s[.unknownCertificate]))</span>"
+            html += "<tr><td>\(name)</td><td>\(issuer.fingerprint.map(fingerprint) ?? "–")</td>\(num(issuer.transactions))\(num(issuer.valid))\(num(issuer.invalid))\(num(issuer.indeterminate))\(pct(issuer.notValidShare))</tr>"
+        }
+        return html + "</tbody></table>"
+    }
+
+    private func timeline() -> String {
+        let t = report.timeline
+        var html = note(e(s[t.granularity == "month" ? .timelineIntroMonth : .timelineIntro]))
+        if t.points.isEmpty {
+            html += note(e(s[.noTimeline]))
+        } else {
+            html += "<figure>\(charts.timeline(t.points, label: s[.sectionTimeline]))"
+            html += legend([
+                ("bar-valid", s[.verdictValid]), ("bar-invalid", s[.verdictInvalid]),
+                ("bar-indeterminate", s[.verdictIndeterminate]), ("line-rate", s[.failureRate]),
+            ]) + "</figure>"
+            html += "<details><summary>\(e(s[.timelineTable]))</summary><table class=\"compact\">"
+            html += th([.columnPeriod, .columnTransactions, .columnValid, .columnInvalid, .columnIndeterminate, .failureRate],
+                       numeric: [.columnTransactions, .columnValid, .columnInvalid, .columnIndeterminate, .failureRate]) + "<tbody>"
+            for point in t.points {
+                html += "<tr><td>\(e(t.granularity == "month" ? f.period(point.period) : f.day(point.period)))</td>\(num(point.transactions))\(num(point.valid))\(num(point.invalid))\(num(point.indeterminate))\(pct(point.notValidShare))</tr>"
+            }
+            html += "</tbody></table></details>"
+        }
+        if t.withoutCaptureTime > 0 {
+            html += note(e(s.format(.withoutCaptureTime, ["n": f.integer(t.withoutCaptureTime)])))
+        }
+        return section("timeline", .sectionTimeline, html)
+    }
+
+    private func trust() -> String {
+        let t = report.trust
+        var html = "<h3>\(e(s[.trustSnapshots]))</h3>"
+        if t.snapshots.isEmpty {
+            html += note(e(s[.nothingInScope]))
+        } else {
+            html += "<table>" + th([.columnSnapshot, .columnTransactions, .columnVerificationTimes], numeric: [.columnTransactions]) + "<tbody>"
+            for snapshot in t.snapshots {
+                let times = snapshot.firstVerificationTime == snapshot.lastVerificationTime
+                    ? f.instant(snapshot.firstVerificationTime)
+                    : f.instant(snapshot.firstVerificationTime) + " – " + f.instant(snapshot.lastVerificationTime)
+                html += "<tr><td>\(code(snapshot.hash))</td>\(num(snapshot.transactions))<td>\(e(times))</td></tr>"
+            }
+            html += "</tbody></table>"
+        }
+        html += "<h3>\(e(s[.certificatesSeen]))</h3>"
+        html += note(e(s.format(.trustSummary, [
+            "expired": f.integer(t.expired), "soon": f.integer(t.expiringWithin30Days),
+            "later": f.integer(t.expiringWithin90Days), "time": f.instant(report.referenceTime),
+        ])))
+        if t.certificates.isEmpty {
+            html += note(e(s[.noCertificates]))
+        } else {
+            html += "<table>" + th([.columnRole, .columnCertificate, .columnFingerprint, .columnNotAfter, .columnExpiry, .columnTransactions],
+                                   numeric: [.columnTransactions]) + "<tbody>"
+            for certificate in t.certificates {
+                let role = certificate.role == "ds" ? s[.roleDS] : certificate.role == "iaca" ? s[.roleIACA] : certificate.role
+                let expiry: String
+                switch certificate.expiry {
+                case "expired": expiry = "<span class=\"flag expired\">\(e(s[.expiryExpired]))</span>"
+                case "within30Days": expiry = "<span class=\"flag soon\">\(e(s[.expiryWithin30]))</span>"
+                case "within90Days": expiry = "<span class=\"flag later\">\(e(s[.expiryWithin90]))</span>"
+                case "later": expiry = "<span class=\"flag ok\">\(e(s[.expiryLater]))</span>"
+                default: expiry = "<span class=\"muted\">\(e(s[.expiryUnknown]))</span>"
+                }
+                let days = certificate.daysLeft.map { " <span class=\"muted\">(\(e(s.format(.daysLeft, ["n": f.integer($0)]))))</span>" } ?? ""
+                let row = certificate.expiry == "expired" || certificate.expiry == "within30Days" ? " class=\"alert\"" : ""
+                html += "<tr\(row)><td>\(e(role))</td><td><span dir=\"ltr\">\(e(certificate.subject ?? s[.unknownCertificate]))</span></td><td>\(fingerprint(certificate.fingerprint))</td>"
+                html += "<td class=\"nowrap\">\(e(certificate.notAfter.map(f.day) ?? "–"))</td><td>\(expiry)\(days)</td>\(num(certificate.transactions))</tr>"
+            }
+            html += "</tbody></table>"
+        }
+        return section("trust", .sectionTrust, html)
+    }
+
+    private func changes() -> String {
+        let c = report.changes
+        var html = note(e(s[.changesIntro]))
+        guard c.total > 0 else { return section("changes", .sectionChanges, html + note(e(s[.noChanges]))) }
+        html += "<ul class=\"transitions\">"
+        for transition in c.transitions {
+            html += "<li>\(badge(transition.from)) <span class=\"arrow\">\(language.isRightToLeft ? "←" : "→")</span> \(badge(transition.to)) <strong>\(e(f.integer(transition.count)))</strong></li>"
+        }
+        html += "</ul>"
+        html += "<table>" + th([.columnReference, .columnName, .columnPrevious, .columnNow, .columnFailingChecks, .columnPreviousRun]) + "<tbody>"
+        for row in c.rows {
+            html += "<tr><td>\(code(row.referenceCode))</td><td>\(e(row.displayName))<br><span class=\"muted\">\(e(row.source))</span></td>"
+            html += "<td>\(badge(row.previousVerdict))</td><td>\(badge(row.verdictNow))</td>"
+            html += "<td>\(row.failingChecks.map(code).joined(separator: " "))</td>"
+            html += "<td>\(code(row.previousRunID))<br><span class=\"muted\">\(e(f.instant(row.previousVerificationTime)))</span></td></tr>"
+        }
+        html += "</tbody></table>"
+        if c.truncated {
+            html += note(e(s.format(.listTruncated, ["shown": f.integer(c.rows.count), "total": f.integer(c.total)])))
+        }
+        return section("changes", .sectionChanges, html)
+    }
+
+    private func images() -> String {
+        let i = report.images
+        guard i.uploads > 0 else { return section("images", .sectionImages, note(e(s[.noImages]))) }
+        var html = note(e(s.format(.imagesSummary, [
+            "n": f.integer(i.uploads), "before": f.bytes(i.originalBytes), "after": f.bytes(i.outputBytes),
+        ])))
+        html += "<table class=\"compact\">" + th([.columnOutcome, .columnUploads, .columnBytesBefore, .columnBytesAfter],
+                                                 numeric: [.columnUploads, .columnBytesBefore, .columnBytesAfter]) + "<tbody>"
+        for outcome in i.byOutcome {
+            html += "<tr><td>\(e(f.imageOutcome(outcome.outcome)))</td>\(num(outcome.count))<td class=\"num\">\(e(f.bytes(outcome.originalBytes)))</td><td class=\"num\">\(e(f.bytes(outcome.outputBytes)))</td></tr>"
+        }
+        html += "</tbody></table>"
+        return section("images", .sectionImages, html)
+    }
+
+    private func consent() -> String {
+        let rows = report.consent.map { share in
+            ReportCharts.BarRow(
+                label: f.consent(share.key),
+                segments: [ReportCharts.Segment(count: share.count, cssClass: share.key == "expired" ? "bar-invalid" : "bar-accent")],
+                value: f.integer(share.count))
+        }
+        var html = note(e(s[.consentIntro]))
+        html += "<figure>\(charts.horizontalBars(rows, label: s[.sectionConsent]))</figure>"
+        html += "<table class=\"compact\">" + th([.columnConsent, .columnTransactions, .columnShare], numeric: [.columnTransactions, .columnShare]) + "<tbody>"
+        for share in report.consent {
+            html += "<tr><td>\(e(f.consent(share.key)))</td>\(num(share.count))\(pct(share.share))</tr>"
+        }
+        html += "</tbody></table>"
+        return section("consent", .sectionConsent, html)
+    }
+
+    private func transactions() -> String {
+        let list = report.transactions
+        var html = ""
+        if list.truncated {
+            html += note(e(s.format(.transactionsTruncated, [
+                "shown": f.integer(list.rows.count), "total": f.integer(list.total),
+                "csv": transactionsCSVName ?? s[.theCSV],
+            ])))
+        } else {
+            html += note(e(s.format(.transactionsAll, ["total": f.integer(list.total)])))
+        }
+        guard !list.rows.isEmpty else { return section("transactions", .sectionTransactions, html) }
+        var columns: [ReportText] = [.columnReference, .columnName, .columnSource, .columnCaptured, .columnAtCapture, .columnNow, .columnFailingChecks, .columnProof]
+        if report.includesValues { columns.insert(.columnHolder, at: 2) }
+        html += "<table class=\"transactions\">" + th(columns) + "<tbody>"
+        for row in list.rows {
+            html += "<tr><td>\(code(row.referenceCode))</td><td>\(e(row.displayName))</td>"
+            if report.includesValues { html += "<td>\(e(Self.holderName(row.values ?? [])))</td>" }
+            html += "<td>\(e(row.source))</td><td class=\"nowrap\">\(e(row.capturedAt.map(f.instant) ?? "–"))</td>"
+            html += "<td>\(badge(row.verdictAtCapture))</td><td>\(badge(row.verdictNow))</td>"
+            html += "<td>\(row.failingChecks.map(code).joined(separator: " "))</td><td>\(proof(row.proofPath))</td></tr>"
+        }
+        html += "</tbody></table>"
+        return section("transactions", .sectionTransactions, html)
+    }
+
+    private func proof(_ path: String?) -> String {
+        guard let path else { return "<span class=\"muted\">–</span>" }
+        let name = path.split(separator: "/").last.map(String.init) ?? path
+        guard let link = proofLink(path) else { return "<code dir=\"ltr\" title=\"\(e(path))\">\(e(name))</code>" }
+        return "<a href=\"\(e(link))\" title=\"\(e(path))\"><code dir=\"ltr\">\(e(name))</code></a>"
+    }
+
+    /// `given_name family_name` from stored values (diagnostic notation: text strings in quotes).
+    static func holderName(_ values: [ComplianceReport.ElementValue]) -> String {
+        func text(_ identifier: String) -> String? {
+            guard let value = values.first(where: { $0.identifier == identifier })?.value else { return nil }
+            if value.count >= 2, value.hasPrefix("\""), value.hasSuffix("\"") { return String(value.dropFirst().dropLast()) }
+            return value
+        }
+        return [text("given_name"), text("family_name")].compactMap { $0 }.joined(separator: " ")
+    }
+
+    private func ingest() -> String {
+        let i = report.ingestFailures
+        guard i.total > 0 else { return section("ingest", .sectionIngest, note(e(s[.noIngestFailures]))) }
+        var html = note(e(s.format(.ingestSummary, ["n": f.integer(i.total)])))
+        html += "<table>" + th([.columnInput, .columnCode, .columnReason]) + "<tbody>"
+        for row in i.rows {
+            html += "<tr><td><span dir=\"ltr\">\(e(row.source))</span></td><td>\(code(row.code))</td><td>\(e(row.reason))</td></tr>"
+        }
+        html += "</tbody></table>"
+        if i.truncated {
+            html += note(e(s.format(.listTruncated, ["shown": f.integer(i.rows.count), "total": f.integer(i.total)])))
+        }
+        return section("ingest", .sectionIngest, html)
+    }
+
+    private func footer() -> String {
+        var html = "<footer>"
+        html += "<p>\(e(s[report.includesValues ? .personalDataIncluded : .personalDataNone]))</p>"
+        html += "<p>\(e(s.format(.footerGenerated, ["generator": report.generator, "time": f.instant(report.generatedAt)])))</p>"
+        return html + "</footer>\n"
+    }
+
+    // MARK: Style
+
+    static let css = """
+        :root{--ink:#1f2328;--muted:#59636e;--line:#d8dee4;--soft:#f6f8fa;--accent:#0b5cad;--valid:#1a7f37;--invalid:#cf222e;--indeterminate:#bf8700;--none:#a0a8b1}
+        *{box-sizing:border-box}
+        html{font-family:"Noto Sans","Noto Sans Arabic","DejaVu Sans",system-ui,-apple-system,"Segoe UI",Roboto,Arial,sans-serif;color:var(--ink);background:#fff;font-size:15px;line-height:1.5;-webkit-print-color-adjust:exact;print-color-adjust:exact}
+        body{margin:0}
+        .page{max-width:1120px;margin:0 auto;padding:32px 40px 48px}
+        .masthead{border-bottom:3px solid var(--accent);padding-bottom:16px;margin-bottom:16px}
+        .brand{font-size:12px;letter-spacing:.12em;text-transform:uppercase;color:var(--accent);font-weight:700}
+        h1{font-size:28px;margin:2px 0}
+        h2{font-size:20px;margin:0 0 12px;padding-bottom:6px;border-bottom:1px solid var(--line)}
+        h3{font-size:15px;margin:22px 0 8px}
+        .scope{font-size:17px;margin:0 0 10px;color:var(--muted)}
+        .meta{display:grid;grid-template-columns:max-content 1fr;gap:2px 16px;font-size:13px;margin:0}
+        .meta dt{color:var(--muted)}.meta dd{margin:0;overflow-wrap:anywhere}
+        nav.toc{font-size:13px;margin:0 0 28px;display:flex;flex-wrap:wrap;gap:4px 18px}
+        nav.toc a{color:var(--accent);text-decoration:none}
+        section{margin:0 0 40px}
+        .cards{display:grid;grid-template-columns:repeat(auto-fit,minmax(150px,1fr));gap:12px;margin:0 0 20px}
+        .card{border:1px solid var(--line);border-radius:8px;padding:12px 14px;background:var(--soft)}
+        .card .value{font-size:28px;font-weight:700;line-height:1.15}
+        .card .label{font-size:12px;color:var(--muted)}.card .sub{font-weight:600}
+        .card.valid .value{color:var(--valid)}.card.invalid .value{color:var(--invalid)}.card.indeterminate .value{color:var(--indeterminate)}
+        .card.changed .value,.card.alert .value{color:var(--invalid)}
+        table{border-collapse:collapse;width:100%;font-size:13px;margin:6px 0 4px}
+        th,td{text-align:start;padding:5px 8px;border-bottom:1px solid var(--line);vertical-align:top}
+        th{font-size:12px;color:var(--muted);font-weight:600;background:var(--soft)}
+        .num{text-align:end;font-variant-numeric:tabular-nums;white-space:nowrap}
+        table.compact{width:auto;min-width:50%}
+        table.shares{min-width:0;width:100%}
+        tr.alert td{background:#fff1f0}
+        .nowrap{white-space:nowrap}
+        td code{white-space:nowrap}
+        code{font-family:"DejaVu Sans Mono",ui-monospace,Menlo,Consolas,monospace;font-size:12px;unicode-bidi:isolate}
+        .clause,.muted{color:var(--muted);font-size:12px}
+        .badge{display:inline-block;padding:0 8px;border-radius:10px;font-size:12px;font-weight:600;color:#fff;white-space:nowrap}
+        .badge.valid{background:var(--valid)}.badge.invalid{background:var(--invalid)}.badge.indeterminate{background:var(--indeterminate)}.badge.none{background:var(--none)}
+        .flag{font-weight:700}.flag.expired{color:var(--invalid)}.flag.soon{color:#bc4c00}.flag.later{color:var(--indeterminate)}.flag.ok{color:var(--valid);font-weight:400}
+        .note{font-size:13px;color:var(--muted);margin:6px 0}
+        figure{margin:8px 0 14px}figcaption{font-size:13px;font-weight:600;margin:0 0 6px}
+        svg{display:block;max-width:100%;height:auto;direction:ltr}
+        svg text{font-size:12px;fill:var(--ink)}svg text.axis{fill:var(--muted);font-size:11px}svg text.value{fill:var(--muted)}
+        .bar-track{fill:#eef1f4}.bar-valid{fill:var(--valid);background:var(--valid)}.bar-invalid{fill:var(--invalid);background:var(--invalid)}
+        .bar-indeterminate{fill:var(--indeterminate);background:var(--indeterminate)}.bar-none{fill:var(--none);background:var(--none)}
+        .bar-accent{fill:var(--accent);background:var(--accent)}
+        .grid{stroke:#e6eaef;stroke-width:1}.rate-line{fill:none;stroke:#1f2328;stroke-width:2}.rate-dot{fill:#1f2328}
+        .line-rate{background:#1f2328;height:3px!important;margin-top:5px}
+        .legend{list-style:none;padding:0;margin:6px 0 0;display:flex;flex-wrap:wrap;gap:4px 16px;font-size:12px;color:var(--muted)}
+        .swatch{display:inline-block;width:12px;height:12px;border-radius:3px;margin-inline-end:6px;vertical-align:-1px}
+        .grid2{display:grid;grid-template-columns:1fr 1fr;gap:28px}
+        .transitions{list-style:none;padding:0;margin:8px 0 12px;display:flex;flex-wrap:wrap;gap:8px 24px;font-size:14px}
+        .arrow{color:var(--muted)}
+        details summary{cursor:pointer;color:var(--accent);font-size:13px;margin:6px 0}
+        a{color:var(--accent)}
+        footer{border-top:1px solid var(--line);margin-top:8px;padding-top:10px;font-size:12px;color:var(--muted)}
+        footer p{margin:4px 0}
+        @media (max-width:760px){.grid2{grid-template-columns:1fr}.page{padding:16px}}
+        @media print{@page{size:A4;margin:14mm}html{font-size:11px}.page{max-width:none;padding:0}nav.toc{display:none}
+        h2{break-after:avoid}tr,figure,.card{break-inside:avoid}thead{display:table-header-group}a{color:inherit;text-decoration:none}
+        details>*{display:block}}
+        """
+}

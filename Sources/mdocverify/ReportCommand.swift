@@ -1,0 +1,136 @@
+import ArgumentParser
+import Foundation
+import MdocModel
+import MdocReports
+import MdocStore
+
+/// `mdocverify report`: the compliance report of a run or a period, from the report database.
+struct ReportCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "report",
+        abstract: "Render the compliance report of a run or a period: HTML, CSV and JSON.",
+        discussion: """
+            Reads the report database written by `mdocverify verify` (never the inputs) and writes, \
+            under --out: report-<label>.html (report-<label>.ar.html with --lang ar), report-<label>.json, \
+            report-<label>-transactions.csv (every transaction) and report-<label>-check-failures.csv \
+            (every failed check result). <label> is run-<id>, or the period's dates. Prints the paths written.
+            Default scope: the latest run. --run picks a run; --since/--until pick the transactions \
+            captured in a period (YYYY-MM-DD, or RFC 3339; --until YYYY-MM-DD includes that day), each \
+            with its latest verification.
+            No personal data unless --include-values and the store kept values (verify --keep-values).
+            Exit codes: 0 written; 2 usage or setup error (no database, no runs, unknown run, bad dates).
+            """)
+
+    @Option(name: .long, help: "Report database.")
+    var db: String = "reports/mdocverify.sqlite"
+
+    @Option(name: .customLong("run"), help: "The run to report on (default: the latest run).")
+    var runID: String?
+
+    @Option(name: .long, help: "First capture day (YYYY-MM-DD, UTC) or instant (RFC 3339) of the period.")
+    var since: String?
+
+    @Option(name: .long, help: "Last capture day (YYYY-MM-DD, included) or end instant (RFC 3339, excluded) of the period.")
+    var until: String?
+
+    @Option(name: .long, help: "Formats to write, comma-separated: html, csv, json.")
+    var format: String = "html,csv,json"
+
+    @Option(name: .long, help: "Folder the report files go to.")
+    var out: String = "reports"
+
+    @Option(name: .long, help: "Language of the HTML report: en or ar.")
+    var lang: String = "en"
+
+    @Flag(name: .customLong("include-values"), help: "Include element values (personal data) when the database holds them.")
+    var includeValues = false
+
+    @Option(name: .long, help: "Judge certificate expiry at this time (RFC 3339). Default: now.")
+    var at: String?
+
+    func validate() throws {
+        if runID != nil && (since != nil || until != nil) {
+            throw ValidationError("give either --run or --since/--until, not both")
+        }
+        _ = try formats()
+        _ = try language()
+        let period = try self.period()
+        if let since = period.since, let until = period.until, since >= until {
+            throw ValidationError("--since \(self.since ?? "") is not before --until \(self.until ?? "")")
+        }
+        if let at, CBORDate.parseRFC3339(at) == nil {
+            throw ValidationError("--at \(at) is not an RFC 3339 time; write it like 2026-11-22T12:00:00Z")
+        }
+    }
+
+    func formats() throws -> Set<ReportFormat> {
+        var formats = Set<ReportFormat>()
+        for name in format.split(separator: ",") {
+            let trimmed = name.trimmingCharacters(in: .whitespaces).lowercased()
+            guard let format = ReportFormat(rawValue: trimmed) else {
+                throw ValidationError("--format \(name): choose among html, csv, json (comma-separated)")
+            }
+            formats.insert(format)
+        }
+        guard !formats.isEmpty else { throw ValidationError("--format needs at least one of html, csv, json") }
+        return formats
+    }
+
+    func language() throws -> ReportLanguage {
+        guard let language = ReportLanguage(rawValue: lang.lowercased()) else {
+            throw ValidationError("--lang \(lang): choose en or ar")
+        }
+        return language
+    }
+
+    /// The period's bounds: `since` included, `until` excluded.
+    func period() throws -> (since: Date?, until: Date?) {
+        func parse(_ text: String?, option: String, endOfDay: Bool) throws -> Date? {
+            guard let text else { return nil }
+            if text.count == 10, let day = CBORDate.parseRFC3339(text + "T00:00:00Z") {
+                return endOfDay ? day.addingTimeInterval(86_400) : day
+            }
+            if let instant = CBORDate.parseRFC3339(text) { return instant }
+            throw ValidationError("\(option) \(text) is not a date; write it like 2026-11-22 or 2026-11-22T12:00:00Z")
+        }
+        return (try parse(since, option: "--since", endOfDay: false), try parse(until, option: "--until", endOfDay: true))
+    }
+
+    func run() throws {
+        guard FileManager.default.fileExists(atPath: db) else {
+            throw SetupError("no report database at \(db): run `mdocverify verify INPUT... --trust DIR` first, or pass --db PATH")
+        }
+        let store: ReportStore
+        do {
+            store = try ReportStore(path: db)
+        } catch {
+            throw SetupError("cannot open the report database \(db): \(error)")
+        }
+        let scope: ReportRequest.Scope
+        if let runID {
+            scope = .run(runID)
+        } else if since != nil || until != nil {
+            let period = try self.period()
+            scope = .period(since: period.since, until: period.until)
+        } else {
+            scope = .latestRun
+        }
+        var request = ReportRequest(scope: scope, generator: "mdocverify \(ProcessorVersion.current)", includeValues: includeValues)
+        if let at, let time = CBORDate.parseRFC3339(at) { request.referenceTime = time }
+        let files: ReportFiles
+        do {
+            files = try ReportGenerator.generate(
+                store: store, request: request,
+                output: ReportOutput(directory: out, formats: try formats(), language: try language()))
+        } catch let error as ReportError {
+            throw SetupError(error.message)
+        } catch {
+            throw SetupError("cannot build the report from \(db): \(error)")
+        }
+        for path in files.all { print(path) }
+        if includeValues && !files.report.includesValues {
+            FileHandle.standardError.write(Data(
+                "mdocverify: --include-values: the database holds no element values (verify with --keep-values); none included\n".utf8))
+        }
+    }
+}
