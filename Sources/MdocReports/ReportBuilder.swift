@@ -147,26 +147,24 @@ public struct ReportBuilder {
     private func fillScope(_ scope: ResolvedScope) throws {
         switch scope {
         case .run(let runID):
-            // 1. The run's links in transaction-id order, with the transaction's rowid (from the
-            //    txn(id) index alone) and the previous verdict (verification_history alone): both
-            //    indexes are walked in key order.
+            // 1. The run's links, read in transaction-id order (the run_transaction key), with the
+            //    transaction's rowid (from the txn(id) index alone) and the previous verdict
+            //    (verification_history alone): both indexes are walked in key order. SQLite's
+            //    sorter then hands them over in verification-id order.
             try reader.execute(
-                sql: "CREATE TEMP TABLE report_links (vid INTEGER NOT NULL, trow INTEGER NOT NULL, reused INTEGER NOT NULL, previous TEXT)")
+                sql: "CREATE TEMP TABLE report_sorted (vid INTEGER PRIMARY KEY, trow INTEGER NOT NULL, reused INTEGER NOT NULL, previous TEXT)")
             try reader.execute(
                 sql: """
-                    INSERT INTO report_links
+                    INSERT INTO report_sorted
                     SELECT rt.verification_id, t.rowid, rt.reused,
                            \(Self.previousVerdict(tid: "rt.transaction_id", vid: "rt.verification_id"))
                     FROM run_transaction rt JOIN txn t ON t.id = rt.transaction_id
                     WHERE rt.run_id = ?
+                    ORDER BY rt.verification_id
                     """,
                 arguments: [.text(runID)])
-            // 2. Sorted by verification id (SQLite's sorter), then the verification and transaction
-            //    rows read in that order: the order the runs wrote them in.
-            try reader.execute(
-                sql: "CREATE TEMP TABLE report_sorted (vid INTEGER PRIMARY KEY, trow INTEGER NOT NULL, reused INTEGER NOT NULL, previous TEXT)")
-            try reader.execute(sql: "INSERT INTO report_sorted SELECT vid, trow, reused, previous FROM report_links ORDER BY vid")
-            try reader.execute(sql: "DROP TABLE temp.report_links")
+            // 2. The verification and transaction rows, read in verification-id order: the order
+            //    the runs wrote them in.
             try reader.execute(
                 sql: """
                     INSERT INTO report_scope
@@ -246,7 +244,9 @@ public struct ReportBuilder {
             timeline: timeline(tally),
             trust: try trust(runs: runs.map(\.run), certificates: issuers.certificates),
             changes: try changes(transitions: tally.transitions), images: try images(), consent: tally.consent,
-            transactions: try transactions(total: total, includeValues: includesValues),
+            transactions: try transactions(
+                total: total, notValid: total - (tally.overview.now.first { $0.key == "valid" }?.count ?? 0),
+                includeValues: includesValues),
             ingestFailures: try ingestFailures(scope))
     }
 
@@ -695,13 +695,15 @@ public struct ReportBuilder {
             originalBytes: outcomes.reduce(0) { $0 + $1.originalBytes }, outputBytes: outcomes.reduce(0) { $0 + $1.outputBytes })
     }
 
-    private func transactions(total: Int, includeValues: Bool) throws -> ComplianceReport.TransactionList {
+    private func transactions(total: Int, notValid: Int, includeValues: Bool) throws -> ComplianceReport.TransactionList {
         let order = "\(Self.worstVerdictFirst), s.captured_at IS NULL, s.captured_at, s.reference_code"
+        // When the transactions not valid fill the table, the valid ones need not be sorted.
+        let filter = notValid >= request.transactionLimit ? "WHERE s.verdict_now <> 'valid'" : ""
         let rows = try reader.rows(
             sql: """
                 SELECT s.reference_code, v.transaction_id, s.display_name, s.source, s.captured_at, v.verification_time,
                        s.verdict_capture, s.verdict_now, s.consent_state, f.checks, v.proof_path, s.vid
-                FROM (SELECT * FROM report_scope s ORDER BY \(order) LIMIT ?) s
+                FROM (SELECT * FROM report_scope s \(filter) ORDER BY \(order) LIMIT ?) s
                 JOIN verification v ON v.id = s.vid
                 LEFT JOIN report_failing f ON f.vid = s.vid
                 ORDER BY \(order)

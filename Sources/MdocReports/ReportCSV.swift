@@ -83,6 +83,29 @@ public final class CSVWriter {
         }
     }
 
+    /// Appends column `index` of `row` without quoting: for values the schema constrains to
+    /// characters that never need it (hex, instants, enumerations, integers), or several of them
+    /// already joined by commas. Should one hold a quote, CR or LF anyway (the schema's CHECK
+    /// constraints rule it out), the column is quoted as one field rather than written broken.
+    public func appendRaw(_ row: StoreRow, _ index: Int) {
+        if fieldsInRecord > 0 { buffer.append(UInt8(ascii: ",")) }
+        fieldsInRecord += 1
+        row.withUTF8(index) { bytes in
+            // The schema's checks make this the only branch taken; a store edited by hand falls back.
+            if Self.isPlain(bytes) {
+                buffer.append(contentsOf: bytes)
+            } else {
+                Self.appendQuoted(bytes, to: &buffer)
+            }
+        }
+    }
+
+    /// Whether `bytes` hold no quote, CR or LF (commas are the separators of joined fields).
+    static func isPlain(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
+        for byte in bytes where byte == UInt8(ascii: "\"") || byte == 13 || byte == 10 { return false }
+        return true
+    }
+
     /// Appends a number.
     public func append(_ number: Int) { append(String(number)) }
 
@@ -182,20 +205,30 @@ public enum ReportCSV {
                  WHERE d.verification_id = s.vid AND e.value_json IS NOT NULL)
               """
             : ""
+        // Columns the schema constrains to hex, instants, enumerations or integers never need
+        // quoting: SQLite joins each run of them into one pre-formatted field, written as it is.
         var rows = 0
         try reader.forEach(sql: """
-            SELECT s.reference_code, v.transaction_id, s.display_name, s.source, s.captured_at, v.verification_time,
-                   s.verdict_capture, s.verdict_now, s.consent_state, f.checks, s.run_id, s.reused, v.trust_snapshot,
-                   v.proof_path\(values)
+            SELECT s.reference_code, v.transaction_id, s.display_name, s.source,
+                   coalesce(s.captured_at, '') || ',' || v.verification_time || ',' || coalesce(s.verdict_capture, '')
+                     || ',' || s.verdict_now || ',' || s.consent_state,
+                   f.checks, s.run_id, s.reused || ',' || v.trust_snapshot, v.proof_path\(values)
             FROM report_scope s
             JOIN verification v ON v.id = s.vid
             LEFT JOIN report_failing f ON f.vid = s.vid
             ORDER BY s.vid
             """
         ) { row in
-            for column in 0..<row.count {
-                writer.append(row, column, text: column == 2 || column == 3)
-            }
+            writer.append(row, 0)
+            writer.appendRaw(row, 1)
+            writer.append(row, 2, text: true)
+            writer.append(row, 3, text: true)
+            writer.appendRaw(row, 4)
+            writer.append(row, 5)
+            writer.append(row, 6)
+            writer.appendRaw(row, 7)
+            writer.append(row, 8)
+            if includeValues { writer.append(row, 9) }
             try writer.endRecord()
             rows += 1
         }

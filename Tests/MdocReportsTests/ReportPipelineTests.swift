@@ -155,6 +155,17 @@ final class ReportPipelineTests: XCTestCase {
         XCTAssertTrue(try text(withValues.html).contains("<td>Jane Doe</td>"))
         XCTAssertTrue(try text(withValues.transactionsCSV).contains("org.iso.18013.5.1/family_name"))
         XCTAssertEqual(withValues.report.transactions.rows.first?.values?.first { $0.identifier == "family_name" }?.value, "\"Doe\"")
+
+        // The same command again reuses every result: the latest run counts them, from the first run.
+        let rerun = try await fixture.run(keepValues: true)
+        let reused = try generate(fixture, folder: "rerun").report
+        XCTAssertEqual(reused.scope.runID, rerun)
+        XCTAssertEqual(reused.scope.transactions, 8)
+        XCTAssertEqual(reused.scope.reused, 8)
+        XCTAssertEqual(reused.scope.runs.map(\.id), [runID], "the verifications are the first run's")
+        XCTAssertEqual(reused.overview, report.overview)
+        XCTAssertEqual(reused.changes.total, 0)
+        XCTAssertEqual(reused.failures.byCheck, report.failures.byCheck)
     }
 
     /// A second run under a CRL revoking Alpha's DS: the changes section lists exactly the

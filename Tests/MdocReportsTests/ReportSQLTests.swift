@@ -1,0 +1,98 @@
+import Foundation
+import MdocReports
+import XCTest
+
+@_spi(Testing) import MdocStore
+
+/// Cases the pipeline fixture does not produce, written into a store with SQL: several documents
+/// per transaction, links a run reused, a period over first sightings.
+final class ReportSQLTests: XCTestCase {
+    var folder = ""
+
+    override func setUpWithError() throws {
+        folder = NSTemporaryDirectory() + "mdocverify-report-sql-\(UUID().uuidString)"
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+    }
+
+    override func tearDownWithError() throws {
+        try? FileManager.default.removeItem(atPath: folder)
+    }
+
+    /// Run `r1` verified t1 (two documents from DS a), t2 (documents from DS a and DS b, both
+    /// under IACA x) and t3 (no document); run `r2` reused t1 and verified t2 again (invalid).
+    func makeStore() throws -> ReportStore {
+        let store = try ReportStore(path: "\(folder)/db.sqlite")
+        func hex(_ n: Int) -> String { String(repeating: "0", count: 63) + String(n) }
+        let time = "2026-05-01T00:00:00.000Z"
+        try store.executeUnchecked(sql: """
+            INSERT INTO run VALUES ('r1', '\(time)', '\(time)', '\(time)', 0, '\(hex(1))', '{}', '0.1.0', '[]', 'finished', NULL, NULL, 0);
+            INSERT INTO run VALUES ('r2', '2026-05-02T00:00:00.000Z', '2026-05-02T00:00:00.000Z', '2026-05-02T00:00:00.000Z', 0, '\(hex(2))', '{}', '0.1.0', '[]', 'finished', NULL, NULL, 0);
+            INSERT INTO txn VALUES ('\(hex(1))', 't1', 'k', '2026-04-01T10:00:00.000Z', NULL, 'R1', NULL, NULL, 'r1', '\(time)');
+            INSERT INTO txn VALUES ('\(hex(2))', 't2', 'k', '2026-04-02T10:00:00.000Z', NULL, 'R2', NULL, NULL, 'r1', '\(time)');
+            INSERT INTO txn VALUES ('\(hex(3))', 't3', 'k', NULL, NULL, 'R3', NULL, NULL, 'r1', '2026-04-03T10:00:00.000Z');
+            INSERT INTO verification VALUES (1, '\(hex(1))', 'r1', '\(time)', '\(time)', '\(hex(1))', 'valid', 'valid', 'none', 1, NULL, NULL, NULL);
+            INSERT INTO verification VALUES (2, '\(hex(2))', 'r1', '\(time)', '\(time)', '\(hex(1))', 'valid', 'valid', 'none', 1, NULL, NULL, NULL);
+            INSERT INTO verification VALUES (3, '\(hex(3))', 'r1', '\(time)', '\(time)', '\(hex(1))', NULL, 'valid', 'none', 1, NULL, NULL, NULL);
+            INSERT INTO verification VALUES (4, '\(hex(2))', 'r2', '\(time)', '2026-05-02T00:00:00.000Z', '\(hex(2))', 'invalid', 'invalid', 'none', 1, NULL, NULL, NULL);
+            INSERT INTO run_transaction VALUES ('r1', '\(hex(1))', 1, 0), ('r1', '\(hex(2))', 2, 0), ('r1', '\(hex(3))', 3, 0);
+            INSERT INTO run_transaction VALUES ('r2', '\(hex(1))', 1, 1), ('r2', '\(hex(2))', 4, 0);
+            INSERT INTO check_result VALUES (4, 0, 'issuer.revocation', 'fail', 'verification', 'doc[0]', 'revoked', '[]');
+            INSERT INTO check_result VALUES (4, 1, 'x.unknown', 'fail', NULL, 'doc[1]', 'from a newer build', '[]');
+            INSERT INTO certificate VALUES ('\(hex(7))', 'ds', 'CN=DS a', 'CN=IACA x', '01', '\(time)', '2026-05-20T00:00:00.000Z', 'UT');
+            INSERT INTO certificate VALUES ('\(hex(8))', 'ds', 'CN=DS b', 'CN=IACA x', '02', '\(time)', '2027-05-20T00:00:00.000Z', 'UT');
+            INSERT INTO certificate VALUES ('\(hex(9))', 'iaca', 'CN=IACA x', 'CN=IACA x', '03', '\(time)', '2030-01-01T00:00:00.000Z', 'UT');
+            INSERT INTO document (verification_id, idx, doc_type, ds_fingerprint, iaca_fingerprint)
+            VALUES (1, 0, 'mDL', '\(hex(7))', '\(hex(9))'), (1, 1, 'mDL', '\(hex(7))', '\(hex(9))'),
+                   (2, 0, 'mDL', '\(hex(7))', '\(hex(9))'), (2, 1, 'mDL', '\(hex(8))', '\(hex(9))'),
+                   (4, 0, 'mDL', '\(hex(7))', '\(hex(9))'), (4, 1, 'mDL', '\(hex(8))', '\(hex(9))');
+            """)
+        return store
+    }
+
+    func build(_ store: ReportStore, _ scope: ReportRequest.Scope) throws -> ComplianceReport {
+        let reference = try XCTUnwrap(StoreReader.instant("2026-05-02T00:00:00.000Z"))
+        return try ReportGenerator.generate(
+            store: store, request: ReportRequest(scope: scope, referenceTime: reference),
+            output: ReportOutput(directory: "\(folder)/out", formats: [.json])
+        ).report
+    }
+
+    func testSeveralDocumentsReusedLinksAndUnknownChecks() throws {
+        let store = try makeStore()
+        let r1 = try build(store, .run("r1"))
+        // DS a signed documents of t1 (twice) and t2: two transactions, not three.
+        let dsA = try XCTUnwrap(r1.failures.byDocumentSigner.first { $0.subject == "CN=DS a" })
+        XCTAssertEqual(dsA.transactions, 2)
+        XCTAssertEqual(r1.failures.byDocumentSigner.first { $0.subject == "CN=DS b" }?.transactions, 1)
+        XCTAssertEqual(r1.failures.byIACA.first?.transactions, 3, "t2 counts once per DS of its documents")
+        XCTAssertEqual(r1.timeline.withoutCaptureTime, 1)
+        // Certificates: DS a expires 18 days after the reference time.
+        XCTAssertEqual(r1.trust.certificates.first?.subject, "CN=DS a")
+        XCTAssertEqual(r1.trust.certificates.first?.expiry, "within30Days")
+        XCTAssertEqual(r1.trust.certificates.first?.daysLeft, 18)
+
+        // r2: t1 reused from r1, t2 verified again and now invalid.
+        let r2 = try build(store, .latestRun)
+        XCTAssertEqual(r2.scope.runID, "r2")
+        XCTAssertEqual(r2.scope.transactions, 2)
+        XCTAssertEqual(r2.scope.reused, 1)
+        XCTAssertEqual(Set(r2.scope.runs.map(\.id)), ["r1", "r2"])
+        XCTAssertEqual(r2.scope.runs.first { $0.id == "r1" }?.transactionsInScope, 1)
+        XCTAssertEqual(r2.trust.snapshots.count, 2, "one per run")
+        XCTAssertEqual(r2.changes.total, 1)
+        XCTAssertEqual(r2.changes.rows.first?.referenceCode, "R2")
+        XCTAssertEqual(r2.changes.rows.first?.previousRunID, "r1")
+        XCTAssertEqual(r2.changes.rows.first?.failingChecks, ["issuer.revocation", "x.unknown"])
+        let unknown = try XCTUnwrap(r2.failures.byCheck.first { $0.checkID == "x.unknown" })
+        XCTAssertFalse(unknown.known)
+        XCTAssertNil(unknown.summary)
+        XCTAssertEqual(r2.failures.byCheck.first { $0.checkID == "issuer.revocation" }?.clause?.isEmpty, false)
+
+        // A period over first sightings: t3 has no capture time and was first seen on 3 April.
+        let since = try XCTUnwrap(StoreReader.instant("2026-04-03T00:00:00.000Z"))
+        let period = try build(store, .period(since: since, until: nil))
+        XCTAssertEqual(period.scope.transactions, 1)
+        XCTAssertEqual(period.transactions.rows.first?.referenceCode, "R3")
+        XCTAssertEqual(period.scope.label, "from-2026-04-03")
+    }
+}
