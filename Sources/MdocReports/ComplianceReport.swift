@@ -50,6 +50,8 @@ public enum ReportLimits {
     /// Most transactions listed in the HTML and JSON table (not valid first); the transactions
     /// CSV lists every transaction of the scope.
     public static let transactionRows = 2_000
+    /// Most sources listed (the first by transactions not valid); their number is always given.
+    public static let sourceRows = 1_000
     /// Most rows of the changes list (the counts by transition cover all).
     public static let changeRows = 2_000
     /// Most ingest failures listed (the total is always given).
@@ -157,8 +159,11 @@ extension ComplianceReport {
         public var byDocumentSigner: [IssuerOutcome]
         /// Transactions by IACA certificate, most not-valid first.
         public var byIACA: [IssuerOutcome]
-        /// Transactions by source (`transaction.json` source, e.g. a kiosk), most not-valid first.
+        /// Transactions by source (`transaction.json` source, e.g. a kiosk), most not-valid
+        /// first, at most ``ReportLimits/sourceRows``.
         public var bySource: [GroupOutcome]
+        /// How many sources there are (``bySource`` may list fewer).
+        public var sourceCount: Int
     }
 
     /// How often a check failed in scope.

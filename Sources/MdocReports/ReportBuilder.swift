@@ -15,6 +15,7 @@ import MdocStore
 /// - `report_scope`: one row per transaction in scope with the verification it counts (`vid`),
 ///   its verdicts, the verdict of the transaction's previous verification, and the
 ///   transaction's columns the report shows;
+/// - `report_failed`: per failed check id and verification in scope, the number of `fail` results;
 /// - `report_failing`: per verification in scope, its failed check ids (space-separated, sorted).
 ///
 /// How the store is read matters more than anything else at a million transactions: a join
@@ -102,6 +103,7 @@ public struct ReportBuilder {
               kind             INTEGER NOT NULL
             )
             """)
+        try reader.execute(sql: "CREATE TEMP TABLE report_failed (check_id TEXT NOT NULL, vid INTEGER NOT NULL, results INTEGER NOT NULL)")
         try reader.execute(sql: "CREATE TEMP TABLE report_failing (vid INTEGER PRIMARY KEY, checks TEXT NOT NULL)")
     }
 
@@ -199,14 +201,18 @@ public struct ReportBuilder {
 
     /// Failed check ids per verification in scope, read through the partial index of failures.
     private func fillFailing() throws {
+        // The partial index of failures is read once, in its order (check id, verification).
+        try reader.execute(sql: """
+            INSERT INTO report_failed
+            SELECT c.check_id, c.verification_id, count(*)
+            FROM check_result c JOIN report_scope s ON s.vid = c.verification_id
+            WHERE c.status = 'fail'
+            GROUP BY c.check_id, c.verification_id
+            """)
         try reader.execute(sql: """
             INSERT INTO report_failing
-            SELECT verification_id, group_concat(check_id, ' ') FROM (
-              SELECT DISTINCT c.verification_id, c.check_id
-              FROM check_result c JOIN report_scope s ON s.vid = c.verification_id
-              WHERE c.status = 'fail'
-              ORDER BY c.verification_id, c.check_id)
-            GROUP BY verification_id
+            SELECT vid, group_concat(check_id, ' ') FROM (SELECT vid, check_id FROM report_failed ORDER BY vid, check_id)
+            GROUP BY vid
             """)
     }
 
@@ -233,6 +239,7 @@ public struct ReportBuilder {
             scopeModel.label = Self.periodLabel(since: since, until: until)
         }
         let issuers = try self.issuers()
+        let sources = try self.sources()
         return ComplianceReport(
             format: ComplianceReport.formatName, version: ComplianceReport.currentVersion,
             generatedAt: try StoreReader.instantText(request.generatedAt),
@@ -240,7 +247,7 @@ public struct ReportBuilder {
             scope: scopeModel, includesValues: includesValues, overview: tally.overview,
             failures: ComplianceReport.Failures(
                 byCheck: try failuresByCheck(total: total), byDocumentSigner: issuers.ds, byIACA: issuers.iaca,
-                bySource: try sources()),
+                bySource: sources.rows, sourceCount: sources.count),
             timeline: timeline(tally),
             trust: try trust(runs: runs.map(\.run), certificates: issuers.certificates),
             changes: try changes(transitions: tally.transitions), images: try images(), consent: tally.consent,
@@ -405,10 +412,7 @@ public struct ReportBuilder {
 
     private func failuresByCheck(total: Int) throws -> [ComplianceReport.CheckFailures] {
         let rows = try reader.rows(sql: """
-            SELECT c.check_id, count(DISTINCT c.verification_id), count(*)
-            FROM check_result c JOIN report_scope s ON s.vid = c.verification_id
-            WHERE c.status = 'fail'
-            GROUP BY c.check_id
+            SELECT check_id, count(*), sum(results) FROM report_failed GROUP BY check_id
             """)
         return rows.compactMap { row -> ComplianceReport.CheckFailures? in
             guard let id = row.text(0) else { return nil }
@@ -426,13 +430,26 @@ public struct ReportBuilder {
         sum(s.verdict_now = 'valid'), sum(s.verdict_now = 'invalid'), sum(s.verdict_now = 'indeterminate')
         """
 
-    private func sources() throws -> [ComplianceReport.GroupOutcome] {
-        try reader.rows(sql: "SELECT s.source, count(*), \(Self.verdictSums) FROM report_scope s GROUP BY s.source")
-            .map { row in
-                Self.group(name: row.text(0) ?? "", transactions: row.int(1) ?? 0, valid: row.int(2) ?? 0,
-                           invalid: row.int(3) ?? 0, indeterminate: row.int(4) ?? 0)
-            }
-            .sorted(by: Self.worstFirst)
+    /// The sources, worst first, at most ``ReportLimits/sourceRows``, and how many there are
+    /// (a window count over the groups: one sort).
+    private func sources() throws -> (rows: [ComplianceReport.GroupOutcome], count: Int) {
+        var count = 0
+        let rows = try reader.rows(
+            sql: """
+                SELECT source, n, valid, invalid, indeterminate, count(*) OVER () FROM (
+                  SELECT source, count(*) AS n, sum(verdict_now = 'valid') AS valid, sum(verdict_now = 'invalid') AS invalid,
+                         sum(verdict_now = 'indeterminate') AS indeterminate
+                  FROM report_scope GROUP BY source)
+                ORDER BY invalid + indeterminate DESC, n DESC, source
+                LIMIT ?
+                """,
+            arguments: [.integer(Int64(ReportLimits.sourceRows))]
+        ).map { row in
+            count = row.int(5) ?? 0
+            return Self.group(name: row.text(0) ?? "", transactions: row.int(1) ?? 0, valid: row.int(2) ?? 0,
+                              invalid: row.int(3) ?? 0, indeterminate: row.int(4) ?? 0)
+        }
+        return (rows, count)
     }
 
     static func group(name: String, transactions: Int, valid: Int, invalid: Int, indeterminate: Int) -> ComplianceReport.GroupOutcome {

@@ -71,15 +71,21 @@ public final class CSVWriter {
     /// Appends column `index` of `row` (NULL as an empty field), read in place; `text: true`
     /// defuses formulas as ``appendText(_:)`` does.
     public func append(_ row: StoreRow, _ index: Int, text: Bool = false) {
-        let written: Void? = row.withUTF8(index) { bytes in
-            if text, let first = bytes.first, Self.formulaStarts.contains(first) {
-                append("'" + String(decoding: bytes, as: UTF8.self))
-            } else {
-                append(utf8: bytes)
-            }
+        if let bytes = row.utf8(index) {
+            appendField(bytes, text: text)
+            return
         }
-        if written == nil {
+        let copied: Void? = row.withUTF8(index) { appendField($0, text: text) }
+        if copied == nil {
             if let number = row.int64(index) { append(String(number)) } else { append(nil as String?) }
+        }
+    }
+
+    private func appendField(_ bytes: UnsafeBufferPointer<UInt8>, text: Bool) {
+        if text, let first = bytes.first, Self.formulaStarts.contains(first) {
+            append("'" + String(decoding: bytes, as: UTF8.self))
+        } else {
+            append(utf8: bytes)
         }
     }
 
@@ -88,15 +94,17 @@ public final class CSVWriter {
     /// already joined by commas. Should one hold a quote, CR or LF anyway (the schema's CHECK
     /// constraints rule it out), the column is quoted as one field rather than written broken.
     public func appendRaw(_ row: StoreRow, _ index: Int) {
+        guard let bytes = row.utf8(index) else {
+            append(row, index)
+            return
+        }
         if fieldsInRecord > 0 { buffer.append(UInt8(ascii: ",")) }
         fieldsInRecord += 1
-        row.withUTF8(index) { bytes in
-            // The schema's checks make this the only branch taken; a store edited by hand falls back.
-            if Self.isPlain(bytes) {
-                buffer.append(contentsOf: bytes)
-            } else {
-                Self.appendQuoted(bytes, to: &buffer)
-            }
+        // The schema's checks make this the only branch taken; a store edited by hand falls back.
+        if Self.isPlain(bytes) {
+            buffer.append(contentsOf: bytes)
+        } else {
+            Self.appendQuoted(bytes, to: &buffer)
         }
     }
 

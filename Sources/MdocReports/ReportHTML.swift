@@ -285,6 +285,9 @@ public struct ReportHTML {
                 html += "<tr><td>\(e(group.name))</td>\(num(group.transactions))\(num(group.valid))\(num(group.invalid))\(num(group.indeterminate))\(pct(group.notValidShare))</tr>"
             }
             html += "</tbody></table>"
+            if failures.sourceCount > failures.bySource.count {
+                html += note(e(s.format(.listTruncated, ["shown": f.integer(failures.bySource.count), "total": f.integer(failures.sourceCount)])))
+            }
         }
         return section("failures", .sectionFailures, html)
     }

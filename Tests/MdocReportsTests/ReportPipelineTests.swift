@@ -75,6 +75,7 @@ final class ReportPipelineTests: XCTestCase {
         // By source, worst first.
         XCTAssertEqual(report.failures.bySource.map(\.name), ["kiosk-02", "kiosk-01", ReportFixture.hostileSource, "kiosk-03"])
         XCTAssertEqual(report.failures.bySource.first.map { [$0.transactions, $0.invalid] }, [3, 2])
+        XCTAssertEqual(report.failures.sourceCount, 4)
 
         // Timeline by capture day; the transaction without a capture time is counted apart.
         XCTAssertEqual(report.timeline.granularity, "day")

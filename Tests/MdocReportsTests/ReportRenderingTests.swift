@@ -146,7 +146,7 @@ final class ReportRenderingTests: XCTestCase {
             scope: ComplianceReport.Scope(kind: .run, label: "run-x", runID: "x", since: nil, until: nil, transactions: 0, reused: 0, runs: []),
             includesValues: false,
             overview: ComplianceReport.Overview(transactions: 0, now: [], atCapture: [], captureToNow: []),
-            failures: ComplianceReport.Failures(byCheck: [], byDocumentSigner: [], byIACA: [], bySource: []),
+            failures: ComplianceReport.Failures(byCheck: [], byDocumentSigner: [], byIACA: [], bySource: [], sourceCount: 0),
             timeline: ComplianceReport.Timeline(granularity: "day", points: [], withoutCaptureTime: 0),
             trust: ComplianceReport.Trust(snapshots: [], certificates: [], expired: 0, expiringWithin30Days: 0, expiringWithin90Days: 0),
             changes: ComplianceReport.Changes(total: 0, transitions: [], rows: [], limit: 10, truncated: false),
