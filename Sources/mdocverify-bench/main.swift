@@ -19,6 +19,7 @@ import MdocVerification
 //     DS → IACA chain is validated once and cached);
 // (c) imaging (QR decoding, re-encoding under 1 MB): `imagingBenchmarks()` in ImagingBench.swift;
 // (d) END-TO-END PIPELINE: the lead adds it (see the marked spot below).
+// (e) reports: `mdocverify report` over a synthetic store of a million transactions (ReportBench.swift).
 //
 // Prints a table and writes JSON (default reports/bench.json).
 
@@ -28,6 +29,11 @@ struct BenchOptions {
     var imaging = true
     var openssl = true
     var pipeline = true
+    /// The report benchmark (ReportBench.swift): `mdocverify report` over a synthetic store.
+    var report = true
+    var reportTransactions = 1_000_000
+    /// Build the report benchmark's store here and keep it (reused when it exists).
+    var reportStore: String?
     var threads = ProcessInfo.processInfo.activeProcessorCount
     /// Verify the P-256 response this many times and exit (for `valgrind --tool=callgrind`).
     var profileResponses: Int?
@@ -39,13 +45,18 @@ struct BenchOptions {
     var writeBatch: (count: Int, folder: String)?
 
     static let usage = """
-        usage: mdocverify-bench [--seconds S] [--threads N] [--out FILE] [--no-imaging] [--no-openssl] [--no-pipeline]
+        usage: mdocverify-bench [--seconds S] [--threads N] [--out FILE] [--no-imaging] [--no-openssl] [--no-pipeline] [--no-report]
           --seconds S    time per measurement (default 3)
           --threads N    threads for the all-cores figures (default: all cores)
           --out FILE     JSON results (default reports/bench.json)
           --no-imaging   skip the imaging benchmarks
           --no-openssl   skip `openssl speed`
           --no-pipeline  skip the end-to-end pipeline runs
+          --no-report    skip the report benchmark (a synthetic store of --report-transactions, default 1000000)
+          --report-transactions N
+                         transactions of the report benchmark's store
+          --report-store PATH
+                         build the report benchmark's store at PATH and keep it; reuse it when it exists
           --profile-responses N
                          only verify the P-256 sample response N times, single-threaded, and exit
                          (for profiling: valgrind --tool=callgrind .build/release/mdocverify-bench --profile-responses 300)
@@ -77,6 +88,11 @@ struct BenchOptions {
             case "--no-imaging": options.imaging = false
             case "--no-openssl": options.openssl = false
             case "--no-pipeline": options.pipeline = false
+            case "--no-report": options.report = false
+            case "--report-transactions":
+                guard let n = Int(value(argument)), (1...10_000_000).contains(n) else { fail("--report-transactions must be 1...10000000") }
+                options.reportTransactions = n
+            case "--report-store": options.reportStore = value(argument)
             case "--profile-without-crls": options.profileWithoutCRLs = true
             case "--profile-reader-keys":
                 guard let n = Int(value(argument)), (1...10_000_000).contains(n) else { fail("--profile-reader-keys must be 1...10000000") }
@@ -388,6 +404,28 @@ if options.pipeline {
         }
     } else {
         print("pipeline benchmark skipped: \(binary) is missing (bin/bench builds it)")
+    }
+}
+
+// (e) Reports: `mdocverify report` over a synthetic store (ReportBench.swift), as a child process.
+if options.report {
+    let sibling = ((Bundle.main.executablePath ?? CommandLine.arguments[0]) as NSString).deletingLastPathComponent + "/mdocverify"
+    let binary = FileManager.default.isExecutableFile(atPath: sibling)
+        ? sibling : FileManager.default.currentDirectoryPath + "/.build/release/mdocverify"
+    do {
+        for (name, value, unit) in try reportBenchmarks(binary: binary, transactions: options.reportTransactions, storePath: options.reportStore) {
+            let key = name.replacingOccurrences(of: "report ", with: "report.").replacingOccurrences(of: " tx: ", with: "tx.")
+            record(Figure(name: key, value: value, unit: unit))
+        }
+        let prefix = "report.\(options.reportTransactions)tx.latest run, html+csv+json: "
+        if let wall = figures.first(where: { $0.name == prefix + "wall time" }),
+            let rss = figures.first(where: { $0.name == prefix + "peak RSS" })
+        {
+            print("\(wall.value < 10 ? "MET   " : "MISSED") report of the latest run (\(options.reportTransactions) tx) under 10 s: \(String(format: "%.1f", wall.value)) s")
+            print("\(rss.value < 200 ? "MET   " : "MISSED") report of the latest run (\(options.reportTransactions) tx) under 200 MB: \(String(format: "%.0f", rss.value)) MB")
+        }
+    } catch {
+        print("report benchmark failed: \(error)")
     }
 }
 
