@@ -7,9 +7,9 @@ import MdocStore
 /// transactions takes seconds and little memory (BENCHMARKS.md, "Reports").
 ///
 /// ``prepare()`` materializes the scope once in `TEMP` tables of the snapshot; every section is
-/// then an aggregation over them (sums of conditions in one pass where the groups are known,
-/// `GROUP BY` otherwise). The same tables feed the CSV files (``ReportCSV``), so every file of
-/// one report shows the same figures.
+/// then an aggregation over them (the verdict, consent and change counts and the timeline from
+/// one `GROUP BY` on a packed integer, ``Kind``). The same tables feed the CSV files
+/// (``ReportCSV``), so every file of one report shows the same figures.
 ///
 /// `TEMP` tables:
 /// - `report_scope`: one row per transaction in scope with the verification it counts (`vid`),
@@ -372,7 +372,7 @@ public struct ReportBuilder {
     }
 
     /// The runs of the verifications in scope. For a run scope, its own rows are counted by
-    /// ``tally(_:)`` and only the others (reused results) are grouped.
+    /// ``tally()`` and only the others (reused results) are grouped.
     private func runsInScope(_ scope: ResolvedScope, tally: Tally) throws -> [RunInScope] {
         var counts: [String: Int] = [:]
         var groups = "SELECT run_id, count(*) FROM report_scope GROUP BY run_id"

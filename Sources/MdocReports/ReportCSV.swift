@@ -6,7 +6,8 @@ import MdocStore
 /// UTF-8, no byte-order mark.
 ///
 /// Free-text fields taken from inputs (display names, sources, check subjects and details) go
-/// through ``appendText(_:)``, which also defuses spreadsheet formulas: a field starting with
+/// through ``appendText(_:)`` (or ``append(_:_:text:)`` with `text: true`), which also defuses
+/// spreadsheet formulas: a field starting with
 /// `=`, `+`, `-`, `@`, TAB or CR gets a leading `'` (OWASP, "CSV injection"), so a hostile
 /// `source` cannot run as a formula when an auditor opens the file.
 ///

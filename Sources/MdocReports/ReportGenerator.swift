@@ -61,7 +61,8 @@ public enum ReportGenerator {
     ///   ``MdocStore/StoreError`` for database errors.
     public static func generate(store: ReportStore, request: ReportRequest, output: ReportOutput) throws -> ReportFiles {
         let folder = URL(fileURLWithPath: output.directory)
-        func path(_ name: String) -> String { folder.appendingPathComponent(name).path }
+        // Paths as the caller gave the folder (relative stays relative).
+        func path(_ name: String) -> String { (output.directory as NSString).appendingPathComponent(name) }
 
         var files = try store.snapshot(cacheMegabytes: ReportLimits.cacheMegabytes) { reader -> ReportFiles in
             var builder = ReportBuilder(reader: reader, request: request)

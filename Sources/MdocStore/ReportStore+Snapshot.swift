@@ -31,27 +31,26 @@ extension ReportStore {
                 let previous = try Int.fetchOne(db, sql: "PRAGMA cache_size") ?? -2000
                 try db.execute(sql: "PRAGMA cache_size = \(-1024 * min(cacheMegabytes, 4096))")
                 defer { try? db.execute(sql: "PRAGMA cache_size = \(previous)") }
-                do {
-                    return .success(try body(reader))
-                } catch let error as StoreError {
-                    throw error
-                } catch {
-                    return .failure(error)
-                }
+                return try Self.outcome(of: body, reader)
             }
-            do {
-                return .success(try body(reader))
-            } catch let error as StoreError {
-                throw error
-            } catch {
-                return .failure(error)
-            }
+            return try Self.outcome(of: body, reader)
         }
         return try outcome.get()
     }
+
+    /// `body(reader)` as a result, rethrowing store errors (they end the read transaction).
+    private static func outcome<T>(of body: (StoreReader) throws -> T, _ reader: StoreReader) throws -> Result<T, any Error> {
+        do {
+            return .success(try body(reader))
+        } catch let error as StoreError {
+            throw error
+        } catch {
+            return .failure(error)
+        }
+    }
 }
 
-/// Read access to one snapshot of the store, given by ``ReportStore/snapshot(_:)``.
+/// Read access to one snapshot of the store, given by ``ReportStore/snapshot(cacheMegabytes:_:)``.
 ///
 /// Valid only inside the closure that received it. SQL is SQLite's; values are bound with `?`
 /// placeholders (never interpolated), and errors are ``StoreError`` values.
@@ -239,8 +238,9 @@ public struct StoreRow {
 
     /// The UTF-8 bytes of text column `index`, in place, or `nil` when the value is NULL,
     /// missing or not text. For rows of ``StoreReader/forEach(sql:arguments:_:)`` only (a copied
-    /// row answers `nil`: use ``withUTF8(_:_:)``), and valid only until `body` returns: the
-    /// bytes belong to SQLite. The fastest way to copy a column out (a CSV of a million rows).
+    /// row answers `nil`: use ``withUTF8(_:_:)``), and valid only during the call of the
+    /// `forEach` body that received the row: the bytes belong to SQLite. The fastest way to copy
+    /// a column out (a CSV of a million rows).
     public func utf8(_ index: Int) -> UnsafeBufferPointer<UInt8>? {
         guard index >= 0, index < count, case .statement(let handle, _) = storage else { return nil }
         #if canImport(GRDBSQLite) || canImport(SQLite3)
