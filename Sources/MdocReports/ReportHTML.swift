@@ -139,7 +139,9 @@ public struct ReportHTML {
 
     /// The day before an exclusive end instant (`2026-06-01T00:00:00.000Z` → `2026-05-31`).
     static func dayBefore(_ text: String) -> String? {
-        guard let parts = ReportFormatter.parts(text) else { return nil }
+        guard let parts = ReportFormatter.parts(text), (1...12).contains(parts.month), (1...31).contains(parts.day) else {
+            return nil
+        }
         if text.dropFirst(10).contains(where: { $0 != "T" && $0 != "0" && $0 != ":" && $0 != "." && $0 != "Z" }) {
             return String(text.prefix(10))
         }

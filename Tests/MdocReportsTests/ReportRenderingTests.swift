@@ -81,6 +81,16 @@ final class ReportRenderingTests: XCTestCase {
         }
     }
 
+    func testPeriodEndsAreShownAsTheLastDayIncluded() {
+        XCTAssertEqual(ReportHTML.dayBefore("2026-06-01T00:00:00.000Z"), "2026-05-31")
+        XCTAssertEqual(ReportHTML.dayBefore("2026-03-01T00:00:00.000Z"), "2026-02-28")
+        XCTAssertEqual(ReportHTML.dayBefore("2028-03-01T00:00:00.000Z"), "2028-02-29")
+        XCTAssertEqual(ReportHTML.dayBefore("2027-01-01T00:00:00.000Z"), "2026-12-31")
+        XCTAssertEqual(ReportHTML.dayBefore("2026-05-20T12:00:00.000Z"), "2026-05-20", "an instant inside a day")
+        XCTAssertNil(ReportHTML.dayBefore("2026-13-01T00:00:00.000Z"), "no trap on a month out of range")
+        XCTAssertNil(ReportHTML.dayBefore("garbage"))
+    }
+
     func testProofLinksAreRelativeAndNeverCarryASchemeOrBackslash() {
         XCTAssertEqual(ReportGenerator.relativeLink(to: "proofs/A B.cose", under: "/data/out", from: "/data/out"), "proofs/A%20B.cose")
         XCTAssertEqual(ReportGenerator.relativeLink(to: "proofs/X.cose", under: "/data/out", from: "/data/report"), "../out/proofs/X.cose")
