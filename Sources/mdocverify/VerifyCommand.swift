@@ -334,6 +334,7 @@ enum Summary {
         if let entries = try? FileManager.default.contentsOfDirectory(atPath: images), !entries.isEmpty {
             lines.append("  images:     re-encoded document scans under \(images)/")
         }
+        lines.append(Style.dim("  report:     mdocverify report --db \(result.databasePath) --run \(result.runID)"))
         return lines.joined(separator: "\n")
     }
 }
