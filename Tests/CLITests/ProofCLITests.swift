@@ -1,4 +1,5 @@
 import Foundation
+import MdocTestSupport
 import XCTest
 
 /// `mdocverify proof verify|show` as an auditor meets them, the processor key the run creates,

@@ -1,4 +1,5 @@
 import Foundation
+import MdocTestSupport
 import MdocStore
 import XCTest
 

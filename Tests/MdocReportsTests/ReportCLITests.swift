@@ -1,5 +1,6 @@
 import Foundation
 import MdocStore
+import MdocTestSupport
 import XCTest
 
 /// `mdocverify report` as a user runs it: paths printed, exit code 2 with a clear message for
@@ -17,17 +18,17 @@ final class ReportCLITests: XCTestCase {
     }
 
     func testSetupErrorsExitTwoWithAMessage() throws {
-        let noDatabase = try ReportCLI.run(["report", "--db", "\(folder)/none.sqlite", "--out", "\(folder)/r"])
+        let noDatabase = try CLI.run(["report", "--db", "\(folder)/none.sqlite", "--out", "\(folder)/r"])
         XCTAssertEqual(noDatabase.status, 2)
         XCTAssertTrue(noDatabase.stderr.contains("no report database"), noDatabase.stderr)
         XCTAssertFalse(FileManager.default.fileExists(atPath: "\(folder)/none.sqlite"), "not created")
 
         _ = try ReportStore(path: "\(folder)/empty.sqlite")
-        let empty = try ReportCLI.run(["report", "--db", "\(folder)/empty.sqlite", "--out", "\(folder)/r"])
+        let empty = try CLI.run(["report", "--db", "\(folder)/empty.sqlite", "--out", "\(folder)/r"])
         XCTAssertEqual(empty.status, 2)
         XCTAssertTrue(empty.stderr.contains("mdocverify verify"), empty.stderr)
 
-        let unknown = try ReportCLI.run(["report", "--db", "\(folder)/empty.sqlite", "--run", "nope", "--out", "\(folder)/r"])
+        let unknown = try CLI.run(["report", "--db", "\(folder)/empty.sqlite", "--run", "nope", "--out", "\(folder)/r"])
         XCTAssertEqual(unknown.status, 2)
         XCTAssertTrue(unknown.stderr.contains("no run nope"), unknown.stderr)
 
@@ -39,7 +40,7 @@ final class ReportCLITests: XCTestCase {
             (["--lang", "fr"], "en or ar"),
             (["--at", "soon"], "RFC 3339"),
         ] {
-            let result = try ReportCLI.run(["report", "--db", "\(folder)/empty.sqlite"] + arguments)
+            let result = try CLI.run(["report", "--db", "\(folder)/empty.sqlite"] + arguments)
             XCTAssertEqual(result.status, 2, arguments.joined(separator: " "))
             XCTAssertTrue(result.stderr.contains(message), "\(arguments): \(result.stderr)")
         }
@@ -50,7 +51,7 @@ final class ReportCLITests: XCTestCase {
         let fixture = try ReportFixture()
         defer { fixture.remove() }
         let runID = try await fixture.run()
-        let result = try ReportCLI.run(["report", "--db", fixture.database, "--out", "\(fixture.root)/r", "--lang", "ar"])
+        let result = try CLI.run(["report", "--db", fixture.database, "--out", "\(fixture.root)/r", "--lang", "ar"])
         XCTAssertEqual(result.status, 0, result.stderr)
         let paths = result.stdout.split(separator: "\n").map(String.init)
         XCTAssertEqual(paths.map { ($0 as NSString).lastPathComponent }, [
@@ -59,7 +60,7 @@ final class ReportCLITests: XCTestCase {
         ])
         for path in paths { XCTAssertTrue(FileManager.default.fileExists(atPath: path), path) }
 
-        let csvOnly = try ReportCLI.run([
+        let csvOnly = try CLI.run([
             "report", "--db", fixture.database, "--out", "\(fixture.root)/p", "--since", "2026-05-26", "--until", "2026-05-27",
             "--format", "csv",
         ])
@@ -69,44 +70,5 @@ final class ReportCLITests: XCTestCase {
         ])
         let rows = try CSVParser.parse(String(contentsOfFile: "\(fixture.root)/p/report-2026-05-26_2026-05-27-transactions.csv", encoding: .utf8))
         XCTAssertEqual(rows.count, 5, "header and a2, a3, a4, c1")
-    }
-}
-
-/// Runs the built `mdocverify` binary (beside the test bundle), as a user would.
-enum ReportCLI {
-    static let packageRoot = URL(fileURLWithPath: #filePath)
-        .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-
-    static var binary: URL {
-        let candidates = [
-            Bundle.main.bundleURL.deletingLastPathComponent().appendingPathComponent("mdocverify"),
-            Bundle.main.bundleURL.appendingPathComponent("mdocverify"),
-            packageRoot.appendingPathComponent(".build/debug/mdocverify"),
-        ]
-        return candidates.first { FileManager.default.isExecutableFile(atPath: $0.path) } ?? candidates[2]
-    }
-
-    struct Result {
-        var status: Int32
-        var stdout: String
-        var stderr: String
-    }
-
-    static func run(_ arguments: [String]) throws -> Result {
-        let process = Process()
-        process.executableURL = binary
-        process.arguments = arguments
-        process.currentDirectoryURL = packageRoot
-        let out = Pipe(), err = Pipe()
-        process.standardOutput = out
-        process.standardError = err
-        process.standardInput = FileHandle.nullDevice
-        try process.run()
-        let outData = out.fileHandleForReading.readDataToEndOfFile()
-        let errData = err.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return Result(
-            status: process.terminationStatus, stdout: String(decoding: outData, as: UTF8.self),
-            stderr: String(decoding: errData, as: UTF8.self))
     }
 }

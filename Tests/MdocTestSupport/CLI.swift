@@ -1,12 +1,11 @@
 import Foundation
-import XCTest
 
 /// Runs the built `mdocverify` binary, as a user would.
-enum CLI {
-    static let packageRoot: URL = URL(fileURLWithPath: #filePath)
+public enum CLI {
+    public static let packageRoot: URL = URL(fileURLWithPath: #filePath)
         .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
 
-    static var binary: URL {
+    public static var binary: URL {
         let candidates = [
             Bundle.main.bundleURL.deletingLastPathComponent().appendingPathComponent("mdocverify"),
             Bundle.main.bundleURL.appendingPathComponent("mdocverify"),
@@ -15,14 +14,14 @@ enum CLI {
         return candidates.first { FileManager.default.isExecutableFile(atPath: $0.path) } ?? candidates[2]
     }
 
-    struct Result {
-        var status: Int32
-        var stdout: String
-        var stderr: String
+    public struct Result: Sendable {
+        public var status: Int32
+        public var stdout: String
+        public var stderr: String
     }
 
     /// Runs to completion with the given arguments (cwd = package root).
-    static func run(_ arguments: [String], stdin: String? = nil) throws -> Result {
+    public static func run(_ arguments: [String], stdin: String? = nil) throws -> Result {
         let process = Process()
         process.executableURL = binary
         process.arguments = arguments
@@ -44,7 +43,7 @@ enum CLI {
 
     /// Starts the binary and kills it with SIGKILL after `delay` seconds (if still running).
     /// Returns true when the process had already finished on its own.
-    static func runAndKill(_ arguments: [String], after delay: TimeInterval) throws -> Bool {
+    public static func runAndKill(_ arguments: [String], after delay: TimeInterval) throws -> Bool {
         let process = Process()
         process.executableURL = binary
         process.arguments = arguments
@@ -64,7 +63,7 @@ enum CLI {
 
     /// Starts the binary, sends it SIGINT (Ctrl-C) once after `delay` seconds, and waits for it.
     /// `nil` when it had finished before the signal.
-    static func runAndInterrupt(_ arguments: [String], after delay: TimeInterval) throws -> Result? {
+    public static func runAndInterrupt(_ arguments: [String], after delay: TimeInterval) throws -> Result? {
         let process = Process()
         process.executableURL = binary
         process.arguments = arguments
