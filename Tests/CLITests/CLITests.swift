@@ -145,17 +145,24 @@ final class CLITests: XCTestCase {
         XCTAssertEqual(result.stdout.split(separator: "\n").count, 1, result.stderr)
     }
 
-    /// Ctrl-C: the batch in flight is recorded, the run ends `interrupted` with exit 130 and says
-    /// how to go on; the same command then verifies only the rest.
-    func testCtrlCStopsCleanlyAndTheSameCommandResumes() throws {
+    /// `count` transaction folders under `<out>/in` (same PKI, distinct transactions: distinct
+    /// transaction.json) and their trust folder `<out>/trust`.
+    func writeBatch(count: Int) throws -> (inputs: String, trust: String) {
         let inputs = "\(out)/in"
         let trust = "\(out)/trust"
-        let count = 300
         let scenario = try Scenario()
         try scenario.writeTrust(to: trust)
         for i in 0..<count {
             try writeBundle(try scenario.bundleFiles(id: "tx-\(i)"), to: "\(inputs)/tx-\(String(format: "%03d", i))")
         }
+        return (inputs, trust)
+    }
+
+    /// Ctrl-C: the batch in flight is recorded, the run ends `interrupted` with exit 130 and says
+    /// how to go on; the same command then verifies only the rest.
+    func testCtrlCStopsCleanlyAndTheSameCommandResumes() throws {
+        let count = 300
+        let (inputs, trust) = try writeBatch(count: count)
         let arguments = ["verify", inputs, "--trust", trust, "--out", "\(out)/r", "--at", "2026-05-28T20:26:40Z",
                          "--batch-size", "4", "--jobs", "1", "--format", "json"]
         var interrupted: CLI.Result?
@@ -184,15 +191,8 @@ final class CLITests: XCTestCase {
 
     /// kill -9 at random points, then the same command again: nothing lost, nothing counted twice.
     func testKillNineThenResume() throws {
-        let inputs = "\(out)/in"
-        let trust = "\(out)/trust"
         let count = 150
-        let scenario = try Scenario()
-        try scenario.writeTrust(to: trust)
-        for i in 0..<count {
-            // Same PKI, distinct transactions (distinct transaction.json).
-            try writeBundle(try scenario.bundleFiles(id: "tx-\(i)"), to: "\(inputs)/tx-\(String(format: "%03d", i))")
-        }
+        let (inputs, trust) = try writeBatch(count: count)
         let arguments = ["verify", inputs, "--trust", trust, "--out", "\(out)/r", "--at", "2026-05-28T20:26:40Z",
                          "--batch-size", "2", "--jobs", "2", "--format", "json"]
         var generator = SystemRandomNumberGenerator()
