@@ -38,6 +38,7 @@ static inline int mdoc_MBSTRING_UTF8(void) { return MBSTRING_UTF8; }
 /* EVP_PKEY_PUBLIC_KEY / EVP_PKEY_KEYPAIR are ORs of OSSL_KEYMGMT_SELECT_* macros. */
 static inline int mdoc_EVP_PKEY_PUBLIC_KEY(void) { return EVP_PKEY_PUBLIC_KEY; }
 static inline int mdoc_EVP_PKEY_KEYPAIR(void) { return EVP_PKEY_KEYPAIR; }
+static inline int mdoc_EVP_PKEY_KEY_PARAMETERS(void) { return EVP_PKEY_KEY_PARAMETERS; }
 
 /* STACK_OF(ASN1_TYPE) helpers for the PKCS#8 EC fast path (the sk_ macros do not import). */
 static inline int mdoc_sk_ASN1_TYPE_num(const STACK_OF(ASN1_TYPE) *s) { return sk_ASN1_TYPE_num(s); }

@@ -396,7 +396,10 @@ public final class PrivateKey: @unchecked Sendable {
     /// - EC curves: ECDH (SEC1 §3.3.1), the x-coordinate of d·Q, left-padded to the field size;
     ///   this is ISO 18013-5 §9.1.1.4 Zab.
     /// - X25519/X448 (RFC 7748 §6); an all-zero result (small-order peer) is refused.
-    /// The peer key is validated again by OpenSSL (`EVP_PKEY_derive_set_peer_ex`).
+    /// The peer was validated when its ``PublicKey`` was built (on the curve, coordinates in
+    /// range, not the point at infinity; cofactor 1 makes that a full SEC1 §3.2.2.1 validation),
+    /// so OpenSSL is not asked to validate it again: its `EVP_PKEY_public_check` adds an n·Q
+    /// scalar multiplication that would double the cost of the agreement.
     /// - Throws: `.keyMismatch` when the peer is on another curve, `.unsupportedAlgorithm` for
     ///   Ed25519/Ed448 keys, `.invalidKey` when OpenSSL refuses the peer or the result.
     public func sharedSecret(with peer: PublicKey) throws -> SecureBytes {
@@ -413,7 +416,7 @@ public final class PrivateKey: @unchecked Sendable {
         guard EVP_PKEY_derive_init(context) == 1 else {
             throw CryptoError.fromOpenSSL(.openSSL, "EVP_PKEY_derive_init failed")
         }
-        guard EVP_PKEY_derive_set_peer_ex(context, peer.pkey, 1) == 1 else {
+        guard EVP_PKEY_derive_set_peer_ex(context, peer.pkey, 0) == 1 else {
             throw CryptoError.fromOpenSSL(.invalidKey, "peer key refused for key agreement")
         }
         var length = 0

@@ -125,45 +125,93 @@ public final class PublicKey: @unchecked Sendable {
 
     // MARK: Construction helpers
 
-    /// Imports an EC point with `EVP_PKEY_fromdata`, which refuses points that are not on the curve.
+    /// Imports an EC point into a copy of the curve's parameter template
+    /// (``ECParameterTemplates``): `EVP_PKEY_set1_encoded_public_key` decodes the point and
+    /// refuses one that is not on the curve or has a coordinate outside the field, and
+    /// ``finish(taking:expected:knownCurve:)`` refuses the point at infinity.
+    ///
+    /// Not `EVP_PKEY_fromdata`: in OpenSSL 3.0 it builds the curve's `EC_GROUP` from scratch
+    /// (constants, Montgomery set-up, generator) on every import, ~3× the cost of copying it
+    /// from a template, and a batch imports one to three EC keys per transaction.
     private static func ecParts(curve: Curve, point: [UInt8]) throws -> Parts {
-        guard let group = curve.groupName else { throw CryptoError(.unsupportedCurve, "\(curve) is not an EC curve") }
-        guard let context = EVP_PKEY_CTX_new_from_name(nil, "EC", nil) else {
-            throw CryptoError.fromOpenSSL(.openSSL, "EVP_PKEY_CTX_new_from_name(EC) failed")
+        let template = try ECParameterTemplates.template(for: curve)
+        guard let key = EVP_PKEY_new() else { throw CryptoError.fromOpenSSL(.openSSL, "EVP_PKEY_new failed") }
+        guard EVP_PKEY_copy_parameters(key, template) == 1 else {
+            EVP_PKEY_free(key)
+            throw CryptoError.fromOpenSSL(.openSSL, "EVP_PKEY_copy_parameters(\(curve)) failed")
         }
-        defer { EVP_PKEY_CTX_free(context) }
-        guard EVP_PKEY_fromdata_init(context) == 1 else {
-            throw CryptoError.fromOpenSSL(.openSSL, "EVP_PKEY_fromdata_init failed")
+        let accepted = point.withUnsafeBufferPointer { buffer -> Bool in
+            guard let base = buffer.baseAddress else { return false }
+            return EVP_PKEY_set1_encoded_public_key(key, base, buffer.count) == 1
         }
-        var key: OpaquePointer?
-        let status = point.withUnsafeBytes { pointBuffer -> Int32 in
-            var params = [
-                OSSL_PARAM_construct_utf8_string(cString("group"), UnsafeMutablePointer(mutating: cString(group)), 0),
-                OSSL_PARAM_construct_octet_string(
-                    cString("pub"), UnsafeMutableRawPointer(mutating: pointBuffer.baseAddress), pointBuffer.count),
-                OSSL_PARAM_construct_end(),
-            ]
-            return params.withUnsafeMutableBufferPointer {
-                EVP_PKEY_fromdata(context, &key, mdoc_EVP_PKEY_PUBLIC_KEY(), $0.baseAddress)
-            }
-        }
-        guard status == 1, let key else {
+        guard accepted else {
+            EVP_PKEY_free(key)
             throw CryptoError.fromOpenSSL(.invalidPoint, "not a valid point on \(curve)")
         }
-        var parts = try finish(taking: key, expected: curve)
+        var parts = try finish(taking: key, expected: curve, knownCurve: true)
         if point.first == 0x04 && point.count == 1 + 2 * curve.coordinateByteCount { parts.uncompressedPoint = point }
         return parts
     }
 
-    /// Identifies the curve of `key`, validates EC points and prepares the verification context.
-    /// Takes ownership of `key`: it is freed when this throws.
-    private static func finish(taking key: OpaquePointer, expected: Curve? = nil) throws -> Parts {
+    /// One parameters-only `EVP_PKEY` per supported Weierstrass curve (the named group, no key),
+    /// made together on first use and never freed; EC public keys are imported into copies of
+    /// them. They are only read (`EVP_PKEY_copy_parameters` from them), so every thread may
+    /// share them, without a lock.
+    enum ECParameterTemplates {
+        private struct Template: @unchecked Sendable {  // read-only after creation
+            let pointer: OpaquePointer
+        }
+
+        private static let templates: [String: Template] = {
+            var made: [String: Template] = [:]
+            for curve in Curve.all where curve.kind == .weierstrass {
+                if let group = curve.groupName, let pointer = parametersOnly(group: group) {
+                    made[curve.name] = Template(pointer: pointer)
+                }
+            }
+            return made
+        }()
+
+        static func template(for curve: Curve) throws -> OpaquePointer {
+            guard curve.kind == .weierstrass else { throw CryptoError(.unsupportedCurve, "\(curve) is not an EC curve") }
+            guard let template = templates[curve.name] else {
+                throw CryptoError(.unsupportedCurve, "OpenSSL does not offer \(curve)")
+            }
+            return template.pointer
+        }
+
+        private static func parametersOnly(group: StaticString) -> OpaquePointer? {
+            guard let context = EVP_PKEY_CTX_new_from_name(nil, "EC", nil) else { return nil }
+            defer { EVP_PKEY_CTX_free(context) }
+            guard EVP_PKEY_fromdata_init(context) == 1 else { return nil }
+            var made: OpaquePointer?
+            var params = [
+                OSSL_PARAM_construct_utf8_string(cString("group"), UnsafeMutablePointer(mutating: cString(group)), 0),
+                OSSL_PARAM_construct_end(),
+            ]
+            let status = params.withUnsafeMutableBufferPointer {
+                EVP_PKEY_fromdata(context, &made, mdoc_EVP_PKEY_KEY_PARAMETERS(), $0.baseAddress)
+            }
+            guard status == 1 else {
+                _ = drainOpenSSLErrors()
+                return nil
+            }
+            return made
+        }
+    }
+
+    /// `knownCurve`: the key was built here from `expected`'s template, so its curve is not read back.
+    private static func finish(taking key: OpaquePointer, expected: Curve? = nil, knownCurve: Bool = false) throws -> Parts {
         let curve: Curve
-        do {
-            curve = try curveOf(key)
-        } catch {
-            EVP_PKEY_free(key)
-            throw error
+        if knownCurve, let expected {
+            curve = expected
+        } else {
+            do {
+                curve = try curveOf(key)
+            } catch {
+                EVP_PKEY_free(key)
+                throw error
+            }
         }
         if let expected, expected != curve {
             EVP_PKEY_free(key)
