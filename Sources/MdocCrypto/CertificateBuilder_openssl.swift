@@ -91,7 +91,7 @@ public struct CertificateBuilder {
 
         try addExtensions(to: x509, issuer: issuer)
 
-        guard X509_sign(x509, issuerKey.pkey, md) > 0 else {
+        guard X509_sign(x509, try issuerKey.pkey, md) > 0 else {
             throw CryptoError.fromOpenSSL(.openSSL, "X509_sign failed")
         }
         return try Certificate(der: encode(x509))
@@ -404,7 +404,7 @@ public struct CRLBuilder {
             X509_CRL_add1_ext_i2d(crl, NID_crl_number, UnsafeMutableRawPointer(number), 0, 0) == 1
         else { throw CryptoError.fromOpenSSL(.openSSL, "adding cRLNumber failed") }
         guard X509_CRL_sort(crl) == 1 else { throw CryptoError.fromOpenSSL(.openSSL, "X509_CRL_sort failed") }
-        guard X509_CRL_sign(crl, issuerKey.pkey, md) > 0 else {
+        guard X509_CRL_sign(crl, try issuerKey.pkey, md) > 0 else {
             throw CryptoError.fromOpenSSL(.openSSL, "X509_CRL_sign failed")
         }
 

@@ -7,21 +7,60 @@ import Synchronization
 /// object goes away. Exported forms (``pkcs8PEM()``, ``rawPrivateBytes()``) are copies the caller
 /// must protect.
 public final class PrivateKey: @unchecked Sendable {
-    // @unchecked Sendable: `pkey` is never mutated after init; each signing or derivation
-    // creates its own EVP_PKEY_CTX, and OpenSSL 3 keys are safe for concurrent read-only use.
+    // @unchecked Sendable: the OpenSSL key is built at most once, under `built`'s lock, and
+    // never mutated afterwards; each signing or derivation creates its own EVP_PKEY_CTX, and
+    // OpenSSL 3 keys are safe for concurrent read-only use.
 
-    let pkey: OpaquePointer
     public let curve: Curve
     /// The matching public key.
     public let publicKey: PublicKey
+    /// The OpenSSL key, once built.
+    private let built: Mutex<KeyHandle?>
+
+    /// An owned `EVP_PKEY` pointer (freed in `deinit`; never mutated once built).
+    private struct KeyHandle: @unchecked Sendable {
+        let pointer: OpaquePointer
+    }
+    /// For a key made from a raw EC scalar (``init(curve:rawPrivate:)``, ``init(pem:)``): the
+    /// scalar and Q = d·G, from which the OpenSSL key is built on first use. Importing an EC key
+    /// pair costs ~20 µs in OpenSSL 3.0 (it rebuilds the curve's group), and a batch opens one
+    /// reader key per transaction that is often only compared with EReaderKey.
+    private let pendingEC: (scalar: SecureBytes, point: [UInt8])?
 
     private init(taking key: OpaquePointer, curve: Curve, publicKey: PublicKey) {
-        pkey = key
+        built = Mutex(KeyHandle(pointer: key))
+        pendingEC = nil
         self.curve = curve
         self.publicKey = publicKey
     }
 
-    deinit { EVP_PKEY_free(pkey) }
+    private init(curve: Curve, scalar: SecureBytes, point: [UInt8], publicKey: PublicKey) {
+        built = Mutex(nil)
+        pendingEC = (scalar, point)
+        self.curve = curve
+        self.publicKey = publicKey
+    }
+
+    deinit {
+        built.withLock { key in
+            if let key { EVP_PKEY_free(key.pointer) }
+        }
+    }
+
+    /// The OpenSSL key (owned by this object), built now if it is still pending.
+    var pkey: OpaquePointer {
+        get throws {
+            let curve = curve
+            let pendingEC = pendingEC
+            return try built.withLock { (key: inout KeyHandle?) throws -> KeyHandle in
+                if let key { return key }
+                guard let pendingEC else { throw CryptoError(.openSSL, "private key without key material") }
+                let made = KeyHandle(pointer: try Self.ecKeyPair(curve: curve, scalar: pendingEC.scalar, point: pendingEC.point))
+                key = made
+                return made
+            }.pointer
+        }
+    }
 
     /// Takes ownership of `key` (freed if this throws), identifies its curve and derives the
     /// public key.
@@ -145,27 +184,18 @@ public final class PrivateKey: @unchecked Sendable {
                 .invalidLength,
                 "\(curve) private keys are \(curve.coordinateByteCount) bytes, got \(rawPrivate.count)")
         }
-        let key: OpaquePointer
         if curve.kind == .weierstrass {
-            let (ecKey, point) = try Self.ecKey(curve: curve, scalar: rawPrivate)
-            let publicKey: PublicKey
-            do {
-                // Q = d·G as just computed: no read-back of the point from the new key.
-                publicKey = try PublicKey(curve: curve, sec1Point: point)
-            } catch {
-                EVP_PKEY_free(ecKey)
-                throw error
-            }
-            self.init(taking: ecKey, curve: curve, publicKey: publicKey)
+            let point = try Self.ecPublicPoint(curve: curve, scalar: rawPrivate)
+            // Q = d·G as just computed: no read-back of the point from an OpenSSL key.
+            let publicKey = try PublicKey(curve: curve, sec1Point: point)
+            self.init(curve: curve, scalar: SecureBytes(rawPrivate), point: point, publicKey: publicKey)
             return
-        } else {
-            let created = rawPrivate.withUnsafeBufferPointer {
-                EVP_PKEY_new_raw_private_key_ex(nil, cString(curve.keyType), nil, $0.baseAddress, $0.count)
-            }
-            guard let created else { throw CryptoError.fromOpenSSL(.invalidKey, "\(curve) private key rejected") }
-            key = created
         }
-        try self.init(taking: key, check: false)
+        let created = rawPrivate.withUnsafeBufferPointer {
+            EVP_PKEY_new_raw_private_key_ex(nil, cString(curve.keyType), nil, $0.baseAddress, $0.count)
+        }
+        guard let created else { throw CryptoError.fromOpenSSL(.invalidKey, "\(curve) private key rejected") }
+        try self.init(taking: created, check: false)
     }
 
     /// One `EC_GROUP` per curve for computing d·G, made on first use and never freed: building
@@ -236,13 +266,8 @@ public final class PrivateKey: @unchecked Sendable {
         }
     }
 
-    /// Builds an EC key pair from d: Q = d·G is computed here, because `EVP_PKEY_fromdata` with
-    /// only the private scalar leaves the public key empty in OpenSSL 3.0. Returns the key and
-    /// Q as an uncompressed SEC1 point.
-    private static func ecKey(curve: Curve, scalar: [UInt8]) throws -> (OpaquePointer, [UInt8]) {
-        guard let groupName = curve.groupName else {
-            throw CryptoError(.unsupportedCurve, "\(curve) is not an EC curve")
-        }
+    /// Q = d·G as an uncompressed SEC1 point, after checking 1 ≤ d < n.
+    private static func ecPublicPoint(curve: Curve, scalar: [UInt8]) throws -> [UInt8] {
         let group = try ECGroups.group(for: curve)
         guard let d = BN_secure_new() else { throw CryptoError.fromOpenSSL(.openSSL, "BN_secure_new failed") }
         defer { BN_clear_free(d) }
@@ -266,7 +291,22 @@ public final class PrivateKey: @unchecked Sendable {
             EC_POINT_point2oct(group, point, POINT_CONVERSION_UNCOMPRESSED, $0.baseAddress, $0.count, nil)
         }
         guard written == pointLength else { throw CryptoError.fromOpenSSL(.openSSL, "EC_POINT_point2oct failed") }
+        return encodedPoint
+    }
 
+    /// Builds the OpenSSL key pair from d and Q (computed by ``ecPublicPoint(curve:scalar:)``,
+    /// because `EVP_PKEY_fromdata` with only the private scalar leaves the public key empty in
+    /// OpenSSL 3.0).
+    private static func ecKeyPair(curve: Curve, scalar: SecureBytes, point: [UInt8]) throws -> OpaquePointer {
+        guard let groupName = curve.groupName else {
+            throw CryptoError(.unsupportedCurve, "\(curve) is not an EC curve")
+        }
+        guard let d = BN_secure_new() else { throw CryptoError.fromOpenSSL(.openSSL, "BN_secure_new failed") }
+        defer { BN_clear_free(d) }
+        guard scalar.withNonNullPointer({ BN_bin2bn($0, Int32($1), d) }) != nil else {
+            throw CryptoError.fromOpenSSL(.openSSL, "BN_bin2bn failed")
+        }
+        var encodedPoint = point
         guard let context = EVP_PKEY_CTX_new_from_name(nil, "EC", nil) else {
             throw CryptoError.fromOpenSSL(.openSSL, "EVP_PKEY_CTX_new_from_name(EC) failed")
         }
@@ -298,7 +338,7 @@ public final class PrivateKey: @unchecked Sendable {
             }
         }
         guard status == 1, let key else { throw CryptoError.fromOpenSSL(.invalidKey, "\(curve) private key rejected") }
-        return (key, encodedPoint)
+        return key
     }
 
     // MARK: Operations
@@ -326,7 +366,7 @@ public final class PrivateKey: @unchecked Sendable {
 
     private func signECDSA(message: some Collection<UInt8>, hash: HashFunction) throws -> [UInt8] {
         let digest = hash.hash(message)
-        guard let context = EVP_PKEY_CTX_new_from_pkey(nil, pkey, nil) else {
+        guard let context = EVP_PKEY_CTX_new_from_pkey(nil, try pkey, nil) else {
             throw CryptoError.fromOpenSSL(.openSSL, "EVP_PKEY_CTX_new_from_pkey failed")
         }
         defer { EVP_PKEY_CTX_free(context) }
@@ -374,7 +414,7 @@ public final class PrivateKey: @unchecked Sendable {
     private func signEdDSA(message: some Collection<UInt8>) throws -> [UInt8] {
         guard let context = EVP_MD_CTX_new() else { throw CryptoError.fromOpenSSL(.openSSL, "EVP_MD_CTX_new failed") }
         defer { EVP_MD_CTX_free(context) }
-        guard EVP_DigestSignInit_ex(context, nil, nil, nil, nil, pkey, nil) == 1 else {
+        guard EVP_DigestSignInit_ex(context, nil, nil, nil, nil, try pkey, nil) == 1 else {
             throw CryptoError.fromOpenSSL(.openSSL, "EVP_DigestSignInit_ex failed")
         }
         return try withNonNullBytes(message) { messagePointer, messageCount in
@@ -409,7 +449,7 @@ public final class PrivateKey: @unchecked Sendable {
         guard curve.kind != .edwards else {
             throw CryptoError(.unsupportedAlgorithm, "\(curve) keys cannot do key agreement")
         }
-        guard let context = EVP_PKEY_CTX_new_from_pkey(nil, pkey, nil) else {
+        guard let context = EVP_PKEY_CTX_new_from_pkey(nil, try pkey, nil) else {
             throw CryptoError.fromOpenSSL(.openSSL, "EVP_PKEY_CTX_new_from_pkey failed")
         }
         defer { EVP_PKEY_CTX_free(context) }
@@ -436,7 +476,7 @@ public final class PrivateKey: @unchecked Sendable {
     public func pkcs8PEM() throws -> String {
         let bio = try makeMemoryBIO([])
         defer { BIO_free(bio) }  // a memory BIO clears its buffer when freed
-        guard PEM_write_bio_PrivateKey(bio, pkey, nil, nil, 0, nil, nil) == 1 else {
+        guard PEM_write_bio_PrivateKey(bio, try pkey, nil, nil, 0, nil, nil) == 1 else {
             throw CryptoError.fromOpenSSL(.openSSL, "PEM_write_bio_PrivateKey failed")
         }
         var bytes = memoryBIOContents(bio)
@@ -449,7 +489,7 @@ public final class PrivateKey: @unchecked Sendable {
     public func rawPrivateBytes() throws -> SecureBytes {
         if curve.kind == .weierstrass {
             var number: OpaquePointer?
-            guard EVP_PKEY_get_bn_param(pkey, cString("priv"), &number) == 1, let number else {
+            guard EVP_PKEY_get_bn_param(try pkey, cString("priv"), &number) == 1, let number else {
                 throw CryptoError.fromOpenSSL(.openSSL, "cannot read the private scalar")
             }
             defer { BN_clear_free(number) }
@@ -460,6 +500,7 @@ public final class PrivateKey: @unchecked Sendable {
                 else { throw CryptoError.fromOpenSSL(.openSSL, "BN_bn2binpad failed") }
             }
         }
+        let pkey = try pkey
         var length = 0
         guard EVP_PKEY_get_raw_private_key(pkey, nil, &length) == 1, length > 0 else {
             throw CryptoError.fromOpenSSL(.openSSL, "cannot read the raw private key")

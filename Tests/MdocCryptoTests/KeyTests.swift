@@ -352,4 +352,36 @@ final class KeyTests: XCTestCase {
         XCTAssertEqual(results.count, 64)
         for index in 0..<64 { XCTAssertEqual(results[index], index % 2 == 0, "iteration \(index)") }
     }
+
+    /// A key from a raw EC scalar builds its OpenSSL key pair on first use: many threads using
+    /// it at once for the first time all get the same working key, for signing, key agreement
+    /// and export alike.
+    func testKeyFromScalarIsBuiltOnceUnderConcurrentFirstUse() async throws {
+        let original = try PrivateKey.generate(curve: .p256)
+        let peer = try PrivateKey.generate(curve: .p256)
+        let expectedSecret = try peer.sharedSecret(with: original.publicKey).bytes
+        let key = try PrivateKey(curve: .p256, rawPrivate: try original.rawPrivateBytes().bytes)
+        let message = Array("first use".utf8)
+        let peerPublic = peer.publicKey
+        let outcomes = try await withThrowingTaskGroup(of: (Bool, [UInt8]).self) { group in
+            for index in 0..<32 {
+                group.addTask {
+                    if index % 2 == 0 {
+                        let signature = try key.sign(message: message, hash: .sha256)
+                        return (try original.publicKey.verify(signature: signature, message: message, hash: .sha256), [])
+                    }
+                    return (true, try key.sharedSecret(with: peerPublic).bytes)
+                }
+            }
+            var outcomes: [(Bool, [UInt8])] = []
+            for try await outcome in group { outcomes.append(outcome) }
+            return outcomes
+        }
+        XCTAssertEqual(outcomes.count, 32)
+        XCTAssertTrue(outcomes.allSatisfy(\.0), "every signature verifies with the original public key")
+        XCTAssertEqual(outcomes.filter { !$0.1.isEmpty }.count, 16)
+        XCTAssertTrue(outcomes.filter { !$0.1.isEmpty }.allSatisfy { $0.1 == expectedSecret })
+        XCTAssertEqual(try key.rawPrivateBytes().bytes, try original.rawPrivateBytes().bytes)
+        XCTAssertTrue(try PrivateKey(pem: Array(try key.pkcs8PEM().utf8)).publicKey.isSameKey(as: original.publicKey))
+    }
 }
