@@ -5,7 +5,7 @@ Uses only the Python packages cbor2 and cryptography (pip install cbor2 cryptogr
 For each file: a tagged COSE_Sign1 (RFC 9052, tag 18), ES256, the signer certificate in x5chain
 (label 33); the signature is verified over Sig_structure = ["Signature1", protected, h'', payload].
 For a run manifest (content type application/vnd.mdocverify.run-manifest+cbor) every listed
-proof is looked up in <out>/proofs/, its SHA-256 compared, and the Merkle root recomputed
+proof is looked up in <out>/proofs/<run>/ (or <out>/proofs/ for earlier outputs), its SHA-256 compared, and the Merkle root recomputed
 (leaves SHA-256(0x00 || h), nodes SHA-256(0x01 || l || r), an odd last node promoted).
 
 usage: scripts/verify-proof.py FILE.cose [FILE.cose ...]      exit 1 if anything fails
@@ -55,7 +55,10 @@ def main(paths):
             continue
         signer = cert.subject.rfc4514_string()
         if header.get(3) == "application/vnd.mdocverify.run-manifest+cbor":
-            proofs_dir = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(path))), "proofs")
+            proofs_root = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(path))), "proofs")
+            run_folder = os.path.join(proofs_root, body["runId"])
+            # <out>/proofs/<run>/ since proofs are kept per run; <out>/proofs/ in earlier outputs.
+            proofs_dir = run_folder if os.path.isdir(run_folder) and "/" not in body["runId"] else proofs_root
             problems = []
             for code, digest in body["proofs"]:
                 proof = os.path.join(proofs_dir, f"{code}.cose")

@@ -40,6 +40,15 @@ enum BatchFiles {
         }
     }
 
+    /// Makes `source` also reachable as `destination`: a hard link, else a copy (a file system
+    /// without links). Nothing happens when `source` is missing or `destination` exists: a
+    /// run's manifest then reports the proof missing or different, as it should.
+    static func share(_ source: String, as destination: String) {
+        guard source != destination else { return }
+        if link(source, destination) == 0 || errno == EEXIST || errno == ENOENT { return }
+        try? FileManager.default.copyItem(atPath: source, toPath: destination)
+    }
+
     /// Flushes written files to disk (`sync(2)`; `syncfs` is not exported to Swift by Glibc).
     static func syncFileSystem(of directory: String) {
         sync()

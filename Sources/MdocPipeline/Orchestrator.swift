@@ -83,7 +83,9 @@ public final class Orchestrator: Sendable {
         }
         try? FileManager.default.removeItem(atPath: probe)
 
-        self.proofsDirectory = (out as NSString).appendingPathComponent("proofs")
+        // One folder of proofs per run: re-verifying a transaction in a later run must not
+        // overwrite the proof an earlier run's manifest commits to.
+        self.proofsDirectory = ((out as NSString).appendingPathComponent("proofs") as NSString).appendingPathComponent(runID)
         if configuration.writeProofs {
             do {
                 try FileManager.default.createDirectory(atPath: proofsDirectory, withIntermediateDirectories: true)
@@ -504,6 +506,13 @@ public final class Orchestrator: Sendable {
                 proofPath: prior.proofPath, reused: true)
             var proof: (String, [UInt8])?
             if let sha = prior.proofSHA256, let bytes = Self.decodeHex(sha) { proof = (prior.referenceCode, bytes) }
+            if let earlier = prior.proofPath, proof != nil {
+                // The run's manifest commits to this proof too: its folder gets the file (a hard
+                // link), so that a run's folder and manifest are complete on their own.
+                BatchFiles.share(
+                    (configuration.outDirectory as NSString).appendingPathComponent(earlier),
+                    as: (proofsDirectory as NSString).appendingPathComponent("\(prior.referenceCode).cose"))
+            }
             return .reused(Processed(
                 report: report, outcome: nil, reused: ReusedResult(transactionID: transactionID, verificationID: prior.verificationID),
                 responseSHA256: nil, proof: proof, verified: nil))
@@ -550,7 +559,7 @@ public final class Orchestrator: Sendable {
             proof: proofHash.map { (verified.referenceCode, $0) }, verified: verified, proofError: proofError)
     }
 
-    /// Signs and writes `<out>/proofs/<reference>.cose` (temporary name, then rename).
+    /// Signs and writes `<out>/proofs/<run>/<reference>.cose` (temporary name, then rename).
     func writeProof(for verified: VerifiedTransaction, checks: [CheckResult]) throws -> (path: String, sha256: [UInt8])? {
         guard let signer else { return nil }
         var certificates: [ProofEvidence.CertificateRef] = []
@@ -585,7 +594,7 @@ public final class Orchestrator: Sendable {
                 reason: upload.reason, original: original, output: output, passes: upload.passes)
         }
         let bytes = try signer.sign(evidence: signed)
-        let relative = "proofs/\(verified.referenceCode).cose"
+        let relative = "proofs/\(runID)/\(verified.referenceCode).cose"
         try BatchFiles.write(bytes, to: (configuration.outDirectory as NSString).appendingPathComponent(relative))
         return (relative, HashFunction.sha256.hash(bytes))
     }

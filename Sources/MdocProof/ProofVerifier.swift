@@ -52,8 +52,10 @@ public enum ProofVerifier {
         public var ok: Bool { signatureValid && merkleRootValid && missing.isEmpty && altered.isEmpty && badSignatures.isEmpty }
     }
 
-    /// Verifies a manifest and every proof it lists, read from `proofsDirectory/<ref>.cose`.
-    public static func verifyManifest(_ bytes: [UInt8], proofsDirectory: String, expectedSigner: Certificate? = nil) throws -> ManifestReport {
+    /// Verifies a manifest and every proof it lists, read from `proofsRoot/<run>/<ref>.cose`
+    /// (`proofsRoot` is `<out>/proofs`). Outputs of versions that kept every run's proofs in
+    /// one folder (`proofsRoot/<ref>.cose`) are read from there when the run has no folder.
+    public static func verifyManifest(_ bytes: [UInt8], proofsRoot: String, expectedSigner: Certificate? = nil) throws -> ManifestReport {
         let opened = try open(bytes, expectedSigner: expectedSigner)
         guard opened.contentType == ProofFormat.manifestContentType, let map = opened.payload.map,
             let runID = map["runId"]?.text, let entries = map["proofs"]?.array, let root = map["merkleRoot"]?.bytes,
@@ -66,6 +68,11 @@ public enum ProofVerifier {
             }
             listed.append((code, Array(hash)))
         }
+        guard isSafeFolderName(runID) else { throw Failure(description: "the manifest's run id is not a folder name: \(runID)") }
+        var isFolder: ObjCBool = false
+        let runFolder = (proofsRoot as NSString).appendingPathComponent(runID)
+        let proofsDirectory = FileManager.default.fileExists(atPath: runFolder, isDirectory: &isFolder) && isFolder.boolValue
+            ? runFolder : proofsRoot
         let recomputed = MerkleTree.root(leaves: listed.map(\.1))
         var report = ManifestReport(
             runID: runID, signatureValid: opened.signatureValid, listed: listed.count,
@@ -91,5 +98,14 @@ public enum ProofVerifier {
             report.badSignatures.append(code)
         }
         return report
+    }
+
+    /// A run id usable as one path component: letters, digits, `-`, `_`, `.`, not `.` or `..`.
+    static func isSafeFolderName(_ name: String) -> Bool {
+        guard !name.isEmpty, name.utf8.count <= 200, name != ".", name != ".." else { return false }
+        return name.utf8.allSatisfy { byte in
+            (byte >= 0x30 && byte <= 0x39) || (byte >= 0x41 && byte <= 0x5a) || (byte >= 0x61 && byte <= 0x7a)
+                || byte == 0x2d || byte == 0x5f || byte == 0x2e
+        }
     }
 }

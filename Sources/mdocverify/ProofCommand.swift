@@ -61,10 +61,10 @@ struct ProofVerifyCommand: ParsableCommand {
         do {
             let opened = try ProofVerifier.open(bytes, expectedSigner: expected)
             if opened.contentType == ProofFormat.manifestContentType {
-                // <out>/runs/<run>.cose → <out>/proofs
+                // <out>/runs/<run>.cose → <out>/proofs/<run>/
                 let out = ((file as NSString).deletingLastPathComponent as NSString).deletingLastPathComponent
                 let proofs = (out as NSString).appendingPathComponent("proofs")
-                let report = try ProofVerifier.verifyManifest(bytes, proofsDirectory: proofs, expectedSigner: expected)
+                let report = try ProofVerifier.verifyManifest(bytes, proofsRoot: proofs, expectedSigner: expected)
                 if report.ok {
                     print("\(Style.green("✓")) run \(report.runID): manifest signature valid, \(report.listed) proof(s) present, unaltered and signed, Merkle root matches")
                     return true

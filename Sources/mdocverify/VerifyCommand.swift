@@ -327,7 +327,7 @@ enum Summary {
         }
         lines.append("  database:   \(result.databasePath)")
         if let manifest = result.manifestPath {
-            lines.append("  proofs:     \(result.proofCount) under \(out)/proofs/, run manifest \(manifest)")
+            lines.append("  proofs:     \(result.proofCount) under \(out)/proofs/\(result.runID)/, run manifest \(manifest)")
             lines.append(Style.dim("  check them: mdocverify proof verify \(manifest)"))
         }
         let images = (out as NSString).appendingPathComponent("images")

@@ -22,9 +22,12 @@ final class ProofCLITests: XCTestCase {
     func runOnce() throws -> [String] {
         let result = try CLI.run(["verify"] + annexD + ["--out", out, "--format", "json"])
         XCTAssertEqual(result.status, 0, result.stdout + result.stderr)
-        let proofs = try FileManager.default.contentsOfDirectory(atPath: "\(out)/proofs").filter { $0.hasSuffix(".cose") }
+        let runs = try FileManager.default.contentsOfDirectory(atPath: "\(out)/proofs")
+        XCTAssertEqual(runs.count, 1, "one folder of proofs per run")
+        let folder = "\(out)/proofs/\(runs.first ?? "")"
+        let proofs = try FileManager.default.contentsOfDirectory(atPath: folder).filter { $0.hasSuffix(".cose") }
         XCTAssertEqual(proofs.count, 1)
-        return proofs.map { "\(out)/proofs/\($0)" }
+        return proofs.map { "\(folder)/\($0)" }
     }
 
     func testTheRunCreatesAPrivateProcessorKeyAndSaysSo() throws {
@@ -111,6 +114,29 @@ final class ProofCLITests: XCTestCase {
         try bytes.write(to: URL(fileURLWithPath: proof))
         XCTAssertEqual(try runPython(python, [proof]), 1)
         XCTAssertEqual(try runPython(python, manifests), 1)
+    }
+
+    /// Re-verifying the same transaction later (here at another verification time) must not
+    /// touch the evidence of the earlier run: both manifests verify, with mdocverify and with
+    /// the independent check; a run that reuses stored results has their proofs in its folder.
+    func testAnEarlierRunsProofsSurviveALaterRunOfTheSameInputs() throws {
+        _ = try runOnce()
+        let later = try CLI.run(["verify"] + annexD.dropLast(2) + ["--at", "2021-02-01T00:00:00Z", "--out", out, "--format", "json"])
+        XCTAssertEqual(later.status, 0, later.stdout + later.stderr)
+        let reused = try CLI.run(["verify"] + annexD.dropLast(2) + ["--at", "2021-02-01T00:00:00Z", "--out", out, "--format", "json"])
+        XCTAssertEqual(reused.status, 0, reused.stdout + reused.stderr)
+        XCTAssertTrue(reused.stdout.contains("\"reused\":true"), reused.stdout)
+        let manifests = try FileManager.default.contentsOfDirectory(atPath: "\(out)/runs").sorted().map { "\(out)/runs/\($0)" }
+        XCTAssertEqual(manifests.count, 3)
+        XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: "\(out)/proofs").count, 3, "one folder per run")
+        let all = try CLI.run(["proof", "verify", out])
+        XCTAssertEqual(all.status, 0, all.stdout)
+        XCTAssertEqual(all.stdout.components(separatedBy: "Merkle root matches").count - 1, 3, all.stdout)
+        let python = "/usr/bin/python3"
+        let probe = try Process.run(URL(fileURLWithPath: python), arguments: ["-c", "import cbor2, cryptography"])
+        probe.waitUntilExit()
+        try XCTSkipUnless(probe.terminationStatus == 0, "python3-cbor2 / python3-cryptography missing: run bin/setup")
+        XCTAssertEqual(try runPython(python, manifests), 0)
     }
 
     private func runPython(_ python: String, _ files: [String]) throws -> Int32 {

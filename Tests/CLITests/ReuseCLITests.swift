@@ -68,27 +68,4 @@ final class ReuseCLITests: XCTestCase {
         XCTAssertEqual(try CLI.run(samples + ["--out", out, "--reader-trust", "samples/annex-d/trust", "--jobs", "1"]).status, 1)
         XCTAssertEqual(try verificationCount(), 72)
     }
-
-    func testAProofThatCannotBeWrittenStopsTheRunAndRecordsNothingOfItsBatch() throws {
-        let annexD = ["verify", "samples/annex-d/device-response.cbor", "--trust", "samples/annex-d/trust",
-                      "--transcript", "samples/annex-d/session-transcript.cbor", "--reader-key", "samples/annex-d/reader-key.pem",
-                      "--at", "2021-01-01T00:00:00Z", "--format", "json"]
-        // Learn the transaction's reference code, then put a folder where its proof must go.
-        let probe = try CLI.run(annexD + ["--out", "\(out)/probe"])
-        XCTAssertEqual(probe.status, 0, probe.stderr)
-        let object = try XCTUnwrap(try JSONSerialization.jsonObject(with: Data(probe.stdout.utf8)) as? [String: Any])
-        let reference = try XCTUnwrap(object["referenceCode"] as? String)
-        try FileManager.default.createDirectory(atPath: "\(out)/r/proofs/\(reference).cose/blocker", withIntermediateDirectories: true)
-        let blocked = try CLI.run(annexD + ["--out", "\(out)/r"])
-        XCTAssertEqual(blocked.status, 2, blocked.stdout + blocked.stderr)
-        XCTAssertTrue(blocked.stderr.contains("cannot write a proof bundle"), blocked.stderr)
-        XCTAssertTrue(blocked.stderr.contains("run the same command again"), blocked.stderr)
-        let store = try ReportStore(path: "\(out)/r/mdocverify.sqlite")
-        XCTAssertEqual(try store.query(sql: "SELECT count(*) FROM verification").first?.first?.int64 ?? -1, 0)
-        // Cleared: the same command verifies it and writes the proof.
-        try FileManager.default.removeItem(atPath: "\(out)/r/proofs/\(reference).cose")
-        let again = try CLI.run(annexD + ["--out", "\(out)/r"])
-        XCTAssertEqual(again.status, 0, again.stderr)
-        XCTAssertTrue(FileManager.default.fileExists(atPath: "\(out)/r/proofs/\(reference).cose"))
-    }
 }

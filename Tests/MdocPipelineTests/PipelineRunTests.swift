@@ -75,17 +75,19 @@ final class PipelineRunTests: XCTestCase {
         // Every proof verifies; the manifest commits to all of them.
         let manifestPath = try XCTUnwrap(result.manifestPath)
         let manifest = Array(try Data(contentsOf: URL(fileURLWithPath: manifestPath)))
-        let report = try ProofVerifier.verifyManifest(manifest, proofsDirectory: "\(root)/out/proofs")
+        let report = try ProofVerifier.verifyManifest(manifest, proofsRoot: "\(root)/out/proofs")
         XCTAssertTrue(report.ok)
         XCTAssertEqual(report.listed, 6)
 
         // Flip one byte of one proof: detected. Delete another: detected.
-        let proofs = try FileManager.default.contentsOfDirectory(atPath: "\(root)/out/proofs").sorted()
-        var altered = Array(try Data(contentsOf: URL(fileURLWithPath: "\(root)/out/proofs/\(proofs[0])")))
+        let folder = "\(root)/out/proofs/\(result.runID)"
+        let proofs = try FileManager.default.contentsOfDirectory(atPath: folder).sorted()
+        XCTAssertEqual(proofs.count, 6, "the run's proofs are in its own folder")
+        var altered = Array(try Data(contentsOf: URL(fileURLWithPath: "\(folder)/\(proofs[0])")))
         altered[altered.count / 2] ^= 0x01
-        try Data(altered).write(to: URL(fileURLWithPath: "\(root)/out/proofs/\(proofs[0])"))
-        try FileManager.default.removeItem(atPath: "\(root)/out/proofs/\(proofs[1])")
-        let tampered = try ProofVerifier.verifyManifest(manifest, proofsDirectory: "\(root)/out/proofs")
+        try Data(altered).write(to: URL(fileURLWithPath: "\(folder)/\(proofs[0])"))
+        try FileManager.default.removeItem(atPath: "\(folder)/\(proofs[1])")
+        let tampered = try ProofVerifier.verifyManifest(manifest, proofsRoot: "\(root)/out/proofs")
         XCTAssertFalse(tampered.ok)
         XCTAssertEqual(tampered.altered.count, 1)
         XCTAssertEqual(tampered.missing.count, 1)
@@ -103,10 +105,50 @@ final class PipelineRunTests: XCTestCase {
         let (third, _) = try await run(forced)
         XCTAssertEqual(third.summary.reused, 0)
         XCTAssertEqual(third.summary.transactions, 6)
+        // Verifying the same transactions again writes new proofs beside the first run's: its
+        // manifest verifies, and the first manifest still finds its own proofs (only the two
+        // tampered with above are reported), not the newer ones.
+        let thirdManifest = Array(try Data(contentsOf: URL(fileURLWithPath: try XCTUnwrap(third.manifestPath))))
+        XCTAssertTrue(try ProofVerifier.verifyManifest(thirdManifest, proofsRoot: "\(root)/out/proofs").ok)
+        let firstAgain = try ProofVerifier.verifyManifest(manifest, proofsRoot: "\(root)/out/proofs")
+        XCTAssertEqual(firstAgain.altered.count, 1)
+        XCTAssertEqual(firstAgain.missing.count, 1)
+        XCTAssertEqual(firstAgain.listed, 6)
 
         let store = try ReportStore(path: "\(root)/out/mdocverify.sqlite")
         XCTAssertTrue(try store.integrityCheck())
         XCTAssertEqual(try store.verifyAuditChain(), .intact(count: try XCTUnwrap(auditCount(store))))
+    }
+
+    /// A proof that cannot be written (here a folder stands where the file must go) stops the
+    /// run with a message saying how to go on, and nothing of its batch is recorded; once the
+    /// obstacle is gone, the same inputs verify and the proof is written.
+    func testAProofThatCannotBeWrittenStopsTheRunAndRecordsNothingOfItsBatch() async throws {
+        let batch = try makeBatch(count: 1)
+        let probe = try await run(configuration([batch.inputs], trust: batch.trust))
+        let proofPath = try XCTUnwrap(probe.0.manifestPath.flatMap { _ in
+            try? FileManager.default.contentsOfDirectory(atPath: "\(root)/out/proofs/\(probe.0.runID)").first
+        })
+        try FileManager.default.removeItem(atPath: "\(root)/out")
+
+        let orchestrator = try Orchestrator(configuration: configuration([batch.inputs], trust: batch.trust))
+        let blocked = "\(root)/out/proofs/\(orchestrator.runID)/\(proofPath)"
+        try FileManager.default.createDirectory(atPath: "\(blocked)/blocker", withIntermediateDirectories: true)
+        do {
+            _ = try await orchestrator.run { _ in }
+            XCTFail("the run went on without its proof")
+        } catch let error as PipelineSetupError {
+            XCTAssertTrue("\(error)".contains("cannot write a proof bundle"), "\(error)")
+            XCTAssertTrue("\(error)".contains("run the same command again"), "\(error)")
+        }
+        let store = try ReportStore(path: "\(root)/out/mdocverify.sqlite")
+        XCTAssertEqual(try store.query(sql: "SELECT count(*) FROM verification").first?.first?.int64 ?? -1, 0)
+
+        try FileManager.default.removeItem(atPath: blocked)
+        let (again, _) = try await run(configuration([batch.inputs], trust: batch.trust))
+        XCTAssertEqual(again.summary.transactions, 1)
+        XCTAssertEqual(again.proofCount, 1)
+        XCTAssertTrue(FileManager.default.fileExists(atPath: "\(root)/out/proofs/\(again.runID)/\(proofPath)"))
     }
 
     func auditCount(_ store: ReportStore) throws -> Int? {
