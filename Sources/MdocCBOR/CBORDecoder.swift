@@ -376,7 +376,10 @@ struct CBORParser {
     mutating func readMap(_ head: Head, start: Int, depth: Int) throws(CBORError) -> CBORMap {
         var items: [CBOR] = []  // keys and values interleaved
         // This map's key summaries go on top of `keySummaries`; nested maps push and pop above.
+        // A small definite-length map pushes nothing: its keys are summarized once it has been
+        // read, on the stack (`firstDuplicateInSmallMap`), so that it allocates no summary array.
         let summaryBase = keySummaries.count
+        var smallDefinite = false
         var summarized = true
         var index = 0
         if head.isIndefinite {
@@ -387,16 +390,23 @@ struct CBORParser {
         } else {
             let count = try checkedCount(head, start: start, perElement: 2, what: "map")
             items.reserveCapacity(2 &* count)  // 2 * count <= bytes remaining
+            smallDefinite = count <= CBORMap.pairwiseDuplicateCheckLimit
+            if smallDefinite { summarized = false }
             while index < count {
                 try readEntry(index: index, depth: depth, into: &items, summarized: &summarized)
                 index &+= 1
             }
         }
         if rejectDuplicateKeys {
-            let duplicate =
-                summarized
-                ? firstDuplicateSummary(from: summaryBase) : CBORMap.firstDuplicateKey(interleaved: items)
-            keySummaries.removeLast(keySummaries.count &- summaryBase)
+            let duplicate: Int?
+            if smallDefinite {
+                duplicate = firstDuplicateInSmallMap(items)
+            } else {
+                duplicate =
+                    summarized
+                    ? firstDuplicateSummary(from: summaryBase) : CBORMap.firstDuplicateKey(interleaved: items)
+                keySummaries.removeLast(keySummaries.count &- summaryBase)
+            }
             if let duplicate {
                 let offset = items[2 &* duplicate].encoded.startIndex
                 throw CBORError(
@@ -489,6 +499,29 @@ struct CBORParser {
         guard let summary = keySummary(start: start, end: position, index: index) else { return false }
         keySummaries.append(summary)
         return true
+    }
+
+    /// The position of the first key of a small map (keys and values interleaved in `items`, at
+    /// most ``CBORMap/pairwiseDuplicateCheckLimit`` entries) that repeats an earlier one, if any:
+    /// the keys are summarized into a stack buffer and compared pairwise, as
+    /// ``firstDuplicateSummary(from:)`` does for the summary stack. A key that cannot be
+    /// summarized (an indefinite-length string) sends the map to the slow path.
+    func firstDuplicateInSmallMap(_ items: [CBOR]) -> Int? {
+        let n = items.count / 2
+        guard n > 1 else { return nil }
+        let found: Int?? = withUnsafeTemporaryAllocation(of: KeySummary.self, capacity: n) { summaries in
+            for i in 0..<n {
+                let key = items[2 &* i].encoded
+                guard let summary = keySummary(start: key.startIndex &- base, end: key.endIndex &- base, index: i) else {
+                    return nil
+                }
+                summaries.initializeElement(at: i, to: summary)
+                for j in 0..<i where sameKey(summary, summaries[j]) { return .some(i) }
+            }
+            return .some(nil)
+        }
+        guard let found else { return CBORMap.firstDuplicateKey(interleaved: items) }
+        return found
     }
 
     /// The position of the first key in `keySummaries[base...]` that repeats an earlier one, if

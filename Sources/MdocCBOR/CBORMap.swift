@@ -79,10 +79,24 @@ extension CBOR {
         case .text(let s):
             let view = s.utf8
             guard view.count == utf8.count else { return false }
-            return view.withContiguousStorageIfAvailable { $0.elementsEqual(utf8) } ?? view.elementsEqual(utf8)
+            // Decoded strings are native and contiguous: compare the bytes in place.
+            return view.withContiguousStorageIfAvailable { Self.sameBytes($0, utf8) } ?? view.elementsEqual(utf8)
         default:
             return false
         }
+    }
+
+    /// Whether two buffers hold the same bytes: an index loop over the pointers (the generic
+    /// `elementsEqual` goes through iterators and costs several times more per byte).
+    @inline(__always)
+    static func sameBytes(_ a: UnsafeBufferPointer<UInt8>, _ b: UnsafeBufferPointer<UInt8>) -> Bool {
+        guard a.count == b.count else { return false }
+        var i = 0
+        while i < a.count {
+            if a[i] != b[i] { return false }
+            i &+= 1
+        }
+        return true
     }
 
     /// Whether this is the integer `n` (major type 0 or 1).
