@@ -81,8 +81,24 @@ public final class CRL: @unchecked Sendable, CustomStringConvertible {
     /// The entry for a serial number given as hex (any case, leading zeros ignored); nil when
     /// the serial is not listed (or is not hex).
     public func revocation(ofSerialHex serial: String) -> Revocation? {
+        if revocations.isEmpty { return nil }
+        // The table's keys are canonical, so a hit on the text as given is the answer, and a miss
+        // is final when the text is already canonical (``Certificate/serialNumberHex`` always is):
+        // only other spellings pay for canonicalization.
+        if let entry = revocations[serial] { return entry }
+        if Self.isCanonicalSerialHex(serial) { return nil }
         guard let key = canonicalSerialHex(serial) else { return nil }
         return revocations[key]
+    }
+
+    /// Whether `serial` is already in the form of ``Certificate/serialNumberHex``: lower-case hex
+    /// without leading zeros ("0" for zero), "-" prefixed when negative (never "-0").
+    static func isCanonicalSerialHex(_ serial: String) -> Bool {
+        var digits = serial.utf8[...]
+        if digits.first == UInt8(ascii: "-") { digits = digits.dropFirst() }
+        guard let first = digits.first else { return false }
+        if first == UInt8(ascii: "0") { return digits.count == 1 && digits.count == serial.utf8.count }
+        return digits.allSatisfy { (0x30...0x39).contains($0) || (0x61...0x66).contains($0) }
     }
 
     /// The number of revoked entries.

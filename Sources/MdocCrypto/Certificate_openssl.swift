@@ -19,6 +19,8 @@ public final class Certificate: @unchecked Sendable, Hashable, CustomStringConve
     public let der: [UInt8]
     /// SHA-256 of ``der``.
     public let sha256Fingerprint: [UInt8]
+    /// ``sha256Fingerprint`` as lower-case hex, computed once (evidence of every verification).
+    public let fingerprintHex: String
     public let subject: DistinguishedName
     public let issuer: DistinguishedName
     /// The serial number as lower-case hex without leading zeros ("-" prefixed if negative).
@@ -105,6 +107,7 @@ public final class Certificate: @unchecked Sendable, Hashable, CustomStringConve
         self.x509 = x509
         der = bytes
         sha256Fingerprint = HashFunction.sha256.hash(bytes)
+        fingerprintHex = hexString(sha256Fingerprint)
         subject = fields.subject
         issuer = fields.issuer
         serialNumberHex = fields.serialNumberHex
@@ -138,8 +141,6 @@ public final class Certificate: @unchecked Sendable, Hashable, CustomStringConve
         guard !blocks.isEmpty else { throw CryptoError(.invalidPEM, "no CERTIFICATE block found") }
         return try blocks.map { try Certificate(der: $0) }
     }
-
-    public var fingerprintHex: String { hexString(sha256Fingerprint) }
 
     /// Whether subject and issuer names are the same (RFC 5280 §3.2 "self-issued"), compared
     /// as RFC 5280 §7.1 canonical names (`X509_NAME_cmp`). Says nothing about the signature.
