@@ -23,8 +23,34 @@ public enum CBORDate {
 
     /// Parses an RFC 3339 date-time (`2020-10-01T13:30:02Z`, with optional fraction and offset).
     public static func parseRFC3339(_ text: String) -> Date? {
-        // Strict shape check first: Foundation's parsers are lenient in ways we do not want.
-        let bytes = Array(text.utf8)
+        if let parsed = text.utf8.withContiguousStorageIfAvailable({ parseRFC3339(utf8: $0) }) { return parsed }
+        return Array(text.utf8).withUnsafeBufferPointer { parseRFC3339(utf8: $0) }
+    }
+
+    /// The fields of an RFC 3339 date-time, as written (before the calendar is consulted).
+    struct Fields {
+        var year, month, day, hour, minute, second: Int
+        var fraction: Double
+        var offsetSeconds: Int
+    }
+
+    /// ``parseRFC3339(_:)`` over the UTF-8 bytes.
+    static func parseRFC3339(utf8 bytes: UnsafeBufferPointer<UInt8>) -> Date? {
+        guard let fields = rfc3339Fields(bytes) else { return nil }
+        // The civil arithmetic below is the proleptic Gregorian calendar; Foundation's Gregorian
+        // calendar is Julian before 1582-10-15, so earlier years keep going through it.
+        guard fields.year >= 1583 else { return foundationDate(fields) }
+        guard fields.day <= daysInMonth(year: fields.year, month: fields.month) else { return nil }
+        let days = daysFromCivil(year: fields.year, month: fields.month, day: fields.day)
+        let seconds = days * 86_400 + fields.hour * 3600 + fields.minute * 60 + min(fields.second, 59)
+        // 978,307,200 s from 1970 to 2001: Date's own reference, so the interval stays an exact integer.
+        let date = Date(timeIntervalSinceReferenceDate: Double(seconds - 978_307_200))
+        return date.addingTimeInterval(fields.fraction - Double(fields.offsetSeconds))
+    }
+
+    /// Reads and range-checks the fields. Strict shape check: Foundation's parsers are lenient in
+    /// ways we do not want.
+    static func rfc3339Fields(_ bytes: UnsafeBufferPointer<UInt8>) -> Fields? {
         guard bytes.count >= 20, bytes.count <= 40 else { return nil }
         func digits(_ range: Range<Int>) -> Int? {
             var value = 0
@@ -70,20 +96,49 @@ public enum CBORDate {
         default:
             return nil
         }
+        return Fields(
+            year: year, month: month, day: day, hour: hour, minute: minute, second: second, fraction: fraction,
+            offsetSeconds: offsetSeconds)
+    }
+
+    /// The instant of `fields` through Foundation's Gregorian calendar in UTC (Julian before
+    /// 1582-10-15); `nil` when the day does not exist in that month.
+    static func foundationDate(_ fields: Fields) -> Date? {
         var components = DateComponents()
-        components.year = year
-        components.month = month
-        components.day = day
-        components.hour = hour
-        components.minute = minute
-        components.second = min(second, 59)
+        components.year = fields.year
+        components.month = fields.month
+        components.day = fields.day
+        components.hour = fields.hour
+        components.minute = fields.minute
+        components.second = min(fields.second, 59)
         var calendar = Calendar(identifier: .gregorian)
         guard let utc = TimeZone(identifier: "UTC") else { return nil }
         calendar.timeZone = utc
-        guard let date = calendar.date(from: components), calendar.component(.day, from: date) == day else {
+        guard let date = calendar.date(from: components), calendar.component(.day, from: date) == fields.day else {
             return nil
         }
-        return date.addingTimeInterval(fraction - Double(offsetSeconds))
+        return date.addingTimeInterval(fields.fraction - Double(fields.offsetSeconds))
+    }
+
+    /// Days in `month` (1...12) of a proleptic Gregorian `year`.
+    static func daysInMonth(year: Int, month: Int) -> Int {
+        switch month {
+        case 2: (year % 4 == 0 && year % 100 != 0) || year % 400 == 0 ? 29 : 28
+        case 4, 6, 9, 11: 30
+        default: 31
+        }
+    }
+
+    /// Days from 1970-01-01 to a proleptic Gregorian date (Howard Hinnant's days_from_civil;
+    /// year 0...9999, so nothing overflows).
+    static func daysFromCivil(year: Int, month: Int, day: Int) -> Int {
+        let y = month <= 2 ? year - 1 : year
+        let era = (y >= 0 ? y : y - 399) / 400
+        let yoe = y - era * 400
+        let mp = (month + 9) % 12  // March = 0
+        let doy = (153 * mp + 2) / 5 + day - 1
+        let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy
+        return era * 146_097 + doe - 719_468
     }
 
     /// RFC 3339 UTC text with second precision (`2021-01-01T00:00:00Z`), as reports and proofs use.
