@@ -57,6 +57,8 @@ public final class TrustStore: Sendable {
     private let chainCacheHits = Atomic<Int>(0)
     private let crlCache = Mutex<[String: [CRL]]>([:])
     private let certificateCache = Mutex<[[UInt8]: Certificate]>([:])
+    /// The certificate ``certificate(der:)`` returned last.
+    private let lastCertificate = Mutex<Certificate?>(nil)
     /// Bound on cached certificates/chains, so a hostile batch of unique certificates cannot grow memory without limit.
     public static let cacheLimit = 10_000
 
@@ -171,6 +173,16 @@ public final class TrustStore: Sendable {
 
     /// Parses a received certificate, reusing an earlier parse of the same bytes.
     public func certificate(der: ArraySlice<UInt8>) throws -> Certificate {
+        // A batch mostly repeats one DS certificate: compare with the last one before copying
+        // and hashing the bytes for the dictionary.
+        if let last = lastCertificate.withLock({ $0 }), Self.sameBytes(last.der, der) { return last }
+        let certificate = try cachedCertificate(der: der)
+        lastCertificate.withLock { $0 = certificate }
+        return certificate
+    }
+
+    /// ``certificate(der:)`` through the dictionary cache.
+    private func cachedCertificate(der: ArraySlice<UInt8>) throws -> Certificate {
         // Keyed by a copy: a slice would keep the whole received buffer alive in the cache.
         let key = Array(der)
         if let cached = certificateCache.withLock({ $0[key] }) { return cached }
@@ -180,6 +192,17 @@ public final class TrustStore: Sendable {
             cache[key] = certificate
         }
         return certificate
+    }
+
+    /// Whether `a` and `b` hold the same bytes (`memcmp`).
+    static func sameBytes(_ a: [UInt8], _ b: ArraySlice<UInt8>) -> Bool {
+        guard a.count == b.count else { return false }
+        return a.withUnsafeBufferPointer { x in
+            b.withUnsafeBufferPointer { y in
+                guard let p = x.baseAddress, let q = y.baseAddress else { return true }  // both empty
+                return memcmp(p, q, x.count) == 0
+            }
+        }
     }
 
     /// The outcome of building a path from a received chain to an anchor.

@@ -23,6 +23,7 @@ public struct DeviceResponseVerifier: Sendable {
     public func verify(_ bytes: [UInt8]) -> ResponseVerification {
         let sha256 = HashFunction.sha256.hash(bytes)
         var results: [CheckResult] = []
+        results.reserveCapacity(Self.expectedResultCount)
         let item: CBOR
         do {
             item = try CBOR(decoding: bytes, options: options.decoding)
@@ -34,6 +35,10 @@ public struct DeviceResponseVerifier: Sendable {
         let documents = verify(item: item, into: &results)
         return ResponseVerification(checks: results, documents: documents, responseSHA256: sha256)
     }
+
+    /// Room reserved for the results of a one-document response (about 50), so that the list
+    /// is not copied as it grows.
+    static let expectedResultCount = 64
 
     /// Verifies an already-decoded DeviceResponse (its slices must be the received bytes).
     public func verify(item: CBOR, into results: inout [CheckResult]) -> [DocumentFindings] {
@@ -389,6 +394,8 @@ public struct DeviceResponseVerifier: Sendable {
         var matched = 0
         var missingIDs = 0
         var total = 0
+        findings.elements.reserveCapacity(
+            findings.elements.count + document.issuerSigned.nameSpaces.reduce(0) { $0 + $1.items.count })
         for (namespace, items) in document.issuerSigned.nameSpaces {
             for (position, itemBytes) in items.enumerated() {
                 total += 1
