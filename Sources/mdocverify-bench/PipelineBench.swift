@@ -33,16 +33,24 @@ func pipelineBenchmarks(binary: String, counts: [Int] = [1_000, 10_000]) throws 
         // exec), so the child is started through GNU time, a small process, when it is there.
         let gnuTime = "/usr/bin/time"
         var run = try FileManager.default.isExecutableFile(atPath: gnuTime)
-            ? runChild(gnuTime, ["-f", "%M", "-o", "\(root)/rss-\(count).txt", binary] + arguments)
+            ? runChild(gnuTime, ["-f", "%M %U %S", "-o", "\(root)/rss-\(count).txt", binary] + arguments)
             : runChild(binary, arguments)
+        // GNU time's figures are the verifier's own: peak RSS (KB), user and system CPU (s).
         if let text = try? String(contentsOfFile: "\(root)/rss-\(count).txt", encoding: .utf8),
-            let kilobytes = Int(text.trimmingCharacters(in: .whitespacesAndNewlines).split(separator: "\n").last ?? "")
+            let line = text.trimmingCharacters(in: .whitespacesAndNewlines).split(separator: "\n").last
         {
-            run.maxRSSKilobytes = kilobytes
+            let fields = line.split(separator: " ")
+            if fields.count == 3, let kilobytes = Int(fields[0]), let user = Double(fields[1]), let system = Double(fields[2]) {
+                run.maxRSSKilobytes = kilobytes
+                run.cpuSeconds = user + system
+            }
         }
         rows.append(("pipeline \(count) tx: generation", seconds(generated), "s"))
         rows.append(("pipeline \(count) tx: transactions/s (all cores, store + proofs)", Double(count) / run.seconds, "tx/s"))
         rows.append(("pipeline \(count) tx: peak RSS", Double(run.maxRSSKilobytes) / 1024, "MB"))
+        // CPU (user + system) per transaction: steadier than the rate on a shared machine, and
+        // what the rate on two cores is bounded by (2 / CPU per transaction).
+        rows.append(("pipeline \(count) tx: CPU per transaction", run.cpuSeconds / Double(count) * 1000, "ms"))
         if run.status != 0 && run.status != 1 {
             rows.append(("pipeline \(count) tx: FAILED with exit status", Double(run.status), ""))
         }
@@ -113,7 +121,9 @@ func writeBatch(count: Int, authority: IssuingAuthority, to path: String, at t: 
 }
 
 /// Runs a child process to completion; its wall time, exit status and peak RSS.
-private func runChild(_ binary: String, _ arguments: [String]) throws -> (seconds: Double, status: Int32, maxRSSKilobytes: Int) {
+private func runChild(
+    _ binary: String, _ arguments: [String]
+) throws -> (seconds: Double, status: Int32, maxRSSKilobytes: Int, cpuSeconds: Double) {
     var pid: pid_t = 0
     let argv: [UnsafeMutablePointer<CChar>?] = ([binary] + arguments).map { strdup($0) } + [nil]
     defer { argv.forEach { free($0) } }
@@ -131,5 +141,7 @@ private func runChild(_ binary: String, _ arguments: [String]) throws -> (second
     _ = wait4(pid, &status, 0, &usage)
     let elapsed = seconds(ContinuousClock.now - start)
     let exitStatus = (status & 0x7f) == 0 ? (status >> 8) & 0xff : -1
-    return (elapsed, exitStatus, Int(usage.ru_maxrss))
+    let cpu = Double(usage.ru_utime.tv_sec + usage.ru_stime.tv_sec)
+        + Double(usage.ru_utime.tv_usec + usage.ru_stime.tv_usec) / 1_000_000
+    return (elapsed, exitStatus, Int(usage.ru_maxrss), cpu)
 }
