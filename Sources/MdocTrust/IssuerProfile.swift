@@ -138,22 +138,25 @@ public enum IssuerProfile {
     public static func validityCheck(
         _ certificate: Certificate, id: CheckID, role: String, at instant: CheckInstant, time: Date, subject: String
     ) -> CheckResult {
+        // Each instant formatted once, for the evidence and the detail.
+        let notBefore = format(certificate.notBefore)
+        let notAfter = format(certificate.notAfter)
+        let at = format(time)
         let evidence = [
-            fingerprint(certificate), Evidence("notBefore", format(certificate.notBefore)),
-            Evidence("notAfter", format(certificate.notAfter)), Evidence("at", format(time)),
+            fingerprint(certificate), Evidence("notBefore", notBefore), Evidence("notAfter", notAfter), Evidence("at", at),
         ]
         if time < certificate.notBefore {
             return CheckResult(
-                id, .fail, "\(role) certificate not yet valid at \(format(time)) (valid from \(format(certificate.notBefore)))",
+                id, .fail, role + " certificate not yet valid at " + at + " (valid from " + notBefore + ")",
                 subject: subject, instant: instant, evidence: evidence)
         }
         if time > certificate.notAfter {
             return CheckResult(
-                id, .fail, "\(role) certificate expired \(format(certificate.notAfter)), judged at \(format(time))",
+                id, .fail, role + " certificate expired " + notAfter + ", judged at " + at,
                 subject: subject, instant: instant, evidence: evidence)
         }
         return CheckResult(
-            id, .pass, "\(role) certificate valid \(format(certificate.notBefore)) to \(format(certificate.notAfter))",
+            id, .pass, role + " certificate valid " + notBefore + " to " + notAfter,
             subject: subject, instant: instant, evidence: evidence)
     }
 

@@ -326,35 +326,40 @@ public struct DeviceResponseVerifier: Sendable {
                 subject: subject))
         }
 
-        let window = [Evidence("validFrom", IssuerProfile.format(mso.validFrom)), Evidence("validUntil", IssuerProfile.format(mso.validUntil))]
+        // Each date formatted once, for the evidence and the details.
+        let validFrom = IssuerProfile.format(mso.validFrom)
+        let validUntil = IssuerProfile.format(mso.validUntil)
+        let window = [Evidence("validFrom", validFrom), Evidence("validUntil", validUntil)]
         if mso.validFrom < mso.signed || mso.validUntil <= mso.validFrom {
             results.append(CheckResult(
                 .msoValidity, .fail, "inconsistent validityInfo: validFrom must be at or after signed, validUntil after validFrom",
                 subject: subject, evidence: window + [Evidence("signed", IssuerProfile.format(mso.signed))]))
         }
         for instant in options.instants {
-            let at = IssuerProfile.format(instant.time)
             if instant.time < mso.validFrom {
+                let at = IssuerProfile.format(instant.time)
                 results.append(CheckResult(
-                    .msoValidity, .fail, "MSO not yet valid at \(at) (valid from \(IssuerProfile.format(mso.validFrom)))",
+                    .msoValidity, .fail, "MSO not yet valid at \(at) (valid from \(validFrom))",
                     subject: subject, instant: instant.instant, evidence: window))
             } else if instant.time > mso.validUntil {
+                let at = IssuerProfile.format(instant.time)
                 results.append(CheckResult(
-                    .msoValidity, .fail, "MSO expired \(IssuerProfile.format(mso.validUntil)), judged at \(at)",
+                    .msoValidity, .fail, "MSO expired \(validUntil), judged at \(at)",
                     subject: subject, instant: instant.instant, evidence: window))
             } else {
                 results.append(CheckResult(
-                    .msoValidity, .pass, "valid \(IssuerProfile.format(mso.validFrom)) to \(IssuerProfile.format(mso.validUntil))",
+                    .msoValidity, .pass, "valid " + validFrom + " to " + validUntil,
                     subject: subject, instant: instant.instant, evidence: window))
             }
             if let expected = mso.expectedUpdate {
                 let status: CheckStatus = instant.time > expected ? .warn : .pass
+                let expectedText = IssuerProfile.format(expected)
                 let detail = status == .warn
-                    ? "an update was expected by \(IssuerProfile.format(expected)): the data may be stale"
-                    : "update expected by \(IssuerProfile.format(expected))"
+                    ? "an update was expected by " + expectedText + ": the data may be stale"
+                    : "update expected by " + expectedText
                 results.append(CheckResult(
                     .msoExpectedUpdate, status, detail, subject: subject, instant: instant.instant,
-                    evidence: [Evidence("expectedUpdate", IssuerProfile.format(expected))]))
+                    evidence: [Evidence("expectedUpdate", expectedText)]))
             } else {
                 results.append(CheckResult(.msoExpectedUpdate, .skipped, "no expectedUpdate", subject: subject, instant: instant.instant))
             }
