@@ -59,9 +59,19 @@ public struct COSESign1: Sendable {
     public static func signatureStructure(
         protected: ArraySlice<UInt8>, payload: ArraySlice<UInt8>, externalAAD: [UInt8] = []
     ) -> [UInt8] {
-        CBORNode.array([
-            .text("Signature1"), .bytes(Array(protected)), .bytes(externalAAD), .bytes(Array(payload)),
-        ]).encoded()
+        // Written straight into one buffer of the final size: the payload (the whole MSO, or
+        // DeviceAuthenticationBytes) is copied once, not into a node and then again.
+        let context: StaticString = "Signature1"
+        var out: [UInt8] = []
+        out.reserveCapacity(1 + 11 + 9 * 3 + protected.count + externalAAD.count + payload.count)
+        CBORNode.appendHead(major: 4, 4, to: &out)
+        CBORNode.appendHead(major: 3, UInt64(context.utf8CodeUnitCount), to: &out)
+        out.append(contentsOf: UnsafeBufferPointer(start: context.utf8Start, count: context.utf8CodeUnitCount))
+        for field in [protected, externalAAD[...], payload] {
+            CBORNode.appendHead(major: 2, UInt64(field.count), to: &out)
+            out.append(contentsOf: field)
+        }
+        return out
     }
 
     /// Verifies the signature with `key`, using the algorithm of the protected header.

@@ -75,10 +75,18 @@ public struct SessionTranscript: Sendable {
 public func deviceAuthenticationBytes(
     transcript: SessionTranscript, docType: CBOR, deviceNameSpacesBytes: CBOR
 ) -> [UInt8] {
-    CBORNode.embedded(
-        .array([
-            .text("DeviceAuthentication"), .raw(transcript.transcript.encoded), .raw(docType.encoded),
-            .raw(deviceNameSpacesBytes.encoded),
-        ])
-    ).encoded()
+    // #6.24(bstr .cbor [ "DeviceAuthentication", transcript, docType, DeviceNameSpacesBytes ]),
+    // written straight into one buffer of the final size (the parts are copied once, as received).
+    let context: StaticString = "DeviceAuthentication"
+    let parts = [transcript.transcript.encoded, docType.encoded, deviceNameSpacesBytes.encoded]
+    let innerCount = 1 + 1 + context.utf8CodeUnitCount + parts.reduce(0) { $0 + $1.count }
+    var out: [UInt8] = []
+    out.reserveCapacity(2 + 9 + innerCount)
+    CBORNode.appendHead(major: 6, 24, to: &out)
+    CBORNode.appendHead(major: 2, UInt64(innerCount), to: &out)
+    CBORNode.appendHead(major: 4, 4, to: &out)
+    CBORNode.appendHead(major: 3, UInt64(context.utf8CodeUnitCount), to: &out)
+    out.append(contentsOf: UnsafeBufferPointer(start: context.utf8Start, count: context.utf8CodeUnitCount))
+    for part in parts { out.append(contentsOf: part) }
+    return out
 }
