@@ -17,7 +17,8 @@ public final class PrivateKey: @unchecked Sendable {
     /// The OpenSSL key, once built.
     private let built: Mutex<KeyHandle?>
 
-    /// An owned `EVP_PKEY` pointer (freed in `deinit`; never mutated once built).
+    /// An owned OpenSSL pointer (an `EVP_PKEY`, or an `EVP_PKEY_CTX` template that is only
+    /// duplicated), freed in `deinit` and never mutated once made.
     private struct KeyHandle: @unchecked Sendable {
         let pointer: OpaquePointer
     }
@@ -42,9 +43,33 @@ public final class PrivateKey: @unchecked Sendable {
     }
 
     deinit {
+        signContext.withLock { context in
+            if let context { EVP_PKEY_CTX_free(context.pointer) }
+        }
         built.withLock { key in
             if let key { EVP_PKEY_free(key.pointer) }
         }
+    }
+
+    /// A context initialised for `EVP_PKEY_sign`, made at the first ECDSA signature (a
+    /// processor key signs one proof per transaction): each signature duplicates it instead of
+    /// fetching the signature implementation again, which takes OpenSSL 3.0's global locks.
+    private let signContext = Mutex<KeyHandle?>(nil)
+
+    private func signTemplate() throws -> OpaquePointer {
+        let key = try pkey
+        return try signContext.withLock { (context: inout KeyHandle?) throws -> KeyHandle in
+            if let context { return context }
+            guard let made = EVP_PKEY_CTX_new_from_pkey(nil, key, nil) else {
+                throw CryptoError.fromOpenSSL(.openSSL, "EVP_PKEY_CTX_new_from_pkey failed")
+            }
+            guard EVP_PKEY_sign_init(made) == 1 else {
+                EVP_PKEY_CTX_free(made)
+                throw CryptoError.fromOpenSSL(.openSSL, "EVP_PKEY_sign_init failed")
+            }
+            context = KeyHandle(pointer: made)
+            return KeyHandle(pointer: made)
+        }.pointer
     }
 
     /// The OpenSSL key (owned by this object), built now if it is still pending.
@@ -366,13 +391,10 @@ public final class PrivateKey: @unchecked Sendable {
 
     private func signECDSA(message: some Collection<UInt8>, hash: HashFunction) throws -> [UInt8] {
         let digest = hash.hash(message)
-        guard let context = EVP_PKEY_CTX_new_from_pkey(nil, try pkey, nil) else {
-            throw CryptoError.fromOpenSSL(.openSSL, "EVP_PKEY_CTX_new_from_pkey failed")
+        guard let context = EVP_PKEY_CTX_dup(try signTemplate()) else {
+            throw CryptoError.fromOpenSSL(.openSSL, "EVP_PKEY_CTX_dup failed")
         }
         defer { EVP_PKEY_CTX_free(context) }
-        guard EVP_PKEY_sign_init(context) == 1 else {
-            throw CryptoError.fromOpenSSL(.openSSL, "EVP_PKEY_sign_init failed")
-        }
         var length = 0
         guard EVP_PKEY_sign(context, nil, &length, digest, digest.count) == 1, length > 0 else {
             throw CryptoError.fromOpenSSL(.openSSL, "EVP_PKEY_sign (size) failed")
