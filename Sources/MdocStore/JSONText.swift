@@ -28,8 +28,20 @@ enum JSONText {
 
     static func appendQuoted(_ s: String, to out: inout [UInt8]) {
         out.append(UInt8(ascii: "\""))
-        // Fast path: most strings (ids, hex, dates) need no escaping.
-        if !s.utf8.contains(where: { $0 < 0x20 || $0 == UInt8(ascii: "\"") || $0 == UInt8(ascii: "\\") }) {
+        // Fast path: most strings (ids, hex, dates) need no escaping; native strings are
+        // scanned and copied as one buffer.
+        let copied: Bool? = s.utf8.withContiguousStorageIfAvailable { bytes in
+            for byte in bytes where byte < 0x20 || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") {
+                return false
+            }
+            out.append(contentsOf: bytes)
+            return true
+        }
+        if copied == true {
+            out.append(UInt8(ascii: "\""))
+            return
+        }
+        if copied == nil, !s.utf8.contains(where: { $0 < 0x20 || $0 == UInt8(ascii: "\"") || $0 == UInt8(ascii: "\\") }) {
             out.append(contentsOf: s.utf8)
             out.append(UInt8(ascii: "\""))
             return
@@ -93,6 +105,49 @@ enum JSONText {
         for item in evidence { capacity += item.key.utf8.count + item.value.utf8.count + 8 }
         var out = [UInt8]()
         out.reserveCapacity(capacity)
+        appendEvidence(evidence, to: &out)
+        return String(decoding: out, as: UTF8.self)
+    }
+
+    /// Passing check results as stored in `check_pass.results_json` (migration v3): a JSON array
+    /// with, per result in the order given, `[seq, check_id, instant, subject, detail, evidence]`,
+    /// where `instant` is `null` or its raw value and `evidence` is the array of
+    /// ``evidence(_:)``. Written once per verification instead of one row per result.
+    static func passResults(_ results: [(seq: Int, check: CheckResult)]) -> String {
+        var capacity = 2
+        for (_, check) in results {
+            capacity += check.id.rawValue.utf8.count + check.subject.utf8.count + check.detail.utf8.count + 40
+            for item in check.evidence { capacity += item.key.utf8.count + item.value.utf8.count + 8 }
+        }
+        var out = [UInt8]()
+        out.reserveCapacity(capacity)
+        out.append(UInt8(ascii: "["))
+        for (index, (seq, check)) in results.enumerated() {
+            if index > 0 { out.append(UInt8(ascii: ",")) }
+            out.append(UInt8(ascii: "["))
+            out.append(contentsOf: String(seq).utf8)
+            out.append(UInt8(ascii: ","))
+            appendQuoted(check.id.rawValue, to: &out)
+            out.append(UInt8(ascii: ","))
+            if let instant = check.instant {
+                appendQuoted(instant.rawValue, to: &out)
+            } else {
+                out.append(contentsOf: "null".utf8)
+            }
+            out.append(UInt8(ascii: ","))
+            appendQuoted(check.subject, to: &out)
+            out.append(UInt8(ascii: ","))
+            appendQuoted(check.detail, to: &out)
+            out.append(UInt8(ascii: ","))
+            appendEvidence(check.evidence, to: &out)
+            out.append(UInt8(ascii: "]"))
+        }
+        out.append(UInt8(ascii: "]"))
+        return String(decoding: out, as: UTF8.self)
+    }
+
+    /// Appends evidence as a JSON array of `[key, value]` string pairs.
+    static func appendEvidence(_ evidence: [Evidence], to out: inout [UInt8]) {
         out.append(UInt8(ascii: "["))
         for (index, item) in evidence.enumerated() {
             if index > 0 { out.append(UInt8(ascii: ",")) }
@@ -103,6 +158,5 @@ enum JSONText {
             out.append(UInt8(ascii: "]"))
         }
         out.append(UInt8(ascii: "]"))
-        return String(decoding: out, as: UTF8.self)
     }
 }

@@ -408,6 +408,37 @@ struct CheckResultRecord: StoreRecord, Equatable {
     }
 }
 
+// MARK: - check_pass
+
+/// The passing check results of one verification (migration v3): a JSON array with one
+/// `[seq, check_id, instant, subject, detail, evidence]` array per result (``JSONText/passResults(_:)``).
+struct CheckPassRecord: StoreRecord, Equatable {
+    static let databaseTableName = "check_pass"
+    enum Columns {
+        static let verificationID = Column("verification_id")
+        static let resultsJSON = Column("results_json")
+    }
+    static let insertColumns = [Columns.verificationID, Columns.resultsJSON]
+
+    var verificationID: Int64
+    var resultsJSON: String
+
+    func write<Sink: ColumnSink>(to sink: inout Sink) {
+        sink.put(verificationID)
+        sink.put(resultsJSON)
+    }
+
+    init(verificationID: Int64, resultsJSON: String) {
+        self.verificationID = verificationID
+        self.resultsJSON = resultsJSON
+    }
+
+    init(row: Row) throws {
+        verificationID = try row.decode(forColumn: Columns.verificationID.name)
+        resultsJSON = try row.decode(forColumn: Columns.resultsJSON.name)
+    }
+}
+
 // MARK: - document
 
 struct DocumentRecord: StoreRecord, Equatable {

@@ -78,16 +78,26 @@ extension ReportStore {
     }
 
     /// The stored check results of each of `verificationIDs`, in their recorded order: what a
-    /// run shows for a transaction it reuses instead of verifying again. One read for them all.
-    /// Verifications that kept no data (consent expired) have only their `consent.window` rows.
+    /// run shows for a transaction it reuses instead of verifying again. One read for them all,
+    /// of both tables (passes in `check_pass` since migration v3, the other results and every
+    /// result recorded before it in `check_result`), as the view `check_result_all` would give
+    /// them; the view itself is not used because SQLite does not push an `IN (subquery)` filter
+    /// into a compound view and would read every result of the store.
+    /// Verifications that kept no data (consent expired) have only their `consent.window` results.
     public func checkResults(verificationIDs: [Int64]) throws -> [Int64: [CheckResult]] {
         guard !verificationIDs.isEmpty else { return [:] }
         return try read { db in
             let statement = try db.cachedStatement(
                 sql: """
-                    SELECT verification_id, check_id, status, instant, subject, detail, evidence_json
-                    FROM check_result WHERE verification_id IN (SELECT value FROM json_each(?))
-                    ORDER BY verification_id, seq
+                    SELECT verification_id, check_id, status, instant, subject, detail, evidence_json, seq
+                    FROM check_result WHERE verification_id IN (SELECT value FROM json_each(?1))
+                    UNION ALL
+                    SELECT p.verification_id, json_extract(r.value, '$[1]'), 'pass', json_extract(r.value, '$[2]'),
+                           json_extract(r.value, '$[3]'), json_extract(r.value, '$[4]'), json_extract(r.value, '$[5]'),
+                           json_extract(r.value, '$[0]')
+                    FROM check_pass p, json_each(p.results_json) r
+                    WHERE p.verification_id IN (SELECT value FROM json_each(?1))
+                    ORDER BY 1, 8
                     """)
             var found: [Int64: [CheckResult]] = [:]
             let ids = "[" + verificationIDs.map(String.init).joined(separator: ",") + "]"

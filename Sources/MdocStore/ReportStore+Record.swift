@@ -36,19 +36,23 @@ extension ReportStore {
         // Formatting (times, JSON) happens before taking the write lock.
         let prepared = try outcomes.map(PreparedOutcome.init)
         let at = try now()
+        var certificates = CertificateMemo(known: knownCertificates.withLock { $0 })
         try write { db in
             try requireRunning(db, runID: runID)
             let statements = try RecordStatements(db)
             var audit = try AuditAppender(db, at: at)
             for outcome in prepared {
-                try record(outcome, runID: runID, db: db, statements: statements, audit: &audit)
+                try record(
+                    outcome, runID: runID, db: db, statements: statements, audit: &audit, certificates: &certificates)
             }
         }
+        // Committed: the certificates written or found are in the file from now on.
+        knownCertificates.withLock { $0.formUnion(certificates.stored) }
     }
 
     private func record(
         _ outcome: PreparedOutcome, runID: String, db: Database, statements: RecordStatements,
-        audit: inout AuditAppender
+        audit: inout AuditAppender, certificates: inout CertificateMemo
     ) throws {
         var transaction = outcome.transaction
         transaction.firstRunID = runID
@@ -94,6 +98,10 @@ extension ReportStore {
             check.verificationID = verificationID
             try check.insert(using: statements.insertCheck)
         }
+        if let passes = outcome.passesJSON {
+            try CheckPassRecord(verificationID: verificationID, resultsJSON: passes).insert(
+                using: statements.insertCheckPass)
+        }
         for document in outcome.documents {
             var record = document.record
             record.verificationID = verificationID
@@ -105,7 +113,9 @@ extension ReportStore {
             }
         }
         for certificate in outcome.certificates {
-            try certificate.insert(using: statements.insertCertificateIfNew)
+            if certificates.needsInsert(certificate.fingerprint) {
+                try certificate.insert(using: statements.insertCertificateIfNew)
+            }
             try VerificationCertificateRecord(
                 verificationID: verificationID, fingerprint: certificate.fingerprint, role: certificate.role
             ).insert(using: statements.insertVerificationCertificateIfNew)
@@ -215,7 +225,10 @@ struct PreparedOutcome {
 
     var transaction: TransactionRecord
     var verification: VerificationRecord
+    /// The results that did not pass, one `check_result` row each.
     var checks: [CheckResultRecord]
+    /// The passing results as one `check_pass.results_json`; `nil` when none passed.
+    var passesJSON: String?
     var documents: [Document]
     var certificates: [CertificateRecord]
     var images: [ImageRecord]
@@ -237,12 +250,7 @@ struct PreparedOutcome {
             supersededBy: nil)
 
         let keptChecks = keep ? outcome.checks : outcome.checks.filter { $0.id == ReportStore.consentWindowCheck }
-        checks = keptChecks.enumerated().map { seq, check in
-            CheckResultRecord(
-                verificationID: 0, seq: Int64(seq), checkID: check.id.rawValue, status: check.status.rawValue,
-                instant: check.instant?.rawValue, subject: check.subject, detail: check.detail,
-                evidenceJSON: JSONText.evidence(check.evidence))
-        }
+        (checks, passesJSON) = Self.split(keptChecks)
         guard keep else {
             documents = []
             certificates = []
@@ -286,6 +294,43 @@ struct PreparedOutcome {
     }
 }
 
+extension PreparedOutcome {
+    /// Check results as stored since migration v3: passes (most of them) in one JSON array,
+    /// the others as rows; `seq` is the position in `results` either way.
+    static func split(_ results: [CheckResult]) -> (rows: [CheckResultRecord], passesJSON: String?) {
+        var rows: [CheckResultRecord] = []
+        var passes: [(seq: Int, check: CheckResult)] = []
+        passes.reserveCapacity(results.count)
+        for (seq, check) in results.enumerated() {
+            if check.status == .pass {
+                passes.append((seq, check))
+            } else {
+                rows.append(
+                    CheckResultRecord(
+                        verificationID: 0, seq: Int64(seq), checkID: check.id.rawValue, status: check.status.rawValue,
+                        instant: check.instant?.rawValue, subject: check.subject, detail: check.detail,
+                        evidenceJSON: JSONText.evidence(check.evidence)))
+            }
+        }
+        return (rows, passes.isEmpty ? nil : JSONText.passResults(passes))
+    }
+}
+
+/// The certificates one `record` call need not insert: those the store had written or found
+/// before it (``ReportStore/knownCertificates``), and those this call already inserted. What
+/// it inserts joins the store's set only once the call committed.
+struct CertificateMemo {
+    let known: Set<String>
+    private(set) var stored: Set<String> = []
+
+    init(known: Set<String>) { self.known = known }
+
+    /// Whether `fingerprint` still needs its (idempotent) insert; remembers that it is done.
+    mutating func needsInsert(_ fingerprint: String) -> Bool {
+        !known.contains(fingerprint) && stored.insert(fingerprint).inserted
+    }
+}
+
 /// The statements of the write path, prepared (or taken from GRDB's cache) once per batch.
 struct RecordStatements {
     let insertTransaction: InsertStatement
@@ -294,6 +339,7 @@ struct RecordStatements {
     let insertRunTransactionIfNew: InsertStatement
     let upsertRunTransaction: InsertStatement
     let insertCheck: InsertStatement
+    let insertCheckPass: InsertStatement
     let insertDocument: InsertStatement
     let insertElement: InsertStatement
     let insertCertificateIfNew: InsertStatement
@@ -315,6 +361,7 @@ struct RecordStatements {
                   verification_id = excluded.verification_id, reused = excluded.reused
                 """)
         insertCheck = try InsertStatement(db, CheckResultRecord.self)
+        insertCheckPass = try InsertStatement(db, CheckPassRecord.self)
         insertDocument = try InsertStatement(db, DocumentRecord.self)
         insertElement = try InsertStatement(db, ElementRecord.self)
         insertCertificateIfNew = try InsertStatement(

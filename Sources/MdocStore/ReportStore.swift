@@ -1,6 +1,7 @@
 import Foundation
 import GRDB
 import MdocChecks
+import Synchronization
 
 /// The SQLite report database of mdocverify (DESIGN.md, "What a run leaves behind";
 /// docs/schema.md for every table and the guarantees).
@@ -23,6 +24,10 @@ public final class ReportStore: Sendable {
         /// Longest a writer waits for another process's write lock before failing with
         /// ``StoreError/Code/database`` (SQLITE_BUSY).
         public static let busyTimeout: TimeInterval = 30
+        /// WAL pages (4 KiB) after which a commit copies the WAL into the database file
+        /// (`PRAGMA wal_autocheckpoint`; SQLite's default is 1,000). The WAL file grows to
+        /// about this size between checkpoints.
+        public static let walAutocheckpointPages = 8_000
     }
 
     /// Path of the database file.
@@ -30,6 +35,9 @@ public final class ReportStore: Sendable {
     let pool: DatabasePool
     /// Wall clock for `verified_at`, `first_seen_at` and audit `at` (never for judging anything).
     let clock: @Sendable () -> Date
+    /// Fingerprints of the certificates this store has written or found in the file (rows of
+    /// `certificate` are never changed nor deleted): ``record(_:runID:)`` does not insert them again.
+    let knownCertificates = Mutex<Set<String>>([])
 
     /// Opens (creating if needed) the store at `path`: creates the parent folders, opens the
     /// database in WAL mode with foreign keys enforced, and applies the migrations this build
@@ -56,6 +64,12 @@ public final class ReportStore: Sendable {
         configuration.journalMode = .wal
         configuration.busyMode = .timeout(Limits.busyTimeout)
         configuration.label = "mdocverify.store"
+        configuration.prepareDatabase { db in
+            // A batch dirties more than SQLite's default 1,000 WAL pages (random positions in
+            // the indexes keyed by hex ids), so the default checkpointed after every commit,
+            // copying the same index pages again and again (docs/schema.md, "Write performance").
+            try db.execute(sql: "PRAGMA wal_autocheckpoint = \(Limits.walAutocheckpointPages)")
+        }
         do {
             pool = try DatabasePool(path: path, configuration: configuration)
         } catch {
@@ -385,5 +399,26 @@ extension ReportStore {
     @_spi(Testing)
     public func executeUnchecked(sql: String) throws {
         try storeErrors { try pool.writeWithoutTransaction { db in try db.execute(sql: sql) } }
+    }
+}
+
+extension ReportStore {
+    /// Creates the database at `path` with the migrations up to and including `identifier` only
+    /// (a store as an older build left it), then executes `sql` on it with foreign keys enforced.
+    ///
+    /// - Warning: For tests of migrations (a v2 database with rows, opened by this build).
+    ///   Never used by mdocverify itself.
+    @_spi(Testing)
+    public static func createDatabase(path: String, migratedUpTo identifier: String, thenExecuting sql: String) throws {
+        guard StoreSchema.migrationIdentifiers.contains(identifier) else {
+            throw StoreError(.invalidArgument, "no migration \(identifier)")
+        }
+        try storeErrors {
+            var configuration = Configuration()
+            configuration.foreignKeysEnabled = true
+            let queue = try DatabaseQueue(path: path, configuration: configuration)
+            try StoreSchema.migrator.migrate(queue, upTo: identifier)
+            try queue.write { db in try db.execute(sql: sql) }
+        }
     }
 }

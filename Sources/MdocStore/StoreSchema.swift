@@ -6,10 +6,10 @@ import GRDB
 /// migration appended to ``migrator``. They never refer to the record types of this module.
 enum StoreSchema {
     /// The schema version this build writes (`PRAGMA user_version`, and the number of migrations).
-    static let version = 2
+    static let version = 3
 
     /// Identifiers of the migrations this build knows, in order (recorded by GRDB in `grdb_migrations`).
-    static let migrationIdentifiers = ["v1", "v2"]
+    static let migrationIdentifiers = ["v1", "v2", "v3"]
 
     static var migrator: DatabaseMigrator {
         var migrator = DatabaseMigrator()
@@ -19,8 +19,41 @@ enum StoreSchema {
         migrator.registerMigration("v2") { db in
             try db.execute(sql: v2)
         }
+        migrator.registerMigration("v3") { db in
+            try db.execute(sql: v3)
+        }
         return migrator
     }
+
+    /// Migration "v3": passing check results of a verification as one row of `check_pass`, the
+    /// view `check_result_all` that shows every result as a row again, and no index on every
+    /// (check id, status) pair (docs/schema.md, "Check results"). Frozen.
+    static let v3 = #"""
+        -- mdocverify report store, schema version 3 (migration "v3"). Frozen: never edited once shipped.
+        -- The passing check results of a verification, as ONE row: a JSON array holding, per result
+        -- in seq order, [seq, check_id, instant, subject, detail, evidence] (instant null or a
+        -- string, evidence an array of [key, value] string pairs). Results that did not pass stay
+        -- rows of check_result; verifications recorded before v3 have all their results there.
+        CREATE TABLE check_pass (
+          verification_id INTEGER NOT NULL PRIMARY KEY REFERENCES verification(id) ON DELETE CASCADE,
+          results_json    TEXT    NOT NULL CHECK (json_valid(results_json) AND substr(results_json, 1, 1) = '[')
+        );
+
+        -- Every check result of every verification as a row, whichever table holds it.
+        CREATE VIEW check_result_all AS
+          SELECT verification_id, seq, check_id, status, instant, subject, detail, evidence_json
+          FROM check_result
+          UNION ALL
+          SELECT p.verification_id, json_extract(r.value, '$[0]'), json_extract(r.value, '$[1]'), 'pass',
+                 json_extract(r.value, '$[2]'), json_extract(r.value, '$[3]'), json_extract(r.value, '$[4]'),
+                 json_extract(r.value, '$[5]')
+          FROM check_pass p, json_each(p.results_json) r;
+
+        -- Reports read failures through check_result_failed; nothing reads this index any more.
+        DROP INDEX check_result_check_status;
+
+        PRAGMA user_version = 3;
+        """#
 
     /// Migration "v2": the index reports need to find each transaction's previous verification
     /// (docs/schema.md, "Queries for reports"). Frozen.

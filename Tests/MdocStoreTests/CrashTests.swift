@@ -120,7 +120,7 @@ final class CrashTests: XCTestCase {
         XCTAssertEqual(committed % Int64(Self.batchSize), 0)
         XCTAssertEqual(try store.int("SELECT count(*) FROM txn"), committed)
         XCTAssertEqual(try store.int("SELECT count(*) FROM run_transaction"), committed)
-        XCTAssertEqual(try store.int("SELECT count(*) FROM check_result"), committed * 30)
+        XCTAssertEqual(try store.int("SELECT count(*) FROM check_result_all"), committed * 30)
         XCTAssertEqual(try store.int("SELECT count(*) FROM element"), committed * 12)
         XCTAssertEqual(
             try store.int("SELECT count(*) FROM audit_log WHERE event = 'transaction.verified'"), committed)
@@ -147,7 +147,7 @@ final class CrashTests: XCTestCase {
         }
         let total = Int64(batches * Self.batchSize)
         XCTAssertEqual(try store.int("SELECT count(*) FROM verification"), total)
-        XCTAssertEqual(try store.int("SELECT count(*) FROM check_result"), total * 30)
+        XCTAssertEqual(try store.int("SELECT count(*) FROM check_result_all"), total * 30)
         let summary = try store.runSummary(runID: "resume-run")
         XCTAssertEqual(summary.transactions, Int(total))
         XCTAssertEqual(summary.reused, Int(committed))

@@ -131,17 +131,17 @@ enum Fixture {
     }
 }
 
-/// Every table the v1 schema creates.
+/// Every table the schema creates (v1, and `check_pass` of v3).
 let allTables = [
-    "audit_log", "certificate", "check_result", "document", "element", "image", "ingest_failure", "input_file",
-    "run", "run_transaction", "txn", "verification", "verification_certificate",
+    "audit_log", "certificate", "check_pass", "check_result", "document", "element", "image", "ingest_failure",
+    "input_file", "run", "run_transaction", "txn", "verification", "verification_certificate",
 ]
 
 extension ReportStore {
-    /// Row count of each table.
+    /// Row count of each table, and of the view `check_result_all` (every check result).
     func rowCounts() throws -> [String: Int64] {
         var counts: [String: Int64] = [:]
-        for table in allTables {
+        for table in allTables + ["check_result_all"] {
             counts[table] = try int("SELECT count(*) FROM \(table)")
         }
         return counts

@@ -30,7 +30,9 @@ final class RecordTests: XCTestCase {
         XCTAssertEqual(counts["txn"], 3)
         XCTAssertEqual(counts["verification"], 3)
         XCTAssertEqual(counts["run_transaction"], 3)
-        XCTAssertEqual(counts["check_result"], 90)
+        XCTAssertEqual(counts["check_result_all"], 90)
+        XCTAssertEqual(counts["check_result"], 3)  // two failures and one unchecked: passes are in check_pass
+        XCTAssertEqual(counts["check_pass"], 3)
         XCTAssertEqual(counts["document"], 3)
         XCTAssertEqual(counts["element"], 36)
         XCTAssertEqual(counts["certificate"], 2)  // DS and IACA, shared by the three
@@ -127,7 +129,8 @@ final class RecordTests: XCTestCase {
         expected["txn", default: 0] += 1
         expected["verification", default: 0] += 1
         expected["run_transaction", default: 0] += 1
-        expected["check_result", default: 0] += 30
+        expected["check_result_all", default: 0] += 30
+        expected["check_pass", default: 0] += 1
         expected["document", default: 0] += 1
         expected["element", default: 0] += 12
         expected["verification_certificate", default: 0] += 2
@@ -148,7 +151,7 @@ final class RecordTests: XCTestCase {
         try store.beginRun(Fixture.run("r1"))
         try store.record([Fixture.outcome(1), Fixture.outcome(1)], runID: "r1")
         XCTAssertEqual(try store.int("SELECT count(*) FROM verification"), 1)
-        XCTAssertEqual(try store.int("SELECT count(*) FROM check_result"), 30)
+        XCTAssertEqual(try store.int("SELECT count(*) FROM check_result_all"), 30)
     }
 
     func testPriorVerificationMatchesTheExactInstantOnly() throws {
@@ -270,7 +273,9 @@ final class RecordTests: XCTestCase {
         XCTAssertEqual(counts["txn"], 1)
         XCTAssertEqual(counts["verification"], 1)
         XCTAssertEqual(counts["run_transaction"], 1)
+        XCTAssertEqual(counts["check_result_all"], 1)
         XCTAssertEqual(counts["check_result"], 1)
+        XCTAssertEqual(counts["check_pass"], 0)
         for table in ["document", "element", "image", "certificate", "verification_certificate", "input_file"] {
             XCTAssertEqual(counts[table], 0, table)
         }
@@ -454,7 +459,7 @@ final class RecordTests: XCTestCase {
                 [.integer(1), .text("r1"), .text("valid"), .integer(2)],
                 [.integer(2), .text("r2"), .text("invalid"), .null],
             ])
-        XCTAssertEqual(try store.int("SELECT count(*) FROM check_result"), 60)
+        XCTAssertEqual(try store.int("SELECT count(*) FROM check_result_all"), 60)
         XCTAssertEqual(try store.runSummary(runID: "r1").verdictNow[.valid], 1)
         XCTAssertEqual(try store.runSummary(runID: "r2").verdictNow[.invalid], 1)
         let prior = try store.priorVerification(

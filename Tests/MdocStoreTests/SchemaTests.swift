@@ -10,20 +10,25 @@ final class SchemaTests: XCTestCase {
         let tables = try store.texts(
             "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' AND name <> 'grdb_migrations' ORDER BY name")
         XCTAssertEqual(tables, allTables)
+        XCTAssertEqual(
+            try store.texts("SELECT name FROM sqlite_master WHERE type = 'view' ORDER BY name"),
+            ["check_result_all", "proof", "txn_latest"])
         let triggers = try store.texts("SELECT name FROM sqlite_master WHERE type = 'trigger' ORDER BY name")
         XCTAssertEqual(triggers, ["audit_log_link", "audit_log_no_delete", "audit_log_no_update"])
         // What reports group by is indexed: verdicts, check id + status, DS fingerprint, source,
         // capture day, run.
         let indexes = Set(try store.texts("SELECT name FROM sqlite_master WHERE type = 'index'").compactMap { $0 })
         for name in [
-            "verification_verdicts", "check_result_check_status", "check_result_failed", "document_ds",
+            "verification_verdicts", "check_result_failed", "document_ds",
             "txn_source", "txn_capture_day", "verification_run", "txn_response", "verification_key",
             "verification_history",
         ] {
             XCTAssertTrue(indexes.contains(name), name)
         }
-        XCTAssertEqual(try store.schemaVersion(), 2)
-        XCTAssertEqual(try store.texts("SELECT identifier FROM grdb_migrations"), ["v1", "v2"])
+        // v3 dropped the index on every (check id, status) pair: nothing reads it.
+        XCTAssertFalse(indexes.contains("check_result_check_status"))
+        XCTAssertEqual(try store.schemaVersion(), 3)
+        XCTAssertEqual(try store.texts("SELECT identifier FROM grdb_migrations"), ["v1", "v2", "v3"])
         XCTAssertEqual(try store.int("PRAGMA foreign_keys"), 1)
         XCTAssertEqual(try store.texts("PRAGMA journal_mode"), ["wal"])
     }
@@ -52,8 +57,8 @@ final class SchemaTests: XCTestCase {
             try store.record([Fixture.outcome(1)], runID: "r1")
         }
         let reopened = try ReportStore(path: path)
-        XCTAssertEqual(try reopened.texts("SELECT identifier FROM grdb_migrations"), ["v1", "v2"])
-        XCTAssertEqual(try reopened.schemaVersion(), 2)
+        XCTAssertEqual(try reopened.texts("SELECT identifier FROM grdb_migrations"), ["v1", "v2", "v3"])
+        XCTAssertEqual(try reopened.schemaVersion(), 3)
         XCTAssertEqual(try reopened.int("SELECT count(*) FROM verification"), 1)
         XCTAssertEqual(try reopened.latestRunID(), "r1")
     }
