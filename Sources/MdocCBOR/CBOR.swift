@@ -265,4 +265,22 @@ extension CBOR {
                 offset: error.offset)
         }
     }
+
+    /// For `#6.24(bstr .cbor { ... })` whose embedded map has exactly the text keys `keys` (each
+    /// once, any order, definite-length), the values in the order of `keys`: the very items
+    /// ``decodeEmbedded(options:)`` would give for them, limits and checks included, without
+    /// building the map or its keys. The value of `keys[skipped]` is checked as thoroughly but
+    /// not built (`nil` in the result). `nil` for every other input, valid or not: the caller
+    /// then goes the general way (``decodeEmbedded(options:)`` and key lookups), which also gives
+    /// the errors. A fast path for the many small fixed-shape records of ISO 18013-5
+    /// (IssuerSignedItem).
+    public func embeddedValues(
+        forTextKeys keys: [StaticString], skipping skipped: Int? = nil, options: CBORDecodingOptions = .default
+    ) -> [CBOR?]? {
+        guard let embedded = embeddedBytes else { return nil }
+        return embedded.withUnsafeBufferPointer { buffer in
+            var parser = CBORParser(input: embedded, buffer: buffer, options: options)
+            return parser.readKnownTextKeyMap(keys, skipping: skipped)
+        }
+    }
 }

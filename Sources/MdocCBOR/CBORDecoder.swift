@@ -431,6 +431,132 @@ struct CBORParser {
         items.append(try decodeItem(depth: depth &+ 1))
     }
 
+    // MARK: Maps of known text keys
+
+    /// Reads, at `position`, a definite-length map (depth 1) whose keys are exactly `keys`, each
+    /// once, in any order, as definite-length text strings; returns the values in the order of
+    /// `keys`, each decoded by ``decodeItem(depth:)`` at depth 2 as in any map, except the value
+    /// of `keys[skipped]`, only checked by ``skipItem(depth:)`` (`nil` in the result). `nil` for
+    /// anything else, malformed or not (the caller then decodes the general way, which accepts
+    /// every such map and reports every error): so a result is always the one the general
+    /// decode would give, with the same limits counted, and no key is turned into a `String`.
+    mutating func readKnownTextKeyMap(_ keys: [StaticString], skipping skipped: Int?) -> [CBOR?]? {
+        guard keys.count <= 16, maxDepth >= 2, let head = try? readHead(), head.major == 5, !head.isIndefinite,
+            head.argument == UInt64(keys.count)
+        else { return nil }
+        var received: [CBOR?] = []  // values in received order
+        received.reserveCapacity(keys.count)
+        var slots: UInt64 = 0  // the key index of each received value, 4 bits each
+        var seen: UInt32 = 0
+        for position in 0..<keys.count {
+            let keyStart = self.position
+            guard let keyHead = try? readHead(), keyHead.major == 3, !keyHead.isIndefinite,
+                let length = try? checkedLength(keyHead, start: keyStart, what: "text string")
+            else { return nil }
+            let content = UnsafeBufferPointer(rebasing: buffer[self.position..<(self.position &+ length)])
+            self.position &+= length
+            // Distinct known keys: the map cannot repeat a key, and each key is valid UTF-8.
+            guard let slot = keys.firstIndex(where: { Self.equal(content, $0) }), seen & (1 << slot) == 0 else {
+                return nil
+            }
+            seen |= 1 << slot
+            slots |= UInt64(slot) << (4 &* position)
+            if slot == skipped {
+                guard skipItem(depth: 2) else { return nil }
+                received.append(nil)
+            } else {
+                guard let value = try? decodeItem(depth: 2) else { return nil }
+                received.append(value)
+            }
+        }
+        guard self.position == buffer.count else { return nil }
+        if slots == Self.inOrderSlots(keys.count) { return received }
+        // Received in another order (e.g. deterministic encoding sorts the keys): permute.
+        var positions: UInt64 = 0  // the received position of each key index, 4 bits each
+        for position in 0..<keys.count {
+            positions |= UInt64(position) << (4 &* ((slots >> (4 &* position)) & 0xf))
+        }
+        var values: [CBOR?] = []
+        values.reserveCapacity(keys.count)
+        for slot in 0..<keys.count { values.append(received[Int((positions >> (4 &* slot)) & 0xf)]) }
+        return values
+    }
+
+    /// The packed slots of values received in key order (0, 1, 2, ... four bits each).
+    static func inOrderSlots(_ count: Int) -> UInt64 {
+        var slots: UInt64 = 0
+        for position in 0..<count { slots |= UInt64(position) << (4 &* position) }
+        return slots
+    }
+
+    // MARK: Validation without building
+
+    /// Checks the item at `position` (nesting depth `depth`) as ``decodeItem(depth:)`` would
+    /// (heads, limits, lengths, UTF-8, nesting, duplicate keys) without building it, and moves
+    /// past it. `false` whenever decodeItem would throw, and also for forms left to it
+    /// (indefinite lengths, maps of more than ``CBORMap/pairwiseDuplicateCheckLimit`` entries):
+    /// so `true` means decodeItem succeeds on these bytes.
+    mutating func skipItem(depth: Int) -> Bool {
+        let start = position
+        guard depth <= maxDepth, let head = try? readHead(), !head.isIndefinite else { return false }
+        switch head.major {
+        case 0, 1:
+            return true
+        case 2:
+            guard let length = try? checkedLength(head, start: start, what: "byte string") else { return false }
+            position &+= length
+            return true
+        case 3:
+            guard let length = try? checkedLength(head, start: start, what: "text string") else { return false }
+            guard UTF8Validation.isValid(UnsafeBufferPointer(rebasing: buffer[position..<(position &+ length)])) else {
+                return false
+            }
+            position &+= length
+            return true
+        case 4:
+            guard let count = try? checkedCount(head, start: start, perElement: 1, what: "array") else { return false }
+            for _ in 0..<count {
+                guard skipItem(depth: depth &+ 1) else { return false }
+            }
+            return true
+        case 5:
+            guard let count = try? checkedCount(head, start: start, perElement: 2, what: "map"),
+                count <= CBORMap.pairwiseDuplicateCheckLimit
+            else { return false }
+            return skipMapEntries(count: count, depth: depth)
+        case 6:
+            return skipItem(depth: depth &+ 1)
+        default:
+            return (try? simpleOrFloat(head, start: start)) != nil
+        }
+    }
+
+    /// The entries of a map whose head has been read (``skipItem(depth:)``), with the duplicate
+    /// key check on a stack buffer of key summaries.
+    mutating func skipMapEntries(count: Int, depth: Int) -> Bool {
+        guard count > 0 else { return true }
+        return withUnsafeTemporaryAllocation(of: KeySummary.self, capacity: count) { summaries in
+            for index in 0..<count {
+                let keyStart = position
+                guard skipItem(depth: depth &+ 1) else { return false }
+                if rejectDuplicateKeys {
+                    guard let summary = keySummary(start: keyStart, end: position, index: index) else { return false }
+                    summaries.initializeElement(at: index, to: summary)
+                    for j in 0..<index where sameKey(summary, summaries[j]) { return false }
+                }
+                guard skipItem(depth: depth &+ 1) else { return false }
+            }
+            return true
+        }
+    }
+
+    /// Whether `bytes` are the UTF-8 of `key`.
+    static func equal(_ bytes: UnsafeBufferPointer<UInt8>, _ key: StaticString) -> Bool {
+        guard key.hasPointerRepresentation, bytes.count == key.utf8CodeUnitCount else { return false }
+        let wanted = UnsafeBufferPointer(start: key.utf8Start, count: key.utf8CodeUnitCount)
+        return CBOR.sameBytes(bytes, wanted)
+    }
+
     // MARK: Duplicate keys
 
     /// A map key reduced to what duplicate detection compares (RFC 8949 §5.6, as this layer

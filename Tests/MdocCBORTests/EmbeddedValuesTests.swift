@@ -1,0 +1,108 @@
+import MdocCBOR
+import MdocTestSupport
+import XCTest
+
+/// `CBOR.embeddedValues(forTextKeys:skipping:options:)` is a fast path: whenever it answers, the
+/// general way (`decodeEmbedded` and key lookups) succeeds with the very same items; whenever the
+/// general way fails, it answers `nil`.
+final class EmbeddedValuesTests: XCTestCase {
+    static let keys: [StaticString] = ["digestID", "random", "elementIdentifier", "elementValue"]
+    static let names = ["digestID", "random", "elementIdentifier", "elementValue"]
+
+    /// Values of every kind the decoder knows, nested, including forms the fast path leaves to the
+    /// general one (indefinite lengths, big maps, duplicate keys).
+    static let valuePool: [String] = [
+        "00", "1818", "3903e7", "4401020304", "5f4101ff", "6548656c6c6f", "7f6161ff", "f5", "f6", "f7", "f93c00",
+        "fb3ff8000000000000", "d903ec6a323031392d31302d3230", "c074323032302d31302d30315431333a33303a30325a",
+        "83010203", "9f01ff", "a2616101616202", "a2616101616102", "bf616101ff", "a1a1010201",
+        "81a3617601627672a0627a7a80", "f820", "62c328", "d818430a0b0c",
+        "b1" + (0..<17).map { String(format: "%02x00", $0) }.joined(),
+    ]
+
+    func item(keys: [String], values: [[UInt8]], tagHex: String = "d818") -> [UInt8] {
+        var map: [UInt8] = keys.count < 24 ? [0xa0 | UInt8(keys.count)] : [0xb8, UInt8(keys.count)]
+        for (key, value) in zip(keys, values) {
+            map += [0x60 | UInt8(key.utf8.count)] + Array(key.utf8) + value
+        }
+        var out = bytes(tagHex)
+        if map.count < 24 { out.append(0x40 | UInt8(map.count)) } else if map.count < 256 { out += [0x58, UInt8(map.count)] } else {
+            out += [0x59, UInt8(map.count >> 8), UInt8(map.count & 0xff)]
+        }
+        return out + map
+    }
+
+    func check(_ input: [UInt8], file: StaticString = #filePath, line: UInt = #line) -> Bool {
+        guard let outer = try? CBOR(decoding: input) else { return false }
+        // The general way, when it gives a map of exactly the four keys (the fast path's shape).
+        var generalComplete: [CBOR?]?
+        if let map = (try? outer.decodeEmbedded())?.map, map.count == 4 {
+            let values = Self.names.map { map[$0] }
+            if values.allSatisfy({ $0 != nil }) { generalComplete = values }
+        }
+        for skipped in [nil, 3] as [Int?] {
+            let fast = outer.embeddedValues(forTextKeys: Self.keys, skipping: skipped)
+            guard let fast else { continue }
+            guard let generalComplete else {
+                XCTFail("fast path answered where the general one fails: \(Hex.encode(input))", file: file, line: line)
+                return true
+            }
+            XCTAssertEqual(fast.count, 4, file: file, line: line)
+            for (index, (a, b)) in zip(fast, generalComplete).enumerated() {
+                if index == skipped {
+                    XCTAssertNil(a, file: file, line: line)
+                } else {
+                    XCTAssertEqual(a?.encoded.indices, b?.encoded.indices, Hex.encode(input), file: file, line: line)
+                    XCTAssertEqual(a.map { $0.diagnostic() }, b.map { $0.diagnostic() }, Hex.encode(input), file: file, line: line)
+                }
+            }
+        }
+        return outer.embeddedValues(forTextKeys: Self.keys) != nil
+    }
+
+    func testAgreesWithTheGeneralWay() {
+        var random = SplitMix64(seed: 18_013)
+        var answered = 0
+        for round in 0..<4_000 {
+            var keys = Self.names
+            // Usually the four keys in some order; sometimes a key missing, repeated or unknown.
+            keys.shuffle(using: &random)
+            switch random.next() % 10 {
+            case 0: keys[Int(random.next() % 4)] = keys[Int(random.next() % 4)]
+            case 1: keys.removeLast()
+            case 2: keys.append("extra")
+            default: break
+            }
+            var values = keys.map { _ in bytes(Self.valuePool[Int(random.next() % UInt64(Self.valuePool.count))]) }
+            if let i = keys.firstIndex(of: "digestID"), random.next() % 3 != 0 { values[i] = [0x18, UInt8(round % 256)] }
+            var input = item(keys: keys, values: values)
+            // Sometimes a damaged byte or a cut.
+            switch random.next() % 8 {
+            case 0 where input.count > 4: input[4 + Int(random.next() % UInt64(input.count - 4))] ^= UInt8(1 << (random.next() % 8))
+            case 1 where input.count > 4: input.removeLast(1 + Int(random.next() % 3))
+            default: break
+            }
+            if check(input) { answered += 1 }
+        }
+        XCTAssertGreaterThan(answered, 500, "the fast path answers the usual shape")
+    }
+
+    func testUsualShapesAnswer() throws {
+        let value = bytes("d903ec6a323031392d31302d3230")
+        for keys in [Self.names, Self.names.reversed(), ["random", "digestID", "elementValue", "elementIdentifier"]] {
+            let values = keys.map { key -> [UInt8] in
+                switch key {
+                case "digestID": bytes("07")
+                case "random": bytes("4401020304")
+                case "elementIdentifier": bytes("6a69737375655f64617465")
+                default: value
+                }
+            }
+            let outer = try CBOR(decoding: item(keys: keys, values: values))
+            let fast = try XCTUnwrap(outer.embeddedValues(forTextKeys: Self.keys))
+            XCTAssertEqual(fast[0]?.uint, 7)
+            XCTAssertEqual(fast[2]?.text, "issue_date")
+            XCTAssertEqual(fast[3]?.tag, 1004)
+            XCTAssertNil(try XCTUnwrap(outer.embeddedValues(forTextKeys: Self.keys, skipping: 3))[3])
+        }
+    }
+}
