@@ -154,9 +154,29 @@ public struct IssuerSignedItem: Sendable {
     public let digestID: UInt64
     public let random: ArraySlice<UInt8>
     public let elementIdentifier: String
-    public let elementValue: CBOR
+    /// The element value; `nil` when read with `decodingValue: false` (it is then checked to be
+    /// well-formed all the same, exactly as when it is decoded).
+    public let elementValue: CBOR?
 
-    public init(_ item: CBOR, path: String) throws {
+    /// The keys of an IssuerSignedItem, in the order ``CBOR/embeddedValues(forTextKeys:skipping:options:)`` returns them.
+    static let keys: [StaticString] = ["digestID", "random", "elementIdentifier", "elementValue"]
+
+    /// Reads IssuerSignedItemBytes. With `decodingValue: false` the element value is validated
+    /// but not built (the verifier keeps no values by default): the item is accepted or refused
+    /// exactly as with `true`.
+    public init(_ item: CBOR, path: String, decodingValue: Bool = true) throws {
+        // The usual shape (exactly the four keys, of the right types) without building the map;
+        // anything else goes the general way below, which reports what is wrong.
+        if let values = item.embeddedValues(forTextKeys: Self.keys, skipping: decodingValue ? nil : 3), values.count == 4,
+            let digestID = values[0]?.uint, let random = values[1]?.bytes, let elementIdentifier = values[2]?.text
+        {
+            self.itemBytes = item.encoded
+            self.digestID = digestID
+            self.random = random
+            self.elementIdentifier = elementIdentifier
+            self.elementValue = values[3]
+            return
+        }
         let inner = try item.requireEmbedded(at: path)
         let map = try inner.requireMap(at: path)
         self.itemBytes = item.encoded
@@ -167,6 +187,7 @@ public struct IssuerSignedItem: Sendable {
         }
         self.random = randomBytes
         self.elementIdentifier = try map.requiredText("elementIdentifier", at: path)
-        self.elementValue = try map.required("elementValue", at: path)
+        let elementValue = try map.required("elementValue", at: path)
+        self.elementValue = decodingValue ? elementValue : nil
     }
 }

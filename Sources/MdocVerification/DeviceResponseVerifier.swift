@@ -406,7 +406,7 @@ public struct DeviceResponseVerifier: Sendable {
                 total += 1
                 let item: IssuerSignedItem
                 do {
-                    item = try IssuerSignedItem(itemBytes, path: namespace)
+                    item = try IssuerSignedItem(itemBytes, path: namespace, decodingValue: options.keepValues)
                 } catch {
                     results.append(CheckResult(
                         .msoDigest, .fail, "IssuerSignedItemBytes \(position) of \(namespace) malformed: \(error)",
@@ -418,7 +418,7 @@ public struct DeviceResponseVerifier: Sendable {
                 guard let mso, let hash else {
                     findings.elements.append(DisclosedElement(
                         namespace: namespace, identifier: item.elementIdentifier, digestID: item.digestID, digestHex: nil,
-                        verified: false, deviceSigned: false, value: options.keepValues ? item.elementValue : nil))
+                        verified: false, deviceSigned: false, value: item.elementValue))
                     continue
                 }
                 let digest = hash.hash(item.itemBytes)
@@ -446,7 +446,7 @@ public struct DeviceResponseVerifier: Sendable {
                 }
                 findings.elements.append(DisclosedElement(
                     namespace: namespace, identifier: item.elementIdentifier, digestID: item.digestID, digestHex: digestHex,
-                    verified: verified, deviceSigned: false, value: options.keepValues ? item.elementValue : nil))
+                    verified: verified, deviceSigned: false, value: item.elementValue))
             }
         }
         guard mso != nil, let hash else {
