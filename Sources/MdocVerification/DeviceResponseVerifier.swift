@@ -31,7 +31,7 @@ public struct DeviceResponseVerifier: Sendable {
             results.append(Self.cborFailure(error, what: "DeviceResponse"))
             return ResponseVerification(checks: results, documents: [], responseSHA256: sha256)
         }
-        results.append(CheckResult(.cborWellformed, .pass, "\(bytes.count) bytes of well-formed CBOR"))
+        results.append(CheckResult(.cborWellformed, .pass, String(concatenating: [String(bytes.count), " bytes of well-formed CBOR"])))
         let documents = verify(item: item, into: &results)
         return ResponseVerification(checks: results, documents: documents, responseSHA256: sha256)
     }
@@ -71,7 +71,7 @@ public struct DeviceResponseVerifier: Sendable {
         if response.documents.isEmpty {
             results.append(CheckResult(.responseDocuments, .fail, "the response carries no document"))
         } else {
-            results.append(CheckResult(.responseDocuments, .pass, "\(response.documents.count) document(s)"))
+            results.append(CheckResult(.responseDocuments, .pass, String(concatenating: [String(response.documents.count), " document(s)"])))
         }
 
         if response.documentErrors.isEmpty {
@@ -174,7 +174,7 @@ public struct DeviceResponseVerifier: Sendable {
         guard let ds = certificates.first else { return [] }
         findings.dsCertificate = ds
         results.append(CheckResult(
-            .issuerX5chain, .pass, "\(certificates.count) certificate(s) in the \(x5chain.bucket.rawValue) header",
+            .issuerX5chain, .pass, String(concatenating: [String(certificates.count), " certificate(s) in the ", x5chain.bucket.rawValue, " header"]),
             subject: subject, evidence: [Evidence("ds.sha256", ds.fingerprintHex), Evidence("ds.subject", ds.subject.rfc2253)]))
 
         var validated: [Certificate] = []
@@ -184,7 +184,7 @@ public struct DeviceResponseVerifier: Sendable {
             findings.chain = chain
             let anchor = chain.last ?? ds
             results.append(CheckResult(
-                .issuerChain, .pass, "chains to trusted IACA \(anchor.subject.rfc2253)", subject: subject,
+                .issuerChain, .pass, String(concatenating: ["chains to trusted IACA ", anchor.subject.rfc2253]), subject: subject,
                 evidence: [Evidence("iaca.sha256", anchor.fingerprintHex), Evidence("length", String(chain.count))]))
         case .invalid(let failure):
             results.append(CheckResult(
@@ -348,15 +348,15 @@ public struct DeviceResponseVerifier: Sendable {
                     subject: subject, instant: instant.instant, evidence: window))
             } else {
                 results.append(CheckResult(
-                    .msoValidity, .pass, "valid " + validFrom + " to " + validUntil,
+                    .msoValidity, .pass, String(concatenating: ["valid ", validFrom, " to ", validUntil]),
                     subject: subject, instant: instant.instant, evidence: window))
             }
             if let expected = mso.expectedUpdate {
                 let status: CheckStatus = instant.time > expected ? .warn : .pass
                 let expectedText = IssuerProfile.format(expected)
                 let detail = status == .warn
-                    ? "an update was expected by " + expectedText + ": the data may be stale"
-                    : "update expected by " + expectedText
+                    ? String(concatenating: ["an update was expected by ", expectedText, ": the data may be stale"])
+                    : String(concatenating: ["update expected by ", expectedText])
                 results.append(CheckResult(
                     .msoExpectedUpdate, status, detail, subject: subject, instant: instant.instant,
                     evidence: [Evidence("expectedUpdate", expectedText)]))
@@ -367,7 +367,7 @@ public struct DeviceResponseVerifier: Sendable {
 
         if let ds {
             if mso.signed >= ds.notBefore && mso.signed <= ds.notAfter {
-                results.append(CheckResult(.msoSignedWithinDS, .pass, "signed \(IssuerProfile.format(mso.signed)) within the DS validity", subject: subject))
+                results.append(CheckResult(.msoSignedWithinDS, .pass, String(concatenating: ["signed ", IssuerProfile.format(mso.signed), " within the DS validity"]), subject: subject))
             } else {
                 results.append(CheckResult(
                     .msoSignedWithinDS, .fail,
@@ -461,11 +461,11 @@ public struct DeviceResponseVerifier: Sendable {
             return
         }
         if missingIDs == 0 {
-            results.append(CheckResult(.msoDigestId, .pass, "all \(total) digest ids present", subject: subject))
+            results.append(CheckResult(.msoDigestId, .pass, String(concatenating: ["all ", String(total), " digest ids present"]), subject: subject))
         }
         if matched == checked && checked == total {
             results.append(CheckResult(
-                .msoDigest, .pass, "\(matched) of \(total) \(hash.rawValue) digests match", subject: subject,
+                .msoDigest, .pass, String(concatenating: [String(matched), " of ", String(total), " ", hash.rawValue, " digests match"]), subject: subject,
                 evidence: [Evidence("algorithm", hash.rawValue), Evidence("count", String(total))]))
         }
     }
