@@ -1,38 +1,39 @@
 import MdocCBOR
 
 /// Field access that turns a missing or mistyped field into a ``ModelError`` naming its path.
+/// Paths are autoclosures: they are built (interpolated) only when an error names them.
 extension CBORMap {
-    func required(_ key: String, at path: String) throws -> CBOR {
+    func required(_ key: String, at path: @autoclosure () -> String) throws -> CBOR {
         guard let value = self[key] else {
-            throw ModelError(.missingField, "\(path).\(key)", "\(key) is missing")
+            throw ModelError(.missingField, "\(path()).\(key)", "\(key) is missing")
         }
         return value
     }
 
-    func requiredText(_ key: String, at path: String) throws -> String {
-        let item = try required(key, at: path)
+    func requiredText(_ key: String, at path: @autoclosure () -> String) throws -> String {
+        let item = try required(key, at: path())
         guard let text = item.text else {
-            throw ModelError(.wrongType, "\(path).\(key)", "\(key) is not a text string")
+            throw ModelError(.wrongType, "\(path()).\(key)", "\(key) is not a text string")
         }
         return text
     }
 
-    func requiredMap(_ key: String, at path: String) throws -> CBORMap {
-        let item = try required(key, at: path)
-        guard let map = item.map else { throw ModelError(.wrongType, "\(path).\(key)", "\(key) is not a map") }
+    func requiredMap(_ key: String, at path: @autoclosure () -> String) throws -> CBORMap {
+        let item = try required(key, at: path())
+        guard let map = item.map else { throw ModelError(.wrongType, "\(path()).\(key)", "\(key) is not a map") }
         return map
     }
 
-    func requiredArray(_ key: String, at path: String) throws -> [CBOR] {
-        let item = try required(key, at: path)
-        guard let array = item.array else { throw ModelError(.wrongType, "\(path).\(key)", "\(key) is not an array") }
+    func requiredArray(_ key: String, at path: @autoclosure () -> String) throws -> [CBOR] {
+        let item = try required(key, at: path())
+        guard let array = item.array else { throw ModelError(.wrongType, "\(path()).\(key)", "\(key) is not an array") }
         return array
     }
 
-    func requiredUInt(_ key: String, at path: String) throws -> UInt64 {
-        let item = try required(key, at: path)
+    func requiredUInt(_ key: String, at path: @autoclosure () -> String) throws -> UInt64 {
+        let item = try required(key, at: path())
         guard let value = item.uint else {
-            throw ModelError(.wrongType, "\(path).\(key)", "\(key) is not an unsigned integer")
+            throw ModelError(.wrongType, "\(path()).\(key)", "\(key) is not an unsigned integer")
         }
         return value
     }
@@ -40,20 +41,20 @@ extension CBORMap {
 
 extension CBOR {
     /// The map, or a ``ModelError`` naming `path`.
-    func requireMap(at path: String) throws -> CBORMap {
-        guard let map else { throw ModelError(.wrongType, path, "not a map") }
+    func requireMap(at path: @autoclosure () -> String) throws -> CBORMap {
+        guard let map else { throw ModelError(.wrongType, path(), "not a map") }
         return map
     }
 
     /// Decodes `#6.24(bstr .cbor X)` and returns X, or a ``ModelError`` naming `path`.
-    func requireEmbedded(at path: String) throws -> CBOR {
+    func requireEmbedded(at path: @autoclosure () -> String) throws -> CBOR {
         guard tag == 24, embeddedBytes != nil else {
-            throw ModelError(.invalidEmbedded, path, "not #6.24(bstr) embedded CBOR")
+            throw ModelError(.invalidEmbedded, path(), "not #6.24(bstr) embedded CBOR")
         }
         do {
             return try decodeEmbedded()
         } catch {
-            throw ModelError(.invalidEmbedded, path, "the embedded CBOR is not well-formed: \(error)")
+            throw ModelError(.invalidEmbedded, path(), "the embedded CBOR is not well-formed: \(error)")
         }
     }
 }

@@ -66,5 +66,5 @@ public struct DeviceSigned: Sendable {
 }
 
 extension CBORMap {
-    func requireMap(_ key: String, at path: String) throws -> CBORMap { try requiredMap(key, at: path) }
+    func requireMap(_ key: String, at path: @autoclosure () -> String) throws -> CBORMap { try requiredMap(key, at: path()) }
 }

@@ -402,6 +402,7 @@ public struct DeviceResponseVerifier: Sendable {
         findings.elements.reserveCapacity(
             findings.elements.count + document.issuerSigned.nameSpaces.reduce(0) { $0 + $1.items.count })
         for (namespace, items) in document.issuerSigned.nameSpaces {
+            let expectedDigests = mso?.valueDigests[namespace]  // looked up once per namespace
             for (position, itemBytes) in items.enumerated() {
                 total += 1
                 let item: IssuerSignedItem
@@ -424,7 +425,7 @@ public struct DeviceResponseVerifier: Sendable {
                 let digest = hash.hash(item.itemBytes)
                 let digestHex = hexString(digest)
                 var verified = false
-                if let expected = mso.valueDigests[namespace]?[item.digestID] {
+                if let expected = expectedDigests?[item.digestID] {
                     checked += 1
                     if expected.elementsEqual(digest) {
                         matched += 1
