@@ -470,23 +470,19 @@ struct CBORParser {
             }
         }
         guard self.position == buffer.count else { return nil }
-        if slots == Self.inOrderSlots(keys.count) { return received }
-        // Received in another order (e.g. deterministic encoding sorts the keys): permute.
-        var positions: UInt64 = 0  // the received position of each key index, 4 bits each
-        for position in 0..<keys.count {
-            positions |= UInt64(position) << (4 &* ((slots >> (4 &* position)) & 0xf))
+        // Received in another order (e.g. deterministic encoding sorts the keys): permute in
+        // place, each swap putting one value at its key's index.
+        for index in 0..<keys.count {
+            while true {
+                let slot = Int((slots >> (4 &* index)) & 0xf)
+                if slot == index { break }
+                received.swapAt(index, slot)
+                let other = (slots >> (4 &* slot)) & 0xf
+                slots &= ~(0xf << UInt64(4 &* index)) & ~(0xf << UInt64(4 &* slot))
+                slots |= other << UInt64(4 &* index) | UInt64(slot) << UInt64(4 &* slot)
+            }
         }
-        var values: [CBOR?] = []
-        values.reserveCapacity(keys.count)
-        for slot in 0..<keys.count { values.append(received[Int((positions >> (4 &* slot)) & 0xf)]) }
-        return values
-    }
-
-    /// The packed slots of values received in key order (0, 1, 2, ... four bits each).
-    static func inOrderSlots(_ count: Int) -> UInt64 {
-        var slots: UInt64 = 0
-        for position in 0..<count { slots |= UInt64(position) << (4 &* position) }
-        return slots
+        return received
     }
 
     // MARK: Validation without building

@@ -11,10 +11,10 @@ extension String {
             var offset = 0
             for var part in parts {
                 part.withUTF8 { bytes in
-                    for byte in bytes {
-                        buffer[offset] = byte
-                        offset += 1
-                    }
+                    // Bounded by `total`: the parts are the ones counted above.
+                    let end = Swift.min(offset + bytes.count, buffer.count)
+                    _ = UnsafeMutableBufferPointer(rebasing: buffer[offset..<end]).initialize(fromContentsOf: bytes.prefix(end - offset))
+                    offset = end
                 }
             }
             return offset
