@@ -15,8 +15,10 @@ public final class PublicKey: @unchecked Sendable {
     let pkey: OpaquePointer
     /// The key's curve.
     public let curve: Curve
-    /// For ECDSA keys: a context already initialised for `EVP_PKEY_verify`. Each verification
-    /// duplicates it, which skips the per-call fetch of the signature implementation.
+    /// For ECDSA keys read from certificates and SubjectPublicKeyInfo (DS keys, verified again and
+    /// again): a context already initialised for `EVP_PKEY_verify`. Each verification duplicates
+    /// it, which skips the per-call fetch of the signature implementation. Keys imported from a
+    /// point have none (see ``ecParts(curve:point:)``).
     private let verifyTemplate: OpaquePointer?
     /// For EC keys built from an uncompressed point: that point (`04‖x‖y`), so that the
     /// coordinates are read back without asking OpenSSL (which converts them from its internal
@@ -133,7 +135,17 @@ public final class PublicKey: @unchecked Sendable {
     /// Not `EVP_PKEY_fromdata`: in OpenSSL 3.0 it builds the curve's `EC_GROUP` from scratch
     /// (constants, Montgomery set-up, generator) on every import, ~3× the cost of copying it
     /// from a template, and a batch imports one to three EC keys per transaction.
+    ///
+    /// No `EVP_PKEY_public_check_quick` afterwards: the decoding already refused every point it
+    /// would refuse (off the curve, coordinates out of range), the point at infinity is refused
+    /// above, and the context it needs is not made either: most of these keys verify once or
+    /// never (device keys, ephemeral keys), so ``verify(signature:message:hash:)`` makes one
+    /// when needed instead of keeping a template.
     private static func ecParts(curve: Curve, point: [UInt8]) throws -> Parts {
+        // OpenSSL would take `00` as the point at infinity: only the SEC1 forms of a finite point.
+        guard let prefix = point.first, prefix == 0x02 || prefix == 0x03 || prefix == 0x04 else {
+            throw CryptoError(.invalidPoint, "not a finite SEC1 point on \(curve)")
+        }
         let template = try ECParameterTemplates.template(for: curve)
         guard let key = EVP_PKEY_new() else { throw CryptoError.fromOpenSSL(.openSSL, "EVP_PKEY_new failed") }
         guard EVP_PKEY_copy_parameters(key, template) == 1 else {
@@ -148,7 +160,7 @@ public final class PublicKey: @unchecked Sendable {
             EVP_PKEY_free(key)
             throw CryptoError.fromOpenSSL(.invalidPoint, "not a valid point on \(curve)")
         }
-        var parts = try finish(taking: key, expected: curve, knownCurve: true)
+        var parts = try finish(taking: key, expected: curve, knownCurve: true, validated: true)
         if point.first == 0x04 && point.count == 1 + 2 * curve.coordinateByteCount { parts.uncompressedPoint = point }
         return parts
     }
@@ -200,8 +212,11 @@ public final class PublicKey: @unchecked Sendable {
         }
     }
 
-    /// `knownCurve`: the key was built here from `expected`'s template, so its curve is not read back.
-    private static func finish(taking key: OpaquePointer, expected: Curve? = nil, knownCurve: Bool = false) throws -> Parts {
+    /// `knownCurve`: the key was built here from `expected`'s template, so its curve is not read
+    /// back; `validated`: its point was validated when it was decoded (``ecParts(curve:point:)``).
+    private static func finish(
+        taking key: OpaquePointer, expected: Curve? = nil, knownCurve: Bool = false, validated: Bool = false
+    ) throws -> Parts {
         let curve: Curve
         if knownCurve, let expected {
             curve = expected
@@ -217,7 +232,7 @@ public final class PublicKey: @unchecked Sendable {
             EVP_PKEY_free(key)
             throw CryptoError(.keyMismatch, "expected a \(expected) key, got \(curve)")
         }
-        guard curve.kind == .weierstrass else { return Parts(pkey: key, curve: curve, verifyTemplate: nil) }
+        guard curve.kind == .weierstrass, !validated else { return Parts(pkey: key, curve: curve, verifyTemplate: nil) }
         guard let context = EVP_PKEY_CTX_new_from_pkey(nil, key, nil) else {
             EVP_PKEY_free(key)
             throw CryptoError.fromOpenSSL(.openSSL, "EVP_PKEY_CTX_new_from_pkey failed")
