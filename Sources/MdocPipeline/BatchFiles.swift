@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 
 /// Output files written many per second (one proof per transaction).
 ///
@@ -73,5 +74,35 @@ enum BatchFiles {
     /// Flushes written files to disk (`sync(2)`; `syncfs` is not exported to Swift by Glibc).
     static func syncFileSystem(of directory: String) {
         sync()
+    }
+
+    /// Starts flushing the files written so far to disk in the background, at most one flush at a
+    /// time: the run keeps working while the kernel writes, and the ``syncFileSystem(of:)``
+    /// before the manifest finds little left to do (10,000 proofs took 0.17 s to sync at the end
+    /// of a run, with both cores idle).
+    final class BackgroundFlush: Sendable {
+        private let queue = DispatchQueue(label: "mdocverify.flush")
+        private let pending = Mutex(false)
+
+        init() {}
+
+        /// Asks for a flush; does nothing if one is already waiting to start.
+        func request() {
+            let start = pending.withLock { waiting -> Bool in
+                if waiting { return false }
+                waiting = true
+                return true
+            }
+            guard start else { return }
+            queue.async {
+                self.pending.withLock { $0 = false }
+                sync()
+            }
+        }
+
+        /// Waits for the flush under way, if any.
+        func wait() {
+            queue.sync {}
+        }
     }
 }

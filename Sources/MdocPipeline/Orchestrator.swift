@@ -267,6 +267,7 @@ public final class Orchestrator: Sendable {
 
         var proofs: [(referenceCode: String, sha256: [UInt8])] = []
         var allValid = true
+        let flush = BatchFiles.BackgroundFlush()
         var iterator = InputReader(inputs: configuration.inputs, limits: configuration.ingestLimits).makeIterator()
         var exhausted = false
         // Read one batch (constant memory: at most three batches of `batchSize` bundles in
@@ -296,6 +297,7 @@ public final class Orchestrator: Sendable {
             async let verifying = verifyConcurrently(bundles)
             if let previous = pending {
                 try commit(previous, onEvent: onEvent, proofs: &proofs, allValid: &allValid)
+                if signer != nil { flush.request() }
                 pending = nil
             }
             next = items.isEmpty || stopWasRequested ? [] : readBatch()
@@ -320,6 +322,7 @@ public final class Orchestrator: Sendable {
         var merkleRoot: String?
         if let signer {
             // Every proof of the run reaches the disk before the manifest that commits to them.
+            flush.wait()
             BatchFiles.syncFileSystem(of: proofsDirectory)
             let sorted = proofs.sorted { $0.referenceCode < $1.referenceCode }
             do {
