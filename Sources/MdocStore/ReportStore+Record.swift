@@ -94,9 +94,12 @@ extension ReportStore {
         try verification.insert(using: statements.insertVerification)
         let verificationID = verification.id ?? db.lastInsertedRowID
 
-        for var check in outcome.checks {
-            check.verificationID = verificationID
-            try check.insert(using: statements.insertCheck)
+        if !outcome.checks.isEmpty {
+            try statements.insertChecks.insert(outcome.checks.map { check in
+                var check = check
+                check.verificationID = verificationID
+                return check
+            })
         }
         if let passes = outcome.passesJSON {
             try CheckPassRecord(verificationID: verificationID, resultsJSON: passes).insert(
@@ -107,26 +110,24 @@ extension ReportStore {
             record.verificationID = verificationID
             try record.insert(using: statements.insertDocument)
             let documentID = db.lastInsertedRowID
-            for var element in document.elements {
+            try statements.insertElements.insert(document.elements.map { element in
+                var element = element
                 element.documentID = documentID
-                try element.insert(using: statements.insertElement)
-            }
+                return element
+            })
         }
-        for certificate in outcome.certificates {
-            if certificates.needsInsert(certificate.fingerprint) {
-                try certificate.insert(using: statements.insertCertificateIfNew)
-            }
-            try VerificationCertificateRecord(
-                verificationID: verificationID, fingerprint: certificate.fingerprint, role: certificate.role
-            ).insert(using: statements.insertVerificationCertificateIfNew)
+        for certificate in outcome.certificates where certificates.needsInsert(certificate.fingerprint) {
+            try certificate.insert(using: statements.insertCertificateIfNew)
         }
+        try statements.insertVerificationCertificatesIfNew.insert(outcome.certificates.map { certificate in
+            VerificationCertificateRecord(
+                verificationID: verificationID, fingerprint: certificate.fingerprint, role: certificate.role)
+        })
         for var image in outcome.images {
             image.verificationID = verificationID
             try image.insert(using: statements.insertImage)
         }
-        for input in outcome.inputs {
-            try input.insert(using: statements.insertInputFileIfNew)
-        }
+        try statements.insertInputFilesIfNew.insert(outcome.inputs)
         try RunTransactionRecord(
             runID: runID, transactionID: transaction.id, verificationID: verificationID, reused: false
         ).insert(using: statements.upsertRunTransaction)
@@ -338,14 +339,14 @@ struct RecordStatements {
     let insertVerification: InsertStatement
     let insertRunTransactionIfNew: InsertStatement
     let upsertRunTransaction: InsertStatement
-    let insertCheck: InsertStatement
+    let insertChecks: MultiRowInsert<CheckResultRecord>
     let insertCheckPass: InsertStatement
     let insertDocument: InsertStatement
-    let insertElement: InsertStatement
+    let insertElements: MultiRowInsert<ElementRecord>
     let insertCertificateIfNew: InsertStatement
-    let insertVerificationCertificateIfNew: InsertStatement
+    let insertVerificationCertificatesIfNew: MultiRowInsert<VerificationCertificateRecord>
     let insertImage: InsertStatement
-    let insertInputFileIfNew: InsertStatement
+    let insertInputFilesIfNew: MultiRowInsert<InputFileRecord>
     let insertAudit: InsertStatement
 
     init(_ db: Database) throws {
@@ -360,17 +361,16 @@ struct RecordStatements {
                  ON CONFLICT(run_id, transaction_id) DO UPDATE SET
                   verification_id = excluded.verification_id, reused = excluded.reused
                 """)
-        insertCheck = try InsertStatement(db, CheckResultRecord.self)
+        insertChecks = try MultiRowInsert(db)
         insertCheckPass = try InsertStatement(db, CheckPassRecord.self)
         insertDocument = try InsertStatement(db, DocumentRecord.self)
-        insertElement = try InsertStatement(db, ElementRecord.self)
+        insertElements = try MultiRowInsert(db)
         insertCertificateIfNew = try InsertStatement(
             db, CertificateRecord.self, suffix: " ON CONFLICT(fingerprint) DO NOTHING")
-        insertVerificationCertificateIfNew = try InsertStatement(
-            db, VerificationCertificateRecord.self, suffix: " ON CONFLICT(verification_id, fingerprint, role) DO NOTHING")
+        insertVerificationCertificatesIfNew = try MultiRowInsert(
+            db, suffix: " ON CONFLICT(verification_id, fingerprint, role) DO NOTHING")
         insertImage = try InsertStatement(db, ImageRecord.self)
-        insertInputFileIfNew = try InsertStatement(
-            db, InputFileRecord.self, suffix: " ON CONFLICT(transaction_id, seq) DO NOTHING")
+        insertInputFilesIfNew = try MultiRowInsert(db, suffix: " ON CONFLICT(transaction_id, seq) DO NOTHING")
         insertAudit = try InsertStatement(db, AuditLogRecord.self)
     }
 }

@@ -515,6 +515,38 @@ final class RecordTests: XCTestCase {
             [[.integer(Int64.max)], [.null]])
     }
 
+    /// Elements, input hashes, certificates and failed checks go in multi-row statements of at
+    /// most 16 rows: any count is stored whole and in order.
+    func testRowsOfEveryCountAreStoredInOrder() throws {
+        let store = try Fixture.store(self)
+        try store.beginRun(Fixture.run("r1"))
+        let counts = [0, 1, 15, 16, 17, 40]
+        let outcomes = counts.enumerated().map { index, count in
+            var outcome = Fixture.outcome(index + 1, verdict: .invalid)
+            outcome.documents = [Fixture.document(elements: count)]
+            outcome.inputHashes = (0..<count).map { InputHash(path: "file-\($0)", sha256: Fixture.hex($0, salt: 9)) }
+            outcome.checks = (0..<count).map { CheckResult(.msoDigest, .fail, "digest \($0)", subject: "doc[0]") }
+            return outcome
+        }
+        try store.record(outcomes, runID: "r1")
+        for (index, count) in counts.enumerated() {
+            let verification = Int64(index + 1)
+            XCTAssertEqual(
+                try store.query(
+                    sql: "SELECT seq, identifier FROM element e JOIN document d ON d.id = e.document_id WHERE d.verification_id = ? ORDER BY seq",
+                    arguments: [.integer(verification)]),
+                (0..<count).map { [.integer(Int64($0)), .text("element_\($0)")] }, "\(count) elements")
+            XCTAssertEqual(
+                try store.texts(
+                    "SELECT path FROM input_file WHERE transaction_id = ? ORDER BY seq", [.text(Fixture.transactionID(index + 1))]),
+                (0..<count).map { "file-\($0)" }, "\(count) input files")
+            XCTAssertEqual(
+                try store.checkResults(verificationIDs: [verification])[verification] ?? [], outcomes[index].checks,
+                "\(count) checks")
+        }
+        XCTAssertEqual(try store.int("SELECT count(*) FROM verification_certificate"), Int64(2 * counts.count))
+    }
+
     func testConcurrentWritersFromManyThreads() throws {
         let store = try Fixture.store(self)
         try store.beginRun(Fixture.run("r1"))
