@@ -55,31 +55,12 @@ struct InsertStatement {
         try self.init(db, sql: Record.insertSQL(suffix: suffix), parameterCount: Record.insertColumns.count)
     }
 
-    /// `INSERT INTO` the table of `Record` with `rows` rows of its ``StoreRecord/insertColumns``,
-    /// then `suffix`: see ``execute(_:)-(some Collection<Record>)``.
-    init<Record: StoreRecord>(_ db: Database, _ record: Record.Type, rows: Int, suffix: String = "") throws {
-        try self.init(
-            db, sql: Record.insertSQL(rows: rows, suffix: suffix), parameterCount: Record.insertColumns.count * max(1, rows))
-    }
-
     func execute<Record: StoreRecord>(_ record: Record) throws {
-        try execute(CollectionOfOne(record))
-    }
-
-    /// Inserts `records` in one step of a statement prepared for exactly `records.count` rows
-    /// (``init(_:_:rows:suffix:)``): SQLite runs its per-statement work (cursors, foreign-key
-    /// bookkeeping, reset) once for all of them.
-    func execute<Record: StoreRecord>(_ records: some Collection<Record>) throws {
         #if canImport(GRDBSQLite) || canImport(SQLite3)
             let handle = statement.sqliteStatement
             sqlite3_reset(handle)
             var binder = SQLiteBinder(handle)
-            for record in records {
-                record.write(to: &binder)
-            }
-            guard binder.index - 1 == sqlite3_bind_parameter_count(handle) else {
-                throw StoreError(.database, "\(records.count) rows do not fill the statement: \(statement.sql)")
-            }
+            record.write(to: &binder)
             guard binder.result == SQLITE_OK else {
                 throw currentError(code: binder.result)
             }
@@ -92,9 +73,7 @@ struct InsertStatement {
             sqlite3_reset(handle)
         #else
             var values = ValueCollector()
-            for record in records {
-                record.write(to: &values)
-            }
+            record.write(to: &values)
             try statement.execute(arguments: StatementArguments(values.values))
         #endif
     }
@@ -111,35 +90,6 @@ struct InsertStatement {
             return DatabaseError(resultCode: ResultCode(rawValue: extended), message: message, sql: statement.sql)
         }
     #endif
-}
-
-/// Multi-row inserts of one record type: statements for 1…``maximumRows`` rows, prepared once
-/// per batch; ``insert(_:)`` writes any number of records in chunks of at most ``maximumRows``.
-struct MultiRowInsert<Record: StoreRecord> {
-    /// Rows per statement at most (elements of a document, input files of a bundle, the check
-    /// results that did not pass, certificates of a verification are rarely more).
-    static var maximumRows: Int { 16 }
-    /// `statements[n - 1]` inserts `n` rows.
-    private let statements: [InsertStatement]
-
-    init(_ db: Database, suffix: String = "") throws {
-        statements = try (1...Self.maximumRows).map { rows in
-            try InsertStatement(db, Record.self, rows: rows, suffix: suffix)
-        }
-    }
-
-    func insert(_ records: [Record]) throws {
-        var start = records.startIndex
-        while start < records.endIndex {
-            let end = records.index(start, offsetBy: Self.maximumRows, limitedBy: records.endIndex) ?? records.endIndex
-            let chunk = records[start..<end]
-            guard let statement = statements.dropFirst(chunk.count - 1).first else {
-                throw StoreError(.database, "no statement for \(chunk.count) rows")
-            }
-            try statement.execute(chunk)
-            start = end
-        }
-    }
 }
 
 #if canImport(GRDBSQLite) || canImport(SQLite3)

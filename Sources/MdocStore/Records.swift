@@ -29,16 +29,9 @@ extension StoreRecord {
     /// failures, which must abort. Idempotent inserts use `ON CONFLICT(<key>) DO NOTHING`,
     /// which only covers the named uniqueness constraint.
     static func insertSQL(suffix: String = "") -> String {
-        insertSQL(rows: 1, suffix: suffix)
-    }
-
-    /// `INSERT INTO <table> (<columns>) VALUES (?, ...), (?, ...), ...` with `rows` rows (at
-    /// least one), plus `suffix`.
-    static func insertSQL(rows: Int, suffix: String = "") -> String {
         let names = insertColumns.map(\.name).joined(separator: ", ")
-        let row = "(" + Array(repeating: "?", count: insertColumns.count).joined(separator: ", ") + ")"
-        let values = Array(repeating: row, count: max(1, rows)).joined(separator: ", ")
-        return "INSERT INTO \(databaseTableName) (\(names)) VALUES \(values)\(suffix)"
+        let marks = Array(repeating: "?", count: insertColumns.count).joined(separator: ", ")
+        return "INSERT INTO \(databaseTableName) (\(names)) VALUES (\(marks))\(suffix)"
     }
 
     /// Inserts with `statement`, which must have been prepared from ``insertSQL(suffix:)``

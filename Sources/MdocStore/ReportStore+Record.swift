@@ -94,12 +94,9 @@ extension ReportStore {
         try verification.insert(using: statements.insertVerification)
         let verificationID = verification.id ?? db.lastInsertedRowID
 
-        if !outcome.checks.isEmpty {
-            try statements.insertChecks.insert(outcome.checks.map { check in
-                var check = check
-                check.verificationID = verificationID
-                return check
-            })
+        for var check in outcome.checks {
+            check.verificationID = verificationID
+            try check.insert(using: statements.insertCheck)
         }
         if let passes = outcome.passesJSON {
             try CheckPassRecord(verificationID: verificationID, resultsJSON: passes).insert(
@@ -110,24 +107,26 @@ extension ReportStore {
             record.verificationID = verificationID
             try record.insert(using: statements.insertDocument)
             let documentID = db.lastInsertedRowID
-            try statements.insertElements.insert(document.elements.map { element in
-                var element = element
+            for var element in document.elements {
                 element.documentID = documentID
-                return element
-            })
+                try element.insert(using: statements.insertElement)
+            }
         }
-        for certificate in outcome.certificates where certificates.needsInsert(certificate.fingerprint) {
-            try certificate.insert(using: statements.insertCertificateIfNew)
+        for certificate in outcome.certificates {
+            if certificates.needsInsert(certificate.fingerprint) {
+                try certificate.insert(using: statements.insertCertificateIfNew)
+            }
+            try VerificationCertificateRecord(
+                verificationID: verificationID, fingerprint: certificate.fingerprint, role: certificate.role
+            ).insert(using: statements.insertVerificationCertificateIfNew)
         }
-        try statements.insertVerificationCertificatesIfNew.insert(outcome.certificates.map { certificate in
-            VerificationCertificateRecord(
-                verificationID: verificationID, fingerprint: certificate.fingerprint, role: certificate.role)
-        })
         for var image in outcome.images {
             image.verificationID = verificationID
             try image.insert(using: statements.insertImage)
         }
-        try statements.insertInputFilesIfNew.insert(outcome.inputs)
+        for input in outcome.inputs {
+            try input.insert(using: statements.insertInputFileIfNew)
+        }
         try RunTransactionRecord(
             runID: runID, transactionID: transaction.id, verificationID: verificationID, reused: false
         ).insert(using: statements.upsertRunTransaction)
@@ -339,14 +338,14 @@ struct RecordStatements {
     let insertVerification: InsertStatement
     let insertRunTransactionIfNew: InsertStatement
     let upsertRunTransaction: InsertStatement
-    let insertChecks: MultiRowInsert<CheckResultRecord>
+    let insertCheck: InsertStatement
     let insertCheckPass: InsertStatement
     let insertDocument: InsertStatement
-    let insertElements: MultiRowInsert<ElementRecord>
+    let insertElement: InsertStatement
     let insertCertificateIfNew: InsertStatement
-    let insertVerificationCertificatesIfNew: MultiRowInsert<VerificationCertificateRecord>
+    let insertVerificationCertificateIfNew: InsertStatement
     let insertImage: InsertStatement
-    let insertInputFilesIfNew: MultiRowInsert<InputFileRecord>
+    let insertInputFileIfNew: InsertStatement
     let insertAudit: InsertStatement
 
     init(_ db: Database) throws {
@@ -361,16 +360,17 @@ struct RecordStatements {
                  ON CONFLICT(run_id, transaction_id) DO UPDATE SET
                   verification_id = excluded.verification_id, reused = excluded.reused
                 """)
-        insertChecks = try MultiRowInsert(db)
+        insertCheck = try InsertStatement(db, CheckResultRecord.self)
         insertCheckPass = try InsertStatement(db, CheckPassRecord.self)
         insertDocument = try InsertStatement(db, DocumentRecord.self)
-        insertElements = try MultiRowInsert(db)
+        insertElement = try InsertStatement(db, ElementRecord.self)
         insertCertificateIfNew = try InsertStatement(
             db, CertificateRecord.self, suffix: " ON CONFLICT(fingerprint) DO NOTHING")
-        insertVerificationCertificatesIfNew = try MultiRowInsert(
-            db, suffix: " ON CONFLICT(verification_id, fingerprint, role) DO NOTHING")
+        insertVerificationCertificateIfNew = try InsertStatement(
+            db, VerificationCertificateRecord.self, suffix: " ON CONFLICT(verification_id, fingerprint, role) DO NOTHING")
         insertImage = try InsertStatement(db, ImageRecord.self)
-        insertInputFilesIfNew = try MultiRowInsert(db, suffix: " ON CONFLICT(transaction_id, seq) DO NOTHING")
+        insertInputFileIfNew = try InsertStatement(
+            db, InputFileRecord.self, suffix: " ON CONFLICT(transaction_id, seq) DO NOTHING")
         insertAudit = try InsertStatement(db, AuditLogRecord.self)
     }
 }
