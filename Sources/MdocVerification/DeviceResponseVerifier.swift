@@ -177,11 +177,35 @@ public struct DeviceResponseVerifier: Sendable {
             .issuerX5chain, .pass, String(concatenating: [String(certificates.count), " certificate(s) in the ", x5chain.bucket.rawValue, " header"]),
             subject: subject, evidence: [Evidence("ds.sha256", ds.fingerprintHex), Evidence("ds.subject", ds.subject.rfc2253)]))
 
+        // Everything below depends only on the certificates, the trust store, the subject and
+        // each instant: computed once per chain for a batch (TrustStore.issuerChecks).
+        let fixed = trust.issuerChecks(chain: certificates, subject: subject) {
+            Self.timeIndependentIssuerChecks(certificates, trust: trust, subject: subject)
+        }
+        let validated = fixed.validated
+        findings.chain = validated
+        results.append(contentsOf: fixed.results)
+        for instant in options.instants {
+            let atInstant = trust.issuerChecks(chain: certificates, subject: subject, instant: instant.instant, time: instant.time) {
+                Self.issuerChecks(certificates, validated: validated, trust: trust, at: instant, subject: subject)
+            }
+            results.append(contentsOf: atInstant.results)
+        }
+        return certificates
+    }
+
+    /// `issuer.chain`, the Annex B profiles and `issuer.criticalExtensions` of a received chain
+    /// (DS first), with the chain as validated (empty when it does not validate).
+    static func timeIndependentIssuerChecks(
+        _ certificates: [Certificate], trust: TrustStore, subject: String
+    ) -> TrustStore.IssuerChecks {
+        var results: [CheckResult] = []
+        results.reserveCapacity(10)
+        guard let ds = certificates.first else { return TrustStore.IssuerChecks(results: [], validated: []) }
         var validated: [Certificate] = []
         switch trust.validate(chain: certificates) {
         case .valid(let chain):
             validated = chain
-            findings.chain = chain
             let anchor = chain.last ?? ds
             results.append(CheckResult(
                 .issuerChain, .pass, String(concatenating: ["chains to trusted IACA ", anchor.subject.rfc2253]), subject: subject,
@@ -204,23 +228,31 @@ public struct DeviceResponseVerifier: Sendable {
             results.append(CheckResult(.issuerIacaKeyUsage, .unchecked, "no IACA: the chain did not validate", subject: subject))
         }
         results.append(IssuerProfile.criticalExtensionChecks(validated.isEmpty ? certificates : validated, subject: subject))
+        return TrustStore.IssuerChecks(results: results, validated: validated)
+    }
 
-        for instant in options.instants {
+    /// `issuer.ds.validity`, `issuer.iaca.validity` and `issuer.revocation` at one instant.
+    static func issuerChecks(
+        _ certificates: [Certificate], validated: [Certificate], trust: TrustStore, at instant: CheckInstantValue, subject: String
+    ) -> TrustStore.IssuerChecks {
+        guard let ds = certificates.first else { return TrustStore.IssuerChecks(results: [], validated: validated) }
+        let iaca = validated.count > 1 ? validated.last : nil
+        var results: [CheckResult] = []
+        results.reserveCapacity(3)
+        results.append(IssuerProfile.validityCheck(
+            ds, id: .issuerDsValidity, role: "DS", at: instant.instant, time: instant.time, subject: subject))
+        if let iaca {
             results.append(IssuerProfile.validityCheck(
-                ds, id: .issuerDsValidity, role: "DS", at: instant.instant, time: instant.time, subject: subject))
-            if let iaca {
-                results.append(IssuerProfile.validityCheck(
-                    iaca, id: .issuerIacaValidity, role: "IACA", at: instant.instant, time: instant.time, subject: subject))
-                results.append(IssuerProfile.revocationCheck(
-                    chain: validated, trust: trust, at: instant.instant, time: instant.time, subject: subject))
-            } else {
-                results.append(CheckResult(
-                    .issuerIacaValidity, .unchecked, "no IACA: the chain did not validate", subject: subject, instant: instant.instant))
-                results.append(CheckResult(
-                    .issuerRevocation, .unchecked, "no validated chain", subject: subject, instant: instant.instant))
-            }
+                iaca, id: .issuerIacaValidity, role: "IACA", at: instant.instant, time: instant.time, subject: subject))
+            results.append(IssuerProfile.revocationCheck(
+                chain: validated, trust: trust, at: instant.instant, time: instant.time, subject: subject))
+        } else {
+            results.append(CheckResult(
+                .issuerIacaValidity, .unchecked, "no IACA: the chain did not validate", subject: subject, instant: instant.instant))
+            results.append(CheckResult(
+                .issuerRevocation, .unchecked, "no validated chain", subject: subject, instant: instant.instant))
         }
-        return certificates
+        return TrustStore.IssuerChecks(results: results, validated: validated)
     }
 
     func uncheckedIssuerChecks(reason: String, subject: String, into results: inout [CheckResult]) {

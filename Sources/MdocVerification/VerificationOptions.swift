@@ -40,12 +40,34 @@ public struct VerificationOptions: Sendable {
     }
 
     /// The instants time-dependent checks are judged at: capture time first when known.
-    var instants: [CheckInstantValue] {
-        var list: [CheckInstantValue] = []
-        if let captureTime { list.append(CheckInstantValue(instant: .capture, time: captureTime)) }
-        list.append(CheckInstantValue(instant: .verification, time: verificationTime))
-        return list
+    /// (A sequence of one or two, not an array: read several times per document.)
+    var instants: CheckInstants {
+        CheckInstants(capture: captureTime.map { CheckInstantValue(instant: .capture, time: $0) },
+                      verification: CheckInstantValue(instant: .verification, time: verificationTime))
     }
+}
+
+/// The capture instant when known, then the verification instant.
+struct CheckInstants: Sequence {
+    let capture: CheckInstantValue?
+    let verification: CheckInstantValue
+
+    struct Iterator: IteratorProtocol {
+        var capture: CheckInstantValue?
+        var verification: CheckInstantValue?
+
+        mutating func next() -> CheckInstantValue? {
+            if let value = capture {
+                capture = nil
+                return value
+            }
+            defer { verification = nil }
+            return verification
+        }
+    }
+
+    func makeIterator() -> Iterator { Iterator(capture: capture, verification: verification) }
+    var underestimatedCount: Int { capture == nil ? 1 : 2 }
 }
 
 /// An instant with the time it stands for.

@@ -1,0 +1,59 @@
+import Foundation
+import MdocChecks
+import MdocCrypto
+import MdocSamples
+import MdocTestSupport
+import MdocTrust
+import MdocVerification
+import XCTest
+
+/// The issuer-certificate checks are cached per chain, subject and instant in the trust store
+/// (TrustStore.issuerChecks): a verification answered from the cache must equal one computed
+/// afresh, for every defect, at every instant.
+final class IssuerChecksCacheTests: XCTestCase {
+    let t = Scenario.verificationTime
+
+    func fresh(_ trust: TrustStore) -> TrustStore { TrustStore(anchors: trust.anchors, crls: trust.crls) }
+
+    func verify(_ scenario: Scenario, trust: TrustStore, at time: Date, captureTime: Date?) -> ResponseVerification {
+        let options = VerificationOptions(
+            trust: trust, verificationTime: time, captureTime: captureTime,
+            sessionTranscript: scenario.transcript, readerEphemeralKey: scenario.readerKey)
+        return DeviceResponseVerifier(options: options).verify(scenario.response)
+    }
+
+    func testCachedResultsEqualFreshOnes() throws {
+        let defects: [SampleDefect?] = [nil] + SampleDefect.allCases.map { $0 }
+        // Before, within and long after the certificates' validity, with and without a capture time.
+        let instants: [(Date, Date?)] = [
+            (t, nil), (t, t.addingTimeInterval(-3_600)), (t.addingTimeInterval(-400 * 86_400), nil),
+            (t.addingTimeInterval(3_000 * 86_400), t), (t, nil),
+        ]
+        for defect in defects {
+            let scenario = try Scenario(curve: .p256, defect: defect, deviceAuthMac: defect == .badDeviceMac)
+            let shared = fresh(scenario.trust)
+            for _ in 0..<2 {
+                for (time, capture) in instants {
+                    let cached = verify(scenario, trust: shared, at: time, captureTime: capture)
+                    let computed = verify(scenario, trust: fresh(scenario.trust), at: time, captureTime: capture)
+                    XCTAssertEqual(cached.checks, computed.checks, "\(String(describing: defect)) at \(time), capture \(String(describing: capture))")
+                    XCTAssertEqual(cached.documents.map { $0.chain.map(\.fingerprintHex) }, computed.documents.map { $0.chain.map(\.fingerprintHex) })
+                    XCTAssertEqual(cached.verdict, computed.verdict)
+                }
+            }
+        }
+    }
+
+    func testTimeDependentChecksFollowTheInstant() throws {
+        let scenario = try Scenario()
+        let trust = fresh(scenario.trust)
+        let valid = verify(scenario, trust: trust, at: t, captureTime: nil)
+        let expired = verify(scenario, trust: trust, at: t.addingTimeInterval(3_000 * 86_400), captureTime: nil)
+        let again = verify(scenario, trust: trust, at: t, captureTime: nil)
+        func status(_ r: ResponseVerification, _ id: CheckID) -> CheckStatus? { r.checks.first { $0.id == id }?.status }
+        XCTAssertEqual(status(valid, .issuerDsValidity), .pass)
+        XCTAssertEqual(status(expired, .issuerDsValidity), .fail)
+        XCTAssertEqual(status(again, .issuerDsValidity), .pass)
+        XCTAssertEqual(valid.checks, again.checks)
+    }
+}
