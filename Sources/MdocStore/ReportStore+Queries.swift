@@ -79,58 +79,95 @@ extension ReportStore {
 
     /// The stored check results of each of `verificationIDs`, in their recorded order: what a
     /// run shows for a transaction it reuses instead of verifying again. One read for them all,
-    /// of both tables (passes in `check_pass` since migration v3, the other results and every
-    /// result recorded before it in `check_result`), as the view `check_result_all` would give
-    /// them; the view itself is not used because SQLite does not push an `IN (subquery)` filter
-    /// into a compound view and would read every result of the store.
+    /// of both tables: the rows of `check_result` (the results that did not pass since migration
+    /// v3, every result recorded before it) and the array of `check_pass` (the passes since v3),
+    /// merged by `seq` — what the view `check_result_all` gives, without its cost (SQLite would
+    /// extract each field of each pass with `json_extract`, and does not push an `IN (subquery)`
+    /// filter into a compound view).
     /// Verifications that kept no data (consent expired) have only their `consent.window` results.
+    ///
+    /// - Throws: ``StoreError/Code/corruptRow`` for a status, instant or pass array the schema's
+    ///   writer never produces.
     public func checkResults(verificationIDs: [Int64]) throws -> [Int64: [CheckResult]] {
         guard !verificationIDs.isEmpty else { return [:] }
+        let ids = "[" + verificationIDs.map(String.init).joined(separator: ",") + "]"
         return try read { db in
-            let statement = try db.cachedStatement(
-                sql: """
-                    SELECT verification_id, check_id, status, instant, subject, detail, evidence_json, seq
-                    FROM check_result WHERE verification_id IN (SELECT value FROM json_each(?1))
-                    UNION ALL
-                    SELECT p.verification_id, json_extract(r.value, '$[1]'), 'pass', json_extract(r.value, '$[2]'),
-                           json_extract(r.value, '$[3]'), json_extract(r.value, '$[4]'), json_extract(r.value, '$[5]'),
-                           json_extract(r.value, '$[0]')
-                    FROM check_pass p, json_each(p.results_json) r
-                    WHERE p.verification_id IN (SELECT value FROM json_each(?1))
-                    ORDER BY 1, 8
-                    """)
-            var found: [Int64: [CheckResult]] = [:]
-            let ids = "[" + verificationIDs.map(String.init).joined(separator: ",") + "]"
-            let rows = try Row.fetchCursor(statement, arguments: [ids])
+            var found: [Int64: [(seq: Int64, result: CheckResult)]] = [:]
+            let rows = try Row.fetchCursor(
+                db.cachedStatement(
+                    sql: """
+                        SELECT verification_id, seq, check_id, status, instant, subject, detail, evidence_json
+                        FROM check_result WHERE verification_id IN (SELECT value FROM json_each(?))
+                        """),
+                arguments: [ids])
             while let row = try rows.next() {
-                let verificationID: Int64 = try row.decode(atIndex: 0)
-                let statusText: String = try row.decode(atIndex: 2)
-                let instantText: String? = try row.decode(atIndex: 3)
+                let statusText: String = try row.decode(atIndex: 3)
                 guard let status = CheckStatus(rawValue: statusText) else {
                     throw StoreError(.corruptRow, "check_result status \(statusText)")
                 }
-                var instant: CheckInstant?
-                if let instantText {
-                    guard let parsed = CheckInstant(rawValue: instantText) else {
-                        throw StoreError(.corruptRow, "check_result instant \(instantText)")
-                    }
-                    instant = parsed
-                }
-                let evidenceText: String = try row.decode(atIndex: 6)
-                found[verificationID, default: []].append(CheckResult(
-                    CheckID(try row.decode(String.self, atIndex: 1)), status, try row.decode(atIndex: 5),
-                    subject: try row.decode(atIndex: 4), instant: instant, evidence: Self.evidence(json: evidenceText)))
+                let result = CheckResult(
+                    CheckID(try row.decode(String.self, atIndex: 2)), status, try row.decode(atIndex: 6),
+                    subject: try row.decode(atIndex: 5), instant: try Self.instant(row.decode(atIndex: 4)),
+                    evidence: Self.evidence(json: try row.decode(atIndex: 7)))
+                found[try row.decode(atIndex: 0), default: []].append((try row.decode(atIndex: 1), result))
             }
-            return found
+            let passes = try Row.fetchCursor(
+                db.cachedStatement(
+                    sql: "SELECT verification_id, results_json FROM check_pass WHERE verification_id IN (SELECT value FROM json_each(?))"),
+                arguments: [ids])
+            while let row = try passes.next() {
+                let verificationID: Int64 = try row.decode(atIndex: 0)
+                found[verificationID, default: []].append(
+                    contentsOf: try Self.passResults(json: try row.decode(atIndex: 1), verificationID: verificationID))
+            }
+            return found.mapValues { results in results.sorted { $0.seq < $1.seq }.map(\.result) }
+        }
+    }
+
+    /// A stored `instant` (NULL, `capture` or `verification`).
+    static func instant(_ text: String?) throws -> CheckInstant? {
+        guard let text else { return nil }
+        guard let instant = CheckInstant(rawValue: text) else {
+            throw StoreError(.corruptRow, "check result instant \(text)")
+        }
+        return instant
+    }
+
+    /// The passing results of `check_pass.results_json`: `[[seq, check_id, instant, subject,
+    /// detail, evidence], ...]` (``JSONText/passResults(_:)``), with their `seq`.
+    static func passResults(json text: String, verificationID: Int64) throws -> [(seq: Int64, result: CheckResult)] {
+        let corrupt = StoreError(.corruptRow, "check_pass.results_json of verification \(verificationID) is not an array of results")
+        guard let items = (try? JSONSerialization.jsonObject(with: Data(text.utf8))) as? [Any] else { throw corrupt }
+        return try items.map { item in
+            guard let fields = item as? [Any], fields.count == 6, let seq = (fields[0] as? NSNumber)?.int64Value,
+                let checkID = fields[1] as? String, let subject = fields[3] as? String, let detail = fields[4] as? String,
+                let pairs = fields[5] as? [Any]
+            else { throw corrupt }
+            let instant: CheckInstant?
+            if fields[2] is NSNull {
+                instant = nil
+            } else if let text = fields[2] as? String {
+                instant = try Self.instant(text)
+            } else {
+                throw corrupt
+            }
+            return (seq, CheckResult(
+                CheckID(checkID), .pass, detail, subject: subject, instant: instant, evidence: Self.evidence(pairs: pairs)))
         }
     }
 
     /// Evidence pairs from `evidence_json` (`[[key, value], ...]`); what does not have that shape is dropped.
     static func evidence(json text: String) -> [Evidence] {
         guard let data = text.data(using: .utf8),
-            let pairs = (try? JSONSerialization.jsonObject(with: data)) as? [[Any]]
+            let pairs = (try? JSONSerialization.jsonObject(with: data)) as? [Any]
         else { return [] }
-        return pairs.compactMap { pair in
+        return evidence(pairs: pairs)
+    }
+
+    /// Evidence pairs from decoded JSON (`[[key, value], ...]`); what does not have that shape is dropped.
+    static func evidence(pairs: [Any]) -> [Evidence] {
+        pairs.compactMap { pair in
+            guard let pair = pair as? [Any] else { return nil }
             guard pair.count == 2, let key = pair[0] as? String, let value = pair[1] as? String else { return nil }
             return Evidence(key, value)
         }

@@ -195,6 +195,19 @@ final class CheckPassTests: XCTestCase {
         }
     }
 
+    /// A pass array the store's writer never produces is reported, not guessed at.
+    func testMalformedPassArrayIsACorruptRow() throws {
+        let store = try Fixture.store(self)
+        try store.beginRun(Fixture.run("r1"))
+        try store.record([Fixture.outcome(1)], runID: "r1")
+        for bad in [#"[[0,"x"]]"#, #"[[0,"x","sometime","","",[]]]"#, #"[["0","x",null,"","",[]]]"#, "[7]"] {
+            try store.executeUnchecked(sql: "UPDATE check_pass SET results_json = '\(bad)' WHERE verification_id = 1")
+            assertStoreError(.corruptRow) { try store.checkResults(verificationIDs: [1]) }
+        }
+        try store.executeUnchecked(sql: #"UPDATE check_pass SET results_json = '[]' WHERE verification_id = 1"#)
+        XCTAssertEqual(try store.checkResults(verificationIDs: [1]), [1: []])
+    }
+
     /// Certificates already stored are not inserted again; a batch that rolled back does not
     /// leave its certificates marked as stored.
     func testCertificatesAreInsertedOnceAndARolledBackBatchForgetsThem() throws {
