@@ -45,12 +45,14 @@ public struct MobileSecurityObject: Sendable {
         self.digestAlgorithm = try map.requiredText("digestAlgorithm", at: path)
         self.docType = try map.requiredText("docType", at: path)
 
-        var digests: [String: [UInt64: ArraySlice<UInt8>]] = [:]
-        for entry in try map.requiredMap("valueDigests", at: path) {
+        let valueDigests = try map.requiredMap("valueDigests", at: path)
+        // Sized up front: the dictionaries are not rehashed as they fill.
+        var digests = [String: [UInt64: ArraySlice<UInt8>]](minimumCapacity: valueDigests.count)
+        for entry in valueDigests {
             guard let namespace = entry.key.text, let ids = entry.value.map else {
                 throw ModelError(.wrongType, "\(path).valueDigests", "not NameSpace => DigestIDs")
             }
-            var byID: [UInt64: ArraySlice<UInt8>] = [:]
+            var byID = [UInt64: ArraySlice<UInt8>](minimumCapacity: ids.count)
             for digest in ids {
                 guard let id = digest.key.uint, let value = digest.value.bytes else {
                     throw ModelError(.wrongType, "\(path).valueDigests.\(namespace)", "not DigestID (uint) => Digest (bstr)")

@@ -450,12 +450,11 @@ public struct DeviceResponseVerifier: Sendable {
                 var elementSubject: String { "\(subject)/\(namespace)/\(item.elementIdentifier)" }
                 guard let mso, let hash else {
                     findings.elements.append(DisclosedElement(
-                        namespace: namespace, identifier: item.elementIdentifier, digestID: item.digestID, digestHex: nil,
+                        namespace: namespace, identifier: item.elementIdentifier, digestID: item.digestID, digest: nil,
                         verified: false, deviceSigned: false, value: item.elementValue))
                     continue
                 }
                 let digest = hash.hash(item.itemBytes)
-                let digestHex = hexString(digest)
                 var verified = false
                 if let expected = expectedDigests?[item.digestID] {
                     checked += 1
@@ -467,7 +466,7 @@ public struct DeviceResponseVerifier: Sendable {
                             .msoDigest, .fail,
                             "digest \(item.digestID) of \(namespace)/\(item.elementIdentifier) does not match the MSO",
                             subject: elementSubject,
-                            evidence: [Evidence("digestID", String(item.digestID)), Evidence("computed", digestHex),
+                            evidence: [Evidence("digestID", String(item.digestID)), Evidence("computed", hexString(digest)),
                                        Evidence("expected", hexString(expected))]))
                     }
                 } else {
@@ -478,7 +477,7 @@ public struct DeviceResponseVerifier: Sendable {
                         subject: elementSubject, evidence: [Evidence("digestID", String(item.digestID))]))
                 }
                 findings.elements.append(DisclosedElement(
-                    namespace: namespace, identifier: item.elementIdentifier, digestID: item.digestID, digestHex: digestHex,
+                    namespace: namespace, identifier: item.elementIdentifier, digestID: item.digestID, digest: digest,
                     verified: verified, deviceSigned: false, value: item.elementValue))
             }
         }
@@ -532,7 +531,7 @@ public struct DeviceResponseVerifier: Sendable {
         let deviceElements = deviceSigned.elements.flatMap { ns in ns.identifiers.map { (ns.namespace, $0) } }
         for (namespace, identifier) in deviceElements {
             findings.elements.append(DisclosedElement(
-                namespace: namespace, identifier: identifier, digestID: nil, digestHex: nil, verified: false,
+                namespace: namespace, identifier: identifier, digestID: nil, digest: nil, verified: false,
                 deviceSigned: true, value: nil))
         }
         if deviceElements.isEmpty {

@@ -9,8 +9,10 @@ public struct DisclosedElement: Sendable {
     public let identifier: String
     /// `nil` for device-signed elements.
     public let digestID: UInt64?
-    /// The digest computed over the received IssuerSignedItemBytes (hex); `nil` when not computed.
-    public let digestHex: String?
+    /// The digest computed over the received IssuerSignedItemBytes; `nil` when not computed.
+    public let digest: [UInt8]?
+    /// ``digest`` in hex, built when asked (most verifications never render it).
+    public var digestHex: String? { digest.map { hexString($0) } }
     /// Whether the element is issuer-signed and its digest matched the MSO.
     public let verified: Bool
     public let deviceSigned: Bool
