@@ -65,6 +65,32 @@ public struct CBORMap: Sendable, RandomAccessCollection {
     /// that an integer literal cannot pick the positional subscript by mistake.
     public subscript(key key: Int64) -> CBOR? { self[key] }
 
+    /// The value whose key is the unsigned integer `key` (major type 0, any encoding length);
+    /// `nil` if absent. A linear scan that copies nothing but the value found.
+    public subscript(unsigned key: UInt64) -> CBOR? {
+        items.withUnsafeBufferPointer { items in
+            var i = 0
+            while i &+ 1 < items.count {
+                if case .unsigned(let u) = items[i].value, u == key { return items[i &+ 1] }
+                i &+= 2
+            }
+            return nil
+        }
+    }
+
+    /// Whether `predicate` holds for every entry, in received order (stopping at the first that
+    /// does not); key and value are passed without copying the entry.
+    public func allEntries(_ predicate: (_ key: CBOR, _ value: CBOR) throws -> Bool) rethrows -> Bool {
+        try items.withUnsafeBufferPointer { items in
+            var i = 0
+            while i &+ 1 < items.count {
+                guard try predicate(items[i], items[i &+ 1]) else { return false }
+                i &+= 2
+            }
+            return true
+        }
+    }
+
     /// The keys in received order.
     public var keys: [CBOR] { stride(from: 0, to: items.count, by: 2).map { items[$0] } }
 

@@ -19,7 +19,7 @@ public struct MobileSecurityObject: Sendable {
     public let version: String
     public let digestAlgorithm: String
     /// namespace → digestID → digest.
-    public let valueDigests: [String: [UInt64: ArraySlice<UInt8>]]
+    public let valueDigests: ValueDigests
     public let deviceKeyItem: CBOR
     public let authorizedNameSpaces: [String]
     public let authorizedDataElements: [String: [String]]
@@ -45,23 +45,22 @@ public struct MobileSecurityObject: Sendable {
         self.digestAlgorithm = try map.requiredText("digestAlgorithm", at: path)
         self.docType = try map.requiredText("docType", at: path)
 
+        // Checked here, read in place: no dictionary is built (ValueDigests).
         let valueDigests = try map.requiredMap("valueDigests", at: path)
-        // Sized up front: the dictionaries are not rehashed as they fill.
-        var digests = [String: [UInt64: ArraySlice<UInt8>]](minimumCapacity: valueDigests.count)
-        for entry in valueDigests {
-            guard let namespace = entry.key.text, let ids = entry.value.map else {
+        try valueDigests.allEntries { key, value in
+            guard let namespace = key.text, let ids = value.map else {
                 throw ModelError(.wrongType, "\(path).valueDigests", "not NameSpace => DigestIDs")
             }
-            var byID = [UInt64: ArraySlice<UInt8>](minimumCapacity: ids.count)
-            for digest in ids {
-                guard let id = digest.key.uint, let value = digest.value.bytes else {
-                    throw ModelError(.wrongType, "\(path).valueDigests.\(namespace)", "not DigestID (uint) => Digest (bstr)")
-                }
-                byID[id] = value
+            let wellTyped = ids.allEntries { id, digest in
+                guard case .unsigned = id.value, case .bytes = digest.value else { return false }
+                return true
             }
-            digests[namespace] = byID
+            guard wellTyped else {
+                throw ModelError(.wrongType, "\(path).valueDigests.\(namespace)", "not DigestID (uint) => Digest (bstr)")
+            }
+            return true
         }
-        self.valueDigests = digests
+        self.valueDigests = ValueDigests(map: valueDigests)
 
         let keyInfo = try map.requiredMap("deviceKeyInfo", at: path)
         self.deviceKeyItem = try keyInfo.required("deviceKey", at: "\(path).deviceKeyInfo")
@@ -128,4 +127,39 @@ public struct MobileSecurityObject: Sendable {
         if authorizedNameSpaces.contains(namespace) { return true }
         return authorizedDataElements[namespace]?.contains(identifier) ?? false
     }
+}
+
+/// MSO valueDigests (namespace → digestID → digest, each digest the bytes as received), read in
+/// place from the decoded map: a document has a handful of namespaces and a few dozen digest
+/// ids, each looked up once per disclosed element, so linear scans beat building dictionaries.
+/// The MSO is decoded with duplicate map keys refused, so every key is found at most once.
+public struct ValueDigests: Sendable {
+    /// NameSpace (text) => DigestIDs (map of uint => bstr), as checked by the MSO decoding.
+    let map: CBORMap
+
+    init(map: CBORMap) { self.map = map }
+
+    /// The number of namespaces.
+    public var count: Int { map.count }
+
+    /// The namespaces, in received order.
+    public var namespaces: [String] { map.keys.compactMap(\.text) }
+
+    /// The digests of `namespace`; `nil` when the MSO has none.
+    public subscript(namespace: String) -> DigestIDs? {
+        guard let ids = map[namespace]?.map else { return nil }
+        return DigestIDs(map: ids)
+    }
+}
+
+/// The digests of one namespace: digestID → digest (bytes as received).
+public struct DigestIDs: Sendable {
+    /// uint => bstr, as checked by the MSO decoding.
+    let map: CBORMap
+
+    /// The number of digest ids.
+    public var count: Int { map.count }
+
+    /// The digest of `digestID`; `nil` when the namespace has none.
+    public subscript(digestID: UInt64) -> ArraySlice<UInt8>? { map[unsigned: digestID]?.bytes }
 }
