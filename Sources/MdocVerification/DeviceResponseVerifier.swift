@@ -296,9 +296,10 @@ public struct DeviceResponseVerifier: Sendable {
             results.append(CheckResult(.issuerSignature, .unchecked, "algorithm and key do not match", subject: subject))
             return
         }
+        let curve = key.curve.description
         results.append(CheckResult(
-            .issuerAlgorithm, .pass, "\(algorithm) with \(key.curve)", subject: subject,
-            evidence: [algEvidence, Evidence("curve", key.curve.description)]))
+            .issuerAlgorithm, .pass, String(concatenating: [algEvidence.value, " with ", curve]), subject: subject,
+            evidence: [algEvidence, Evidence("curve", curve)]))
         do {
             if try issuerAuth.verify(with: key) {
                 results.append(CheckResult(.issuerSignature, .pass, "signature verifies with the DS key", subject: subject, evidence: [algEvidence]))
@@ -412,7 +413,7 @@ public struct DeviceResponseVerifier: Sendable {
 
         do {
             let key = try COSEKey(mso.deviceKeyItem).publicKey()
-            results.append(CheckResult(.msoDeviceKey, .pass, "\(key.curve) device key", subject: subject))
+            results.append(CheckResult(.msoDeviceKey, .pass, String(concatenating: [key.curve.description, " device key"]), subject: subject))
             return (mso, key)
         } catch {
             results.append(CheckResult(.msoDeviceKey, .fail, "deviceKey is not a valid COSE_Key: \(error)", subject: subject))
@@ -427,6 +428,9 @@ public struct DeviceResponseVerifier: Sendable {
         into results: inout [CheckResult]
     ) {
         let hash = mso.flatMap { HashFunction(rawValue: $0.digestAlgorithm) }
+        // The digests are checked only with an MSO and a known algorithm (decided once, not per
+        // element: binding the MSO in the loop copied it for every element).
+        let checking = mso != nil ? hash : nil
         var checked = 0
         var matched = 0
         var missingIDs = 0
@@ -448,7 +452,7 @@ public struct DeviceResponseVerifier: Sendable {
                 }
                 // Built only when a result needs it: this loop runs once per disclosed element.
                 var elementSubject: String { "\(subject)/\(namespace)/\(item.elementIdentifier)" }
-                guard let mso, let hash else {
+                guard let hash = checking else {
                     findings.elements.append(DisclosedElement(
                         namespace: namespace, identifier: item.elementIdentifier, digestID: item.digestID, digest: nil,
                         verified: false, deviceSigned: false, value: item.elementValue))
