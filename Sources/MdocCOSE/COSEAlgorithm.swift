@@ -96,6 +96,23 @@ public struct COSEAlgorithm: RawRepresentable, Hashable, Sendable, CustomStringC
         }
     }
 
+    /// Whether a key on `curve` may be used with this algorithm: `allowedCurves.contains(curve)`
+    /// without building the array (asked for every signature verified).
+    public func allows(_ curve: Curve) -> Bool {
+        switch self {
+        case .es256: curve == .p256 || curve == .brainpoolP256r1
+        case .es384: curve == .p384 || curve == .brainpoolP320r1 || curve == .brainpoolP384r1
+        case .es512: curve == .p521 || curve == .brainpoolP512r1
+        case .esp256: curve == .p256
+        case .esp384: curve == .p384
+        case .esp512: curve == .p521
+        case .edDSA: curve == .ed25519 || curve == .ed448
+        case .ed25519: curve == .ed25519
+        case .ed448: curve == .ed448
+        default: false
+        }
+    }
+
     /// The algorithm we use to sign with a key on `curve` (polymorphic ids, as 18013-5 uses).
     public static func signing(for curve: Curve) -> COSEAlgorithm? {
         switch curve {

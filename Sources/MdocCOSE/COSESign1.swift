@@ -89,7 +89,7 @@ public struct COSESign1: Sendable {
         guard algorithm.isSupportedSignature else {
             throw COSEError(.unsupportedAlgorithm, "signature algorithm \(algorithm) is not supported")
         }
-        guard algorithm.allowedCurves.contains(key.curve) else {
+        guard algorithm.allows(key.curve) else {
             throw COSEError(
                 .unsupportedAlgorithm, "\(algorithm) cannot be used with a \(key.curve) key")
         }

@@ -289,7 +289,7 @@ public struct DeviceResponseVerifier: Sendable {
             return
         }
         let key = ds.publicKey
-        guard algorithm.allowedCurves.contains(key.curve) else {
+        guard algorithm.allows(key.curve) else {
             results.append(CheckResult(
                 .issuerAlgorithm, .fail, "\(algorithm) does not fit the DS key's curve \(key.curve)", subject: subject,
                 evidence: [algEvidence, Evidence("curve", key.curve.description)]))
