@@ -368,6 +368,11 @@ public struct DeviceResponseVerifier: Sendable {
                 .msoValidity, .fail, "inconsistent validityInfo: validFrom must be at or after signed, validUntil after validFrom",
                 subject: subject, evidence: window + [Evidence("signed", IssuerProfile.format(mso.signed))]))
         }
+        // Texts the instants share, built once (a pass reads the same at both instants).
+        var validText: String?
+        let expectedText = mso.expectedUpdate.map { IssuerProfile.format($0) }
+        let expectedEvidence = expectedText.map { [Evidence("expectedUpdate", $0)] }
+        var expectedPassText: String?
         for instant in options.instants {
             if instant.time < mso.validFrom {
                 let at = IssuerProfile.format(instant.time)
@@ -380,19 +385,23 @@ public struct DeviceResponseVerifier: Sendable {
                     .msoValidity, .fail, "MSO expired \(validUntil), judged at \(at)",
                     subject: subject, instant: instant.instant, evidence: window))
             } else {
+                let detail = validText ?? String(concatenating: ["valid ", validFrom, " to ", validUntil])
+                validText = detail
                 results.append(CheckResult(
-                    .msoValidity, .pass, String(concatenating: ["valid ", validFrom, " to ", validUntil]),
-                    subject: subject, instant: instant.instant, evidence: window))
+                    .msoValidity, .pass, detail, subject: subject, instant: instant.instant, evidence: window))
             }
-            if let expected = mso.expectedUpdate {
+            if let expected = mso.expectedUpdate, let expectedText, let expectedEvidence {
                 let status: CheckStatus = instant.time > expected ? .warn : .pass
-                let expectedText = IssuerProfile.format(expected)
-                let detail = status == .warn
-                    ? String(concatenating: ["an update was expected by ", expectedText, ": the data may be stale"])
-                    : String(concatenating: ["update expected by ", expectedText])
+                let detail: String
+                if status == .warn {
+                    detail = String(concatenating: ["an update was expected by ", expectedText, ": the data may be stale"])
+                } else {
+                    detail = expectedPassText ?? String(concatenating: ["update expected by ", expectedText])
+                    expectedPassText = detail
+                }
                 results.append(CheckResult(
                     .msoExpectedUpdate, status, detail, subject: subject, instant: instant.instant,
-                    evidence: [Evidence("expectedUpdate", expectedText)]))
+                    evidence: expectedEvidence))
             } else {
                 results.append(CheckResult(.msoExpectedUpdate, .skipped, "no expectedUpdate", subject: subject, instant: instant.instant))
             }
