@@ -91,6 +91,19 @@ public struct CBORMap: Sendable, RandomAccessCollection {
         }
     }
 
+    /// Whether every key is an unsigned integer and every value a byte string (MSO DigestIDs),
+    /// read in place: no entry is copied.
+    public var isUnsignedToBytes: Bool {
+        items.withUnsafeBufferPointer { items in
+            var i = 0
+            while i &+ 1 < items.count {
+                guard case .unsigned = items[i].value, case .bytes = items[i &+ 1].value else { return false }
+                i &+= 2
+            }
+            return true
+        }
+    }
+
     /// The keys in received order.
     public var keys: [CBOR] { stride(from: 0, to: items.count, by: 2).map { items[$0] } }
 

@@ -130,13 +130,17 @@ public enum Verdict: String, Sendable, Codable, CaseIterable {
     public static func judge(_ results: [CheckResult], at instant: CheckInstant) -> Verdict {
         var sawRequiredUnchecked = false
         var sawAny = false
-        for result in results where result.instant == nil || result.instant == instant {
+        // By index, reading only the fields needed: `for result in results` copied every
+        // result (its strings and evidence retained and released) on each judgement.
+        for index in results.indices {
+            let judged = results[index].instant
+            guard judged == nil || judged == instant else { continue }
             sawAny = true
-            switch result.status {
+            switch results[index].status {
             case .fail:
                 return .invalid
             case .unchecked:
-                if CheckCatalogue.definition(for: result.id)?.requiredForVerdict ?? true {
+                if CheckCatalogue.definition(for: results[index].id)?.requiredForVerdict ?? true {
                     sawRequiredUnchecked = true
                 }
             case .pass, .warn, .skipped:

@@ -51,11 +51,7 @@ public struct MobileSecurityObject: Sendable {
             guard let namespace = key.text, let ids = value.map else {
                 throw ModelError(.wrongType, "\(path).valueDigests", "not NameSpace => DigestIDs")
             }
-            let wellTyped = ids.allEntries { id, digest in
-                guard case .unsigned = id.value, case .bytes = digest.value else { return false }
-                return true
-            }
-            guard wellTyped else {
+            guard ids.isUnsignedToBytes else {
                 throw ModelError(.wrongType, "\(path).valueDigests.\(namespace)", "not DigestID (uint) => Digest (bstr)")
             }
             return true

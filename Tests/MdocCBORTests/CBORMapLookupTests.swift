@@ -33,4 +33,14 @@ final class CBORMapLookupTests: XCTestCase {
         XCTAssertThrowsError(try map.allEntries { _, _ in throw Stop() })
         XCTAssertTrue(try XCTUnwrap(try CBOR(decoding: bytes("a0")).map).allEntries { _, _ in false })
     }
+
+    func testIsUnsignedToBytes() throws {
+        func map(_ hex: String) throws -> CBORMap { try XCTUnwrap(try CBOR(decoding: bytes(hex)).map) }
+        XCTAssertTrue(try map("a0").isUnsignedToBytes)
+        XCTAssertTrue(try map("a200410118184100").isUnsignedToBytes)
+        XCTAssertFalse(try map("a1204101").isUnsignedToBytes, "a negative key")
+        XCTAssertFalse(try map("a1616141ff").isUnsignedToBytes, "a text key")
+        XCTAssertFalse(try map("a2004101016161").isUnsignedToBytes, "a text value")
+        XCTAssertFalse(try map("a100d8184101").isUnsignedToBytes, "a tagged value")
+    }
 }
