@@ -244,7 +244,7 @@ public final class TrustStore: Sendable {
         /// Path validations performed (cache misses).
         public var chainValidations: Int
         /// Answers served from the per-chain cache (of ``validate(chain:)``, or of
-        /// ``issuerChecks(chain:subject:instant:time:compute:)`` for the time-independent checks).
+        /// ``issuerChecks(chain:subject:context:instant:time:compute:)`` for the time-independent checks).
         public var chainCacheHits: Int
 
         public init(chainValidations: Int, chainCacheHits: Int) {
@@ -273,17 +273,18 @@ public final class TrustStore: Sendable {
     }
 
     /// The certificates of a chain by identity (the key holds them, so an identity is never
-    /// reused while cached; ``certificate(der:)`` returns one object per DER), the subject, and
-    /// the instant with its time for the time-dependent part.
+    /// reused while cached; ``certificate(der:)`` returns one object per DER), the subject, the
+    /// caller's context, and the instant with its time for the time-dependent part.
     struct IssuerChecksKey: Hashable, Sendable {
         let chain: [Certificate]
         let subject: String
+        let context: String
         let instant: CheckInstant?
         let time: Double
 
         static func == (lhs: Self, rhs: Self) -> Bool {
             guard lhs.chain.count == rhs.chain.count, lhs.instant == rhs.instant, lhs.time == rhs.time,
-                lhs.subject == rhs.subject
+                lhs.subject == rhs.subject, lhs.context == rhs.context
             else { return false }
             for (a, b) in zip(lhs.chain, rhs.chain) where a !== b { return false }
             return true
@@ -292,20 +293,23 @@ public final class TrustStore: Sendable {
         func hash(into hasher: inout Hasher) {
             for certificate in chain { hasher.combine(ObjectIdentifier(certificate)) }
             hasher.combine(subject)
+            hasher.combine(context)
             hasher.combine(instant)
             hasher.combine(time)
         }
     }
 
     /// The issuer-certificate checks of `chain` for `subject`, computed by `compute` once per
-    /// chain, subject and instant (`instant` and `time` `nil` for the time-independent checks):
-    /// a batch has a handful of distinct chains. `compute` must be a function of exactly those
-    /// (and of this store, whose anchors and CRLs never change). Bounded like the other caches.
+    /// chain, subject, context and instant (`instant` and `time` `nil` for the time-independent
+    /// checks): a batch has a handful of distinct chains. `compute` must be a function of exactly
+    /// those (`context` names whatever else it reads, e.g. the COSE header the chain came in) and
+    /// of this store, whose anchors and CRLs never change. Bounded like the other caches.
     public func issuerChecks(
-        chain: [Certificate], subject: String, instant: CheckInstant? = nil, time: Date? = nil,
+        chain: [Certificate], subject: String, context: String = "", instant: CheckInstant? = nil, time: Date? = nil,
         compute: () -> IssuerChecks
     ) -> IssuerChecks {
-        let key = IssuerChecksKey(chain: chain, subject: subject, instant: instant, time: time?.timeIntervalSinceReferenceDate ?? 0)
+        let key = IssuerChecksKey(
+            chain: chain, subject: subject, context: context, instant: instant, time: time?.timeIntervalSinceReferenceDate ?? 0)
         if let cached = issuerChecksCache.withLock({ $0[key] }) {
             // The chain's outcome was answered from a cache (the one of validate(chain:) is not asked).
             if instant == nil { chainCacheHits.add(1, ordering: .relaxed) }

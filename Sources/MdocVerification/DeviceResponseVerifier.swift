@@ -104,8 +104,11 @@ public struct DeviceResponseVerifier: Sendable {
 
     // MARK: - One document
 
+    /// "doc[0]" ... "doc[7]", not interpolated for every document.
+    static let documentSubjects = (0..<8).map { "doc[\($0)]" }
+
     func verifyDocument(_ item: CBOR, index: Int, into results: inout [CheckResult]) -> DocumentFindings {
-        let subject = "doc[\(index)]"
+        let subject = index < Self.documentSubjects.count ? Self.documentSubjects[index] : "doc[\(index)]"
         var findings = DocumentFindings(index: index)
         let document: Document
         do {
@@ -173,14 +176,18 @@ public struct DeviceResponseVerifier: Sendable {
         }
         guard let ds = certificates.first else { return [] }
         findings.dsCertificate = ds
-        results.append(CheckResult(
-            .issuerX5chain, .pass, String(concatenating: [String(certificates.count), " certificate(s) in the ", x5chain.bucket.rawValue, " header"]),
-            subject: subject, evidence: [Evidence("ds.sha256", ds.fingerprintHex), Evidence("ds.subject", ds.subject.rfc2253)]))
 
-        // Everything below depends only on the certificates, the trust store, the subject and
-        // each instant: computed once per chain for a batch (TrustStore.issuerChecks).
-        let fixed = trust.issuerChecks(chain: certificates, subject: subject) {
-            Self.timeIndependentIssuerChecks(certificates, trust: trust, subject: subject)
+        // Everything below depends only on the certificates (and the header they came in), the
+        // trust store, the subject and each instant: computed once per chain for a batch
+        // (TrustStore.issuerChecks).
+        let bucket = x5chain.bucket.rawValue
+        let fixed = trust.issuerChecks(chain: certificates, subject: subject, context: bucket) {
+            var computed = Self.timeIndependentIssuerChecks(certificates, trust: trust, subject: subject)
+            computed.results.insert(CheckResult(
+                .issuerX5chain, .pass, String(concatenating: [String(certificates.count), " certificate(s) in the ", bucket, " header"]),
+                subject: subject, evidence: [Evidence("ds.sha256", ds.fingerprintHex), Evidence("ds.subject", ds.subject.rfc2253)]),
+                at: 0)
+            return computed
         }
         let validated = fixed.validated
         findings.chain = validated
@@ -446,13 +453,17 @@ public struct DeviceResponseVerifier: Sendable {
         var total = 0
         findings.elements.reserveCapacity(
             findings.elements.count + document.issuerSigned.nameSpaces.reduce(0) { $0 + $1.items.count })
-        for (namespace, items) in document.issuerSigned.nameSpaces {
+        let nameSpaces = document.issuerSigned.nameSpaces
+        for nsIndex in nameSpaces.indices {
+            let namespace = nameSpaces[nsIndex].namespace
             let expectedDigests = mso?.valueDigests[namespace]  // looked up once per namespace
-            for (position, itemBytes) in items.enumerated() {
+            // By index: the items are read in place, not copied one by one.
+            let items = nameSpaces[nsIndex].items
+            for position in items.indices {
                 total += 1
                 let item: IssuerSignedItem
                 do {
-                    item = try IssuerSignedItem(itemBytes, path: namespace, decodingValue: options.keepValues)
+                    item = try IssuerSignedItem(items[position], path: namespace, decodingValue: options.keepValues)
                 } catch {
                     results.append(CheckResult(
                         .msoDigest, .fail, "IssuerSignedItemBytes \(position) of \(namespace) malformed: \(error)",

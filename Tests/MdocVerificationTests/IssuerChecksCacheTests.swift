@@ -56,4 +56,25 @@ final class IssuerChecksCacheTests: XCTestCase {
         XCTAssertEqual(status(again, .issuerDsValidity), .pass)
         XCTAssertEqual(valid.checks, again.checks)
     }
+
+    /// The same chain received in the unprotected and then the protected header, against one
+    /// store: each result names the header it came in (the header is part of the cache key).
+    func testTheX5chainHeaderIsPartOfTheKey() throws {
+        let authority = try IssuingAuthority(curve: .p256, profile: .init(notBefore: t.addingTimeInterval(-30 * 86_400)))
+        let scenario = try Scenario()
+        let trust = TrustStore(anchors: [authority.iaca])
+        func detail(protected: Bool) throws -> String? {
+            var spec = DocumentSpec(
+                disclosed: Scenario.elements, signed: t.addingTimeInterval(-86_400), deviceKey: try PrivateKey.generate(curve: .p256))
+            spec.x5chainInProtected = protected
+            let document = try MdocIssuer.document(spec, authority: authority, transcript: scenario.transcript)
+            let options = VerificationOptions(trust: trust, verificationTime: t, sessionTranscript: scenario.transcript)
+            let result = DeviceResponseVerifier(options: options).verify(MdocIssuer.deviceResponse(documents: [document]))
+            return result.checks.first { $0.id == .issuerX5chain }?.detail
+        }
+        for _ in 0..<2 {
+            XCTAssertEqual(try detail(protected: false), "1 certificate(s) in the unprotected header")
+            XCTAssertEqual(try detail(protected: true), "1 certificate(s) in the protected header")
+        }
+    }
 }
