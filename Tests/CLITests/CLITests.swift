@@ -165,11 +165,7 @@ final class CLITests: XCTestCase {
         let (inputs, trust) = try writeBatch(count: count)
         let arguments = ["verify", inputs, "--trust", trust, "--out", "\(out)/r", "--at", "2026-05-28T20:26:40Z",
                          "--batch-size", "4", "--jobs", "1", "--format", "json"]
-        var interrupted: CLI.Result?
-        for delay in [0.4, 0.2, 0.1] where interrupted == nil {
-            try? FileManager.default.removeItem(atPath: "\(out)/r")
-            interrupted = try CLI.runAndInterrupt(arguments, after: delay)
-        }
+        let interrupted = try CLI.runAndInterruptAfterFirstLine(arguments)
         let stopped = try XCTUnwrap(interrupted, "the run finished before any Ctrl-C could land")
         XCTAssertEqual(stopped.status, 130, stopped.stderr)
         XCTAssertTrue(stopped.stderr.contains("stopping after the batch in flight"), stopped.stderr)

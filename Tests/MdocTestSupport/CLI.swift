@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 
 /// Runs the built `mdocverify` binary, as a user would.
 public enum CLI {
@@ -61,23 +62,42 @@ public enum CLI {
         return process.terminationReason == .exit
     }
 
-    /// Starts the binary, sends it SIGINT (Ctrl-C) once after `delay` seconds, and waits for it.
-    /// `nil` when it had finished before the signal.
-    public static func runAndInterrupt(_ arguments: [String], after delay: TimeInterval) throws -> Result? {
+    /// Starts the binary, sends it SIGINT (Ctrl-C) as soon as it has written its first line of
+    /// output (a batch recorded: the run is under way and its handler installed, whatever the
+    /// machine's speed or load), and waits for it. `nil` when it finished before the signal.
+    /// The output after the signal is returned in `stdout` (the first line included).
+    public static func runAndInterruptAfterFirstLine(_ arguments: [String]) throws -> Result? {
         let process = Process()
         process.executableURL = binary
         process.arguments = arguments
         process.currentDirectoryURL = packageRoot
-        let errPipe = Pipe()
-        process.standardOutput = FileHandle.nullDevice
-        process.standardError = errPipe
+        let out = Pipe(), err = Pipe()
+        process.standardOutput = out
+        process.standardError = err
         try process.run()
-        let deadline = Date().addingTimeInterval(delay)
-        while process.isRunning && Date() < deadline { usleep(2_000) }
-        guard process.isRunning else { return nil }
-        kill(process.processIdentifier, SIGINT)
-        let errData = errPipe.fileHandleForReading.readDataToEndOfFile()
+        // stderr is drained on another thread so that neither pipe can fill up and block the run.
+        let errorText = Mutex(Data())
+        let drained = DispatchSemaphore(value: 0)
+        let errHandle = err.fileHandleForReading
+        DispatchQueue.global().async {
+            let data = errHandle.readDataToEndOfFile()
+            errorText.withLock { $0 = data }
+            drained.signal()
+        }
+        var output = Data()
+        let reader = out.fileHandleForReading
+        while !output.contains(0x0a) {
+            let chunk = reader.availableData
+            if chunk.isEmpty { break }  // end of file: the run finished without a line
+            output.append(chunk)
+        }
+        let interrupted = process.isRunning && output.contains(0x0a)
+        if interrupted { kill(process.processIdentifier, SIGINT) }
+        output.append(reader.readDataToEndOfFile())
         process.waitUntilExit()
-        return Result(status: process.terminationStatus, stdout: "", stderr: String(decoding: errData, as: UTF8.self))
+        drained.wait()
+        guard interrupted else { return nil }
+        return Result(status: process.terminationStatus, stdout: String(decoding: output, as: UTF8.self),
+                      stderr: String(decoding: errorText.withLock { $0 }, as: UTF8.self))
     }
 }
