@@ -45,9 +45,10 @@ public struct MobileSecurityObject: Sendable {
         self.digestAlgorithm = try map.requiredText("digestAlgorithm", at: path)
         self.docType = try map.requiredText("docType", at: path)
 
-        // Checked here, read in place: no dictionary is built (ValueDigests).
+        // Checked here, read in place: no dictionary is built (ValueDigests). Every entry either
+        // passes or throws, so the answer of allEntries is always true.
         let valueDigests = try map.requiredMap("valueDigests", at: path)
-        try valueDigests.allEntries { key, value in
+        _ = try valueDigests.allEntries { key, value in
             guard let namespace = key.text, let ids = value.map else {
                 throw ModelError(.wrongType, "\(path).valueDigests", "not NameSpace => DigestIDs")
             }
