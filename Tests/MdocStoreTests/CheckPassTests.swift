@@ -232,14 +232,11 @@ final class CheckPassTests: XCTestCase {
     /// What reports read still comes from an index, and the view is read per verification.
     func testQueryPlansOfFailuresAndOfTheView() throws {
         let store = try Fixture.store(self)
-        func plan(_ sql: String) throws -> String {
-            try store.query(sql: "EXPLAIN QUERY PLAN " + sql).compactMap { $0.last?.text }.joined(separator: " | ")
-        }
         XCTAssertTrue(
-            try plan("SELECT check_id, count(*) FROM check_result WHERE status = 'fail' GROUP BY check_id")
+            try store.plan("SELECT check_id, count(*) FROM check_result WHERE status = 'fail' GROUP BY check_id")
                 .contains("check_result_failed"))
         // The view is read per verification when filtered by equality or a list of ids.
-        let view = try plan("SELECT * FROM check_result_all WHERE verification_id IN (1, 2)")
+        let view = try store.plan("SELECT * FROM check_result_all WHERE verification_id IN (1, 2)")
         XCTAssertTrue(view.contains("SEARCH check_result USING PRIMARY KEY"), view)
         XCTAssertTrue(view.contains("SEARCH p USING INTEGER PRIMARY KEY"), view)
         XCTAssertFalse(view.contains("SCAN check_result |") || view.contains("SCAN p |"), view)

@@ -148,6 +148,11 @@ extension ReportStore {
     }
 
     /// The single integer a query returns (test helper; fails the test by throwing otherwise).
+    /// SQLite's query plan for `sql`, its steps joined by " | ".
+    func plan(_ sql: String) throws -> String {
+        try query(sql: "EXPLAIN QUERY PLAN " + sql).compactMap { $0.last?.text }.joined(separator: " | ")
+    }
+
     func int(_ sql: String, _ arguments: [StoreValue] = []) throws -> Int64 {
         let rows = try query(sql: sql, arguments: arguments)
         guard rows.count == 1, let row = rows.first, row.count == 1, let value = row.first?.int64 else {

@@ -35,17 +35,14 @@ final class SchemaTests: XCTestCase {
 
     func testReportQueriesUseTheIndexes() throws {
         let store = try Fixture.store(self)
-        func plan(_ sql: String) throws -> String {
-            try store.query(sql: "EXPLAIN QUERY PLAN " + sql).compactMap { $0.last?.text }.joined(separator: " | ")
-        }
         XCTAssertTrue(
-            try plan("SELECT check_id, count(*) FROM check_result WHERE status = 'fail' GROUP BY check_id")
+            try store.plan("SELECT check_id, count(*) FROM check_result WHERE status = 'fail' GROUP BY check_id")
                 .contains("check_result_failed"))
-        XCTAssertTrue(try plan("SELECT count(*) FROM document WHERE ds_fingerprint = 'x'").contains("document_ds"))
+        XCTAssertTrue(try store.plan("SELECT count(*) FROM document WHERE ds_fingerprint = 'x'").contains("document_ds"))
         XCTAssertTrue(
-            try plan("SELECT substr(captured_at, 1, 10), count(*) FROM txn GROUP BY substr(captured_at, 1, 10)")
+            try store.plan("SELECT substr(captured_at, 1, 10), count(*) FROM txn GROUP BY substr(captured_at, 1, 10)")
                 .contains("txn_capture_day"))
-        XCTAssertTrue(try plan("SELECT source, count(*) FROM txn GROUP BY source").contains("txn_source"))
+        XCTAssertTrue(try store.plan("SELECT source, count(*) FROM txn GROUP BY source").contains("txn_source"))
     }
 
     func testReopeningDoesNotRerunMigrationsAndKeepsData() throws {
