@@ -21,12 +21,18 @@ public enum CLI {
         public var stderr: String
     }
 
-    /// Runs to completion with the given arguments (cwd = package root).
-    public static func run(_ arguments: [String], stdin: String? = nil) throws -> Result {
+    /// The binary with `arguments`, run from the package root (not started).
+    private static func makeProcess(_ arguments: [String]) -> Process {
         let process = Process()
         process.executableURL = binary
         process.arguments = arguments
         process.currentDirectoryURL = packageRoot
+        return process
+    }
+
+    /// Runs to completion with the given arguments (cwd = package root).
+    public static func run(_ arguments: [String], stdin: String? = nil) throws -> Result {
+        let process = makeProcess(arguments)
         let out = Pipe(), err = Pipe()
         process.standardOutput = out
         process.standardError = err
@@ -45,10 +51,7 @@ public enum CLI {
     /// Starts the binary and kills it with SIGKILL after `delay` seconds (if still running).
     /// Returns true when the process had already finished on its own.
     public static func runAndKill(_ arguments: [String], after delay: TimeInterval) throws -> Bool {
-        let process = Process()
-        process.executableURL = binary
-        process.arguments = arguments
-        process.currentDirectoryURL = packageRoot
+        let process = makeProcess(arguments)
         process.standardOutput = FileHandle.nullDevice
         process.standardError = FileHandle.nullDevice
         try process.run()
@@ -67,10 +70,7 @@ public enum CLI {
     /// machine's speed or load), and waits for it. `nil` when it finished before the signal.
     /// The output after the signal is returned in `stdout` (the first line included).
     public static func runAndInterruptAfterFirstLine(_ arguments: [String]) throws -> Result? {
-        let process = Process()
-        process.executableURL = binary
-        process.arguments = arguments
-        process.currentDirectoryURL = packageRoot
+        let process = makeProcess(arguments)
         let out = Pipe(), err = Pipe()
         process.standardOutput = out
         process.standardError = err
