@@ -10,7 +10,7 @@ proof is looked up in <out>/proofs/<run>/ (or <out>/proofs/ for earlier outputs)
 
 usage: scripts/verify-proof.py FILE.cose [FILE.cose ...]      exit 1 if anything fails
 """
-import hashlib, os, sys
+import hashlib, os, re, sys
 import cbor2
 from cryptography import x509
 from cryptography.hazmat.primitives import hashes
@@ -58,7 +58,8 @@ def main(paths):
             proofs_root = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(path))), "proofs")
             run_folder = os.path.join(proofs_root, body["runId"])
             # <out>/proofs/<run>/ since proofs are kept per run; <out>/proofs/ in earlier outputs.
-            proofs_dir = run_folder if os.path.isdir(run_folder) and "/" not in body["runId"] else proofs_root
+            safe = re.fullmatch(r"[A-Za-z0-9._-]{1,200}", body["runId"]) and body["runId"] not in (".", "..")
+            proofs_dir = run_folder if safe and os.path.isdir(run_folder) else proofs_root
             problems = []
             for code, digest in body["proofs"]:
                 proof = os.path.join(proofs_dir, f"{code}.cose")

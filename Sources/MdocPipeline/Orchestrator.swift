@@ -562,7 +562,7 @@ public final class Orchestrator: Sendable {
             proof: proofHash.map { (verified.referenceCode, $0) }, verified: verified, proofError: proofError)
     }
 
-    /// Signs and writes `<out>/proofs/<run>/<reference>.cose` (temporary name, then rename).
+    /// Signs and writes `<out>/proofs/<run>/<reference>.cose` (``BatchFiles/write(_:to:)``).
     func writeProof(for verified: VerifiedTransaction, checks: [CheckResult]) throws -> (path: String, sha256: [UInt8])? {
         guard let signer else { return nil }
         var certificates: [ProofEvidence.CertificateRef] = []
