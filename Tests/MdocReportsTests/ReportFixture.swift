@@ -133,15 +133,7 @@ struct ReportFixture {
         if let defect { defect.apply(to: &spec, verificationTime: t, authority: authority) }
         let document = try MdocIssuer.document(spec, authority: authority, transcript: transcript)
         let response = MdocIssuer.deviceResponse(documents: [document])
-        let sourceJSON = String(decoding: try JSONEncoder().encode(source), as: UTF8.self)
-        var json = "{\"id\": \"\(id)\", \"source\": \(sourceJSON)"
-        if let capturedAt { json += ", \"capturedAt\": \"\(CBORDate.format(capturedAt))\"" }
-        json += "}"
-        return [
-            "transaction.json": Array(json.utf8),
-            "device-response.cbor": response,
-            "session-transcript.cbor": transcript.bytes,
-            "reader-key.pem": Array(try readerKey.pkcs8PEM().utf8),
-        ]
+        return try Scenario.bundleFiles(
+            id: id, source: source, capturedAt: capturedAt, response: response, transcript: transcript, readerKey: readerKey)
     }
 }

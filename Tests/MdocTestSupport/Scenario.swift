@@ -86,7 +86,19 @@ extension Scenario {
     /// The files of a transaction bundle for this scenario: the response, the transcript, the
     /// reader key and a transaction.json.
     public func bundleFiles(id: String, capturedAt: Date? = nil, source: String = "kiosk-01") throws -> [String: [UInt8]] {
-        var json = "{\"id\": \"\(id)\", \"source\": \"\(source)\""
+        try Self.bundleFiles(
+            id: id, source: source, capturedAt: capturedAt, response: response, transcript: transcript, readerKey: readerKey)
+    }
+
+    /// The files of a transaction bundle: `response`, `transcript`, the reader key and a
+    /// transaction.json whose text fields are JSON-encoded (any source name, hostile ones too).
+    public static func bundleFiles(
+        id: String, source: String, capturedAt: Date?, response: [UInt8], transcript: SessionTranscript, readerKey: PrivateKey
+    ) throws -> [String: [UInt8]] {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = .withoutEscapingSlashes
+        func text(_ value: String) throws -> String { String(decoding: try encoder.encode(value), as: UTF8.self) }
+        var json = "{\"id\": \(try text(id)), \"source\": \(try text(source))"
         if let capturedAt { json += ", \"capturedAt\": \"\(CBORDate.format(capturedAt))\"" }
         json += "}"
         return [
