@@ -22,10 +22,12 @@ public final class PrivateKey: @unchecked Sendable {
     private struct KeyHandle: @unchecked Sendable {
         let pointer: OpaquePointer
     }
+
     /// For a key made from a raw EC scalar (``init(curve:rawPrivate:)``, ``init(pem:)``): the
     /// scalar and Q = d·G, from which the OpenSSL key is built on first use. Importing an EC key
     /// pair costs ~20 µs in OpenSSL 3.0 (it rebuilds the curve's group), and a batch opens one
-    /// reader key per transaction that is often only compared with EReaderKey.
+    /// reader key per transaction that is often only compared with EReaderKey. The scalar stays
+    /// here (in ``SecureBytes``, wiped when this key goes away) after the OpenSSL key is built.
     private let pendingEC: (scalar: SecureBytes, point: [UInt8])?
 
     private init(taking key: OpaquePointer, curve: Curve, publicKey: PublicKey) {
