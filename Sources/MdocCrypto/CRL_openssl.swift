@@ -107,7 +107,8 @@ public final class CRL: @unchecked Sendable, CustomStringConvertible {
     /// Whether the CRL's signature verifies with `issuer`'s public key (`X509_CRL_verify`).
     /// Checks nothing else (not the issuer name, key usage or dates).
     public func isSigned(by issuer: Certificate) -> Bool {
-        let result = X509_CRL_verify(crl, issuer.publicKey.pkey)
+        guard let issuerKey = try? issuer.publicKey.pkey else { return false }
+        let result = X509_CRL_verify(crl, issuerKey)
         if result != 1 { ERR_clear_error() }
         return result == 1
     }

@@ -85,7 +85,7 @@ public struct CertificateBuilder {
         guard X509_set_subject_name(x509, name) == 1,
             X509_set_issuer_name(x509, issuer.map { X509_get_subject_name($0.x509) } ?? name) == 1
         else { throw CryptoError.fromOpenSSL(.openSSL, "setting the names failed") }
-        guard X509_set_pubkey(x509, publicKey.pkey) == 1 else {
+        guard X509_set_pubkey(x509, try publicKey.pkey) == 1 else {
             throw CryptoError.fromOpenSSL(.openSSL, "X509_set_pubkey failed")
         }
 

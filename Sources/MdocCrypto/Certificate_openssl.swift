@@ -151,7 +151,8 @@ public final class Certificate: @unchecked Sendable, Hashable, CustomStringConve
     /// Whether this certificate's signature verifies with `issuer`'s public key (`X509_verify`).
     /// Checks nothing else: not names, validity, key usage or basic constraints.
     public func isSigned(by issuer: Certificate) -> Bool {
-        let result = X509_verify(x509, issuer.publicKey.pkey)
+        guard let issuerKey = try? issuer.publicKey.pkey else { return false }
+        let result = X509_verify(x509, issuerKey)
         if result != 1 { ERR_clear_error() }
         return result == 1
     }

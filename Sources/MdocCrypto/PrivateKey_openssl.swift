@@ -213,8 +213,9 @@ public final class PrivateKey: @unchecked Sendable {
         }
         if curve.kind == .weierstrass {
             let point = try Self.ecPublicPoint(curve: curve, scalar: rawPrivate)
-            // Q = d·G as just computed: no read-back of the point from an OpenSSL key.
-            let publicKey = try PublicKey(curve: curve, sec1Point: point)
+            // Q = d·G as just computed: no read-back of the point from an OpenSSL key, and no
+            // import either until something needs one (comparing it with EReaderKey does not).
+            let publicKey = PublicKey(curve: curve, computedPoint: point)
             self.init(curve: curve, scalar: SecureBytes(rawPrivate), point: point, publicKey: publicKey)
             return
         }
@@ -473,6 +474,9 @@ public final class PrivateKey: @unchecked Sendable {
         guard curve.kind != .edwards else {
             throw CryptoError(.unsupportedAlgorithm, "\(curve) keys cannot do key agreement")
         }
+        if let pendingEC, let peerPoint = peer.uncompressedPoint ?? peer.sec1UncompressedPoint {
+            return try Self.ecdh(curve: curve, scalar: pendingEC.scalar, peerPoint: peerPoint)
+        }
         guard let context = EVP_PKEY_CTX_new_from_pkey(nil, try pkey, nil) else {
             throw CryptoError.fromOpenSSL(.openSSL, "EVP_PKEY_CTX_new_from_pkey failed")
         }
@@ -480,7 +484,7 @@ public final class PrivateKey: @unchecked Sendable {
         guard EVP_PKEY_derive_init(context) == 1 else {
             throw CryptoError.fromOpenSSL(.openSSL, "EVP_PKEY_derive_init failed")
         }
-        guard EVP_PKEY_derive_set_peer_ex(context, peer.pkey, 0) == 1 else {
+        guard EVP_PKEY_derive_set_peer_ex(context, try peer.pkey, 0) == 1 else {
             throw CryptoError.fromOpenSSL(.invalidKey, "peer key refused for key agreement")
         }
         var length = 0
@@ -492,6 +496,47 @@ public final class PrivateKey: @unchecked Sendable {
             guard EVP_PKEY_derive(context, buffer.baseAddress?.assumingMemoryBound(to: UInt8.self), &length) == 1,
                 length == expected
             else { throw CryptoError.fromOpenSSL(.invalidKey, "key agreement failed") }
+        }
+    }
+
+    /// ECDH for a key kept as its scalar (a reader key read from PKCS#8, one per transaction):
+    /// the x-coordinate of d·Q computed on the curve's shared `EC_GROUP`, as OpenSSL's own ECDH
+    /// does it (`ossl_ecdh_simple_compute_key`: `EC_POINT_mul` with the scalar marked
+    /// constant-time, then the affine x), without building an OpenSSL key pair for the scalar
+    /// (~20 µs in OpenSSL 3.0) only to use it once. `EC_POINT_oct2point` refuses a point that is
+    /// not on the curve.
+    private static func ecdh(curve: Curve, scalar: SecureBytes, peerPoint: [UInt8]) throws -> SecureBytes {
+        let group = try ECGroups.group(for: curve)
+        guard let context = BN_CTX_secure_new() else { throw CryptoError.fromOpenSSL(.openSSL, "BN_CTX_secure_new failed") }
+        defer { BN_CTX_free(context) }
+        guard let peer = EC_POINT_new(group) else { throw CryptoError.fromOpenSSL(.openSSL, "EC_POINT_new failed") }
+        defer { EC_POINT_free(peer) }
+        let decoded = peerPoint.withUnsafeBufferPointer { EC_POINT_oct2point(group, peer, $0.baseAddress, $0.count, context) }
+        guard decoded == 1, EC_POINT_is_at_infinity(group, peer) == 0 else {
+            throw CryptoError.fromOpenSSL(.invalidKey, "peer key refused for key agreement")
+        }
+        guard let d = BN_secure_new() else { throw CryptoError.fromOpenSSL(.openSSL, "BN_secure_new failed") }
+        defer { BN_clear_free(d) }
+        BN_set_flags(d, BN_FLG_CONSTTIME)
+        guard scalar.withNonNullPointer({ BN_bin2bn($0, Int32($1), d) }) != nil else {
+            throw CryptoError.fromOpenSSL(.openSSL, "BN_bin2bn failed")
+        }
+        guard let product = EC_POINT_new(group) else { throw CryptoError.fromOpenSSL(.openSSL, "EC_POINT_new failed") }
+        defer { EC_POINT_clear_free(product) }
+        guard EC_POINT_mul(group, product, nil, peer, d, context) == 1 else {
+            throw CryptoError.fromOpenSSL(.invalidKey, "key agreement failed")
+        }
+        guard EC_POINT_is_at_infinity(group, product) == 0 else {
+            throw CryptoError(.invalidKey, "key agreement gave the point at infinity")
+        }
+        guard let x = BN_secure_new() else { throw CryptoError.fromOpenSSL(.openSSL, "BN_secure_new failed") }
+        defer { BN_clear_free(x) }
+        guard EC_POINT_get_affine_coordinates(group, product, x, nil, context) == 1 else {
+            throw CryptoError.fromOpenSSL(.openSSL, "EC_POINT_get_affine_coordinates failed")
+        }
+        return try SecureBytes(count: curve.coordinateByteCount) { buffer in
+            guard BN_bn2binpad(x, buffer.baseAddress?.assumingMemoryBound(to: UInt8.self), Int32(buffer.count)) == Int32(buffer.count)
+            else { throw CryptoError.fromOpenSSL(.openSSL, "BN_bn2binpad failed") }
         }
     }
 

@@ -1,4 +1,5 @@
 internal import COpenSSL
+import Synchronization
 
 /// A public key on one of the supported curves (``Curve/all``): an immutable OpenSSL `EVP_PKEY`.
 ///
@@ -8,11 +9,38 @@ internal import COpenSSL
 /// point at infinity); all supported Weierstrass curves have cofactor 1, so that is a full
 /// public-key validation (SEC1 §3.2.2.1).
 public final class PublicKey: @unchecked Sendable {
-    // @unchecked Sendable: `pkey` and `verifyTemplate` are never mutated after init; concurrent
-    // reads of an EVP_PKEY and EVP_PKEY_CTX_dup of a context nobody uses are thread-safe.
+    // @unchecked Sendable: `builtKey` and `verifyTemplate` are never mutated after init, a
+    // deferred key is built at most once under `deferredKey`'s lock and never mutated after;
+    // concurrent reads of an EVP_PKEY and EVP_PKEY_CTX_dup of a context nobody uses are
+    // thread-safe.
 
-    /// The OpenSSL key (owned).
-    let pkey: OpaquePointer
+    /// The OpenSSL key (owned), for keys imported when they were made.
+    private let builtKey: OpaquePointer?
+    /// For a key made from a point computed here (``init(curve:computedPoint:)``: a private
+    /// key's d·G): the OpenSSL key, built from ``uncompressedPoint`` on first use. Such keys are
+    /// often only compared with a COSE_Key or used as their private key's half of an
+    /// agreement, which need no OpenSSL key (an import costs ~11 µs).
+    private let deferredKey = Mutex<KeyHandle?>(nil)
+
+    private struct KeyHandle: @unchecked Sendable {  // owned; freed in deinit
+        let pointer: OpaquePointer
+    }
+
+    /// The OpenSSL key (owned by this object), imported now if it was deferred.
+    var pkey: OpaquePointer {
+        get throws {
+            if let builtKey { return builtKey }
+            let curve = curve
+            let point = uncompressedPoint
+            return try deferredKey.withLock { (key: inout KeyHandle?) throws -> KeyHandle in
+                if let key { return key }
+                guard let point else { throw CryptoError(.openSSL, "public key without key material") }
+                let made = KeyHandle(pointer: try Self.ecParts(curve: curve, point: point).pkey)
+                key = made
+                return made
+            }.pointer
+        }
+    }
     /// The key's curve.
     public let curve: Curve
     /// For ECDSA keys read from certificates and SubjectPublicKeyInfo (DS keys, verified again and
@@ -23,7 +51,7 @@ public final class PublicKey: @unchecked Sendable {
     /// For EC keys built from an uncompressed point: that point (`04‖x‖y`), so that the
     /// coordinates are read back without asking OpenSSL (which converts them from its internal
     /// representation with a modular inversion).
-    private let uncompressedPoint: [UInt8]?
+    let uncompressedPoint: [UInt8]?
 
     private struct Parts {
         let pkey: OpaquePointer
@@ -33,15 +61,28 @@ public final class PublicKey: @unchecked Sendable {
     }
 
     private init(parts: Parts) {
-        pkey = parts.pkey
+        builtKey = parts.pkey
         curve = parts.curve
         verifyTemplate = parts.verifyTemplate
         uncompressedPoint = parts.uncompressedPoint
     }
 
+    /// A key whose OpenSSL form is built on first use, from an uncompressed point `04‖x‖y` that
+    /// this module computed itself (Q = d·G of a private key whose scalar was checked to lie in
+    /// [1, n−1], so Q is a finite point on the curve): nothing to validate.
+    init(curve: Curve, computedPoint point: [UInt8]) {
+        builtKey = nil
+        self.curve = curve
+        verifyTemplate = nil
+        uncompressedPoint = point
+    }
+
     deinit {
         if let verifyTemplate { EVP_PKEY_CTX_free(verifyTemplate) }
-        EVP_PKEY_free(pkey)
+        if let builtKey { EVP_PKEY_free(builtKey) }
+        deferredKey.withLock { key in
+            if let key { EVP_PKEY_free(key.pointer) }
+        }
     }
 
     /// An EC2 key from its affine coordinates (RFC 9053 §7.1.1 `x`, `y`), each exactly
@@ -299,7 +340,7 @@ public final class PublicKey: @unchecked Sendable {
 
     private func bigNumberParameter(_ name: StaticString) -> [UInt8]? {
         var number: OpaquePointer?
-        guard EVP_PKEY_get_bn_param(pkey, cString(name), &number) == 1, let number else {
+        guard let pkey = try? pkey, EVP_PKEY_get_bn_param(pkey, cString(name), &number) == 1, let number else {
             _ = drainOpenSSLErrors()
             return nil
         }
@@ -311,7 +352,7 @@ public final class PublicKey: @unchecked Sendable {
 
     /// The raw public key of an OKP key (RFC 8032 / RFC 7748 encoding); nil for EC keys.
     public var rawOKP: [UInt8]? {
-        guard curve.kind != .weierstrass else { return nil }
+        guard curve.kind != .weierstrass, let pkey = try? pkey else { return nil }
         var length = 0
         guard EVP_PKEY_get_raw_public_key(pkey, nil, &length) == 1, length > 0 else { return nil }
         var out = [UInt8](repeating: 0, count: length)
@@ -322,6 +363,12 @@ public final class PublicKey: @unchecked Sendable {
     /// The DER SubjectPublicKeyInfo (RFC 5280 §4.1.2.7). EC points are encoded as OpenSSL keeps
     /// them (uncompressed unless the key was built from a compressed point).
     public var subjectPublicKeyInfoDER: [UInt8] {
+        let pkey: OpaquePointer
+        do {
+            pkey = try self.pkey
+        } catch {
+            preconditionFailure("cannot import a public key computed here: \(error)")
+        }
         let length = i2d_PUBKEY(pkey, nil)
         guard length > 0 else { preconditionFailure("i2d_PUBKEY failed: \(drainOpenSSLErrors())") }
         var out = [UInt8](repeating: 0, count: Int(length))
@@ -335,7 +382,8 @@ public final class PublicKey: @unchecked Sendable {
 
     /// Whether both objects hold the same public key (`EVP_PKEY_eq`: same type, curve and point).
     public func isSameKey(as other: PublicKey) -> Bool {
-        let result = EVP_PKEY_eq(pkey, other.pkey)
+        guard let pkey = try? pkey, let otherKey = try? other.pkey else { return false }
+        let result = EVP_PKEY_eq(pkey, otherKey)
         if result != 1 { _ = drainOpenSSLErrors() }
         return result == 1
     }
@@ -408,7 +456,7 @@ public final class PublicKey: @unchecked Sendable {
                 if let template = verifyTemplate, let copy = EVP_PKEY_CTX_dup(template) {
                     context = copy
                 } else {
-                    guard let fresh = EVP_PKEY_CTX_new_from_pkey(nil, pkey, nil) else {
+                    guard let fresh = EVP_PKEY_CTX_new_from_pkey(nil, try pkey, nil) else {
                         throw CryptoError.fromOpenSSL(.openSSL, "EVP_PKEY_CTX_new_from_pkey failed")
                     }
                     guard EVP_PKEY_verify_init(fresh) == 1 else {
@@ -469,7 +517,7 @@ public final class PublicKey: @unchecked Sendable {
     private func verifyEdDSA(signature: [UInt8], message: some Collection<UInt8>) throws -> Bool {
         guard let context = EVP_MD_CTX_new() else { throw CryptoError.fromOpenSSL(.openSSL, "EVP_MD_CTX_new failed") }
         defer { EVP_MD_CTX_free(context) }
-        guard EVP_DigestVerifyInit_ex(context, nil, nil, nil, nil, pkey, nil) == 1 else {
+        guard EVP_DigestVerifyInit_ex(context, nil, nil, nil, nil, try pkey, nil) == 1 else {
             throw CryptoError.fromOpenSSL(.openSSL, "EVP_DigestVerifyInit_ex failed")
         }
         let result = signature.withUnsafeBufferPointer { signatureBuffer in

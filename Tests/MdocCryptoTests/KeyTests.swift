@@ -120,6 +120,68 @@ final class KeyTests: XCTestCase {
         }
     }
 
+    /// A key kept as its scalar (from raw bytes or PKCS#8) agrees keys on the curve's shared
+    /// group instead of through an OpenSSL key pair: the same secret as OpenSSL's ECDH on every
+    /// EC curve, with peers given as uncompressed and as compressed points, both ways round.
+    func testKeyAgreementFromScalarMatchesOpenSSLKeyAgreement() throws {
+        for curve in Self.agreementCurves where curve.kind == .weierstrass {
+            let generated = try PrivateKey.generate(curve: curve)  // an OpenSSL key pair
+            let fromScalar = try PrivateKey(curve: curve, rawPrivate: try generated.rawPrivateBytes().bytes)
+            let peer = try PrivateKey.generate(curve: curve)
+            let expected = try generated.sharedSecret(with: peer.publicKey).bytes
+            XCTAssertEqual(try fromScalar.sharedSecret(with: peer.publicKey).bytes, expected, "\(curve)")
+            XCTAssertEqual(try peer.sharedSecret(with: fromScalar.publicKey).bytes, expected, "\(curve)")
+            let (x, y) = try XCTUnwrap(peer.publicKey.affineCoordinates)
+            let compressed = try PublicKey(curve: curve, sec1Point: [0x02 | (y.last ?? 0) & 1] + x)
+            XCTAssertEqual(try fromScalar.sharedSecret(with: compressed).bytes, expected, "\(curve), compressed peer")
+            let fromSPKI = try PublicKey(subjectPublicKeyInfoDER: peer.publicKey.subjectPublicKeyInfoDER)
+            XCTAssertEqual(try fromScalar.sharedSecret(with: fromSPKI).bytes, expected, "\(curve), peer from SPKI")
+            let other = try PrivateKey.generate(curve: curve)
+            XCTAssertNotEqual(try fromScalar.sharedSecret(with: other.publicKey).bytes, expected, "\(curve)")
+        }
+    }
+
+    /// The public key of a key kept as its scalar is imported into OpenSSL only when used; used,
+    /// it is the same key as the original's, for verification, comparison and export.
+    func testPublicKeyOfScalarKeyWorksWhenFirstUsed() throws {
+        for curve in Self.agreementCurves where curve.kind == .weierstrass {
+            let original = try PrivateKey.generate(curve: curve)
+            let message = Array("deferred".utf8)
+            let signature = try original.sign(message: message, hash: .sha256)
+            let key = try PrivateKey(curve: curve, rawPrivate: try original.rawPrivateBytes().bytes)
+            XCTAssertEqual(key.publicKey.affineCoordinates?.x, original.publicKey.affineCoordinates?.x, "\(curve)")
+            XCTAssertTrue(try key.publicKey.verify(signature: signature, message: message, hash: .sha256), "\(curve)")
+            XCTAssertFalse(try key.publicKey.verify(signature: signature, message: [0], hash: .sha256), "\(curve)")
+            let second = try PrivateKey(curve: curve, rawPrivate: try original.rawPrivateBytes().bytes)
+            XCTAssertTrue(second.publicKey.isSameKey(as: original.publicKey), "\(curve)")
+            XCTAssertTrue(original.publicKey.isSameKey(as: second.publicKey), "\(curve)")
+            let third = try PrivateKey(curve: curve, rawPrivate: try original.rawPrivateBytes().bytes)
+            XCTAssertEqual(third.publicKey.subjectPublicKeyInfoDER, original.publicKey.subjectPublicKeyInfoDER, "\(curve)")
+            XCTAssertFalse(third.publicKey.isSameKey(as: try PrivateKey.generate(curve: curve).publicKey), "\(curve)")
+        }
+    }
+
+    /// Many threads verifying with a deferred public key at once, for the first time: one import,
+    /// every result right.
+    func testDeferredPublicKeyUnderConcurrentFirstUse() async throws {
+        let original = try PrivateKey.generate(curve: .p256)
+        let message = Array("first use".utf8)
+        let signature = try original.sign(message: message, hash: .sha256)
+        let publicKey = try PrivateKey(curve: .p256, rawPrivate: try original.rawPrivateBytes().bytes).publicKey
+        let results = try await withThrowingTaskGroup(of: (Int, Bool).self) { group in
+            for index in 0..<32 {
+                group.addTask {
+                    (index, try publicKey.verify(signature: signature, message: index % 2 == 0 ? message : [1], hash: .sha256))
+                }
+            }
+            var results: [Int: Bool] = [:]
+            for try await (index, verified) in group { results[index] = verified }
+            return results
+        }
+        XCTAssertEqual(results.count, 32)
+        for index in 0..<32 { XCTAssertEqual(results[index], index % 2 == 0, "task \(index)") }
+    }
+
     func testKeyAgreementMismatches() throws {
         let p256 = try PrivateKey.generate(curve: .p256)
         let p384 = try PrivateKey.generate(curve: .p384)
