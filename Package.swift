@@ -11,6 +11,13 @@
 //   CQREncode    -> MdocSamples   (QR rendering for the sample generator)
 import PackageDescription
 
+/// The executables allocate through jemalloc (Debian `libjemalloc-dev`, installed by bin/setup):
+/// a batch run makes and frees millions of small objects from several threads, where glibc's
+/// allocator spent ~10 % of the CPU (arena locks, fastbin consolidation). Measured in
+/// BENCHMARKS.md ("Allocator"). Libraries and test bundles keep the system allocator; the CLI
+/// tests run the real binary, so they run on jemalloc.
+let jemalloc: [LinkerSetting] = [.linkedLibrary("jemalloc", .when(platforms: [.linux]))]
+
 let package = Package(
     name: "mdocverify",
     platforms: [.macOS(.v15)],
@@ -82,13 +89,15 @@ let package = Package(
                 "MdocImaging", "MdocIngest", "MdocStore", "MdocProof", "MdocReports", "MdocPipeline",
                 "MdocSamples",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
-            ]),
+            ],
+            linkerSettings: jemalloc),
         .executableTarget(
             name: "mdocverify-bench",
             dependencies: [
                 "MdocChecks", "MdocCBOR", "MdocCrypto", "MdocCOSE", "MdocModel", "MdocTrust",
                 "MdocVerification", "MdocImaging", "MdocIngest", "MdocPipeline", "MdocSamples", "MdocStore",
-            ]),
+            ],
+            linkerSettings: jemalloc),
 
         // MARK: Tests
         .target(

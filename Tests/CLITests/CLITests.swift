@@ -38,6 +38,17 @@ final class CLITests: XCTestCase {
         XCTAssertNotNil(object["proof"] as? String)
     }
 
+    /// The binary allocates through jemalloc (Package.swift links it into the executables:
+    /// glibc's allocator cost ~10 % of a batch run's CPU, BENCHMARKS.md "Allocator"). jemalloc
+    /// prints its statistics at exit when MALLOC_CONF asks; glibc ignores MALLOC_CONF.
+    func testBinaryAllocatesThroughJemalloc() throws {
+        let result = try CLI.run(["--version"], environment: ["MALLOC_CONF": "stats_print:true"])
+        XCTAssertEqual(result.status, 0, result.stderr)
+        XCTAssertTrue(result.stderr.contains("Begin jemalloc statistics"), "no jemalloc statistics: \(result.stderr.prefix(300))")
+        let plain = try CLI.run(["--version"])
+        XCTAssertFalse(plain.stderr.contains("jemalloc"), "statistics only when asked")
+    }
+
     func testUsageAndSetupErrorsExitTwo() throws {
         let unknownFlag = try CLI.run(["verify", "x.cbor", "--trust", "samples/annex-d/trust", "--bogus"])
         XCTAssertEqual(unknownFlag.status, 2)

@@ -21,18 +21,22 @@ public enum CLI {
         public var stderr: String
     }
 
-    /// The binary with `arguments`, run from the package root (not started).
-    private static func makeProcess(_ arguments: [String]) -> Process {
+    /// The binary with `arguments`, run from the package root (not started), with this
+    /// process's environment plus `environment`.
+    private static func makeProcess(_ arguments: [String], environment: [String: String] = [:]) -> Process {
         let process = Process()
         process.executableURL = binary
         process.arguments = arguments
         process.currentDirectoryURL = packageRoot
+        if !environment.isEmpty {
+            process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
+        }
         return process
     }
 
     /// Runs to completion with the given arguments (cwd = package root).
-    public static func run(_ arguments: [String], stdin: String? = nil) throws -> Result {
-        let process = makeProcess(arguments)
+    public static func run(_ arguments: [String], stdin: String? = nil, environment: [String: String] = [:]) throws -> Result {
+        let process = makeProcess(arguments, environment: environment)
         let out = Pipe(), err = Pipe()
         process.standardOutput = out
         process.standardError = err
