@@ -283,4 +283,107 @@ extension CBOR {
             return parser.readKnownTextKeyMap(keys, skipping: skipped)
         }
     }
+
+    /// For `#6.24(bstr .cbor { ... })` whose embedded map has exactly the text keys `keys` (each
+    /// once, any order, definite-length) and is checked as thoroughly as
+    /// ``decodeEmbedded(options:)`` would check it: calls `body` with the map's values read in
+    /// place (``CBOREmbeddedFields``), building no item, array or key. `nil` for every other
+    /// input, valid or not, and when `body` answers `nil`: the caller then goes the general way
+    /// (``decodeEmbedded(options:)`` and key lookups), which also gives the errors. The fast path
+    /// of the many small fixed-shape records of ISO 18013-5 (IssuerSignedItem); a value the
+    /// view does not read as a scalar is not built unless asked for (``CBOREmbeddedFields/item(_:)``).
+    ///
+    /// The view is valid only inside `body`.
+    @inlinable
+    public func withEmbeddedFields<Result>(
+        forTextKeys keys: [StaticString], options: CBORDecodingOptions = .default,
+        _ body: (CBOREmbeddedFields) -> Result?
+    ) -> Result? {
+        // Generic only here, where it specializes in the caller; the reading is not generic.
+        var result: Result?
+        visitEmbeddedFields(forTextKeys: keys, options: options) { result = body($0) }
+        return result
+    }
+
+    /// ``withEmbeddedFields(forTextKeys:options:_:)`` without its result: calls `body` when the
+    /// map has the usual shape.
+    @usableFromInline
+    func visitEmbeddedFields(
+        forTextKeys keys: [StaticString], options: CBORDecodingOptions, _ body: (CBOREmbeddedFields) -> Void
+    ) {
+        guard let embedded = embeddedBytes, keys.count <= 16 else { return }
+        embedded.withUnsafeBufferPointer { buffer in
+            withUnsafeTemporaryAllocation(of: Int.self, capacity: 2 &* keys.count) { spans in
+                var parser = CBORParser(input: embedded, buffer: buffer, options: options)
+                guard parser.readKnownTextKeyMapSpans(keys, into: spans) else { return }
+                parser.position = 0
+                parser.itemCount = 0
+                body(CBOREmbeddedFields(parser: parser, spans: UnsafeBufferPointer(spans), count: keys.count))
+            }
+        }
+    }
+}
+
+/// The values of an embedded fixed-shape map (``CBOR/withEmbeddedFields(forTextKeys:options:_:)``),
+/// by the index of their key, read in place from the received bytes. Every value has already
+/// been checked as the general decoding checks it, so each accessor gives exactly what the
+/// general decoding gives for that value (or `nil` when the value is of another type).
+public struct CBOREmbeddedFields {
+    /// A parser over the embedded bytes, at rest (position and item count 0).
+    let parser: CBORParser
+    /// Buffer offsets of each value: `spans[2 * i]` start, `spans[2 * i + 1]` end.
+    let spans: UnsafeBufferPointer<Int>
+    /// The number of keys.
+    public let count: Int
+
+    /// The head of value `index` and the offset just after it; `nil` for an index out of range.
+    private func head(_ index: Int) -> (head: Head, contentStart: Int, end: Int)? {
+        guard index >= 0, index < count else { return nil }
+        var reader = parser
+        reader.position = spans[2 &* index]
+        guard let head = try? reader.readHead(), !head.isIndefinite else { return nil }
+        return (head, reader.position, spans[2 &* index &+ 1])
+    }
+
+    /// Value `index` if it is an unsigned integer (major type 0): ``CBOR/uint``.
+    public func unsigned(_ index: Int) -> UInt64? {
+        guard let (head, _, _) = head(index), head.major == 0 else { return nil }
+        return head.argument
+    }
+
+    /// Value `index` if it is a definite-length byte string: ``CBOR/bytes``, a slice of the
+    /// received bytes with their indices.
+    public func bytes(_ index: Int) -> ArraySlice<UInt8>? {
+        guard let (head, contentStart, end) = head(index), head.major == 2, contentStart <= end,
+            end <= parser.buffer.count
+        else { return nil }
+        return parser.slice(from: contentStart, to: end)
+    }
+
+    /// Value `index` if it is a definite-length text string (valid UTF-8, as checked): ``CBOR/text``.
+    public func text(_ index: Int) -> String? {
+        guard let (head, contentStart, end) = head(index), head.major == 3, contentStart <= end,
+            end <= parser.buffer.count
+        else { return nil }
+        return String(decoding: UnsafeBufferPointer(rebasing: parser.buffer[contentStart..<end]), as: UTF8.self)
+    }
+
+    /// The exact bytes of value `index` (its ``CBOR/encoded``), one checked item: read them
+    /// in place with ``CBORCursor``.
+    public func encoded(_ index: Int) -> ArraySlice<UInt8>? {
+        guard index >= 0, index < count else { return nil }
+        let start = spans[2 &* index]
+        let end = spans[2 &* index &+ 1]
+        guard start <= end, end <= parser.buffer.count else { return nil }
+        return parser.slice(from: start, to: end)
+    }
+
+    /// Value `index` decoded: the item ``CBOR/decodeEmbedded(options:)`` gives for it.
+    public func item(_ index: Int) -> CBOR? {
+        guard index >= 0, index < count else { return nil }
+        var reader = parser
+        reader.position = spans[2 &* index]
+        guard let value = try? reader.decodeItem(depth: 2), reader.position == spans[2 &* index &+ 1] else { return nil }
+        return value
+    }
 }

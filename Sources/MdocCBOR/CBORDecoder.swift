@@ -485,12 +485,45 @@ struct CBORParser {
         return received
     }
 
+    /// Checks, at `position`, a definite-length map (depth 1) whose keys are exactly `keys`
+    /// (each once, any order, definite-length text strings) and whose values all pass
+    /// ``skipItem(depth:)`` at depth 2, and that nothing follows it; writes where each value
+    /// lies (buffer offsets, `spans[2 * k]` start and `spans[2 * k + 1]` end, `k` the key's
+    /// index in `keys`). `false` for anything else, malformed or not (the caller then decodes
+    /// the general way). Builds nothing: no key becomes a `String`, no value a ``CBOR``.
+    /// The same heads are read and counted as by ``decodeItem(depth:)``, so `true` means the
+    /// general decoding of these bytes succeeds.
+    mutating func readKnownTextKeyMapSpans(_ keys: [StaticString], into spans: UnsafeMutableBufferPointer<Int>) -> Bool {
+        guard keys.count <= 16, spans.count >= 2 &* keys.count, maxDepth >= 2, let head = try? readHead(),
+            head.major == 5, !head.isIndefinite, head.argument == UInt64(keys.count)
+        else { return false }
+        var seen: UInt32 = 0
+        for _ in 0..<keys.count {
+            let keyStart = self.position
+            guard let keyHead = try? readHead(), keyHead.major == 3, !keyHead.isIndefinite,
+                let length = try? checkedLength(keyHead, start: keyStart, what: "text string")
+            else { return false }
+            let content = UnsafeBufferPointer(rebasing: buffer[self.position..<(self.position &+ length)])
+            self.position &+= length
+            // Distinct known keys: the map cannot repeat a key, and each key is valid UTF-8.
+            guard let slot = keys.firstIndex(where: { Self.equal(content, $0) }), seen & (1 << slot) == 0 else {
+                return false
+            }
+            seen |= 1 << slot
+            let valueStart = self.position
+            guard skipItem(depth: 2) else { return false }
+            spans[2 &* slot] = valueStart
+            spans[2 &* slot &+ 1] = self.position
+        }
+        return self.position == buffer.count
+    }
+
     // MARK: Validation without building
 
     /// Checks the item at `position` (nesting depth `depth`) as ``decodeItem(depth:)`` would
     /// (heads, limits, lengths, UTF-8, nesting, duplicate keys) without building it, and moves
     /// past it. `false` whenever decodeItem would throw, and also for forms left to it
-    /// (indefinite lengths, maps of more than ``CBORMap/pairwiseDuplicateCheckLimit`` entries):
+    /// (indefinite lengths, maps of more than ``CBORMap/skipDuplicateCheckLimit`` entries):
     /// so `true` means decodeItem succeeds on these bytes.
     mutating func skipItem(depth: Int) -> Bool {
         let start = position
@@ -517,7 +550,7 @@ struct CBORParser {
             return true
         case 5:
             guard let count = try? checkedCount(head, start: start, perElement: 2, what: "map"),
-                count <= CBORMap.pairwiseDuplicateCheckLimit
+                count <= CBORMap.skipDuplicateCheckLimit
             else { return false }
             return skipMapEntries(count: count, depth: depth)
         case 6:

@@ -197,6 +197,10 @@ struct MapKeyIdentity: Hashable {
 extension CBORMap {
     /// Maps up to this size are checked for duplicate keys pairwise; larger ones by sorting.
     static let pairwiseDuplicateCheckLimit = 16
+    /// Maps up to this size are checked without being built (`CBORParser.skipItem(depth:)`,
+    /// pairwise on the stack: an MSO's DigestIDs hold a few dozen entries); larger ones are
+    /// left to the decoder.
+    static let skipDuplicateCheckLimit = 64
 
     /// The index of the first entry whose key repeats an earlier key, if any, for keys and
     /// values interleaved in `items`. The decoder's slow path (maps with an indefinite-length

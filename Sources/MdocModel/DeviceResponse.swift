@@ -158,23 +158,39 @@ public struct IssuerSignedItem: Sendable {
     /// well-formed all the same, exactly as when it is decoded).
     public let elementValue: CBOR?
 
-    /// The keys of an IssuerSignedItem, in the order ``CBOR/embeddedValues(forTextKeys:skipping:options:)`` returns them.
+    /// The keys of an IssuerSignedItem, in the order ``CBOR/withEmbeddedFields(forTextKeys:options:_:)`` indexes them.
     static let keys: [StaticString] = ["digestID", "random", "elementIdentifier", "elementValue"]
+
+    /// What the fast path reads.
+    private struct Fields {
+        let digestID: UInt64
+        let random: ArraySlice<UInt8>
+        let elementIdentifier: String
+        let elementValue: CBOR?
+    }
 
     /// Reads IssuerSignedItemBytes. With `decodingValue: false` the element value is validated
     /// but not built (the verifier keeps no values by default): the item is accepted or refused
     /// exactly as with `true`.
     public init(_ item: CBOR, path: String, decodingValue: Bool = true) throws {
-        // The usual shape (exactly the four keys, of the right types) without building the map;
-        // anything else goes the general way below, which reports what is wrong.
-        if let values = item.embeddedValues(forTextKeys: Self.keys, skipping: decodingValue ? nil : 3), values.count == 4,
-            let digestID = values[0]?.uint, let random = values[1]?.bytes, let elementIdentifier = values[2]?.text
-        {
+        // The usual shape (exactly the four keys, of the right types) read in place, without
+        // building the map or its items; anything else goes the general way below, which
+        // reports what is wrong.
+        if let fields = item.withEmbeddedFields(forTextKeys: Self.keys, { fields -> Fields? in
+            guard let digestID = fields.unsigned(0), let random = fields.bytes(1), let elementIdentifier = fields.text(2)
+            else { return nil }
+            var value: CBOR?
+            if decodingValue {
+                guard let decoded = fields.item(3) else { return nil }
+                value = decoded
+            }
+            return Fields(digestID: digestID, random: random, elementIdentifier: elementIdentifier, elementValue: value)
+        }) {
             self.itemBytes = item.encoded
-            self.digestID = digestID
-            self.random = random
-            self.elementIdentifier = elementIdentifier
-            self.elementValue = values[3]
+            self.digestID = fields.digestID
+            self.random = fields.random
+            self.elementIdentifier = fields.elementIdentifier
+            self.elementValue = fields.elementValue
             return
         }
         let inner = try item.requireEmbedded(at: path)

@@ -30,6 +30,20 @@ public struct MobileSecurityObject: Sendable {
     public let validUntil: Date
     public let expectedUpdate: Date?
 
+    /// The keys of an MSO, in the order ``CBOR/withEmbeddedFields(forTextKeys:options:_:)``
+    /// indexes them.
+    static let keys: [StaticString] = ["version", "digestAlgorithm", "valueDigests", "deviceKeyInfo", "docType", "validityInfo"]
+
+    /// What the fast path reads.
+    private struct Fields {
+        let version: String
+        let digestAlgorithm: String
+        let docType: String
+        let valueDigests: ValueDigests
+        let keyInfo: CBORMap
+        let validity: CBORMap
+    }
+
     /// Decodes the MSO from a COSE_Sign1 payload (the bstr content, which holds `#6.24(bstr)`).
     public init(payload: ArraySlice<UInt8>) throws {
         let path = "MobileSecurityObject"
@@ -39,27 +53,51 @@ public struct MobileSecurityObject: Sendable {
         } catch {
             throw ModelError(.invalidEmbedded, path, "the issuerAuth payload is not well-formed CBOR: \(error)")
         }
-        let item = try wrapper.requireEmbedded(at: "MobileSecurityObjectBytes")
-        let map = try item.requireMap(at: path)
-        self.version = try map.requiredText("version", at: path)
-        self.digestAlgorithm = try map.requiredText("digestAlgorithm", at: path)
-        self.docType = try map.requiredText("docType", at: path)
+        let keyInfo: CBORMap
+        let validityMap: () throws -> CBORMap
+        // The usual shape (exactly the six keys; version, digestAlgorithm and docType text;
+        // valueDigests of the right types in definite forms; deviceKeyInfo and validityInfo
+        // maps) with valueDigests read in place, not built. Anything else goes the general way,
+        // which reports what is wrong; what both ways share below sees the same items.
+        if let fields = wrapper.withEmbeddedFields(forTextKeys: Self.keys, { fields -> Fields? in
+            guard let version = fields.text(0), let digestAlgorithm = fields.text(1), let docType = fields.text(4),
+                let digests = fields.encoded(2), let valueDigests = ValueDigests(checkedEncoding: digests),
+                let keyInfo = fields.item(3)?.map, let validity = fields.item(5)?.map
+            else { return nil }
+            return Fields(
+                version: version, digestAlgorithm: digestAlgorithm, docType: docType, valueDigests: valueDigests,
+                keyInfo: keyInfo, validity: validity)
+        }) {
+            self.version = fields.version
+            self.digestAlgorithm = fields.digestAlgorithm
+            self.docType = fields.docType
+            self.valueDigests = fields.valueDigests
+            keyInfo = fields.keyInfo
+            validityMap = { fields.validity }
+        } else {
+            let item = try wrapper.requireEmbedded(at: "MobileSecurityObjectBytes")
+            let map = try item.requireMap(at: path)
+            self.version = try map.requiredText("version", at: path)
+            self.digestAlgorithm = try map.requiredText("digestAlgorithm", at: path)
+            self.docType = try map.requiredText("docType", at: path)
 
-        // Checked here, read in place: no dictionary is built (ValueDigests). Every entry either
-        // passes or throws, so the answer of allEntries is always true.
-        let valueDigests = try map.requiredMap("valueDigests", at: path)
-        _ = try valueDigests.allEntries { key, value in
-            guard let namespace = key.text, let ids = value.map else {
-                throw ModelError(.wrongType, "\(path).valueDigests", "not NameSpace => DigestIDs")
+            // Checked here, read in place: no dictionary is built (ValueDigests). Every entry
+            // either passes or throws, so the answer of allEntries is always true.
+            let valueDigests = try map.requiredMap("valueDigests", at: path)
+            _ = try valueDigests.allEntries { key, value in
+                guard let namespace = key.text, let ids = value.map else {
+                    throw ModelError(.wrongType, "\(path).valueDigests", "not NameSpace => DigestIDs")
+                }
+                guard ids.isUnsignedToBytes else {
+                    throw ModelError(.wrongType, "\(path).valueDigests.\(namespace)", "not DigestID (uint) => Digest (bstr)")
+                }
+                return true
             }
-            guard ids.isUnsignedToBytes else {
-                throw ModelError(.wrongType, "\(path).valueDigests.\(namespace)", "not DigestID (uint) => Digest (bstr)")
-            }
-            return true
+            self.valueDigests = ValueDigests(map: valueDigests)
+            keyInfo = try map.requiredMap("deviceKeyInfo", at: path)
+            validityMap = { try map.requiredMap("validityInfo", at: path) }
         }
-        self.valueDigests = ValueDigests(map: valueDigests)
 
-        let keyInfo = try map.requiredMap("deviceKeyInfo", at: path)
         self.deviceKeyItem = try keyInfo.required("deviceKey", at: "\(path).deviceKeyInfo")
         var authorizedNameSpaces: [String] = []
         var authorizedElements: [String: [String]] = [:]
@@ -99,7 +137,7 @@ public struct MobileSecurityObject: Sendable {
         self.authorizedNameSpaces = authorizedNameSpaces
         self.authorizedDataElements = authorizedElements
 
-        let validity = try map.requiredMap("validityInfo", at: path)
+        let validity = try validityMap()
         func date(_ key: String) throws -> Date {
             let item = try validity.required(key, at: "\(path).validityInfo")
             guard let date = CBORDate.tdate(item) else {
@@ -127,36 +165,126 @@ public struct MobileSecurityObject: Sendable {
 }
 
 /// MSO valueDigests (namespace → digestID → digest, each digest the bytes as received), read in
-/// place from the decoded map: a document has a handful of namespaces and a few dozen digest
-/// ids, each looked up once per disclosed element, so linear scans beat building dictionaries.
-/// The MSO is decoded with duplicate map keys refused, so every key is found at most once.
+/// place: a document has a handful of namespaces and a few dozen digest ids, each looked up once
+/// per disclosed element, so linear scans beat building dictionaries. Either over the decoded
+/// map (the general way) or, for an MSO of the usual shape, over its received bytes (nothing
+/// built); both answer the same. The MSO is decoded with duplicate map keys refused, so every key
+/// is found at most once.
 public struct ValueDigests: Sendable {
-    /// NameSpace (text) => DigestIDs (map of uint => bstr), as checked by the MSO decoding.
-    let map: CBORMap
+    enum Storage: Sendable {
+        /// NameSpace (text) => DigestIDs (map of uint => bstr), as checked by the MSO decoding.
+        case map(CBORMap)
+        /// The exact bytes of such a map, checked well-formed and of these types in definite forms.
+        case encoded(ArraySlice<UInt8>, count: Int)
+    }
 
-    init(map: CBORMap) { self.map = map }
+    let storage: Storage
+
+    init(map: CBORMap) { self.storage = .map(map) }
+
+    /// Over the exact bytes of a valueDigests map already checked well-formed (by
+    /// ``CBOR/withEmbeddedFields(forTextKeys:options:_:)``); `nil` unless every entry is a
+    /// definite-length text => a definite-length map of uint => definite-length bstr (the
+    /// general way then decides, and reports what is wrong).
+    init?(checkedEncoding encoded: ArraySlice<UInt8>) {
+        let count: Int? = CBORCursor.with(encoded) { cursor in
+            guard let count = cursor.mapCount() else { return nil }
+            for _ in 0..<count {
+                guard cursor.textString() != nil, let ids = cursor.mapCount() else { return nil }
+                for _ in 0..<ids {
+                    guard cursor.unsigned() != nil, cursor.byteString() != nil else { return nil }
+                }
+            }
+            return cursor.isAtEnd ? count : nil
+        }
+        guard let count else { return nil }
+        self.storage = .encoded(encoded, count: count)
+    }
 
     /// The number of namespaces.
-    public var count: Int { map.count }
+    public var count: Int {
+        switch storage {
+        case .map(let map): map.count
+        case .encoded(_, let count): count
+        }
+    }
 
     /// The namespaces, in received order.
-    public var namespaces: [String] { map.keys.compactMap(\.text) }
+    public var namespaces: [String] {
+        switch storage {
+        case .map(let map):
+            return map.keys.compactMap(\.text)
+        case .encoded(let encoded, _):
+            return CBORCursor.with(encoded) { cursor in
+                var names: [String] = []
+                guard let count = cursor.mapCount() else { return names }
+                for _ in 0..<count {
+                    guard let name = cursor.text(), cursor.skip() else { break }
+                    names.append(name)
+                }
+                return names
+            }
+        }
+    }
 
     /// The digests of `namespace`; `nil` when the MSO has none.
     public subscript(namespace: String) -> DigestIDs? {
-        guard let ids = map[namespace]?.map else { return nil }
-        return DigestIDs(map: ids)
+        switch storage {
+        case .map(let map):
+            guard let ids = map[namespace]?.map else { return nil }
+            return DigestIDs(storage: .map(ids))
+        case .encoded(let encoded, _):
+            let found: (start: Int, end: Int, count: Int)? = CBORCursor.with(encoded) { cursor in
+                guard let count = cursor.mapCount() else { return nil }
+                for _ in 0..<count {
+                    guard let matches = cursor.text(equals: namespace) else { return nil }
+                    let start = cursor.offset
+                    if matches {
+                        guard let ids = cursor.mapCount() else { return nil }
+                        var reader = cursor
+                        guard reader.skipEntries(ids) else { return nil }
+                        return (start, reader.offset, ids)
+                    }
+                    guard cursor.skip() else { return nil }
+                }
+                return nil
+            }
+            guard let found else { return nil }
+            let base = encoded.startIndex
+            return DigestIDs(storage: .encoded(encoded[(base + found.start)..<(base + found.end)], count: found.count))
+        }
     }
 }
 
 /// The digests of one namespace: digestID → digest (bytes as received).
 public struct DigestIDs: Sendable {
-    /// uint => bstr, as checked by the MSO decoding.
-    let map: CBORMap
+    let storage: ValueDigests.Storage
 
     /// The number of digest ids.
-    public var count: Int { map.count }
+    public var count: Int {
+        switch storage {
+        case .map(let map): map.count
+        case .encoded(_, let count): count
+        }
+    }
 
     /// The digest of `digestID`; `nil` when the namespace has none.
-    public subscript(digestID: UInt64) -> ArraySlice<UInt8>? { map[unsigned: digestID]?.bytes }
+    public subscript(digestID: UInt64) -> ArraySlice<UInt8>? {
+        switch storage {
+        case .map(let map):
+            return map[unsigned: digestID]?.bytes
+        case .encoded(let encoded, _):
+            let found: Range<Int>? = CBORCursor.with(encoded) { cursor in
+                guard let count = cursor.mapCount() else { return nil }
+                for _ in 0..<count {
+                    guard let id = cursor.unsigned(), let digest = cursor.byteString() else { return nil }
+                    if id == digestID { return digest }
+                }
+                return nil
+            }
+            guard let found else { return nil }
+            let base = encoded.startIndex
+            return encoded[(base + found.lowerBound)..<(base + found.upperBound)]
+        }
+    }
 }

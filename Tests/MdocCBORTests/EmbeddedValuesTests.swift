@@ -56,6 +56,35 @@ final class EmbeddedValuesTests: XCTestCase {
                 }
             }
         }
+        // The in-place view: whenever it answers, the general way gives these very values.
+        let viewed: Bool? = outer.withEmbeddedFields(forTextKeys: Self.keys) { fields in
+            guard let generalComplete else {
+                XCTFail("the view answered where the general way fails: \(Hex.encode(input))", file: file, line: line)
+                return true
+            }
+            XCTAssertEqual(fields.count, 4, file: file, line: line)
+            for (index, general) in generalComplete.enumerated() {
+                guard let general else { continue }
+                XCTAssertEqual(fields.encoded(index)?.indices, general.encoded.indices, Hex.encode(input), file: file, line: line)
+                XCTAssertEqual(fields.item(index)?.encoded.indices, general.encoded.indices, Hex.encode(input), file: file, line: line)
+                XCTAssertEqual(fields.item(index)?.diagnostic(), general.diagnostic(), Hex.encode(input), file: file, line: line)
+                XCTAssertEqual(fields.unsigned(index), general.uint, Hex.encode(input), file: file, line: line)
+                XCTAssertEqual(fields.text(index), general.text, Hex.encode(input), file: file, line: line)
+                if general.bytes?.startIndex == 0 && general.bytes?.isEmpty == false {
+                    // An indefinite-length byte string (a fresh buffer): the view leaves it alone.
+                    XCTAssertNil(fields.bytes(index), file: file, line: line)
+                } else {
+                    XCTAssertEqual(fields.bytes(index).map(Array.init), general.bytes.map(Array.init), file: file, line: line)
+                    XCTAssertEqual(fields.bytes(index)?.indices, general.bytes?.indices, file: file, line: line)
+                }
+            }
+            XCTAssertNil(fields.item(4), file: file, line: line)
+            XCTAssertNil(fields.unsigned(-1), file: file, line: line)
+            return true
+        }
+        if viewed != nil, outer.embeddedValues(forTextKeys: Self.keys) == nil {
+            XCTFail("the view answered where embeddedValues does not: \(Hex.encode(input))", file: file, line: line)
+        }
         return outer.embeddedValues(forTextKeys: Self.keys) != nil
     }
 

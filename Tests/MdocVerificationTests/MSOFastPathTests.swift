@@ -1,0 +1,132 @@
+import Foundation
+import MdocCBOR
+@testable import MdocModel
+import MdocTestSupport
+import XCTest
+
+/// An MSO of the usual shape is decoded with its valueDigests read in place (CBORCursor over the
+/// received bytes); anything else goes the general way. Whichever way is taken, the MSO must be
+/// accepted or refused as the general decoding decides, and answer the same digests.
+final class MSOFastPathTests: XCTestCase {
+    static let date = CBORNode.tagged(0, .text("2026-01-01T00:00:00Z"))
+
+    /// An MSO with the given valueDigests, its six keys in `order` (a permutation of 0..<6) plus
+    /// an extra key when asked.
+    func mso(valueDigests: CBORNode, order: [Int], extra: Bool) -> [UInt8] {
+        var entries: [(String, CBORNode)] = [
+            ("version", .text("1.0")), ("digestAlgorithm", .text("SHA-256")), ("valueDigests", valueDigests),
+            ("deviceKeyInfo", .map([.init(.text("deviceKey"), .map([.init(.int(1), .int(2))]))])),
+            ("docType", .text("org.iso.18013.5.1.mDL")),
+            ("validityInfo", .map([
+                .init(.text("signed"), Self.date), .init(.text("validFrom"), Self.date), .init(.text("validUntil"), Self.date),
+            ])),
+        ]
+        entries = order.map { entries[$0] }
+        if extra { entries.append(("status", .map([]))) }
+        // Encoded in the given order (CBORNode would sort the keys).
+        var map: [UInt8] = []
+        CBORNode.appendHead(major: 5, UInt64(entries.count), to: &map)
+        for (key, value) in entries {
+            CBORNode.text(key).encode(into: &map)
+            value.encode(into: &map)
+        }
+        return CBORNode.embedded(raw: map[...]).encoded()
+    }
+
+    /// A random valueDigests: up to three namespaces of up to 70 ids, heads sometimes
+    /// non-minimal, sometimes an indefinite length, a repeated id or a value of another type.
+    func valueDigests(_ random: inout SplitMix64) -> CBORNode {
+        var namespaces: [CBORNode.Entry] = []
+        for n in 0..<Int(random.next() % 4) {
+            var ids: [CBORNode.Entry] = []
+            let count = Int(random.next() % 71)
+            for i in 0..<count {
+                let key: CBORNode
+                switch random.next() % 12 {
+                case 0: key = .raw([0x18, UInt8(truncatingIfNeeded: i)])  // non-minimal (or repeated)
+                case 1 where i > 0: key = .unsigned(UInt64(i - 1))  // repeats the previous id
+                case 2: key = .text("x\(i)")
+                default: key = .unsigned(UInt64(i))
+                }
+                let value: CBORNode
+                switch random.next() % 16 {
+                case 0: value = .raw([0x5f, 0x41, UInt8(i & 0xff), 0xff])  // indefinite-length bstr
+                case 1: value = .text("d")
+                default: value = .bytes((0..<Int(random.next() % 40)).map { UInt8(truncatingIfNeeded: $0 &+ i) })
+                }
+                ids.append(.init(key, value))
+            }
+            let name: CBORNode = random.next() % 20 == 0 ? .unsigned(UInt64(n)) : .text("org.iso.18013.5.\(n)")
+            namespaces.append(.init(name, random.next() % 25 == 0 ? .array([]) : .map(ids)))
+        }
+        if random.next() % 15 == 0 {
+            // An indefinite-length valueDigests map.
+            var out: [UInt8] = [0xbf]
+            for entry in namespaces {
+                entry.key.encode(into: &out)
+                entry.value.encode(into: &out)
+            }
+            return .raw((out + [0xff])[...])
+        }
+        return .map(namespaces)
+    }
+
+    /// The general decoding's valueDigests, when the MSO decodes that way: namespace => [(id, digest)].
+    func generalDigests(_ payload: [UInt8]) -> CBORMap? {
+        guard let wrapper = try? CBOR(decoding: payload), let map = (try? wrapper.decodeEmbedded())?.map,
+            let digests = map["valueDigests"]?.map
+        else { return nil }
+        return digests
+    }
+
+    func testAgreesWithTheGeneralDecoding() throws {
+        var random = SplitMix64(seed: 9_1_2_4)
+        var fast = 0
+        for _ in 0..<1_500 {
+            let order = Array(0..<6).shuffled(using: &random)
+            var payload = mso(valueDigests: valueDigests(&random), order: order, extra: random.next() % 10 == 0)
+            switch random.next() % 10 {
+            case 0: payload[Int(random.next() % UInt64(payload.count))] ^= UInt8(1 << (random.next() % 8))
+            case 1: payload.removeLast(1 + Int(random.next() % 5))
+            default: break
+            }
+            let decoded = try? MobileSecurityObject(payload: payload[...])
+            guard let decoded else { continue }
+            let general = try XCTUnwrap(generalDigests(payload), "accepted where the general way fails: \(Hex.encode(payload))")
+            let digests = decoded.valueDigests
+            XCTAssertEqual(digests.count, general.count)
+            XCTAssertEqual(digests.namespaces, general.keys.compactMap(\.text))
+            if case .encoded = digests.storage { fast += 1 }
+            for entry in general {
+                let namespace = try XCTUnwrap(entry.key.text)
+                let ids = try XCTUnwrap(entry.value.map)
+                let found = try XCTUnwrap(digests[namespace], namespace)
+                XCTAssertEqual(found.count, ids.count)
+                for id in ids {
+                    let digestID = try XCTUnwrap(id.key.uint)
+                    XCTAssertEqual(found[digestID], id.value.bytes, Hex.encode(payload))
+                    XCTAssertEqual(found[digestID]?.indices, id.value.bytes?.indices)
+                }
+                XCTAssertNil(found[UInt64.max])
+            }
+            XCTAssertNil(digests["no.such.namespace"])
+        }
+        XCTAssertGreaterThan(fast, 200, "the usual shape is read in place")
+    }
+
+    /// The general way's refusals stand whichever way is tried first (same codes, paths, messages).
+    func testRefusalsAreTheGeneralOnes() {
+        let cases: [(CBORNode, String)] = [
+            (.map([.init(.int(1), .map([]))]), "not NameSpace => DigestIDs"),
+            (.map([.init(.text("ns"), .map([.init(.int(-1), .bytes([1]))]))]), "not DigestID (uint) => Digest (bstr)"),
+            (.map([.init(.text("ns"), .map([.init(.unsigned(1), .text("x"))]))]), "not DigestID (uint) => Digest (bstr)"),
+        ]
+        for (node, reason) in cases {
+            for order in [Array(0..<6), [5, 4, 3, 2, 1, 0]] {
+                XCTAssertThrowsError(try MobileSecurityObject(payload: mso(valueDigests: node, order: order, extra: false)[...])) {
+                    XCTAssertTrue("\($0)".contains(reason), "\($0)")
+                }
+            }
+        }
+    }
+}
