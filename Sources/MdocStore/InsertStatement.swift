@@ -1,3 +1,4 @@
+import Foundation
 import GRDB
 
 // The SQLite C API, for binding values on the write path (see `InsertStatement`). GRDB
@@ -13,6 +14,8 @@ protocol ColumnSink {
     mutating func put(_ value: String?)
     mutating func put(_ value: Int64?)
     mutating func put(_ value: Bool)
+    /// A hash given as lower-case hex, stored as its bytes (``StoreHash``).
+    mutating func put(hash: String?)
 }
 
 /// Collects values for GRDB (`encode(to:)`, `StatementArguments`).
@@ -21,6 +24,11 @@ struct ValueCollector: ColumnSink {
     mutating func put(_ value: String?) { values.append(value) }
     mutating func put(_ value: Int64?) { values.append(value) }
     mutating func put(_ value: Bool) { values.append(value) }
+    mutating func put(hash: String?) {
+        guard let hash else { return values.append(nil) }
+        // Not hex: the text itself, which the schema refuses (StoreHash).
+        values.append(StoreHash.bytes(hex: hash).map { Data($0) } ?? hash)
+    }
 }
 
 /// A prepared `INSERT` of one record type, executed once per row on the write path.
@@ -126,6 +134,22 @@ struct InsertStatement {
 
         mutating func put(_ value: Bool) {
             record(sqlite3_bind_int64(handle, index, value ? 1 : 0))
+        }
+
+        mutating func put(hash: String?) {
+            guard var hash else { return record(sqlite3_bind_null(handle, index)) }
+            let (handle, index) = (handle, index)
+            let code: Int32? = hash.withUTF8 { digits in
+                withUnsafeTemporaryAllocation(of: UInt8.self, capacity: max(digits.count / 2, 1)) { bytes in
+                    guard StoreHash.decode(digits, into: bytes) else { return nil }
+                    return sqlite3_bind_blob64(handle, index, bytes.baseAddress, UInt64(digits.count / 2), Self.transient)
+                }
+            }
+            guard let code else {
+                // Not hex: bound as text, which the schema's typeof(...) = 'blob' CHECK refuses.
+                return put(hash)
+            }
+            record(code)
         }
     }
 #endif

@@ -1,4 +1,6 @@
+import Foundation
 import GRDB
+import MdocCrypto
 
 // One record type per table (docs/schema.md), each with a nested `Columns` enum. Instants are
 // kept as store text (StoreTime) inside records; conversion happens at the API boundary.
@@ -524,19 +526,21 @@ struct DocumentRecord: StoreRecord, Equatable {
 // MARK: - element
 
 struct ElementRecord: StoreRecord, Equatable {
-    static let databaseTableName = "element"
+    /// Inserted into `element_raw` (digest as bytes, migration v4); read through the view `element`
+    /// or the table.
+    static let databaseTableName = "element_raw"
     enum Columns {
         static let documentID = Column("document_id")
         static let seq = Column("seq")
         static let namespace = Column("namespace")
         static let identifier = Column("identifier")
         static let digestID = Column("digest_id")
-        static let digestHex = Column("digest_hex")
+        static let digest = Column("digest")
         static let valueJSON = Column("value_json")
     }
     static let insertColumns = [
         Columns.documentID, Columns.seq, Columns.namespace, Columns.identifier, Columns.digestID,
-        Columns.digestHex, Columns.valueJSON,
+        Columns.digest, Columns.valueJSON,
     ]
 
     var documentID: Int64
@@ -544,6 +548,7 @@ struct ElementRecord: StoreRecord, Equatable {
     var namespace: String
     var identifier: String
     var digestID: Int64?
+    /// The digest as lower-case hex (stored as its bytes).
     var digestHex: String?
     var valueJSON: String?
 
@@ -553,7 +558,7 @@ struct ElementRecord: StoreRecord, Equatable {
         sink.put(namespace)
         sink.put(identifier)
         sink.put(digestID)
-        sink.put(digestHex)
+        sink.put(hash: digestHex)
         sink.put(valueJSON)
     }
 
@@ -576,7 +581,7 @@ struct ElementRecord: StoreRecord, Equatable {
         namespace = try row.decode(forColumn: Columns.namespace.name)
         identifier = try row.decode(forColumn: Columns.identifier.name)
         digestID = try row.decode(forColumn: Columns.digestID.name)
-        digestHex = try row.decode(forColumn: Columns.digestHex.name)
+        digestHex = try (row.decode(forColumn: Columns.digest.name) as Data?).map { hexString($0) }
         valueJSON = try row.decode(forColumn: Columns.valueJSON.name)
     }
 }
@@ -813,7 +818,9 @@ struct ImageRecord: StoreRecord, Equatable {
 // MARK: - input_file
 
 struct InputFileRecord: StoreRecord, Equatable {
-    static let databaseTableName = "input_file"
+    /// Inserted into `input_file_raw` (SHA-256 as bytes, migration v4); read through the view
+    /// `input_file` or the table.
+    static let databaseTableName = "input_file_raw"
     enum Columns {
         static let transactionID = Column("transaction_id")
         static let seq = Column("seq")
@@ -825,13 +832,14 @@ struct InputFileRecord: StoreRecord, Equatable {
     var transactionID: String
     var seq: Int64
     var path: String
+    /// Lower-case hex (stored as its bytes).
     var sha256: String
 
     func write<Sink: ColumnSink>(to sink: inout Sink) {
         sink.put(transactionID)
         sink.put(seq)
         sink.put(path)
-        sink.put(sha256)
+        sink.put(hash: sha256)
     }
 
     init(transactionID: String, seq: Int64, path: String, sha256: String) {
@@ -845,7 +853,7 @@ struct InputFileRecord: StoreRecord, Equatable {
         transactionID = try row.decode(forColumn: Columns.transactionID.name)
         seq = try row.decode(forColumn: Columns.seq.name)
         path = try row.decode(forColumn: Columns.path.name)
-        sha256 = try row.decode(forColumn: Columns.sha256.name)
+        sha256 = hexString(try row.decode(Data.self, forColumn: Columns.sha256.name))
     }
 }
 

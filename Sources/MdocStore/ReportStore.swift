@@ -430,4 +430,20 @@ extension ReportStore {
             try queue.write { db in try db.execute(sql: sql) }
         }
     }
+
+    /// Runs a read-only query on the database at `path` as it is, without applying migrations.
+    ///
+    /// - Warning: For tests of migrations (a store that a failed migration left as it was).
+    ///   Never used by mdocverify itself.
+    @_spi(Testing)
+    public static func queryWithoutMigrating(path: String, sql: String) throws -> [[StoreValue]] {
+        try storeErrors {
+            var configuration = Configuration()
+            configuration.readonly = true
+            let queue = try DatabaseQueue(path: path, configuration: configuration)
+            return try queue.read { db in
+                try Row.fetchAll(db, sql: sql).map { row in row.databaseValues.map(StoreValue.init) }
+            }
+        }
+    }
 }

@@ -1,3 +1,4 @@
+import Foundation
 import GRDB
 
 /// The schema of the report store, as frozen migrations (docs/schema.md).
@@ -6,10 +7,10 @@ import GRDB
 /// migration appended to ``migrator``. They never refer to the record types of this module.
 enum StoreSchema {
     /// The schema version this build writes (`PRAGMA user_version`, and the number of migrations).
-    static let version = 3
+    static let version = 4
 
     /// Identifiers of the migrations this build knows, in order (recorded by GRDB in `grdb_migrations`).
-    static let migrationIdentifiers = ["v1", "v2", "v3"]
+    static let migrationIdentifiers = ["v1", "v2", "v3", "v4"]
 
     static var migrator: DatabaseMigrator {
         var migrator = DatabaseMigrator()
@@ -22,8 +23,78 @@ enum StoreSchema {
         migrator.registerMigration("v3") { db in
             try db.execute(sql: v3)
         }
+        migrator.registerMigration("v4") { db in
+            // v4 copies the hex hashes of v1's element and input_file rows as bytes. SQLite
+            // before 3.41 has no unhex(), so the migration brings its own, for this migration only.
+            db.add(function: unhexFunction)
+            defer { db.remove(function: unhexFunction) }
+            try db.execute(sql: v4)
+        }
         return migrator
     }
+
+    /// `mdocverify_unhex(text)`: the bytes of lower-case hex text (NULL for NULL). Fails the
+    /// statement for anything else (v1 allowed an odd number of digits in `element.digest_hex`,
+    /// which mdocverify never wrote): a row that cannot be carried over stops the migration
+    /// rather than being changed.
+    static let unhexFunction = DatabaseFunction("mdocverify_unhex", argumentCount: 1, pure: true) { values in
+        guard let value = values.first, !value.isNull else { return nil }
+        guard let text = String.fromDatabaseValue(value), let bytes = StoreHash.bytes(hex: text) else {
+            throw StoreError(.corruptRow, "\(value) is not lower-case hex with an even number of digits")
+        }
+        return Data(bytes)
+    }
+
+    /// Migration "v4": the hashes of the most numerous per-transaction rows (disclosed elements,
+    /// files of a bundle) stored as bytes in `element_raw` and `input_file_raw`, and the views
+    /// `element` and `input_file` that show those rows as the v1 tables did (docs/schema.md,
+    /// "Hashes as bytes"). Frozen.
+    static let v4 = #"""
+        -- mdocverify report store, schema version 4 (migration "v4"). Frozen: never edited once shipped.
+        -- Disclosed elements and the files of a bundle are the most numerous rows of a transaction
+        -- (~12 and 4). Their hashes are stored as bytes: a CHECK of a BLOB's type and length costs
+        -- next to nothing, v1's hex CHECK (ltrim) ~2 us per value. The views element and input_file
+        -- show these rows exactly as v1's tables did (hashes as lower-case hex): query those.
+        CREATE TABLE element_raw (
+          document_id INTEGER NOT NULL REFERENCES document(id) ON DELETE CASCADE,
+          seq         INTEGER NOT NULL CHECK (seq >= 0),
+          namespace   TEXT    NOT NULL,
+          identifier  TEXT    NOT NULL,
+          digest_id   INTEGER          CHECK (digest_id >= 0),
+          digest      BLOB             CHECK (digest IS NULL OR (typeof(digest) = 'blob' AND length(digest) > 0)),
+          value_json  TEXT             CHECK (value_json IS NULL OR json_valid(value_json)),
+          PRIMARY KEY (document_id, seq)
+        ) WITHOUT ROWID;
+
+        CREATE TABLE input_file_raw (
+          transaction_id TEXT    NOT NULL REFERENCES txn(id),
+          seq            INTEGER NOT NULL CHECK (seq >= 0),
+          path           TEXT    NOT NULL,
+          sha256         BLOB    NOT NULL CHECK (typeof(sha256) = 'blob' AND length(sha256) = 32),
+          PRIMARY KEY (transaction_id, seq)
+        ) WITHOUT ROWID;
+
+        -- Every row of v1's tables, hashes converted (mdocverify_unhex exists during this migration only).
+        INSERT INTO element_raw (document_id, seq, namespace, identifier, digest_id, digest, value_json)
+          SELECT document_id, seq, namespace, identifier, digest_id, mdocverify_unhex(digest_hex), value_json
+          FROM element ORDER BY document_id, seq;
+        INSERT INTO input_file_raw (transaction_id, seq, path, sha256)
+          SELECT transaction_id, seq, path, mdocverify_unhex(sha256)
+          FROM input_file ORDER BY transaction_id, seq;
+        DROP TABLE element;
+        DROP TABLE input_file;
+
+        -- The rows as v1's tables held them: same names, columns and values.
+        CREATE VIEW element AS
+          SELECT document_id, seq, namespace, identifier, digest_id,
+                 CASE WHEN digest IS NULL THEN NULL ELSE lower(hex(digest)) END AS digest_hex, value_json
+          FROM element_raw;
+        CREATE VIEW input_file AS
+          SELECT transaction_id, seq, path, lower(hex(sha256)) AS sha256
+          FROM input_file_raw;
+
+        PRAGMA user_version = 4;
+        """#
 
     /// Migration "v3": passing check results of a verification as one row of `check_pass`, the
     /// view `check_result_all` that shows every result as a row again, and no index on every

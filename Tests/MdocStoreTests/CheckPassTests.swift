@@ -126,8 +126,8 @@ final class CheckPassTests: XCTestCase {
                   (1, 2, 'issuer.ds.validity', 'pass', 'verification', 'doc[0]', 'valid', '[["sha256","ab"],["at","x"]]');
                 """)
         let store = try ReportStore(path: path, clock: { Fixture.t0 })
-        XCTAssertEqual(try store.schemaVersion(), 3)
-        XCTAssertEqual(try store.texts("SELECT identifier FROM grdb_migrations"), ["v1", "v2", "v3"])
+        XCTAssertEqual(try store.schemaVersion(), 4)
+        XCTAssertEqual(try store.texts("SELECT identifier FROM grdb_migrations"), ["v1", "v2", "v3", "v4"])
         XCTAssertEqual(try store.int("SELECT count(*) FROM check_result"), 3)  // old rows stay
 
         try store.beginRun(Fixture.run("new"))

@@ -131,17 +131,26 @@ enum Fixture {
     }
 }
 
-/// Every table the schema creates (v1, and `check_pass` of v3).
+/// Every table the schema creates (v1, `check_pass` of v3, `element_raw` and `input_file_raw`
+/// of v4, which replaced v1's `element` and `input_file` with views).
 let allTables = [
-    "audit_log", "certificate", "check_pass", "check_result", "document", "element", "image", "ingest_failure",
-    "input_file", "run", "run_transaction", "txn", "verification", "verification_certificate",
+    "audit_log", "certificate", "check_pass", "check_result", "document", "element_raw", "image", "ingest_failure",
+    "input_file_raw", "run", "run_transaction", "txn", "verification", "verification_certificate",
+]
+
+/// The relations of schema v1 as a v1 (or v3) store has them as tables; since v4 `element` and
+/// `input_file` are views showing the same columns and values.
+let v1Relations = [
+    "run", "txn", "verification", "run_transaction", "check_result", "document", "element", "certificate",
+    "verification_certificate", "image", "input_file", "ingest_failure", "audit_log",
 ]
 
 extension ReportStore {
-    /// Row count of each table, and of the view `check_result_all` (every check result).
+    /// Row count of each table, and of the views `check_result_all` (every check result),
+    /// `element` and `input_file`.
     func rowCounts() throws -> [String: Int64] {
         var counts: [String: Int64] = [:]
-        for table in allTables + ["check_result_all"] {
+        for table in allTables + ["check_result_all", "element", "input_file"] {
             counts[table] = try int("SELECT count(*) FROM \(table)")
         }
         return counts

@@ -133,8 +133,10 @@ final class RecordTests: XCTestCase {
         expected["check_pass", default: 0] += 1
         expected["document", default: 0] += 1
         expected["element", default: 0] += 12
+        expected["element_raw", default: 0] += 12
         expected["verification_certificate", default: 0] += 2
         expected["input_file", default: 0] += 2
+        expected["input_file_raw", default: 0] += 2
         expected["audit_log", default: 0] += 1
         XCTAssertEqual(try store.rowCounts(), expected)
         var after = try store.runSummary(runID: "r1")

@@ -12,7 +12,7 @@ final class SchemaTests: XCTestCase {
         XCTAssertEqual(tables, allTables)
         XCTAssertEqual(
             try store.texts("SELECT name FROM sqlite_master WHERE type = 'view' ORDER BY name"),
-            ["check_result_all", "proof", "txn_latest"])
+            ["check_result_all", "element", "input_file", "proof", "txn_latest"])
         let triggers = try store.texts("SELECT name FROM sqlite_master WHERE type = 'trigger' ORDER BY name")
         XCTAssertEqual(triggers, ["audit_log_link", "audit_log_no_delete", "audit_log_no_update"])
         // What reports group by is indexed: verdicts, check id + status, DS fingerprint, source,
@@ -27,8 +27,8 @@ final class SchemaTests: XCTestCase {
         }
         // v3 dropped the index on every (check id, status) pair: nothing reads it.
         XCTAssertFalse(indexes.contains("check_result_check_status"))
-        XCTAssertEqual(try store.schemaVersion(), 3)
-        XCTAssertEqual(try store.texts("SELECT identifier FROM grdb_migrations"), ["v1", "v2", "v3"])
+        XCTAssertEqual(try store.schemaVersion(), 4)
+        XCTAssertEqual(try store.texts("SELECT identifier FROM grdb_migrations"), ["v1", "v2", "v3", "v4"])
         XCTAssertEqual(try store.int("PRAGMA foreign_keys"), 1)
         XCTAssertEqual(try store.texts("PRAGMA journal_mode"), ["wal"])
     }
@@ -54,8 +54,8 @@ final class SchemaTests: XCTestCase {
             try store.record([Fixture.outcome(1)], runID: "r1")
         }
         let reopened = try ReportStore(path: path)
-        XCTAssertEqual(try reopened.texts("SELECT identifier FROM grdb_migrations"), ["v1", "v2", "v3"])
-        XCTAssertEqual(try reopened.schemaVersion(), 3)
+        XCTAssertEqual(try reopened.texts("SELECT identifier FROM grdb_migrations"), ["v1", "v2", "v3", "v4"])
+        XCTAssertEqual(try reopened.schemaVersion(), 4)
         XCTAssertEqual(try reopened.int("SELECT count(*) FROM verification"), 1)
         XCTAssertEqual(try reopened.latestRunID(), "r1")
     }
