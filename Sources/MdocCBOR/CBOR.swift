@@ -336,13 +336,15 @@ public struct CBOREmbeddedFields {
     /// The number of keys.
     public let count: Int
 
-    /// The head of value `index` and the offset just after it; `nil` for an index out of range.
-    private func head(_ index: Int) -> (head: Head, contentStart: Int, end: Int)? {
+    /// The major type and argument of value `index` (definite forms only), the offset just after
+    /// its head and its end; `nil` for an index out of range. Read with a ``CBORCursor``: the
+    /// parser (and the references it holds) is not copied.
+    private func head(_ index: Int) -> (head: (major: UInt8, argument: UInt64), contentStart: Int, end: Int)? {
         guard index >= 0, index < count else { return nil }
-        var reader = parser
-        reader.position = spans[2 &* index]
-        guard let head = try? reader.readHead(), !head.isIndefinite else { return nil }
-        return (head, reader.position, spans[2 &* index &+ 1])
+        var cursor = CBORCursor(buffer: parser.buffer)
+        cursor.position = spans[2 &* index]
+        guard let head = cursor.anyHead() else { return nil }
+        return (head, cursor.position, spans[2 &* index &+ 1])
     }
 
     /// Value `index` if it is an unsigned integer (major type 0): ``CBOR/uint``.
