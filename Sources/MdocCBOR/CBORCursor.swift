@@ -131,6 +131,31 @@ public struct CBORCursor {
 }
 
 extension CBORCursor {
+    /// A tag head: the tag number.
+    @inlinable public mutating func tag() -> UInt64? { head(major: 6) }
+
+    /// Whether the bytes at `range` (offsets from ``textString()`` or ``byteString()``) are
+    /// `text`'s UTF-8; `false` for a range outside the bytes.
+    @inlinable public func bytes(_ range: Range<Int>, equal text: StaticString) -> Bool {
+        guard range.lowerBound >= 0, range.upperBound <= buffer.count, text.hasPointerRepresentation,
+            range.count == text.utf8CodeUnitCount
+        else { return false }
+        let wanted = text.utf8Start
+        var i = 0
+        while i < range.count {
+            if buffer[range.lowerBound &+ i] != wanted[i] { return false }
+            i &+= 1
+        }
+        return true
+    }
+
+    /// Calls `body` with the bytes at `range` (offsets from ``textString()`` or
+    /// ``byteString()``); `nil` for a range outside the bytes.
+    @inlinable public func withBytes<Result>(_ range: Range<Int>, _ body: (UnsafeBufferPointer<UInt8>) -> Result?) -> Result? {
+        guard range.lowerBound >= 0, range.upperBound <= buffer.count else { return nil }
+        return body(UnsafeBufferPointer(rebasing: buffer[range]))
+    }
+
     /// Moves past `count` map entries (key and value each one whole item); `false` as
     /// ``skip(depth:)``.
     @inlinable public mutating func skipEntries(_ count: Int) -> Bool {

@@ -98,7 +98,19 @@ public struct COSEKey: Sendable {
             return try PublicKey(curve: curve, raw: Array(x))
         case .ec2:
             if let y {
-                return try PublicKey(curve: curve, x: Array(x), y: Array(y))
+                let n = curve.coordinateByteCount
+                guard curve.kind == .weierstrass, x.count == n, y.count == n else {
+                    // The checks and errors of the coordinates' initializer.
+                    return try PublicKey(curve: curve, x: Array(x), y: Array(y))
+                }
+                // The same key built from one uncompressed point, without copying the
+                // coordinates into arrays of their own first.
+                var point: [UInt8] = []
+                point.reserveCapacity(1 + 2 * n)
+                point.append(0x04)
+                point.append(contentsOf: x)
+                point.append(contentsOf: y)
+                return try PublicKey(curve: curve, sec1Point: point)
             }
             let prefix: UInt8 = (ySign ?? false) ? 0x03 : 0x02
             return try PublicKey(curve: curve, sec1Point: [prefix] + Array(x))

@@ -41,7 +41,64 @@ public struct MobileSecurityObject: Sendable {
         let docType: String
         let valueDigests: ValueDigests
         let keyInfo: CBORMap
-        let validity: CBORMap
+        let validity: ValidityInfo
+    }
+
+    /// ValidityInfo's dates.
+    struct ValidityInfo {
+        var signed: Date
+        var validFrom: Date
+        var validUntil: Date
+        var expectedUpdate: Date?
+
+        init(signed: Date, validFrom: Date, validUntil: Date, expectedUpdate: Date?) {
+            self.signed = signed
+            self.validFrom = validFrom
+            self.validUntil = validUntil
+            self.expectedUpdate = expectedUpdate
+        }
+
+        /// Read in place from the exact bytes of a validityInfo map already checked well-formed:
+        /// each date a definite-length text under tag 0 that parses; other keys are skipped as
+        /// the general way ignores them. `nil` for anything else (the general way then decides,
+        /// and reports what is wrong).
+        init?(checkedEncoding encoded: ArraySlice<UInt8>) {
+            var dates: (signed: Date?, validFrom: Date?, validUntil: Date?, expectedUpdate: Date?)
+            let read: Bool = CBORCursor.with(encoded) { cursor in
+                guard let count = cursor.mapCount() else { return false }
+                for _ in 0..<count {
+                    guard let key = cursor.textString() else { return false }
+                    let slot: Int?
+                    switch key.count {
+                    case 6 where cursor.bytes(key, equal: "signed"): slot = 0
+                    case 9 where cursor.bytes(key, equal: "validFrom"): slot = 1
+                    case 10 where cursor.bytes(key, equal: "validUntil"): slot = 2
+                    case 14 where cursor.bytes(key, equal: "expectedUpdate"): slot = 3
+                    default: slot = nil
+                    }
+                    guard let slot else {
+                        guard cursor.skip() else { return false }
+                        continue
+                    }
+                    guard cursor.tag() == 0, let text = cursor.textString(),
+                        let date = cursor.withBytes(text, CBORDate.parseRFC3339(utf8:))
+                    else { return false }
+                    switch slot {
+                    case 0: dates.signed = date
+                    case 1: dates.validFrom = date
+                    case 2: dates.validUntil = date
+                    default: dates.expectedUpdate = date
+                    }
+                }
+                return cursor.isAtEnd
+            }
+            guard read, let signed = dates.signed, let validFrom = dates.validFrom, let validUntil = dates.validUntil
+            else { return nil }
+            self.signed = signed
+            self.validFrom = validFrom
+            self.validUntil = validUntil
+            self.expectedUpdate = dates.expectedUpdate
+        }
     }
 
     /// Decodes the MSO from a COSE_Sign1 payload (the bstr content, which holds `#6.24(bstr)`).
@@ -54,7 +111,7 @@ public struct MobileSecurityObject: Sendable {
             throw ModelError(.invalidEmbedded, path, "the issuerAuth payload is not well-formed CBOR: \(error)")
         }
         let keyInfo: CBORMap
-        let validityMap: () throws -> CBORMap
+        let validityInfo: () throws -> ValidityInfo
         // The usual shape (exactly the six keys; version, digestAlgorithm and docType text;
         // valueDigests of the right types in definite forms; deviceKeyInfo and validityInfo
         // maps) with valueDigests read in place, not built. Anything else goes the general way,
@@ -62,7 +119,7 @@ public struct MobileSecurityObject: Sendable {
         if let fields = wrapper.withEmbeddedFields(forTextKeys: Self.keys, { fields -> Fields? in
             guard let version = fields.text(0), let digestAlgorithm = fields.text(1), let docType = fields.text(4),
                 let digests = fields.encoded(2), let valueDigests = ValueDigests(checkedEncoding: digests),
-                let keyInfo = fields.item(3)?.map, let validity = fields.item(5)?.map
+                let keyInfo = fields.item(3)?.map, let validity = fields.encoded(5).flatMap(ValidityInfo.init(checkedEncoding:))
             else { return nil }
             return Fields(
                 version: version, digestAlgorithm: digestAlgorithm, docType: docType, valueDigests: valueDigests,
@@ -73,7 +130,7 @@ public struct MobileSecurityObject: Sendable {
             self.docType = fields.docType
             self.valueDigests = fields.valueDigests
             keyInfo = fields.keyInfo
-            validityMap = { fields.validity }
+            validityInfo = { fields.validity }
         } else {
             let item = try wrapper.requireEmbedded(at: "MobileSecurityObjectBytes")
             let map = try item.requireMap(at: path)
@@ -95,7 +152,7 @@ public struct MobileSecurityObject: Sendable {
             }
             self.valueDigests = ValueDigests(map: valueDigests)
             keyInfo = try map.requiredMap("deviceKeyInfo", at: path)
-            validityMap = { try map.requiredMap("validityInfo", at: path) }
+            validityInfo = { try Self.validityInfo(try map.requiredMap("validityInfo", at: path), path: path) }
         }
 
         self.deviceKeyItem = try keyInfo.required("deviceKey", at: "\(path).deviceKeyInfo")
@@ -137,7 +194,15 @@ public struct MobileSecurityObject: Sendable {
         self.authorizedNameSpaces = authorizedNameSpaces
         self.authorizedDataElements = authorizedElements
 
-        let validity = try validityMap()
+        let validity = try validityInfo()
+        self.signed = validity.signed
+        self.validFrom = validity.validFrom
+        self.validUntil = validity.validUntil
+        self.expectedUpdate = validity.expectedUpdate
+    }
+
+    /// ValidityInfo's dates from the decoded map (the general way).
+    static func validityInfo(_ validity: CBORMap, path: String) throws -> ValidityInfo {
         func date(_ key: String) throws -> Date {
             let item = try validity.required(key, at: "\(path).validityInfo")
             guard let date = CBORDate.tdate(item) else {
@@ -145,14 +210,11 @@ public struct MobileSecurityObject: Sendable {
             }
             return date
         }
-        self.signed = try date("signed")
-        self.validFrom = try date("validFrom")
-        self.validUntil = try date("validUntil")
-        if validity["expectedUpdate"] != nil {
-            self.expectedUpdate = try date("expectedUpdate")
-        } else {
-            self.expectedUpdate = nil
-        }
+        let signed = try date("signed")
+        let validFrom = try date("validFrom")
+        let validUntil = try date("validUntil")
+        let expectedUpdate = validity["expectedUpdate"] != nil ? try date("expectedUpdate") : nil
+        return ValidityInfo(signed: signed, validFrom: validFrom, validUntil: validUntil, expectedUpdate: expectedUpdate)
     }
 
     /// Whether keyAuthorizations allow the device to sign `identifier` in `namespace` (§9.1.2.4:

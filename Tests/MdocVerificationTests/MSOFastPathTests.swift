@@ -12,12 +12,12 @@ final class MSOFastPathTests: XCTestCase {
 
     /// An MSO with the given valueDigests, its six keys in `order` (a permutation of 0..<6) plus
     /// an extra key when asked.
-    func mso(valueDigests: CBORNode, order: [Int], extra: Bool) -> [UInt8] {
+    func mso(valueDigests: CBORNode, order: [Int], extra: Bool, validity: CBORNode? = nil) -> [UInt8] {
         var entries: [(String, CBORNode)] = [
             ("version", .text("1.0")), ("digestAlgorithm", .text("SHA-256")), ("valueDigests", valueDigests),
             ("deviceKeyInfo", .map([.init(.text("deviceKey"), .map([.init(.int(1), .int(2))]))])),
             ("docType", .text("org.iso.18013.5.1.mDL")),
-            ("validityInfo", .map([
+            ("validityInfo", validity ?? .map([
                 .init(.text("signed"), Self.date), .init(.text("validFrom"), Self.date), .init(.text("validUntil"), Self.date),
             ])),
         ]
@@ -71,6 +71,46 @@ final class MSOFastPathTests: XCTestCase {
         return .map(namespaces)
     }
 
+    /// A random validityInfo: the three dates, sometimes expectedUpdate, an extra key, a
+    /// missing date, another tag, an indefinite-length text, an unparsable date.
+    func validity(_ random: inout SplitMix64) -> CBORNode {
+        let texts = ["2026-01-01T00:00:00Z", "2025-06-30T12:34:56Z", "2026-02-30T00:00:00Z", "2027-01-01T00:00:00.5+01:00", "x"]
+        func date() -> CBORNode {
+            let text = texts[Int(random.next() % UInt64(texts.count))]
+            switch random.next() % 12 {
+            case 0: return .tagged(1, .text(text))
+            case 1: return .text(text)
+            case 2:
+                var out: [UInt8] = [0xc0, 0x7f]
+                CBORNode.text(text).encode(into: &out)
+                return .raw((out + [0xff])[...])
+            case 3: return .tagged(0, .tagged(0, .text(text)))
+            default: return .tagged(0, .text(text))
+            }
+        }
+        var entries: [CBORNode.Entry] = []
+        for key in ["signed", "validFrom", "validUntil", "expectedUpdate", "other", "1"] {
+            switch key {
+            case "expectedUpdate", "other": if random.next() % 3 != 0 { continue }
+            case "1":
+                if random.next() % 10 != 0 { continue }
+                entries.append(.init(.int(1), .int(2)))
+                continue
+            default: if random.next() % 15 == 0 { continue }
+            }
+            entries.append(.init(.text(key), key == "other" ? .array([.int(1)]) : date()))
+        }
+        return .map(entries)
+    }
+
+    /// The dates the general way reads from validityInfo, when it reads them.
+    func generalDates(_ payload: [UInt8]) -> [Date?]? {
+        guard let wrapper = try? CBOR(decoding: payload), let map = (try? wrapper.decodeEmbedded())?.map,
+            let validity = map["validityInfo"]?.map
+        else { return nil }
+        return ["signed", "validFrom", "validUntil", "expectedUpdate"].map { validity[$0].flatMap(CBORDate.tdate) }
+    }
+
     /// The general decoding's valueDigests, when the MSO decodes that way: namespace => [(id, digest)].
     func generalDigests(_ payload: [UInt8]) -> CBORMap? {
         guard let wrapper = try? CBOR(decoding: payload), let map = (try? wrapper.decodeEmbedded())?.map,
@@ -84,7 +124,9 @@ final class MSOFastPathTests: XCTestCase {
         var fast = 0
         for _ in 0..<1_500 {
             let order = Array(0..<6).shuffled(using: &random)
-            var payload = mso(valueDigests: valueDigests(&random), order: order, extra: random.next() % 10 == 0)
+            let validityInfo = random.next() % 3 == 0 ? validity(&random) : nil
+            var payload = mso(
+                valueDigests: valueDigests(&random), order: order, extra: random.next() % 10 == 0, validity: validityInfo)
             switch random.next() % 10 {
             case 0: payload[Int(random.next() % UInt64(payload.count))] ^= UInt8(1 << (random.next() % 8))
             case 1: payload.removeLast(1 + Int(random.next() % 5))
@@ -93,6 +135,11 @@ final class MSOFastPathTests: XCTestCase {
             let decoded = try? MobileSecurityObject(payload: payload[...])
             guard let decoded else { continue }
             let general = try XCTUnwrap(generalDigests(payload), "accepted where the general way fails: \(Hex.encode(payload))")
+            let dates = try XCTUnwrap(generalDates(payload))
+            XCTAssertEqual(decoded.signed, dates[0])
+            XCTAssertEqual(decoded.validFrom, dates[1])
+            XCTAssertEqual(decoded.validUntil, dates[2])
+            XCTAssertEqual(decoded.expectedUpdate, dates[3])
             let digests = decoded.valueDigests
             XCTAssertEqual(digests.count, general.count)
             XCTAssertEqual(digests.namespaces, general.keys.compactMap(\.text))
@@ -111,11 +158,23 @@ final class MSOFastPathTests: XCTestCase {
             }
             XCTAssertNil(digests["no.such.namespace"])
         }
-        XCTAssertGreaterThan(fast, 200, "the usual shape is read in place")
+        XCTAssertGreaterThan(fast, 120, "the usual shape is read in place")
     }
 
     /// The general way's refusals stand whichever way is tried first (same codes, paths, messages).
     func testRefusalsAreTheGeneralOnes() {
+        let valid = CBORNode.map([.init(.text("ns"), .map([.init(.unsigned(1), .bytes([1]))]))])
+        let dates: [(CBORNode, String)] = [
+            (.map([.init(.text("signed"), .tagged(1, .text("2026-01-01T00:00:00Z")))]), "signed is not a tdate"),
+            (.map([.init(.text("signed"), Self.date), .init(.text("validFrom"), Self.date)]), "validUntil is missing"),
+            (.map([.init(.text("signed"), Self.date), .init(.text("validFrom"), .tagged(0, .text("2026-13-01T00:00:00Z"))),
+                   .init(.text("validUntil"), Self.date)]), "validFrom is not a tdate"),
+        ]
+        for (node, reason) in dates {
+            XCTAssertThrowsError(try MobileSecurityObject(payload: mso(valueDigests: valid, order: Array(0..<6), extra: false, validity: node)[...])) {
+                XCTAssertTrue("\($0)".contains(reason), "\($0)")
+            }
+        }
         let cases: [(CBORNode, String)] = [
             (.map([.init(.int(1), .map([]))]), "not NameSpace => DigestIDs"),
             (.map([.init(.text("ns"), .map([.init(.int(-1), .bytes([1]))]))]), "not DigestID (uint) => Digest (bstr)"),
