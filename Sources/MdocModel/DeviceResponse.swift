@@ -161,22 +161,25 @@ public struct IssuerSignedItem: Sendable {
     /// The keys of an IssuerSignedItem, in the order ``CBOR/withEmbeddedFields(forTextKeys:options:_:)`` indexes them.
     static let keys: [StaticString] = ["digestID", "random", "elementIdentifier", "elementValue"]
 
-    /// What the fast path reads.
-    private struct Fields {
-        let digestID: UInt64
-        let random: ArraySlice<UInt8>
-        let elementIdentifier: String
-        let elementValue: CBOR?
+    private init(
+        itemBytes: ArraySlice<UInt8>, digestID: UInt64, random: ArraySlice<UInt8>, elementIdentifier: String,
+        elementValue: CBOR?
+    ) {
+        self.itemBytes = itemBytes
+        self.digestID = digestID
+        self.random = random
+        self.elementIdentifier = elementIdentifier
+        self.elementValue = elementValue
     }
 
     /// Reads IssuerSignedItemBytes. With `decodingValue: false` the element value is validated
     /// but not built (the verifier keeps no values by default): the item is accepted or refused
     /// exactly as with `true`.
-    public init(_ item: CBOR, path: String, decodingValue: Bool = true) throws {
+    public init(_ item: borrowing CBOR, path: String, decodingValue: Bool = true) throws {
         // The usual shape (exactly the four keys, of the right types) read in place, without
         // building the map or its items; anything else goes the general way below, which
         // reports what is wrong.
-        if let fields = item.withEmbeddedFields(forTextKeys: Self.keys, { fields -> Fields? in
+        if let fast = item.withEmbeddedFields(forTextKeys: Self.keys, { fields -> IssuerSignedItem? in
             guard let digestID = fields.unsigned(0), let random = fields.bytes(1), let elementIdentifier = fields.text(2)
             else { return nil }
             var value: CBOR?
@@ -184,13 +187,11 @@ public struct IssuerSignedItem: Sendable {
                 guard let decoded = fields.item(3) else { return nil }
                 value = decoded
             }
-            return Fields(digestID: digestID, random: random, elementIdentifier: elementIdentifier, elementValue: value)
+            return IssuerSignedItem(
+                itemBytes: item.encoded, digestID: digestID, random: random, elementIdentifier: elementIdentifier,
+                elementValue: value)
         }) {
-            self.itemBytes = item.encoded
-            self.digestID = fields.digestID
-            self.random = fields.random
-            self.elementIdentifier = fields.elementIdentifier
-            self.elementValue = fields.elementValue
+            self = fast
             return
         }
         let inner = try item.requireEmbedded(at: path)

@@ -470,8 +470,6 @@ public struct DeviceResponseVerifier: Sendable {
                         subject: "\(subject)/\(namespace)[\(position)]"))
                     continue
                 }
-                // Built only when a result needs it: this loop runs once per disclosed element.
-                var elementSubject: String { "\(subject)/\(namespace)/\(item.elementIdentifier)" }
                 guard let hash = checking else {
                     findings.elements.append(DisclosedElement(
                         namespace: namespace, identifier: item.elementIdentifier, digestID: item.digestID, digest: nil,
@@ -489,7 +487,7 @@ public struct DeviceResponseVerifier: Sendable {
                         results.append(CheckResult(
                             .msoDigest, .fail,
                             "digest \(item.digestID) of \(namespace)/\(item.elementIdentifier) does not match the MSO",
-                            subject: elementSubject,
+                            subject: Self.elementSubject(subject, namespace, item.elementIdentifier),
                             evidence: [Evidence("digestID", String(item.digestID)), Evidence("computed", hexString(digest)),
                                        Evidence("expected", hexString(expected))]))
                     }
@@ -498,7 +496,8 @@ public struct DeviceResponseVerifier: Sendable {
                     results.append(CheckResult(
                         .msoDigestId, .fail,
                         "digestID \(item.digestID) of \(namespace)/\(item.elementIdentifier) is not in the MSO valueDigests",
-                        subject: elementSubject, evidence: [Evidence("digestID", String(item.digestID))]))
+                        subject: Self.elementSubject(subject, namespace, item.elementIdentifier),
+                        evidence: [Evidence("digestID", String(item.digestID))]))
                 }
                 findings.elements.append(DisclosedElement(
                     namespace: namespace, identifier: item.elementIdentifier, digestID: item.digestID, digest: digest,
@@ -524,6 +523,12 @@ public struct DeviceResponseVerifier: Sendable {
                 .msoDigest, .pass, String(concatenating: [String(matched), " of ", String(total), " ", hash.rawValue, " digests match"]), subject: subject,
                 evidence: [Evidence("algorithm", hash.rawValue), Evidence("count", String(total))]))
         }
+    }
+
+    /// The subject of an element's result, built only when a result needs it (a function, not
+    /// a local computed property: that captured a copy of the item for every element).
+    static func elementSubject(_ subject: String, _ namespace: String, _ identifier: String) -> String {
+        "\(subject)/\(namespace)/\(identifier)"
     }
 
     // MARK: Device authentication (§9.1.3)
