@@ -119,18 +119,20 @@ public struct IssuerSigned: Sendable {
     public let nameSpaces: [(namespace: String, items: [CBOR])]
     public let issuerAuthItem: CBOR
 
-    public init(_ item: CBOR, path: String) throws {
-        let map = try item.requireMap(at: path)
-        self.issuerAuthItem = try map.required("issuerAuth", at: path)
+    /// `path` names the structure in errors; it is built only when an error needs it.
+    public init(_ item: CBOR, path: @autoclosure () -> String) throws {
+        let map = try item.requireMap(at: path())
+        self.issuerAuthItem = try map.required("issuerAuth", at: path())
         var nameSpaces: [(String, [CBOR])] = []
         if let nsItem = map["nameSpaces"] {
-            let nsMap = try nsItem.requireMap(at: "\(path).nameSpaces")
+            let nsMap = try nsItem.requireMap(at: "\(path()).nameSpaces")
+            nameSpaces.reserveCapacity(nsMap.count)
             for entry in nsMap {
                 guard let namespace = entry.key.text else {
-                    throw ModelError(.wrongType, "\(path).nameSpaces", "a NameSpace key is not a text string")
+                    throw ModelError(.wrongType, "\(path()).nameSpaces", "a NameSpace key is not a text string")
                 }
                 guard let items = entry.value.array else {
-                    throw ModelError(.wrongType, "\(path).nameSpaces.\(namespace)", "not an array of IssuerSignedItemBytes")
+                    throw ModelError(.wrongType, "\(path()).nameSpaces.\(namespace)", "not an array of IssuerSignedItemBytes")
                 }
                 nameSpaces.append((namespace, items))
             }

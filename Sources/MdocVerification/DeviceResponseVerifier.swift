@@ -106,13 +106,15 @@ public struct DeviceResponseVerifier: Sendable {
 
     /// "doc[0]" ... "doc[7]", not interpolated for every document.
     static let documentSubjects = (0..<8).map { "doc[\($0)]" }
+    /// "documents[0]" ... "documents[7]", the paths of decoding errors, likewise.
+    static let documentPaths = (0..<8).map { "documents[\($0)]" }
 
     func verifyDocument(_ item: CBOR, index: Int, into results: inout [CheckResult]) -> DocumentFindings {
         let subject = index < Self.documentSubjects.count ? Self.documentSubjects[index] : "doc[\(index)]"
         var findings = DocumentFindings(index: index)
         let document: Document
         do {
-            document = try Document(item, path: "documents[\(index)]")
+            document = try Document(item, path: index < Self.documentPaths.count ? Self.documentPaths[index] : "documents[\(index)]")
         } catch let error as ModelError {
             let id: CheckID = error.path.contains("issuerSigned") ? .issuerStructure : .responseStructure
             results.append(CheckResult(id, .fail, "\(error)", subject: subject))
