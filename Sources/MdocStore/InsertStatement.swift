@@ -66,19 +66,27 @@ struct InsertStatement {
     func execute<Record: StoreRecord>(_ record: Record) throws {
         #if canImport(GRDBSQLite) || canImport(SQLite3)
             let handle = statement.sqliteStatement
-            sqlite3_reset(handle)
-            var binder = SQLiteBinder(handle)
-            record.write(to: &binder)
-            guard binder.result == SQLITE_OK else {
-                throw currentError(code: binder.result)
-            }
-            let step = sqlite3_step(handle)
-            guard step == SQLITE_DONE else {
-                let error = currentError(code: step)
+            var size = BoundBytes()
+            record.write(to: &size)
+            // Texts and blobs are copied into one buffer on the stack and bound without another
+            // copy (SQLITE_STATIC); SQLITE_TRANSIENT made SQLite allocate, copy and free each one.
+            try withUnsafeTemporaryAllocation(of: UInt8.self, capacity: max(size.count, 1)) { arena in
                 sqlite3_reset(handle)
-                throw error
+                // No binding may point into the buffer once it is gone, whatever happens.
+                defer { sqlite3_clear_bindings(handle) }
+                var binder = SQLiteBinder(handle, arena: arena)
+                record.write(to: &binder)
+                guard binder.result == SQLITE_OK else {
+                    throw currentError(code: binder.result)
+                }
+                let step = sqlite3_step(handle)
+                guard step == SQLITE_DONE else {
+                    let error = currentError(code: step)
+                    sqlite3_reset(handle)
+                    throw error
+                }
+                sqlite3_reset(handle)
             }
-            sqlite3_reset(handle)
         #else
             var values = ValueCollector()
             record.write(to: &values)
@@ -100,29 +108,59 @@ struct InsertStatement {
     #endif
 }
 
+/// Counts the bytes of the texts and blobs a record binds (an upper bound for hashes), to size
+/// the buffer ``SQLiteBinder`` copies them into.
+struct BoundBytes: ColumnSink {
+    var count = 0
+    mutating func put(_ value: String?) { count += value?.utf8.count ?? 0 }
+    mutating func put(_ value: Int64?) {}
+    mutating func put(_ value: Bool) {}
+    mutating func put(hash: String?) { count += hash?.utf8.count ?? 0 }
+}
+
 #if canImport(GRDBSQLite) || canImport(SQLite3)
     /// Binds values to consecutive parameters of a statement; remembers the first failure.
+    ///
+    /// Texts and blobs are copied into `arena` and bound with SQLITE_STATIC: the caller keeps
+    /// the arena alive until the statement has stepped and clears the bindings before freeing
+    /// it. The arena must hold the bytes ``BoundBytes`` counts for the same values.
     struct SQLiteBinder: ColumnSink {
         let handle: OpaquePointer
+        let arena: UnsafeMutableBufferPointer<UInt8>
+        var used = 0
         var index: Int32 = 1
         var result: Int32 = SQLITE_OK
 
-        /// SQLITE_TRANSIENT: SQLite copies the bytes before `sqlite3_bind_text64` returns.
-        private static let transient = unsafeBitCast(-1, to: sqlite3_destructor_type.self)
+        /// SQLITE_STATIC: SQLite uses the bytes where they are (in `arena`) without copying.
+        private static let bindStatic = unsafeBitCast(0, to: sqlite3_destructor_type.self)
 
-        init(_ handle: OpaquePointer) { self.handle = handle }
+        init(_ handle: OpaquePointer, arena: UnsafeMutableBufferPointer<UInt8>) {
+            self.handle = handle
+            self.arena = arena
+        }
 
         private mutating func record(_ code: Int32) {
             if result == SQLITE_OK { result = code }
             index &+= 1
         }
 
+        /// Copies `bytes` to the free part of the arena; its start, or `nil` when it has no room
+        /// (a caller that did not size it with ``BoundBytes``).
+        private mutating func copy(_ bytes: UnsafeBufferPointer<UInt8>) -> UnsafeMutablePointer<UInt8>? {
+            guard let base = arena.baseAddress, arena.count - used >= bytes.count else { return nil }
+            let start = base + used
+            if let source = bytes.baseAddress { start.update(from: source, count: bytes.count) }
+            used += bytes.count
+            return start
+        }
+
         mutating func put(_ value: String?) {
             guard var value else { return record(sqlite3_bind_null(handle, index)) }
-            let code = value.withUTF8 { bytes in
-                sqlite3_bind_text64(
-                    handle, index, bytes.baseAddress.map { UnsafeRawPointer($0).assumingMemoryBound(to: CChar.self) },
-                    UInt64(bytes.count), Self.transient, UInt8(SQLITE_UTF8))
+            let code = value.withUTF8 { bytes -> Int32 in
+                guard let start = copy(bytes) else { return SQLITE_NOMEM }
+                return sqlite3_bind_text64(
+                    handle, index, UnsafeRawPointer(start).assumingMemoryBound(to: CChar.self), UInt64(bytes.count),
+                    Self.bindStatic, UInt8(SQLITE_UTF8))
             }
             record(code)
         }
@@ -138,12 +176,13 @@ struct InsertStatement {
 
         mutating func put(hash: String?) {
             guard var hash else { return record(sqlite3_bind_null(handle, index)) }
-            let (handle, index) = (handle, index)
-            let code: Int32? = hash.withUTF8 { digits in
-                withUnsafeTemporaryAllocation(of: UInt8.self, capacity: max(digits.count / 2, 1)) { bytes in
-                    guard StoreHash.decode(digits, into: bytes) else { return nil }
-                    return sqlite3_bind_blob64(handle, index, bytes.baseAddress, UInt64(digits.count / 2), Self.transient)
-                }
+            let code: Int32? = hash.withUTF8 { digits -> Int32? in
+                let count = digits.count / 2
+                guard let base = arena.baseAddress, arena.count - used >= count else { return SQLITE_NOMEM }
+                let out = UnsafeMutableBufferPointer(start: base + used, count: count)
+                guard StoreHash.decode(digits, into: out) else { return nil }
+                used += count
+                return sqlite3_bind_blob64(handle, index, out.baseAddress, UInt64(count), Self.bindStatic)
             }
             guard let code else {
                 // Not hex: bound as text, which the schema's typeof(...) = 'blob' CHECK refuses.
@@ -174,23 +213,32 @@ struct VerificationLookup {
     func find(transactionID: String, trustSnapshot: String, verificationTime: String) throws -> (id: Int64, runID: String)? {
         #if canImport(GRDBSQLite) || canImport(SQLite3)
             let handle = statement.sqliteStatement
-            sqlite3_reset(handle)
-            var binder = SQLiteBinder(handle)
-            binder.put(transactionID)
-            binder.put(trustSnapshot)
-            binder.put(verificationTime)
-            guard binder.result == SQLITE_OK else { throw error(code: binder.result) }
-            defer { sqlite3_reset(handle) }
-            switch sqlite3_step(handle) {
-            case SQLITE_DONE:
-                return nil
-            case SQLITE_ROW:
-                guard sqlite3_column_type(handle, 1) == SQLITE_TEXT, let text = sqlite3_column_text(handle, 1) else {
-                    throw StoreError(.corruptRow, "verification.run_id is not text")
+            var size = BoundBytes()
+            size.put(transactionID)
+            size.put(trustSnapshot)
+            size.put(verificationTime)
+            return try withUnsafeTemporaryAllocation(of: UInt8.self, capacity: max(size.count, 1)) { arena in
+                sqlite3_reset(handle)
+                defer {
+                    sqlite3_reset(handle)
+                    sqlite3_clear_bindings(handle)
                 }
-                return (sqlite3_column_int64(handle, 0), String(cString: text))
-            case let code:
-                throw error(code: code)
+                var binder = SQLiteBinder(handle, arena: arena)
+                binder.put(transactionID)
+                binder.put(trustSnapshot)
+                binder.put(verificationTime)
+                guard binder.result == SQLITE_OK else { throw error(code: binder.result) }
+                switch sqlite3_step(handle) {
+                case SQLITE_DONE:
+                    return nil
+                case SQLITE_ROW:
+                    guard sqlite3_column_type(handle, 1) == SQLITE_TEXT, let text = sqlite3_column_text(handle, 1) else {
+                        throw StoreError(.corruptRow, "verification.run_id is not text")
+                    }
+                    return (sqlite3_column_int64(handle, 0), String(cString: text))
+                case let code:
+                    throw error(code: code)
+                }
             }
         #else
             guard let row = try Row.fetchOne(statement, arguments: [transactionID, trustSnapshot, verificationTime])

@@ -505,6 +505,32 @@ final class RecordTests: XCTestCase {
         XCTAssertEqual(try store.int("SELECT count(*) FROM txn"), 0)
     }
 
+    /// Texts are bound from one buffer per row (InsertStatement): empty, non-ASCII and long
+    /// texts, next to hashes and NULLs in the same rows, come back exactly.
+    func testTextsOfEveryShapeComeBackExactly() throws {
+        let store = try Fixture.store(self)
+        try store.beginRun(Fixture.run("r1"))
+        let long = String(repeating: "détail ✓ ", count: 2_000)
+        var outcome = Fixture.outcome(1, valueJSON: #""Ærøskøbing \u0000 日本""#)
+        outcome.displayName = "bündel name"
+        outcome.source = ""
+        outcome.documents[0].elements[1].namespace = "org.iso.18013.5.1.ΑΒΓ"
+        outcome.documents[0].elements[1].digestHex = nil
+        outcome.checks[0] = CheckResult("input.metadata", .warn, long, subject: "", evidence: [Evidence("k", long)])
+        try store.record([outcome, Fixture.outcome(2)], runID: "r1")
+        XCTAssertEqual(
+            try store.query(sql: "SELECT display_name, source FROM txn WHERE reference_code = 'REF-1'"),
+            [[.text("bündel name"), .text("")]])
+        XCTAssertEqual(
+            try store.query(sql: "SELECT namespace, digest_hex FROM element WHERE seq = 1 ORDER BY document_id"),
+            [[.text("org.iso.18013.5.1.ΑΒΓ"), .null], [.text("org.iso.18013.5.1"), .text(Fixture.hex(1, salt: 0xd1))]])
+        XCTAssertEqual(
+            try store.texts("SELECT value_json FROM element WHERE value_json IS NOT NULL"), [#""Ærøskøbing \u0000 日本""#])
+        let results = try store.checkResults(verificationIDs: [1])
+        XCTAssertEqual(results[1]?.first, outcome.checks[0])
+        XCTAssertEqual(results[1], outcome.checks)
+    }
+
     func testDigestIDsBeyondInt64AreStoredAsNull() throws {
         let store = try Fixture.store(self)
         try store.beginRun(Fixture.run("r1"))
