@@ -110,40 +110,64 @@ enum JSONText {
     }
 
     /// Passing check results as stored in `check_pass.results_json` (migration v3): a JSON array
-    /// with, per result in the order given, `[seq, check_id, instant, subject, detail, evidence]`,
-    /// where `instant` is `null` or its raw value and `evidence` is the array of
-    /// ``evidence(_:)``. Written once per verification instead of one row per result.
-    static func passResults(_ results: [(seq: Int, check: CheckResult)]) -> String {
+    /// with, per result of `results` at the positions `seqs` (in that order),
+    /// `[seq, check_id, instant, subject, detail, evidence]`, where `seq` is the position,
+    /// `instant` is `null` or its raw value and `evidence` is the array of ``evidence(_:)``.
+    /// Written once per verification instead of one row per result.
+    static func passResults(_ results: [CheckResult], at seqs: [Int]) -> String {
         var capacity = 2
-        for (_, check) in results {
+        for seq in seqs {
+            let check = results[seq]
             capacity += check.id.rawValue.utf8.count + check.subject.utf8.count + check.detail.utf8.count + 40
             for item in check.evidence { capacity += item.key.utf8.count + item.value.utf8.count + 8 }
         }
         var out = [UInt8]()
         out.reserveCapacity(capacity)
         out.append(UInt8(ascii: "["))
-        for (index, (seq, check)) in results.enumerated() {
+        for (index, seq) in seqs.enumerated() {
             if index > 0 { out.append(UInt8(ascii: ",")) }
             out.append(UInt8(ascii: "["))
-            out.append(contentsOf: String(seq).utf8)
+            appendDecimal(seq, to: &out)
             out.append(UInt8(ascii: ","))
-            appendQuoted(check.id.rawValue, to: &out)
+            appendQuoted(results[seq].id.rawValue, to: &out)
             out.append(UInt8(ascii: ","))
-            if let instant = check.instant {
+            if let instant = results[seq].instant {
                 appendQuoted(instant.rawValue, to: &out)
             } else {
                 out.append(contentsOf: "null".utf8)
             }
             out.append(UInt8(ascii: ","))
-            appendQuoted(check.subject, to: &out)
+            appendQuoted(results[seq].subject, to: &out)
             out.append(UInt8(ascii: ","))
-            appendQuoted(check.detail, to: &out)
+            appendQuoted(results[seq].detail, to: &out)
             out.append(UInt8(ascii: ","))
-            appendEvidence(check.evidence, to: &out)
+            appendEvidence(results[seq].evidence, to: &out)
             out.append(UInt8(ascii: "]"))
         }
         out.append(UInt8(ascii: "]"))
         return String(decoding: out, as: UTF8.self)
+    }
+
+    /// Appends a non-negative integer in decimal (no `String` made for it).
+    static func appendDecimal(_ value: Int, to out: inout [UInt8]) {
+        guard value > 0 else {
+            out.append(value == 0 ? UInt8(ascii: "0") : UInt8(ascii: "-"))
+            if value < 0 { out.append(contentsOf: String(value.magnitude).utf8) }
+            return
+        }
+        var digits: (UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8,
+                     UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8) =
+            (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)
+        var rest = value
+        var count = 0
+        withUnsafeMutableBytes(of: &digits) { buffer in
+            while rest > 0 {
+                buffer[19 - count] = UInt8(ascii: "0") &+ UInt8(rest % 10)
+                rest /= 10
+                count += 1
+            }
+            out.append(contentsOf: buffer[(20 - count)...])
+        }
     }
 
     /// Appends evidence as a JSON array of `[key, value]` string pairs.

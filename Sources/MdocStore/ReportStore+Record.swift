@@ -299,20 +299,24 @@ extension PreparedOutcome {
     /// the others as rows; `seq` is the position in `results` either way.
     static func split(_ results: [CheckResult]) -> (rows: [CheckResultRecord], passesJSON: String?) {
         var rows: [CheckResultRecord] = []
-        var passes: [(seq: Int, check: CheckResult)] = []
+        // Positions only: copying each passing result (five strings and the evidence) cost more
+        // than writing it.
+        var passes: [Int] = []
         passes.reserveCapacity(results.count)
-        for (seq, check) in results.enumerated() {
-            if check.status == .pass {
-                passes.append((seq, check))
+        for seq in results.indices {
+            let status = results[seq].status
+            if status == .pass {
+                passes.append(seq)
             } else {
+                let check = results[seq]
                 rows.append(
                     CheckResultRecord(
-                        verificationID: 0, seq: Int64(seq), checkID: check.id.rawValue, status: check.status.rawValue,
+                        verificationID: 0, seq: Int64(seq), checkID: check.id.rawValue, status: status.rawValue,
                         instant: check.instant?.rawValue, subject: check.subject, detail: check.detail,
                         evidenceJSON: JSONText.evidence(check.evidence)))
             }
         }
-        return (rows, passes.isEmpty ? nil : JSONText.passResults(passes))
+        return (rows, passes.isEmpty ? nil : JSONText.passResults(results, at: passes))
     }
 }
 

@@ -30,6 +30,25 @@ final class CheckPassTests: XCTestCase {
         ]
     }
 
+    /// The exact text of `check_pass.results_json`: positions of the passes among all results
+    /// (one, two and three digits), instants, escapes.
+    func testPassArrayText() throws {
+        let store = try Fixture.store(self)
+        try store.beginRun(Fixture.run("r1"))
+        var outcome = Fixture.outcome(1)
+        outcome.checks = (0..<101).map { index in
+            index == 100
+                ? CheckResult("mso.validity", .pass, "a \"b\"", subject: "doc[0]", instant: .capture, evidence: [Evidence("k", "v")])
+                : CheckResult("input.metadata", index == 9 || index == 10 ? .pass : .skipped, "s")
+        }
+        try store.record([outcome], runID: "r1")
+        XCTAssertEqual(
+            try store.texts("SELECT results_json FROM check_pass"),
+            [#"[[9,"input.metadata",null,"","s",[]],[10,"input.metadata",null,"","s",[]],"#
+                + #"[100,"mso.validity","capture","doc[0]","a \"b\"",[["k","v"]]]]"#])
+        XCTAssertEqual(try store.int("SELECT count(*) FROM check_result"), 98)
+    }
+
     func testRecordedResultsRoundTripInOrderWithEveryStatus() throws {
         let store = try Fixture.store(self)
         try store.beginRun(Fixture.run("r1"))
