@@ -32,15 +32,27 @@ public enum HashFunction: String, Sendable, CaseIterable, Codable {
     /// `SHA256()` goes through `EVP_Q_digest`, which fetches the implementation by name on every
     /// call, twice the cost of hashing a ~100-byte IssuerSignedItem.
     public func hash<Bytes: Collection>(_ data: Bytes) -> [UInt8] where Bytes.Element == UInt8 {
+        withNonNullBytes(data) { pointer, length in digest(pointer, length) }
+    }
+
+    /// ``hash(_:)`` for arrays, without the generic entry point (callers in other modules
+    /// otherwise run the unspecialised generic code).
+    public func hash(_ data: [UInt8]) -> [UInt8] {
+        withNonNullBytes(data) { pointer, length in digest(pointer, length) }
+    }
+
+    /// ``hash(_:)`` for array slices, without the generic entry point.
+    public func hash(_ data: ArraySlice<UInt8>) -> [UInt8] {
+        withNonNullBytes(data) { pointer, length in digest(pointer, length) }
+    }
+
+    private func digest(_ pointer: UnsafePointer<UInt8>, _ length: Int) -> [UInt8] {
         let count = outputByteCount
-        let md = evpMD
-        return withNonNullBytes(data) { pointer, length in
-            [UInt8](unsafeUninitializedCapacity: count) { out, initialized in
-                var written: UInt32 = 0
-                let ok = EVP_Digest(pointer, length, out.baseAddress, &written, md, nil) == 1
-                precondition(ok && Int(written) == count, "EVP_Digest failed")
-                initialized = count
-            }
+        return [UInt8](unsafeUninitializedCapacity: count) { out, initialized in
+            guard let base = out.baseAddress else { preconditionFailure("no digest buffer") }
+            let written = hash(UnsafeRawPointer(pointer), length, into: base)
+            precondition(written == count, "SHA-2 digest failed")
+            initialized = count
         }
     }
 }

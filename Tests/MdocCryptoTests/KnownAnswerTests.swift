@@ -28,6 +28,20 @@ final class KnownAnswerTests: XCTestCase {
             ))
     }
 
+    /// Every entry point (array, array slice, any collection) gives the same digest, the empty
+    /// input included (FIPS 180-4 SHA-256 of "").
+    func testSHA256EntryPointsAgree() {
+        let empty = "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855"
+        XCTAssertEqual(HashFunction.sha256.hash([UInt8]()), hex(empty))
+        XCTAssertEqual(HashFunction.sha256.hash([UInt8]()[...]), hex(empty))
+        XCTAssertEqual(HashFunction.sha256.hash(EmptyCollection<UInt8>()), hex(empty))
+        let framed = Array("xxabcyy".utf8)
+        let abc = hex("ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad")
+        XCTAssertEqual(HashFunction.sha256.hash(framed[2..<5]), abc)
+        XCTAssertEqual(HashFunction.sha256.hash("abc".utf8), abc)
+        XCTAssertEqual(HashFunction.sha256.hash(Array("abc".utf8).reversed().reversed()), abc)
+    }
+
     func testIncrementalDigestMatchesOneShot() {
         var context = DigestContext(.sha256)
         context.update(Array("a".utf8))
