@@ -131,9 +131,6 @@ struct BoundBytes: ColumnSink {
         var index: Int32 = 1
         var result: Int32 = SQLITE_OK
 
-        /// SQLITE_STATIC: SQLite uses the bytes where they are (in `arena`) without copying.
-        private static let bindStatic = unsafeBitCast(0, to: sqlite3_destructor_type.self)
-
         init(_ handle: OpaquePointer, arena: UnsafeMutableBufferPointer<UInt8>) {
             self.handle = handle
             self.arena = arena
@@ -160,7 +157,7 @@ struct BoundBytes: ColumnSink {
                 guard let start = copy(bytes) else { return SQLITE_NOMEM }
                 return sqlite3_bind_text64(
                     handle, index, UnsafeRawPointer(start).assumingMemoryBound(to: CChar.self), UInt64(bytes.count),
-                    Self.bindStatic, UInt8(SQLITE_UTF8))
+                    nil, UInt8(SQLITE_UTF8))  // nil destructor: SQLITE_STATIC, used in place (arena)
             }
             record(code)
         }
@@ -182,7 +179,8 @@ struct BoundBytes: ColumnSink {
                 let out = UnsafeMutableBufferPointer(start: base + used, count: count)
                 guard StoreHash.decode(digits, into: out) else { return nil }
                 used += count
-                return sqlite3_bind_blob64(handle, index, out.baseAddress, UInt64(count), Self.bindStatic)
+                // nil destructor: SQLITE_STATIC, SQLite reads the bytes in place (arena).
+                return sqlite3_bind_blob64(handle, index, out.baseAddress, UInt64(count), nil)
             }
             guard let code else {
                 // Not hex: bound as text, which the schema's typeof(...) = 'blob' CHECK refuses.
