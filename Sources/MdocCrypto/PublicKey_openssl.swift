@@ -1,5 +1,10 @@
 internal import COpenSSL
 import Synchronization
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif
 
 /// A public key on one of the supported curves (``Curve/all``): an immutable OpenSSL `EVP_PKEY`.
 ///
@@ -16,10 +21,13 @@ public final class PublicKey: @unchecked Sendable {
 
     /// The OpenSSL key (owned), for keys imported when they were made.
     private let builtKey: OpaquePointer?
-    /// For a key made from a point computed here (``init(curve:computedPoint:)``: a private
-    /// key's d·G): the OpenSSL key, built from ``uncompressedPoint`` on first use. Such keys are
-    /// often only compared with a COSE_Key or used as their private key's half of an
-    /// agreement, which need no OpenSSL key (an import costs ~11 µs).
+    /// For an EC key made from a point (``init(curve:sec1Point:)``, ``init(curve:x:y:)``,
+    /// a private key's d·G): the OpenSSL key, built from ``uncompressedPoint`` only when
+    /// something needs one of its own (export, comparison, agreement through OpenSSL). Such
+    /// keys (device keys, ephemeral keys) are mostly compared with a COSE_Key, used once as the
+    /// peer of an agreement, or verify one signature, which ``verify(signature:message:hash:)``
+    /// does with this thread's scratch key (``ScratchKeys``): an import copies the curve's
+    /// parameters (~150 OpenSSL allocations, ~11 µs) and frees them again.
     private let deferredKey = Mutex<KeyHandle?>(nil)
 
     private struct KeyHandle: @unchecked Sendable {  // owned; freed in deinit
@@ -68,8 +76,8 @@ public final class PublicKey: @unchecked Sendable {
     }
 
     /// A key whose OpenSSL form is built on first use, from an uncompressed point `04‖x‖y` that
-    /// this module computed itself (Q = d·G of a private key whose scalar was checked to lie in
-    /// [1, n−1], so Q is a finite point on the curve): nothing to validate.
+    /// is known to be a finite point on the curve: validated by ``validatedPoint(curve:sec1Point:)``
+    /// or computed here (Q = d·G of a private key whose scalar was checked to lie in [1, n−1]).
     init(curve: Curve, computedPoint point: [UInt8]) {
         builtKey = nil
         self.curve = curve
@@ -98,7 +106,7 @@ public final class PublicKey: @unchecked Sendable {
             throw CryptoError(
                 .invalidLength, "\(curve) coordinates must be \(n) bytes each, got \(x.count) and \(y.count)")
         }
-        self.init(parts: try Self.ecParts(curve: curve, point: [0x04] + x + y))
+        self.init(curve: curve, computedPoint: try Self.validatedPoint(curve: curve, sec1Point: [0x04] + x + y))
     }
 
     /// An EC key from a SEC1 point encoding (SEC1 §2.3.3): uncompressed `04‖x‖y` or compressed
@@ -118,7 +126,7 @@ public final class PublicKey: @unchecked Sendable {
                 "not a SEC1 \(curve) point: \(sec1Point.count) bytes starting \(sec1Point.first.map { hexString([$0]) } ?? "-")"
             )
         }
-        self.init(parts: try Self.ecParts(curve: curve, point: sec1Point))
+        self.init(curve: curve, computedPoint: try Self.validatedPoint(curve: curve, sec1Point: sec1Point))
     }
 
     /// An OKP key (RFC 9053 §7.2, RFC 8032 / RFC 7748 encodings) for Ed25519, Ed448, X25519 or X448.
@@ -167,6 +175,100 @@ public final class PublicKey: @unchecked Sendable {
     }
 
     // MARK: Construction helpers
+
+    /// Decodes a SEC1 point on the curve's shared group (``PrivateKey/ECGroups``) with
+    /// `EC_POINT_oct2point`, which refuses a coordinate outside the field and a point that is
+    /// not on the curve (what the import into an OpenSSL key refuses: the same function
+    /// decodes the point there); the point at infinity is refused too. Returns it uncompressed.
+    static func validatedPoint(curve: Curve, sec1Point: [UInt8]) throws -> [UInt8] {
+        guard let prefix = sec1Point.first, prefix == 0x02 || prefix == 0x03 || prefix == 0x04 else {
+            throw CryptoError(.invalidPoint, "not a finite SEC1 point on \(curve)")
+        }
+        let group = try PrivateKey.ECGroups.group(for: curve)
+        guard let point = EC_POINT_new(group) else { throw CryptoError.fromOpenSSL(.openSSL, "EC_POINT_new failed") }
+        defer { EC_POINT_free(point) }
+        let decoded = sec1Point.withUnsafeBufferPointer { EC_POINT_oct2point(group, point, $0.baseAddress, $0.count, nil) }
+        guard decoded == 1, EC_POINT_is_at_infinity(group, point) == 0 else {
+            throw CryptoError.fromOpenSSL(.invalidPoint, "not a valid point on \(curve)")
+        }
+        if prefix == 0x04 { return sec1Point }
+        let length = 1 + 2 * curve.coordinateByteCount
+        var uncompressed = [UInt8](repeating: 0, count: length)
+        let written = uncompressed.withUnsafeMutableBufferPointer {
+            EC_POINT_point2oct(group, point, POINT_CONVERSION_UNCOMPRESSED, $0.baseAddress, $0.count, nil)
+        }
+        guard written == length else { throw CryptoError.fromOpenSSL(.openSSL, "EC_POINT_point2oct failed") }
+        return uncompressed
+    }
+
+    /// The OpenSSL key to verify with: this key's own when it has one, else this thread's
+    /// scratch key for the curve loaded with this key's point.
+    private func verificationKey() throws -> OpaquePointer {
+        if let builtKey { return builtKey }
+        if let built = deferredKey.withLock({ $0?.pointer }) { return built }
+        guard let point = uncompressedPoint, let scratch = try ScratchKeys.load(curve: curve, point: point) else {
+            return try pkey
+        }
+        return scratch
+    }
+
+    /// One EC key per curve and thread, whose public point is replaced
+    /// (`EVP_PKEY_set1_encoded_public_key`, which OpenSSL documents for setting the public key
+    /// of an existing key) for each verification with a key that has no OpenSSL key of its own.
+    /// Only its own thread uses it, from loading the point to the end of `EVP_PKEY_verify`
+    /// (the verification context holds a reference and is freed before the next load); freed
+    /// when the thread exits.
+    enum ScratchKeys {
+        private final class Slots {
+            var keys: [(curve: Curve, key: OpaquePointer)] = []
+            deinit { for slot in keys { EVP_PKEY_free(slot.key) } }
+        }
+
+        private static let threadKey: pthread_key_t? = {
+            var key = pthread_key_t()
+            let status = pthread_key_create(&key) { slots in
+                if let slots { Unmanaged<Slots>.fromOpaque(slots).release() }
+            }
+            return status == 0 ? key : nil
+        }()
+
+        /// This thread's key for `curve` holding `point` (already validated); nil when the
+        /// thread cannot have one (the caller then imports a key of its own).
+        static func load(curve: Curve, point: [UInt8]) throws -> OpaquePointer? {
+            guard let threadKey else { return nil }
+            let slots: Slots
+            if let raw = pthread_getspecific(threadKey) {
+                slots = Unmanaged<Slots>.fromOpaque(raw).takeUnretainedValue()
+            } else {
+                let made = Slots()
+                let retained = Unmanaged.passRetained(made)
+                guard pthread_setspecific(threadKey, retained.toOpaque()) == 0 else {
+                    retained.release()
+                    return nil
+                }
+                slots = made
+            }
+            let key: OpaquePointer
+            if let slot = slots.keys.first(where: { $0.curve == curve }) {
+                key = slot.key
+            } else {
+                let template = try ECParameterTemplates.template(for: curve)
+                guard let made = EVP_PKEY_new() else { throw CryptoError.fromOpenSSL(.openSSL, "EVP_PKEY_new failed") }
+                guard EVP_PKEY_copy_parameters(made, template) == 1 else {
+                    EVP_PKEY_free(made)
+                    throw CryptoError.fromOpenSSL(.openSSL, "EVP_PKEY_copy_parameters(\(curve)) failed")
+                }
+                slots.keys.append((curve, made))
+                key = made
+            }
+            let loaded = point.withUnsafeBufferPointer { buffer -> Bool in
+                guard let base = buffer.baseAddress else { return false }
+                return EVP_PKEY_set1_encoded_public_key(key, base, buffer.count) == 1
+            }
+            guard loaded else { throw CryptoError.fromOpenSSL(.invalidPoint, "not a valid point on \(curve)") }
+            return key
+        }
+    }
 
     /// Imports an EC point into a copy of the curve's parameter template
     /// (``ECParameterTemplates``): `EVP_PKEY_set1_encoded_public_key` decodes the point and
@@ -456,7 +558,7 @@ public final class PublicKey: @unchecked Sendable {
                 if let template = verifyTemplate, let copy = EVP_PKEY_CTX_dup(template) {
                     context = copy
                 } else {
-                    guard let fresh = EVP_PKEY_CTX_new_from_pkey(nil, try pkey, nil) else {
+                    guard let fresh = EVP_PKEY_CTX_new_from_pkey(nil, try verificationKey(), nil) else {
                         throw CryptoError.fromOpenSSL(.openSSL, "EVP_PKEY_CTX_new_from_pkey failed")
                     }
                     guard EVP_PKEY_verify_init(fresh) == 1 else {

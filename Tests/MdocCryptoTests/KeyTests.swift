@@ -182,6 +182,101 @@ final class KeyTests: XCTestCase {
         for index in 0..<32 { XCTAssertEqual(results[index], index % 2 == 0, "task \(index)") }
     }
 
+    /// Keys made from a point verify with this thread's scratch key (reloaded for each key) and
+    /// give exactly what keys imported into OpenSSL give: keys of several curves interleaved on
+    /// one thread, valid and altered signatures, uncompressed, compressed and coordinate forms;
+    /// the key imported later for an export still works.
+    func testKeysFromPointsVerifyLikeImportedKeys() throws {
+        let curves = Curve.all.filter { $0.kind == .weierstrass }
+        var cases: [(key: PublicKey, imported: PublicKey, message: [UInt8], signature: [UInt8], hash: HashFunction)] = []
+        for round in 0..<3 {
+            for curve in curves {
+                let signer = try PrivateKey.generate(curve: curve)
+                let hash: HashFunction = curve.coordinateByteCount > 48 ? .sha512 : curve.coordinateByteCount > 32 ? .sha384 : .sha256
+                let message = Array("round \(round) on \(curve)".utf8)
+                let signature = try signer.sign(message: message, hash: hash)
+                let imported = try PublicKey(subjectPublicKeyInfoDER: signer.publicKey.subjectPublicKeyInfoDER)
+                let (x, y) = try XCTUnwrap(signer.publicKey.affineCoordinates)
+                let forms = [
+                    try PublicKey(curve: curve, x: x, y: y),
+                    try PublicKey(curve: curve, sec1Point: [0x04] + x + y),
+                    try PublicKey(curve: curve, sec1Point: [0x02 | (y.last ?? 0) & 1] + x),
+                ]
+                for key in forms { cases.append((key, imported, message, signature, hash)) }
+            }
+        }
+        for (index, item) in cases.enumerated() {
+            var altered = item.signature
+            altered[altered.count / 2] ^= 0x40
+            let other = cases[(index + 7) % cases.count]
+            let checks: [(signature: [UInt8], message: [UInt8], expected: Bool)] = [
+                (item.signature, item.message, true), (altered, item.message, false),
+                (item.signature, item.message + [0], false),
+            ]
+            for check in checks {
+                let got = try item.key.verify(signature: check.signature, message: check.message, hash: item.hash)
+                XCTAssertEqual(got, check.expected, "case \(index)")
+                XCTAssertEqual(got, try item.imported.verify(signature: check.signature, message: check.message, hash: item.hash))
+            }
+            if other.key.curve == item.key.curve, other.imported !== item.imported, !other.key.isSameKey(as: item.key) {
+                XCTAssertFalse(try item.key.verify(signature: other.signature, message: other.message, hash: item.hash), "case \(index): another key's signature")
+            }
+        }
+        // After verifying through the scratch key, the key's own OpenSSL key is made for an export.
+        for item in cases.prefix(6) {
+            XCTAssertEqual(item.key.subjectPublicKeyInfoDER, item.imported.subjectPublicKeyInfoDER)
+            XCTAssertTrue(try item.key.verify(signature: item.signature, message: item.message, hash: item.hash))
+        }
+        // A compressed x with no point on the curve is refused when the key is made.
+        let p256 = try PrivateKey.generate(curve: .p256)
+        let (x, _) = try XCTUnwrap(p256.publicKey.affineCoordinates)
+        var refused = 0
+        for delta in UInt8(1)...UInt8(40) {
+            var candidate = x
+            candidate[candidate.count - 1] &+= delta
+            do {
+                _ = try PublicKey(curve: .p256, sec1Point: [0x02] + candidate)
+            } catch let error as CryptoError {
+                XCTAssertEqual(error.code, .invalidPoint)
+                refused += 1
+            }
+        }
+        XCTAssertGreaterThan(refused, 5, "about half of all x have no point")
+    }
+
+    /// Many tasks verifying with keys made from points at once: each thread's scratch key is
+    /// its own; every result is the expected one.
+    func testKeysFromPointsVerifyConcurrently() async throws {
+        var signers: [(PublicKey, [UInt8], [UInt8])] = []
+        for index in 0..<8 {
+            let signer = try PrivateKey.generate(curve: index % 2 == 0 ? .p256 : .p384)
+            let message = Array("message \(index)".utf8)
+            let signature = try signer.sign(message: message, hash: index % 2 == 0 ? .sha256 : .sha384)
+            let point = try XCTUnwrap(signer.publicKey.sec1UncompressedPoint)
+            signers.append((try PublicKey(curve: signer.curve, sec1Point: point), message, signature))
+        }
+        let keys = signers
+        let failures = try await withThrowingTaskGroup(of: Int.self) { group in
+            for task in 0..<16 {
+                group.addTask {
+                    var failures = 0
+                    for round in 0..<40 {
+                        let (key, message, signature) = keys[(task + round) % keys.count]
+                        let (_, otherMessage, otherSignature) = keys[(task + round + 2) % keys.count]
+                        let hash: HashFunction = key.curve == .p256 ? .sha256 : .sha384
+                        if try !key.verify(signature: signature, message: message, hash: hash) { failures += 1 }
+                        if try key.verify(signature: otherSignature, message: otherMessage, hash: hash) { failures += 1 }
+                    }
+                    return failures
+                }
+            }
+            var total = 0
+            for try await failures in group { total += failures }
+            return total
+        }
+        XCTAssertEqual(failures, 0)
+    }
+
     func testKeyAgreementMismatches() throws {
         let p256 = try PrivateKey.generate(curve: .p256)
         let p384 = try PrivateKey.generate(curve: .p384)
