@@ -6,13 +6,15 @@ import Glibc
 import Musl
 #endif
 
-/// A public key on one of the supported curves (``Curve/all``): an immutable OpenSSL `EVP_PKEY`.
+/// A public key on one of the supported curves (``Curve/all``): an immutable OpenSSL `EVP_PKEY`,
+/// or, for an EC key made from a point, that validated point until an OpenSSL key of its own is
+/// needed (verification uses a per-thread scratch key meanwhile: ``ScratchKeys``).
 ///
 /// Built once, a key can verify any number of signatures from any number of threads: OpenSSL 3
-/// keys are safe for concurrent use as long as nobody mutates them, and nothing here does.
-/// EC points are validated when the key is built (on the curve, coordinates in range, not the
-/// point at infinity); all supported Weierstrass curves have cofactor 1, so that is a full
-/// public-key validation (SEC1 §3.2.2.1).
+/// keys are safe for concurrent use as long as nobody mutates them, and nothing here mutates a
+/// shared one. EC points are validated when the key is made (on the curve, coordinates in range,
+/// not the point at infinity); all supported Weierstrass curves have cofactor 1, so that is a
+/// full public-key validation (SEC1 §3.2.2.1).
 public final class PublicKey: @unchecked Sendable {
     // @unchecked Sendable: `builtKey` and `verifyTemplate` are never mutated after init, a
     // deferred key is built at most once under `deferredKey`'s lock and never mutated after;
