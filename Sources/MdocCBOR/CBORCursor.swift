@@ -91,16 +91,7 @@ public struct CBORCursor {
     @inlinable public mutating func text(equals text: String) -> Bool? {
         guard let length = head(major: 3), let range = content(length: length) else { return nil }
         var text = text
-        return text.withUTF8 { wanted in
-            let got = UnsafeBufferPointer(rebasing: buffer[range])
-            guard got.count == wanted.count else { return false }
-            var i = 0
-            while i < got.count {
-                if got[i] != wanted[i] { return false }
-                i &+= 1
-            }
-            return true
-        }
+        return text.withUTF8 { CBOR.sameBytes(UnsafeBufferPointer(rebasing: buffer[range]), $0) }
     }
 
     /// A definite-length text string (the caller knows it is valid UTF-8; invalid sequences

@@ -449,17 +449,7 @@ struct CBORParser {
         var slots: UInt64 = 0  // the key index of each received value, 4 bits each
         var seen: UInt32 = 0
         for position in 0..<keys.count {
-            let keyStart = self.position
-            guard let keyHead = try? readHead(), keyHead.major == 3, !keyHead.isIndefinite,
-                let length = try? checkedLength(keyHead, start: keyStart, what: "text string")
-            else { return nil }
-            let content = UnsafeBufferPointer(rebasing: buffer[self.position..<(self.position &+ length)])
-            self.position &+= length
-            // Distinct known keys: the map cannot repeat a key, and each key is valid UTF-8.
-            guard let slot = keys.firstIndex(where: { Self.equal(content, $0) }), seen & (1 << slot) == 0 else {
-                return nil
-            }
-            seen |= 1 << slot
+            guard let slot = readKnownKey(keys, seen: &seen) else { return nil }
             slots |= UInt64(slot) << (4 &* position)
             if slot == skipped {
                 guard skipItem(depth: 2) else { return nil }
@@ -485,6 +475,24 @@ struct CBORParser {
         return received
     }
 
+    /// Reads one key of a known-keys map: a definite-length text string equal to one of `keys`
+    /// not yet in `seen` (the map cannot repeat a key; each known key is valid UTF-8). Marks it
+    /// in `seen` and returns its index; nil for anything else.
+    @inline(__always)
+    private mutating func readKnownKey(_ keys: [StaticString], seen: inout UInt32) -> Int? {
+        let keyStart = position
+        guard let keyHead = try? readHead(), keyHead.major == 3, !keyHead.isIndefinite,
+            let length = try? checkedLength(keyHead, start: keyStart, what: "text string")
+        else { return nil }
+        let content = UnsafeBufferPointer(rebasing: buffer[position..<(position &+ length)])
+        position &+= length
+        guard let slot = keys.firstIndex(where: { Self.equal(content, $0) }), seen & (1 << slot) == 0 else {
+            return nil
+        }
+        seen |= 1 << slot
+        return slot
+    }
+
     /// Checks, at `position`, a definite-length map (depth 1) whose keys are exactly `keys`
     /// (each once, any order, definite-length text strings) and whose values all pass
     /// ``skipItem(depth:)`` at depth 2, and that nothing follows it; writes where each value
@@ -499,17 +507,7 @@ struct CBORParser {
         else { return false }
         var seen: UInt32 = 0
         for _ in 0..<keys.count {
-            let keyStart = self.position
-            guard let keyHead = try? readHead(), keyHead.major == 3, !keyHead.isIndefinite,
-                let length = try? checkedLength(keyHead, start: keyStart, what: "text string")
-            else { return false }
-            let content = UnsafeBufferPointer(rebasing: buffer[self.position..<(self.position &+ length)])
-            self.position &+= length
-            // Distinct known keys: the map cannot repeat a key, and each key is valid UTF-8.
-            guard let slot = keys.firstIndex(where: { Self.equal(content, $0) }), seen & (1 << slot) == 0 else {
-                return false
-            }
-            seen |= 1 << slot
+            guard let slot = readKnownKey(keys, seen: &seen) else { return false }
             let valueStart = self.position
             guard skipItem(depth: 2) else { return false }
             spans[2 &* slot] = valueStart

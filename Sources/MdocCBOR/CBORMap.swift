@@ -127,7 +127,7 @@ extension CBOR {
 
     /// Whether two buffers hold the same bytes: an index loop over the pointers (the generic
     /// `elementsEqual` goes through iterators and costs several times more per byte).
-    @inline(__always)
+    @inlinable @inline(__always)
     static func sameBytes(_ a: UnsafeBufferPointer<UInt8>, _ b: UnsafeBufferPointer<UInt8>) -> Bool {
         guard a.count == b.count else { return false }
         var i = 0
