@@ -8,7 +8,7 @@ import Musl
 
 /// A public key on one of the supported curves (``Curve/all``): an immutable OpenSSL `EVP_PKEY`,
 /// or, for an EC key made from a point, that validated point until an OpenSSL key of its own is
-/// needed (verification uses a per-thread scratch key meanwhile: ``ScratchKeys``).
+/// needed (verification uses a per-thread scratch key and context meanwhile: ``ScratchKeys``).
 ///
 /// Built once, a key can verify any number of signatures from any number of threads: OpenSSL 3
 /// keys are safe for concurrent use as long as nobody mutates them, and nothing here mutates a
@@ -178,13 +178,23 @@ public final class PublicKey: @unchecked Sendable {
 
     // MARK: Construction helpers
 
-    /// Decodes a SEC1 point on the curve's shared group (``PrivateKey/ECGroups``) with
-    /// `EC_POINT_oct2point`, which refuses a coordinate outside the field and a point that is
-    /// not on the curve (what the import into an OpenSSL key refuses: the same function
-    /// decodes the point there); the point at infinity is refused too. Returns it uncompressed.
+    /// Decodes a SEC1 point with `EC_POINT_oct2point`, which refuses a coordinate outside the
+    /// field and a point that is not on the curve (what the import into an OpenSSL key
+    /// refuses: the same function decodes the point there); the point at infinity is refused
+    /// too. Returns it uncompressed.
+    ///
+    /// An uncompressed point is decoded by loading it into this thread's scratch key
+    /// (``ScratchKeys``), which then holds it for the key's first verification on this thread;
+    /// a compressed one (or one on a thread without a scratch key) on the curve's shared group
+    /// (``PrivateKey/ECGroups``), which also gives its y.
     static func validatedPoint(curve: Curve, sec1Point: [UInt8]) throws -> [UInt8] {
         guard let prefix = sec1Point.first, prefix == 0x02 || prefix == 0x03 || prefix == 0x04 else {
             throw CryptoError(.invalidPoint, "not a finite SEC1 point on \(curve)")
+        }
+        if prefix == 0x04, sec1Point.count == 1 + 2 * curve.coordinateByteCount,
+            try ScratchKeys.validate(curve: curve, point: sec1Point)
+        {
+            return sec1Point
         }
         let group = try PrivateKey.ECGroups.group(for: curve)
         guard let point = EC_POINT_new(group) else { throw CryptoError.fromOpenSSL(.openSSL, "EC_POINT_new failed") }
@@ -203,27 +213,40 @@ public final class PublicKey: @unchecked Sendable {
         return uncompressed
     }
 
-    /// The OpenSSL key to verify with: this key's own when it has one, else this thread's
-    /// scratch key for the curve loaded with this key's point.
-    private func verificationKey() throws -> OpaquePointer {
-        if let builtKey { return builtKey }
-        if let built = deferredKey.withLock({ $0?.pointer }) { return built }
-        guard let point = uncompressedPoint, let scratch = try ScratchKeys.load(curve: curve, point: point) else {
-            return try pkey
-        }
-        return scratch
-    }
-
     /// One EC key per curve and thread, whose public point is replaced
     /// (`EVP_PKEY_set1_encoded_public_key`, which OpenSSL documents for setting the public key
-    /// of an existing key) for each verification with a key that has no OpenSSL key of its own.
-    /// Only its own thread uses it, from loading the point to the end of `EVP_PKEY_verify`
-    /// (the verification context holds a reference and is freed before the next load); freed
-    /// when the thread exits.
+    /// of an existing key) to validate and to verify with a key that has no OpenSSL key of its
+    /// own, and one context made from it, initialised again (`EVP_PKEY_verify_init`, which
+    /// takes the key as it is then) for every verification: making a context costs ~1 µs of
+    /// fetches and lookups, initialising one ~0.4 µs.
+    ///
+    /// The slot remembers the point it holds, so a key made and then verified on the same
+    /// thread (a device key: made from the MSO, then verifying the device signature) decodes
+    /// its point once. The point is forgotten before each load: a load that fails may leave
+    /// the key holding part of the refused point, and the next use then loads again. Only its
+    /// own thread uses a slot; freed when the thread exits.
     enum ScratchKeys {
+        private final class Slot {
+            let curve: Curve
+            let key: OpaquePointer
+            let context: OpaquePointer
+            /// The uncompressed point `key` holds; nil when unknown.
+            var loaded: [UInt8]?
+
+            init(curve: Curve, key: OpaquePointer, context: OpaquePointer) {
+                self.curve = curve
+                self.key = key
+                self.context = context
+            }
+
+            deinit {
+                EVP_PKEY_CTX_free(context)
+                EVP_PKEY_free(key)
+            }
+        }
+
         private final class Slots {
-            var keys: [(curve: Curve, key: OpaquePointer)] = []
-            deinit { for slot in keys { EVP_PKEY_free(slot.key) } }
+            var slots: [Slot] = []
         }
 
         private static let threadKey: pthread_key_t? = {
@@ -234,9 +257,8 @@ public final class PublicKey: @unchecked Sendable {
             return status == 0 ? key : nil
         }()
 
-        /// This thread's key for `curve` holding `point` (already validated); nil when the
-        /// thread cannot have one (the caller then imports a key of its own).
-        static func load(curve: Curve, point: [UInt8]) throws -> OpaquePointer? {
+        /// This thread's slot for `curve`, made on first use; nil when the thread cannot have one.
+        private static func slot(for curve: Curve) throws -> Slot? {
             guard let threadKey else { return nil }
             let slots: Slots
             if let raw = pthread_getspecific(threadKey) {
@@ -250,25 +272,57 @@ public final class PublicKey: @unchecked Sendable {
                 }
                 slots = made
             }
-            let key: OpaquePointer
-            if let slot = slots.keys.first(where: { $0.curve == curve }) {
-                key = slot.key
-            } else {
-                let template = try ECParameterTemplates.template(for: curve)
-                guard let made = EVP_PKEY_new() else { throw CryptoError.fromOpenSSL(.openSSL, "EVP_PKEY_new failed") }
-                guard EVP_PKEY_copy_parameters(made, template) == 1 else {
-                    EVP_PKEY_free(made)
-                    throw CryptoError.fromOpenSSL(.openSSL, "EVP_PKEY_copy_parameters(\(curve)) failed")
-                }
-                slots.keys.append((curve, made))
-                key = made
+            if let slot = slots.slots.first(where: { $0.curve == curve }) { return slot }
+            let template = try ECParameterTemplates.template(for: curve)
+            guard let key = EVP_PKEY_new() else { throw CryptoError.fromOpenSSL(.openSSL, "EVP_PKEY_new failed") }
+            guard EVP_PKEY_copy_parameters(key, template) == 1 else {
+                EVP_PKEY_free(key)
+                throw CryptoError.fromOpenSSL(.openSSL, "EVP_PKEY_copy_parameters(\(curve)) failed")
             }
-            let loaded = point.withUnsafeBufferPointer { buffer -> Bool in
+            guard let context = EVP_PKEY_CTX_new_from_pkey(nil, key, nil) else {
+                EVP_PKEY_free(key)
+                throw CryptoError.fromOpenSSL(.openSSL, "EVP_PKEY_CTX_new_from_pkey failed")
+            }
+            let slot = Slot(curve: curve, key: key, context: context)
+            slots.slots.append(slot)
+            return slot
+        }
+
+        /// Loads `point` (uncompressed) into `slot` unless it holds it already.
+        /// - Throws: `.invalidPoint` when OpenSSL refuses the point.
+        private static func load(_ point: [UInt8], into slot: Slot) throws {
+            if let loaded = slot.loaded, loaded == point { return }
+            slot.loaded = nil
+            let accepted = point.withUnsafeBufferPointer { buffer -> Bool in
                 guard let base = buffer.baseAddress else { return false }
-                return EVP_PKEY_set1_encoded_public_key(key, base, buffer.count) == 1
+                return EVP_PKEY_set1_encoded_public_key(slot.key, base, buffer.count) == 1
             }
-            guard loaded else { throw CryptoError.fromOpenSSL(.invalidPoint, "not a valid point on \(curve)") }
-            return key
+            guard accepted else { throw CryptoError.fromOpenSSL(.invalidPoint, "not a valid point on \(slot.curve)") }
+            slot.loaded = point
+        }
+
+        /// Validates an uncompressed point by loading it into this thread's key for `curve`
+        /// (`EVP_PKEY_set1_encoded_public_key` decodes it with `EC_POINT_oct2point`, which
+        /// refuses a coordinate outside the field and a point off the curve). False when the
+        /// thread has no slot (the caller validates otherwise).
+        /// - Throws: `.invalidPoint`.
+        static func validate(curve: Curve, point: [UInt8]) throws -> Bool {
+            guard let slot = try slot(for: curve) else { return false }
+            try load(point, into: slot)
+            return true
+        }
+
+        /// Runs `body` with this thread's context for `curve`, holding `point` and initialised
+        /// for `EVP_PKEY_verify`; nil when the thread has no slot.
+        static func withVerificationContext<R>(
+            curve: Curve, point: [UInt8], _ body: (OpaquePointer) throws -> R
+        ) throws -> R? {
+            guard let slot = try slot(for: curve) else { return nil }
+            try load(point, into: slot)
+            guard EVP_PKEY_verify_init(slot.context) == 1 else {
+                throw CryptoError.fromOpenSSL(.openSSL, "EVP_PKEY_verify_init failed")
+            }
+            return try body(slot.context)
         }
     }
 
@@ -536,8 +590,8 @@ public final class PublicKey: @unchecked Sendable {
         }
     }
 
-    /// The longest DER ECDSA-Sig-Value for the supported curves (P-521: 2 × (2 + 67) + 3 = 141).
-    private static let maximumDERSignatureByteCount = 160
+    /// The longest DER ECDSA-Sig-Value for the supported curves (P-521: 3 + 2 × (2 + 67) = 141).
+    static let maximumDERSignatureByteCount = 160
 
     private func verifyECDSA(
         rawSignature: UnsafePointer<UInt8>, message: some Collection<UInt8>, hash: HashFunction
@@ -553,24 +607,31 @@ public final class PublicKey: @unchecked Sendable {
             }
             return try withUnsafeTemporaryAllocation(of: UInt8.self, capacity: Self.maximumDERSignatureByteCount) {
                 derBuffer in
-                guard let derBase = derBuffer.baseAddress else { throw CryptoError(.openSSL, "no signature buffer") }
-                let derLength = try Self.derSignature(
-                    r: rawSignature, s: rawSignature + n, halfLength: n, into: derBase, capacity: derBuffer.count)
-                let context: OpaquePointer
+                guard let derBase = derBuffer.baseAddress,
+                    let derLength = Self.derSignature(
+                        r: rawSignature, s: rawSignature + n, halfLength: n, into: derBase, capacity: derBuffer.count)
+                else { throw CryptoError(.invalidSignatureEncoding, "\(curve) signature does not fit a DER buffer") }
+                let verify = { (context: OpaquePointer) -> Int32 in
+                    EVP_PKEY_verify(context, derBase, derLength, digestBase, digestLength)
+                }
+                let result: Int32
                 if let template = verifyTemplate, let copy = EVP_PKEY_CTX_dup(template) {
-                    context = copy
+                    defer { EVP_PKEY_CTX_free(copy) }
+                    result = verify(copy)
+                } else if builtKey == nil, let point = uncompressedPoint,
+                    let scratch = try ScratchKeys.withVerificationContext(curve: curve, point: point, verify)
+                {
+                    result = scratch
                 } else {
-                    guard let fresh = EVP_PKEY_CTX_new_from_pkey(nil, try verificationKey(), nil) else {
+                    guard let fresh = EVP_PKEY_CTX_new_from_pkey(nil, try pkey, nil) else {
                         throw CryptoError.fromOpenSSL(.openSSL, "EVP_PKEY_CTX_new_from_pkey failed")
                     }
+                    defer { EVP_PKEY_CTX_free(fresh) }
                     guard EVP_PKEY_verify_init(fresh) == 1 else {
-                        EVP_PKEY_CTX_free(fresh)
                         throw CryptoError.fromOpenSSL(.openSSL, "EVP_PKEY_verify_init failed")
                     }
-                    context = fresh
+                    result = verify(fresh)
                 }
-                defer { EVP_PKEY_CTX_free(context) }
-                let result = EVP_PKEY_verify(context, derBase, derLength, digestBase, digestLength)
                 switch result {
                 case 1:
                     return true
@@ -584,38 +645,55 @@ public final class PublicKey: @unchecked Sendable {
         }
     }
 
-    /// Writes the DER ECDSA-Sig-Value (RFC 3279 §2.2.3) for big-endian r and s; returns its length.
+    /// Writes the DER ECDSA-Sig-Value (RFC 3279 §2.2.3: `SEQUENCE { r INTEGER, s INTEGER }`) of
+    /// big-endian unsigned r and s of `halfLength` bytes each and returns its length; nil when
+    /// `halfLength` is not 1...66 (P-521's is 66) or the encoding does not fit `capacity`.
+    ///
+    /// Each INTEGER is the minimal two's-complement form X.690 §8.3.2 requires: leading zero
+    /// bytes dropped (one kept for zero), a zero byte put in front when the first byte left has
+    /// its top bit set. Written here rather than through two bignums, `ECDSA_SIG_set0` and
+    /// `i2d_ECDSA_SIG` (~0.7 µs per verification; a test compares the two on every length).
     static func derSignature(
         r: UnsafePointer<UInt8>, s: UnsafePointer<UInt8>, halfLength: Int,
         into out: UnsafeMutablePointer<UInt8>, capacity: Int
-    ) throws -> Int {
-        guard let rNumber = BN_bin2bn(r, Int32(halfLength), nil) else {
-            throw CryptoError.fromOpenSSL(.openSSL, "BN_bin2bn failed")
+    ) -> Int? {
+        guard (1...66).contains(halfLength) else { return nil }
+        // (first significant byte, whether a 00 goes in front, content length): at most 67 bytes.
+        func integer(_ bytes: UnsafePointer<UInt8>) -> (start: Int, pad: Bool, length: Int) {
+            var start = 0
+            while start < halfLength - 1 && bytes[start] == 0 { start += 1 }
+            let pad = bytes[start] & 0x80 != 0
+            return (start, pad, halfLength - start + (pad ? 1 : 0))
         }
-        guard let sNumber = BN_bin2bn(s, Int32(halfLength), nil) else {
-            BN_free(rNumber)
-            throw CryptoError.fromOpenSSL(.openSSL, "BN_bin2bn failed")
+        let rInteger = integer(r)
+        let sInteger = integer(s)
+        let body = 2 + rInteger.length + 2 + sInteger.length  // at most 138: one length byte
+        let total = (body < 0x80 ? 2 : 3) + body
+        guard total <= capacity else { return nil }
+        var index = 0
+        out[index] = 0x30
+        index += 1
+        if body >= 0x80 {
+            out[index] = 0x81
+            index += 1
         }
-        guard let signature = ECDSA_SIG_new() else {
-            BN_free(rNumber)
-            BN_free(sNumber)
-            throw CryptoError.fromOpenSSL(.openSSL, "ECDSA_SIG_new failed")
+        out[index] = UInt8(body)
+        index += 1
+        func put(_ bytes: UnsafePointer<UInt8>, _ integer: (start: Int, pad: Bool, length: Int)) {
+            out[index] = 0x02
+            out[index + 1] = UInt8(integer.length)
+            index += 2
+            if integer.pad {
+                out[index] = 0
+                index += 1
+            }
+            let count = halfLength - integer.start
+            (out + index).update(from: bytes + integer.start, count: count)
+            index += count
         }
-        defer { ECDSA_SIG_free(signature) }
-        guard ECDSA_SIG_set0(signature, rNumber, sNumber) == 1 else {
-            BN_free(rNumber)
-            BN_free(sNumber)
-            throw CryptoError.fromOpenSSL(.openSSL, "ECDSA_SIG_set0 failed")
-        }
-        let length = i2d_ECDSA_SIG(signature, nil)
-        guard length > 0, Int(length) <= capacity else {
-            throw CryptoError.fromOpenSSL(.openSSL, "i2d_ECDSA_SIG failed (\(length))")
-        }
-        var cursor: UnsafeMutablePointer<UInt8>? = out
-        guard i2d_ECDSA_SIG(signature, &cursor) == length else {
-            throw CryptoError.fromOpenSSL(.openSSL, "i2d_ECDSA_SIG failed")
-        }
-        return Int(length)
+        put(r, rInteger)
+        put(s, sInteger)
+        return index
     }
 
     private func verifyEdDSA(signature: [UInt8], message: some Collection<UInt8>) throws -> Bool {

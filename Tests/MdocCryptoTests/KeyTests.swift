@@ -244,6 +244,40 @@ final class KeyTests: XCTestCase {
         XCTAssertGreaterThan(refused, 5, "about half of all x have no point")
     }
 
+    /// A key made from a point is checked by loading it into this thread's scratch key, which
+    /// then holds it for the key's first verification. Keys made later on the thread, and a
+    /// point refused half-way through its load, replace what the scratch key holds: the next
+    /// verification with the first key loads its point again.
+    func testScratchKeyIsReloadedAfterOtherAndRefusedPoints() throws {
+        for curve in Curve.all where curve.kind == .weierstrass {
+            let hash: HashFunction = curve.coordinateByteCount > 48 ? .sha512 : curve.coordinateByteCount > 32 ? .sha384 : .sha256
+            let message = Array("scratch \(curve)".utf8)
+            let signers = [try PrivateKey.generate(curve: curve), try PrivateKey.generate(curve: curve)]
+            let signatures = try signers.map { try $0.sign(message: message, hash: hash) }
+            let points = try signers.map { try XCTUnwrap($0.publicKey.sec1UncompressedPoint) }
+            let first = try PublicKey(curve: curve, sec1Point: points[0])
+            let second = try PublicKey(curve: curve, sec1Point: points[1])
+            XCTAssertTrue(try first.verify(signature: signatures[0], message: message, hash: hash), "\(curve)")
+            XCTAssertFalse(try first.verify(signature: signatures[1], message: message, hash: hash), "\(curve)")
+            // y changed in its last bit: x is decoded, then the point is refused as off the curve.
+            var refused = points[0]
+            refused[refused.count - 1] ^= 1
+            XCTAssertThrowsError(try PublicKey(curve: curve, sec1Point: refused), "\(curve)") { error in
+                XCTAssertEqual((error as? CryptoError)?.code, .invalidPoint)
+            }
+            XCTAssertTrue(try first.verify(signature: signatures[0], message: message, hash: hash), "\(curve) after a refused point")
+            XCTAssertFalse(try first.verify(signature: signatures[1], message: message, hash: hash), "\(curve) after a refused point")
+            XCTAssertThrowsError(try PublicKey(curve: curve, sec1Point: refused))
+            XCTAssertTrue(try second.verify(signature: signatures[1], message: message, hash: hash), "\(curve)")
+            XCTAssertFalse(try second.verify(signature: signatures[0], message: message, hash: hash), "\(curve)")
+            // A key made from the same point as the one the scratch key holds verifies the same.
+            let again = try PublicKey(curve: curve, sec1Point: points[1])
+            XCTAssertTrue(try again.verify(signature: signatures[1], message: message, hash: hash), "\(curve)")
+            XCTAssertTrue(try first.verify(signature: signatures[0], message: message, hash: hash), "\(curve)")
+            XCTAssertFalse(try again.verify(signature: signatures[0], message: message, hash: hash), "\(curve)")
+        }
+    }
+
     /// Many tasks verifying with keys made from points at once: each thread's scratch key is
     /// its own; every result is the expected one.
     func testKeysFromPointsVerifyConcurrently() async throws {
