@@ -226,7 +226,7 @@ public final class PublicKey: @unchecked Sendable {
     /// the key holding part of the refused point, and the next use then loads again. Only its
     /// own thread uses a slot; freed when the thread exits.
     enum ScratchKeys {
-        private final class Slot {
+        final class Slot {
             let curve: Curve
             let key: OpaquePointer
             let context: OpaquePointer
@@ -245,34 +245,10 @@ public final class PublicKey: @unchecked Sendable {
             }
         }
 
-        private final class Slots {
-            var slots: [Slot] = []
-        }
-
-        private static let threadKey: pthread_key_t? = {
-            var key = pthread_key_t()
-            let status = pthread_key_create(&key) { slots in
-                if let slots { Unmanaged<Slots>.fromOpaque(slots).release() }
-            }
-            return status == 0 ? key : nil
-        }()
-
         /// This thread's slot for `curve`, made on first use; nil when the thread cannot have one.
         private static func slot(for curve: Curve) throws -> Slot? {
-            guard let threadKey else { return nil }
-            let slots: Slots
-            if let raw = pthread_getspecific(threadKey) {
-                slots = Unmanaged<Slots>.fromOpaque(raw).takeUnretainedValue()
-            } else {
-                let made = Slots()
-                let retained = Unmanaged.passRetained(made)
-                guard pthread_setspecific(threadKey, retained.toOpaque()) == 0 else {
-                    retained.release()
-                    return nil
-                }
-                slots = made
-            }
-            if let slot = slots.slots.first(where: { $0.curve == curve }) { return slot }
+            guard let scratch = ThreadScratch.current() else { return nil }
+            if let slot = scratch.keys.first(where: { $0.curve == curve }) { return slot }
             let template = try ECParameterTemplates.template(for: curve)
             guard let key = EVP_PKEY_new() else { throw CryptoError.fromOpenSSL(.openSSL, "EVP_PKEY_new failed") }
             guard EVP_PKEY_copy_parameters(key, template) == 1 else {
@@ -284,7 +260,7 @@ public final class PublicKey: @unchecked Sendable {
                 throw CryptoError.fromOpenSSL(.openSSL, "EVP_PKEY_CTX_new_from_pkey failed")
             }
             let slot = Slot(curve: curve, key: key, context: context)
-            slots.slots.append(slot)
+            scratch.keys.append(slot)
             return slot
         }
 

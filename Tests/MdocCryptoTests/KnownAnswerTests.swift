@@ -42,6 +42,37 @@ final class KnownAnswerTests: XCTestCase {
         XCTAssertEqual(HashFunction.sha256.hash(Array("abc".utf8).reversed().reversed()), abc)
     }
 
+    /// One-shot hashes share a digest context per thread: switching functions on one thread
+    /// and hashing on many threads at once give the FIPS 180-4 answers every time.
+    func testOneShotHashesOnOneAndManyThreads() async {
+        let abc = Array("abc".utf8)
+        let expected: [(HashFunction, [UInt8])] = [
+            (.sha256, hex("ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad")),
+            (.sha384, hex("cb00753f45a35e8bb5a03d699ac65007272c32ab0eded1631a8b605a43ff5bed8086072ba1e7cc2358baeca134c825a7")),
+            (.sha512, hex("ddaf35a193617abacc417349ae20413112e6fa4e89a97ea20a9eeee64b55d39a2192992a274fc1a836ba3c23a3feebbd454d4423643ce80e2a9ac94fa54ca49f")),
+        ]
+        let empty256 = hex("e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855")
+        for round in 0..<9 {
+            let (function, digest) = expected[(round * 2) % 3]
+            XCTAssertEqual(function.hash(abc), digest, "\(function) in round \(round)")
+            XCTAssertEqual(HashFunction.sha256.hash([UInt8]()), empty256)
+        }
+        let mismatches = await withTaskGroup(of: Int.self) { group in
+            for task in 0..<16 {
+                group.addTask {
+                    var mismatches = 0
+                    for round in 0..<200 {
+                        let (function, digest) = expected[(task + round) % 3]
+                        if function.hash(abc) != digest { mismatches += 1 }
+                    }
+                    return mismatches
+                }
+            }
+            return await group.reduce(0, +)
+        }
+        XCTAssertEqual(mismatches, 0)
+    }
+
     func testIncrementalDigestMatchesOneShot() {
         var context = DigestContext(.sha256)
         context.update(Array("a".utf8))
