@@ -264,10 +264,10 @@ public final class PublicKey: @unchecked Sendable {
             return slot
         }
 
-        /// Loads `point` (uncompressed) into `slot` unless it holds it already.
+        /// Loads `point` (uncompressed) into `slot`; unless `always`, not when it holds it already.
         /// - Throws: `.invalidPoint` when OpenSSL refuses the point.
-        private static func load(_ point: [UInt8], into slot: Slot) throws {
-            if let loaded = slot.loaded, loaded == point { return }
+        private static func load(_ point: [UInt8], into slot: Slot, always: Bool) throws {
+            if !always, let loaded = slot.loaded, loaded == point { return }
             slot.loaded = nil
             let accepted = point.withUnsafeBufferPointer { buffer -> Bool in
                 guard let base = buffer.baseAddress else { return false }
@@ -280,11 +280,13 @@ public final class PublicKey: @unchecked Sendable {
         /// Validates an uncompressed point by loading it into this thread's key for `curve`
         /// (`EVP_PKEY_set1_encoded_public_key` decodes it with `EC_POINT_oct2point`, which
         /// refuses a coordinate outside the field and a point off the curve). False when the
-        /// thread has no slot (the caller validates otherwise).
+        /// thread has no slot (the caller validates otherwise). Decoded even when the slot
+        /// holds the same point already: every new key pays its own decoding, as in a batch of
+        /// different keys, and a benchmark repeating one key measures what such a batch costs.
         /// - Throws: `.invalidPoint`.
         static func validate(curve: Curve, point: [UInt8]) throws -> Bool {
             guard let slot = try slot(for: curve) else { return false }
-            try load(point, into: slot)
+            try load(point, into: slot, always: true)
             return true
         }
 
@@ -294,7 +296,7 @@ public final class PublicKey: @unchecked Sendable {
             curve: Curve, point: [UInt8], _ body: (OpaquePointer) throws -> R
         ) throws -> R? {
             guard let slot = try slot(for: curve) else { return nil }
-            try load(point, into: slot)
+            try load(point, into: slot, always: false)
             guard EVP_PKEY_verify_init(slot.context) == 1 else {
                 throw CryptoError.fromOpenSSL(.openSSL, "EVP_PKEY_verify_init failed")
             }
