@@ -178,6 +178,12 @@ public struct IssuerSignedItem: Sendable {
     /// but not built (the verifier keeps no values by default): the item is accepted or refused
     /// exactly as with `true`.
     public init(_ item: borrowing CBOR, path: String, decodingValue: Bool = true) throws {
+        self = try Self.read(item, path: path, decodingValue: decodingValue)
+    }
+
+    /// ``init(_:path:decodingValue:)`` as a function: the item read is returned as it is built
+    /// (the initializer assigns it to `self`, one more copy of the whole item per element).
+    public static func read(_ item: borrowing CBOR, path: String, decodingValue: Bool = true) throws -> IssuerSignedItem {
         // The usual shape (exactly the four keys, of the right types) read in place, without
         // building the map or its items; anything else goes the general way below, which
         // reports what is wrong.
@@ -193,20 +199,19 @@ public struct IssuerSignedItem: Sendable {
                 itemBytes: item.encoded, digestID: digestID, random: random, elementIdentifier: elementIdentifier,
                 elementValue: value)
         }) {
-            self = fast
-            return
+            return fast
         }
         let inner = try item.requireEmbedded(at: path)
         let map = try inner.requireMap(at: path)
-        self.itemBytes = item.encoded
-        self.digestID = try map.requiredUInt("digestID", at: path)
+        let digestID = try map.requiredUInt("digestID", at: path)
         let random = try map.required("random", at: path)
         guard let randomBytes = random.bytes else {
             throw ModelError(.wrongType, "\(path).random", "random is not a byte string")
         }
-        self.random = randomBytes
-        self.elementIdentifier = try map.requiredText("elementIdentifier", at: path)
+        let elementIdentifier = try map.requiredText("elementIdentifier", at: path)
         let elementValue = try map.required("elementValue", at: path)
-        self.elementValue = decodingValue ? elementValue : nil
+        return IssuerSignedItem(
+            itemBytes: item.encoded, digestID: digestID, random: randomBytes, elementIdentifier: elementIdentifier,
+            elementValue: decodingValue ? elementValue : nil)
     }
 }

@@ -350,3 +350,51 @@ public struct DigestIDs: Sendable {
         }
     }
 }
+
+extension DigestIDs {
+    /// The digests gathered for many lookups (one per disclosed element of the namespace):
+    /// ``subscript(digestID:)`` over the received bytes reads them from the start on every
+    /// call. Answers exactly as that subscript does.
+    public func lookupTable() -> DigestLookup {
+        guard case .encoded(let encoded, _) = storage else { return DigestLookup(ids: self, encoded: [], entries: nil) }
+        let entries: [DigestLookup.Entry]? = CBORCursor.with(encoded) { cursor in
+            guard let count = cursor.mapCount() else { return nil }
+            var entries: [DigestLookup.Entry] = []
+            entries.reserveCapacity(Swift.min(count, encoded.count))
+            for _ in 0..<count {
+                guard let id = cursor.unsigned(), let digest = cursor.byteString() else { return nil }
+                entries.append(DigestLookup.Entry(id: id, start: digest.lowerBound, end: digest.upperBound))
+            }
+            return entries
+        }
+        // Anything unusual (never for bytes the MSO decoding checked) is looked up the usual way.
+        return DigestLookup(ids: self, encoded: encoded, entries: entries)
+    }
+}
+
+/// ``DigestIDs`` with its entries gathered once (``DigestIDs/lookupTable()``): digest id and
+/// the digest's offsets, in received order; the first entry of an id is the one found.
+public struct DigestLookup: Sendable {
+    struct Entry: Sendable {
+        let id: UInt64
+        let start: Int
+        let end: Int
+    }
+
+    let ids: DigestIDs
+    let encoded: ArraySlice<UInt8>
+    /// `nil` when the digests are looked up in ``ids``.
+    let entries: [Entry]?
+
+    /// The digest of `digestID`, as ``DigestIDs/subscript(digestID:)`` gives it.
+    public subscript(digestID: UInt64) -> ArraySlice<UInt8>? {
+        guard let entries else { return ids[digestID] }
+        let base = encoded.startIndex
+        for index in entries.indices where entries[index].id == digestID {
+            let entry = entries[index]
+            guard entry.start <= entry.end, entry.end <= encoded.count else { return nil }
+            return encoded[(base + entry.start)..<(base + entry.end)]
+        }
+        return nil
+    }
+}

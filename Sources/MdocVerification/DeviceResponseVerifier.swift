@@ -458,14 +458,15 @@ public struct DeviceResponseVerifier: Sendable {
         let nameSpaces = document.issuerSigned.nameSpaces
         for nsIndex in nameSpaces.indices {
             let namespace = nameSpaces[nsIndex].namespace
-            let expectedDigests = mso?.valueDigests[namespace]  // looked up once per namespace
+            // Looked up once per namespace, its digests gathered for the element lookups.
+            let expectedDigests = mso?.valueDigests[namespace]?.lookupTable()
             // By index: the items are read in place, not copied one by one.
             let items = nameSpaces[nsIndex].items
             for position in items.indices {
                 total += 1
                 let item: IssuerSignedItem
                 do {
-                    item = try IssuerSignedItem(items[position], path: namespace, decodingValue: options.keepValues)
+                    item = try IssuerSignedItem.read(items[position], path: namespace, decodingValue: options.keepValues)
                 } catch {
                     results.append(CheckResult(
                         .msoDigest, .fail, "IssuerSignedItemBytes \(position) of \(namespace) malformed: \(error)",
@@ -482,7 +483,7 @@ public struct DeviceResponseVerifier: Sendable {
                 var verified = false
                 if let expected = expectedDigests?[item.digestID] {
                     checked += 1
-                    if expected.elementsEqual(digest) {
+                    if Self.sameBytes(expected, digest) {
                         matched += 1
                         verified = true
                     } else {
@@ -524,6 +525,22 @@ public struct DeviceResponseVerifier: Sendable {
             results.append(CheckResult(
                 .msoDigest, .pass, String(concatenating: [String(matched), " of ", String(total), " ", hash.rawValue, " digests match"]), subject: subject,
                 evidence: [Evidence("algorithm", hash.rawValue), Evidence("count", String(total))]))
+        }
+    }
+
+    /// Whether a digest from the MSO equals one computed: compared through the buffers (the
+    /// generic `elementsEqual` over a slice and an array walks them with iterators).
+    static func sameBytes(_ expected: ArraySlice<UInt8>, _ computed: [UInt8]) -> Bool {
+        guard expected.count == computed.count else { return false }
+        return expected.withUnsafeBufferPointer { a in
+            computed.withUnsafeBufferPointer { b in
+                var i = 0
+                while i < a.count {
+                    if a[i] != b[i] { return false }
+                    i &+= 1
+                }
+                return true
+            }
         }
     }
 

@@ -161,6 +161,35 @@ final class MSOFastPathTests: XCTestCase {
         XCTAssertGreaterThan(fast, 120, "the usual shape is read in place")
     }
 
+    /// DigestIDs.lookupTable() answers every id as the DigestIDs subscript does (the same digest,
+    /// the same indices, the same nil), whichever way the MSO was read.
+    func testLookupTableAgreesWithTheSubscript() throws {
+        var random = SplitMix64(seed: 9_1_2_5)
+        var tables = 0
+        for _ in 0..<3_000 {
+            let order = Array(0..<6).shuffled(using: &random)
+            var payload = mso(valueDigests: valueDigests(&random), order: order, extra: random.next() % 10 == 0)
+            switch random.next() % 10 {
+            case 0: payload[Int(random.next() % UInt64(payload.count))] ^= UInt8(1 << (random.next() % 8))
+            case 1: payload.removeLast(1 + Int(random.next() % 5))
+            default: break
+            }
+            guard let decoded = try? MobileSecurityObject(payload: payload[...]) else { continue }
+            for namespace in decoded.valueDigests.namespaces {
+                let ids = try XCTUnwrap(decoded.valueDigests[namespace])
+                let table = ids.lookupTable()
+                if table.entries != nil { tables += 1 }
+                var probes: [UInt64] = [0, 1, 5, 23, 24, 255, 256, UInt64.max - 1, UInt64.max]
+                for _ in 0..<8 { probes.append(random.next() % 80) }
+                for id in probes {
+                    XCTAssertEqual(table[id], ids[id], "\(id) in \(Hex.encode(payload))")
+                    XCTAssertEqual(table[id]?.indices, ids[id]?.indices)
+                }
+            }
+        }
+        XCTAssertGreaterThan(tables, 30, "the usual shape is gathered into a table")
+    }
+
     /// The general way's refusals stand whichever way is tried first (same codes, paths, messages).
     func testRefusalsAreTheGeneralOnes() {
         let valid = CBORNode.map([.init(.text("ns"), .map([.init(.unsigned(1), .bytes([1]))]))])
