@@ -31,7 +31,7 @@ public struct DeviceResponseVerifier: Sendable {
             results.append(Self.cborFailure(error, what: "DeviceResponse"))
             return ResponseVerification(checks: results, documents: [], responseSHA256: sha256)
         }
-        results.append(CheckResult(.cborWellformed, .pass, String(concatenating: [String(bytes.count), " bytes of well-formed CBOR"])))
+        results.append(CheckResult(.cborWellformed, .pass, String(concatenating: String(bytes.count), " bytes of well-formed CBOR")))
         let documents = verify(item: item, into: &results)
         return ResponseVerification(checks: results, documents: documents, responseSHA256: sha256)
     }
@@ -71,7 +71,7 @@ public struct DeviceResponseVerifier: Sendable {
         if response.documents.isEmpty {
             results.append(CheckResult(.responseDocuments, .fail, "the response carries no document"))
         } else {
-            results.append(CheckResult(.responseDocuments, .pass, String(concatenating: [String(response.documents.count), " document(s)"])))
+            results.append(CheckResult(.responseDocuments, .pass, PassTexts.documentCount(response.documents.count)))
         }
 
         if response.documentErrors.isEmpty {
@@ -305,13 +305,19 @@ public struct DeviceResponseVerifier: Sendable {
             results.append(CheckResult(.issuerSignature, .unchecked, "algorithm and key do not match", subject: subject))
             return
         }
-        let curve = key.curve.description
-        results.append(CheckResult(
-            .issuerAlgorithm, .pass, String(concatenating: [algEvidence.value, " with ", curve]), subject: subject,
-            evidence: [algEvidence, Evidence("curve", curve)]))
+        if let pair = PassTexts.algorithmPair(algorithm, key.curve) {
+            results.append(CheckResult(.issuerAlgorithm, .pass, pair.detail, subject: subject, evidence: pair.evidence))
+        } else {
+            let curve = key.curve.description
+            results.append(CheckResult(
+                .issuerAlgorithm, .pass, String(concatenating: algEvidence.value, " with ", curve), subject: subject,
+                evidence: [algEvidence, Evidence("curve", curve)]))
+        }
         do {
             if try issuerAuth.verify(with: key) {
-                results.append(CheckResult(.issuerSignature, .pass, "signature verifies with the DS key", subject: subject, evidence: [algEvidence]))
+                results.append(CheckResult(
+                    .issuerSignature, .pass, "signature verifies with the DS key", subject: subject,
+                    evidence: PassTexts.evidence(algorithm)))
             } else {
                 results.append(CheckResult(
                     .issuerSignature, .fail, "the issuerAuth signature does not verify with the DS key", subject: subject,
@@ -394,7 +400,7 @@ public struct DeviceResponseVerifier: Sendable {
                     .msoValidity, .fail, "MSO expired \(validUntil), judged at \(at)",
                     subject: subject, instant: instant.instant, evidence: window))
             } else {
-                let detail = validText ?? String(concatenating: ["valid ", validFrom, " to ", validUntil])
+                let detail = validText ?? String(concatenating: "valid ", validFrom, " to ", validUntil)
                 validText = detail
                 results.append(CheckResult(
                     .msoValidity, .pass, detail, subject: subject, instant: instant.instant, evidence: window))
@@ -403,9 +409,9 @@ public struct DeviceResponseVerifier: Sendable {
                 let status: CheckStatus = instant.time > expected ? .warn : .pass
                 let detail: String
                 if status == .warn {
-                    detail = String(concatenating: ["an update was expected by ", expectedText, ": the data may be stale"])
+                    detail = String(concatenating: "an update was expected by ", expectedText, ": the data may be stale")
                 } else {
-                    detail = expectedPassText ?? String(concatenating: ["update expected by ", expectedText])
+                    detail = expectedPassText ?? String(concatenating: "update expected by ", expectedText)
                     expectedPassText = detail
                 }
                 results.append(CheckResult(
@@ -418,7 +424,7 @@ public struct DeviceResponseVerifier: Sendable {
 
         if let ds {
             if mso.signed >= ds.notBefore && mso.signed <= ds.notAfter {
-                results.append(CheckResult(.msoSignedWithinDS, .pass, String(concatenating: ["signed ", IssuerProfile.format(mso.signed), " within the DS validity"]), subject: subject))
+                results.append(CheckResult(.msoSignedWithinDS, .pass, String(concatenating: "signed ", IssuerProfile.format(mso.signed), " within the DS validity"), subject: subject))
             } else {
                 results.append(CheckResult(
                     .msoSignedWithinDS, .fail,
@@ -431,7 +437,7 @@ public struct DeviceResponseVerifier: Sendable {
 
         do {
             let key = try COSEKey(mso.deviceKeyItem).publicKey()
-            results.append(CheckResult(.msoDeviceKey, .pass, String(concatenating: [key.curve.description, " device key"]), subject: subject))
+            results.append(CheckResult(.msoDeviceKey, .pass, PassTexts.deviceKeyText(key.curve), subject: subject))
             return (mso, key)
         } catch {
             results.append(CheckResult(.msoDeviceKey, .fail, "deviceKey is not a valid COSE_Key: \(error)", subject: subject))
@@ -519,12 +525,12 @@ public struct DeviceResponseVerifier: Sendable {
             return
         }
         if missingIDs == 0 {
-            results.append(CheckResult(.msoDigestId, .pass, String(concatenating: ["all ", String(total), " digest ids present"]), subject: subject))
+            results.append(CheckResult(.msoDigestId, .pass, PassTexts.digestIDCount(total), subject: subject))
         }
         if matched == checked && checked == total {
-            results.append(CheckResult(
-                .msoDigest, .pass, String(concatenating: [String(matched), " of ", String(total), " ", hash.rawValue, " digests match"]), subject: subject,
-                evidence: [Evidence("algorithm", hash.rawValue), Evidence("count", String(total))]))
+            // matched == total: "<n> of <n> ...", from the table.
+            let texts = PassTexts.allDigestsMatch(hash, total)
+            results.append(CheckResult(.msoDigest, .pass, texts.detail, subject: subject, evidence: texts.evidence))
         }
     }
 
@@ -621,12 +627,13 @@ public struct DeviceResponseVerifier: Sendable {
             }
             let payload = deviceAuthenticationBytes(
                 transcript: transcript, docType: document.docTypeItem, deviceNameSpacesBytes: deviceSigned.nameSpacesBytes)
-            let alg = signature.headers.algorithm?.description ?? "none"
+            let algorithm = signature.headers.algorithm
+            let alg = algorithm?.description ?? "none"
             do {
                 if try signature.verify(with: deviceKey, detachedPayload: payload[...]) {
                     results.append(CheckResult(
                         .deviceSignature, .pass, "deviceSignature verifies over DeviceAuthenticationBytes", subject: subject,
-                        evidence: [Evidence("alg", alg)]))
+                        evidence: algorithm.map(PassTexts.evidence) ?? [Evidence("alg", alg)]))
                 } else {
                     results.append(CheckResult(
                         .deviceSignature, .fail,
