@@ -381,14 +381,20 @@ public struct DigestLookup: Sendable {
         let end: Int
     }
 
-    let ids: DigestIDs
+    /// `nil` for ``none``.
+    let ids: DigestIDs?
     let encoded: ArraySlice<UInt8>
     /// `nil` when the digests are looked up in ``ids``.
     let entries: [Entry]?
 
+    /// No digests at all (no MSO, or none for the namespace): every lookup answers `nil`. Lets a
+    /// caller hold a lookup rather than an optional one (unwrapping that for every element
+    /// copied the whole lookup).
+    public static let none = DigestLookup(ids: nil, encoded: [], entries: nil)
+
     /// The digest of `digestID`, as ``DigestIDs/subscript(digestID:)`` gives it.
     public subscript(digestID: UInt64) -> ArraySlice<UInt8>? {
-        guard let entries else { return ids[digestID] }
+        guard let entries else { return ids?[digestID] }
         let base = encoded.startIndex
         for index in entries.indices where entries[index].id == digestID {
             let entry = entries[index]

@@ -465,7 +465,7 @@ public struct DeviceResponseVerifier: Sendable {
         for nsIndex in nameSpaces.indices {
             let namespace = nameSpaces[nsIndex].namespace
             // Looked up once per namespace, its digests gathered for the element lookups.
-            let expectedDigests = mso?.valueDigests[namespace]?.lookupTable()
+            let expectedDigests = mso?.valueDigests[namespace]?.lookupTable() ?? .none
             // By index: the items are read in place, not copied one by one.
             let items = nameSpaces[nsIndex].items
             for position in items.indices {
@@ -487,7 +487,7 @@ public struct DeviceResponseVerifier: Sendable {
                 }
                 let digest = hash.hash(item.itemBytes)
                 var verified = false
-                if let expected = expectedDigests?[item.digestID] {
+                if let expected = expectedDigests[item.digestID] {
                     checked += 1
                     if Self.sameBytes(expected, digest) {
                         matched += 1
