@@ -9,41 +9,36 @@ extension String {
         for part in parts { total += part.utf8.count }
         self.init(unsafeUninitializedCapacity: total) { buffer in
             var offset = 0
-            for var part in parts {
-                part.withUTF8 { bytes in
-                    // Bounded by `total`: the parts are the ones counted above.
-                    let end = Swift.min(offset + bytes.count, buffer.count)
-                    _ = UnsafeMutableBufferPointer(rebasing: buffer[offset..<end]).initialize(fromContentsOf: bytes.prefix(end - offset))
-                    offset = end
-                }
-            }
+            for part in parts { offset = Self.copyUTF8(of: part, into: buffer, at: offset) }
             return offset
         }
     }
-}
 
-extension String {
     /// `first + second + third + fourth` (the last two may be left out), written as
     /// ``init(concatenating:)`` writes `[first, second, third, fourth]` but without the array,
     /// which is itself an allocation on every call.
     public init(concatenating first: String, _ second: String, _ third: String = "", _ fourth: String = "") {
-        var parts = (first, second, third, fourth)
-        let total = parts.0.utf8.count + parts.1.utf8.count + parts.2.utf8.count + parts.3.utf8.count
+        let total = first.utf8.count + second.utf8.count + third.utf8.count + fourth.utf8.count
         self.init(unsafeUninitializedCapacity: total) { buffer in
-            var offset = 0
-            func put(_ part: inout String) {
-                part.withUTF8 { bytes in
-                    // Bounded by `total`: the parts are the ones counted above.
-                    let end = Swift.min(offset + bytes.count, buffer.count)
-                    _ = UnsafeMutableBufferPointer(rebasing: buffer[offset..<end]).initialize(fromContentsOf: bytes.prefix(end - offset))
-                    offset = end
-                }
+            var offset = Self.copyUTF8(of: first, into: buffer, at: 0)
+            offset = Self.copyUTF8(of: second, into: buffer, at: offset)
+            offset = Self.copyUTF8(of: third, into: buffer, at: offset)
+            return Self.copyUTF8(of: fourth, into: buffer, at: offset)
+        }
+    }
+
+    /// Copies `part`'s UTF-8 into `buffer` from `offset` (as much as fits); returns the offset
+    /// after it. A plain function: a nested one capturing the offset cost a dynamic exclusivity
+    /// check per part.
+    private static func copyUTF8(of part: String, into buffer: UnsafeMutableBufferPointer<UInt8>, at offset: Int) -> Int {
+        var part = part
+        return part.withUTF8 { bytes in
+            guard offset >= 0, offset <= buffer.count else { return offset }
+            let count = Swift.min(bytes.count, buffer.count - offset)
+            if count > 0, let target = buffer.baseAddress, let source = bytes.baseAddress {
+                (target + offset).initialize(from: source, count: count)
             }
-            put(&parts.0)
-            put(&parts.1)
-            put(&parts.2)
-            put(&parts.3)
-            return offset
+            return offset + count
         }
     }
 }
