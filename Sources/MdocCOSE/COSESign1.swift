@@ -59,19 +59,26 @@ public struct COSESign1: Sendable {
     public static func signatureStructure(
         protected: ArraySlice<UInt8>, payload: ArraySlice<UInt8>, externalAAD: [UInt8] = []
     ) -> [UInt8] {
-        // Written straight into one buffer of the final size: the payload (the whole MSO, or
-        // DeviceAuthenticationBytes) is copied once, not into a node and then again.
+        // Written straight into one buffer of the exact final size: the payload (the whole
+        // MSO, or DeviceAuthenticationBytes) is copied once, with no growth checks and no array
+        // of the parts. The heads are the shortest ones, as CBORNode writes them.
         let context: StaticString = "Signature1"
-        var out: [UInt8] = []
-        out.reserveCapacity(1 + 11 + 9 * 3 + protected.count + externalAAD.count + payload.count)
-        CBORNode.appendHead(major: 4, 4, to: &out)
-        CBORNode.appendHead(major: 3, UInt64(context.utf8CodeUnitCount), to: &out)
-        out.append(contentsOf: UnsafeBufferPointer(start: context.utf8Start, count: context.utf8CodeUnitCount))
-        for field in [protected, externalAAD[...], payload] {
-            CBORNode.appendHead(major: 2, UInt64(field.count), to: &out)
-            out.append(contentsOf: field)
+        let total = 1 + HeadWriter.length(context.utf8CodeUnitCount) + context.utf8CodeUnitCount
+            + HeadWriter.length(protected.count) + protected.count + HeadWriter.length(externalAAD.count) + externalAAD.count
+            + HeadWriter.length(payload.count) + payload.count
+        return [UInt8](unsafeUninitializedCapacity: total) { out, initialized in
+            var writer = HeadWriter(out: out)
+            writer.head(major: 4, 4)
+            writer.head(major: 3, context.utf8CodeUnitCount)
+            writer.bytes(UnsafeBufferPointer(start: context.utf8Start, count: context.utf8CodeUnitCount))
+            writer.head(major: 2, protected.count)
+            protected.withUnsafeBufferPointer { writer.bytes($0) }
+            writer.head(major: 2, externalAAD.count)
+            externalAAD.withUnsafeBufferPointer { writer.bytes($0) }
+            writer.head(major: 2, payload.count)
+            payload.withUnsafeBufferPointer { writer.bytes($0) }
+            initialized = writer.count
         }
-        return out
     }
 
     /// Verifies the signature with `key`, using the algorithm of the protected header.
@@ -118,5 +125,67 @@ public struct COSESign1: Sendable {
             .bytes(protectedBytes), .map(unprotected), detached ? .null : .bytes(payload), .bytes(signature),
         ])
         return (tagged ? CBORNode.tagged(tag, body) : body).encoded()
+    }
+}
+
+/// Writes CBOR heads (shortest form, as ``CBORNode/appendHead(major:_:to:)``) and bytes into a
+/// buffer of a size computed beforehand; never writes past its end.
+struct HeadWriter {
+    let out: UnsafeMutableBufferPointer<UInt8>
+    private(set) var count = 0
+
+    init(out: UnsafeMutableBufferPointer<UInt8>) { self.out = out }
+
+    /// The length of the head of an argument `value`.
+    static func length(_ value: Int) -> Int {
+        switch value {
+        case ..<24: 1
+        case ..<0x100: 2
+        case ..<0x1_0000: 3
+        case ..<0x1_0000_0000: 5
+        default: 9
+        }
+    }
+
+    mutating func head(major: UInt8, _ value: Int) {
+        let argument = UInt64(clamping: value)
+        let initial = major << 5
+        let width: Int
+        switch argument {
+        case 0..<24:
+            put(initial | UInt8(truncatingIfNeeded: argument))
+            return
+        case 24...0xff:
+            put(initial | 24)
+            width = 1
+        case 0x100...0xffff:
+            put(initial | 25)
+            width = 2
+        case 0x1_0000...0xffff_ffff:
+            put(initial | 26)
+            width = 4
+        default:
+            put(initial | 27)
+            width = 8
+        }
+        var shift = (width - 1) * 8
+        while shift >= 0 {
+            put(UInt8(truncatingIfNeeded: argument >> UInt64(shift)))
+            shift -= 8
+        }
+    }
+
+    mutating func bytes(_ source: UnsafeBufferPointer<UInt8>) {
+        let n = Swift.min(source.count, out.count - count)
+        if n > 0, let target = out.baseAddress, let base = source.baseAddress {
+            (target + count).initialize(from: base, count: n)
+            count += n
+        }
+    }
+
+    private mutating func put(_ byte: UInt8) {
+        guard count < out.count else { return }
+        out[count] = byte
+        count += 1
     }
 }

@@ -64,3 +64,26 @@ final class COSETests: XCTestCase {
         XCTAssertFalse(try mac.verify(key: SecureBytes(SecureRandom.bytes(32)), detachedPayload: [1, 2, 3]))
     }
 }
+
+/// Sig_structure written into one buffer: the same bytes as the structure encoded from nodes,
+/// for protected headers, external AAD and payloads of every head length.
+final class SigStructureTests: XCTestCase {
+    func testSameBytesAsTheEncodedStructure() {
+        let sizes = [0, 1, 23, 24, 25, 255, 256, 257, 65_535, 65_536, 70_000]
+        for protectedCount in [0, 3, 24, 300] {
+            for aadCount in [0, 23, 24] {
+                for payloadCount in sizes {
+                    let protected = (0..<protectedCount).map { UInt8(truncatingIfNeeded: $0 &* 7) }
+                    let aad = (0..<aadCount).map { UInt8(truncatingIfNeeded: $0 &+ 1) }
+                    let payload = (0..<payloadCount).map { UInt8(truncatingIfNeeded: $0 &* 13) }
+                    let expected = CBORNode.array([.text("Signature1"), .bytes(protected), .bytes(aad), .bytes(payload)]).encoded()
+                    // Slices not starting at 0, as received.
+                    let protectedSlice = ([0xff] + protected)[1...]
+                    let payloadSlice = ([0xee, 0xee] + payload)[2...]
+                    let built = COSESign1.signatureStructure(protected: protectedSlice, payload: payloadSlice, externalAAD: aad)
+                    XCTAssertEqual(built, expected, "\(protectedCount) \(aadCount) \(payloadCount)")
+                }
+            }
+        }
+    }
+}
