@@ -362,6 +362,15 @@ public struct CBOREmbeddedFields {
         return parser.slice(from: contentStart, to: end)
     }
 
+    /// Whether value `index` is a definite-length byte string: whether ``bytes(_:)`` answers,
+    /// without making the slice.
+    public func isByteString(_ index: Int) -> Bool {
+        guard let (head, contentStart, end) = head(index), head.major == 2, contentStart <= end,
+            end <= parser.buffer.count
+        else { return false }
+        return true
+    }
+
     /// Value `index` if it is a definite-length text string (valid UTF-8, as checked): ``CBOR/text``.
     public func text(_ index: Int) -> String? {
         guard let (head, contentStart, end) = head(index), head.major == 3, contentStart <= end,

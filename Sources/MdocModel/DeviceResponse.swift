@@ -181,6 +181,36 @@ public struct IssuerSignedItem: Sendable {
         self = try Self.read(item, path: path, decodingValue: decodingValue)
     }
 
+    /// What verification reads of an IssuerSignedItem: its digest id, element identifier and
+    /// (when asked) value. The item's bytes are the CBOR item's ``CBOR/encoded``.
+    public struct Element: Sendable {
+        public let digestID: UInt64
+        public let elementIdentifier: String
+        public let elementValue: CBOR?
+    }
+
+    /// ``read(_:path:decodingValue:)`` for verification: accepts and refuses exactly the same
+    /// items (with the same errors) and gives the same digest id, identifier and value, but keeps
+    /// neither `random` (only checked to be a byte string) nor the item's bytes, which are the
+    /// caller's item's ``CBOR/encoded``.
+    public static func readElement(_ item: borrowing CBOR, path: String, decodingValue: Bool = true) throws -> Element {
+        if let fast = item.withEmbeddedFields(forTextKeys: Self.keys, { fields -> Element? in
+            guard let digestID = fields.unsigned(0), fields.isByteString(1), let elementIdentifier = fields.text(2)
+            else { return nil }
+            var value: CBOR?
+            if decodingValue {
+                guard let decoded = fields.item(3) else { return nil }
+                value = decoded
+            }
+            return Element(digestID: digestID, elementIdentifier: elementIdentifier, elementValue: value)
+        }) {
+            return fast
+        }
+        // Anything else the way read goes, which also gives the errors.
+        let full = try read(item, path: path, decodingValue: decodingValue)
+        return Element(digestID: full.digestID, elementIdentifier: full.elementIdentifier, elementValue: full.elementValue)
+    }
+
     /// ``init(_:path:decodingValue:)`` as a function: the item read is returned as it is built
     /// (the initializer assigns it to `self`, one more copy of the whole item per element).
     public static func read(_ item: borrowing CBOR, path: String, decodingValue: Bool = true) throws -> IssuerSignedItem {

@@ -470,9 +470,9 @@ public struct DeviceResponseVerifier: Sendable {
             let items = nameSpaces[nsIndex].items
             for position in items.indices {
                 total += 1
-                let item: IssuerSignedItem
+                let item: IssuerSignedItem.Element
                 do {
-                    item = try IssuerSignedItem.read(items[position], path: namespace, decodingValue: options.keepValues)
+                    item = try IssuerSignedItem.readElement(items[position], path: namespace, decodingValue: options.keepValues)
                 } catch {
                     results.append(CheckResult(
                         .msoDigest, .fail, "IssuerSignedItemBytes \(position) of \(namespace) malformed: \(error)",
@@ -485,7 +485,8 @@ public struct DeviceResponseVerifier: Sendable {
                         verified: false, deviceSigned: false, value: item.elementValue))
                     continue
                 }
-                let digest = hash.hash(item.itemBytes)
+                // Over the IssuerSignedItemBytes exactly as received (the tag-24 item).
+                let digest = hash.hash(items[position].encoded)
                 var verified = false
                 if let expected = expectedDigests[item.digestID] {
                     checked += 1

@@ -70,6 +70,7 @@ final class EmbeddedValuesTests: XCTestCase {
                 XCTAssertEqual(fields.item(index)?.diagnostic(), general.diagnostic(), Hex.encode(input), file: file, line: line)
                 XCTAssertEqual(fields.unsigned(index), general.uint, Hex.encode(input), file: file, line: line)
                 XCTAssertEqual(fields.text(index), general.text, Hex.encode(input), file: file, line: line)
+                XCTAssertEqual(fields.isByteString(index), fields.bytes(index) != nil, Hex.encode(input), file: file, line: line)
                 if general.bytes?.startIndex == 0 && general.bytes?.isEmpty == false {
                     // An indefinite-length byte string (a fresh buffer): the view leaves it alone.
                     XCTAssertNil(fields.bytes(index), file: file, line: line)
@@ -79,6 +80,8 @@ final class EmbeddedValuesTests: XCTestCase {
                 }
             }
             XCTAssertNil(fields.item(4), file: file, line: line)
+            XCTAssertFalse(fields.isByteString(4), file: file, line: line)
+            XCTAssertFalse(fields.isByteString(-1), file: file, line: line)
             XCTAssertNil(fields.unsigned(-1), file: file, line: line)
             return true
         }
