@@ -351,6 +351,48 @@ public struct DigestIDs: Sendable {
     }
 }
 
+extension ValueDigests {
+    /// `self[namespace]?.lookupTable() ?? .none` in one pass over the received bytes: the
+    /// namespace's digests are gathered as the namespace is found, not skipped and then read
+    /// again. Anything unusual goes the two-step way.
+    public func lookupTable(namespace: String) -> DigestLookup {
+        guard case .encoded(let encoded, _) = storage else { return self[namespace]?.lookupTable() ?? .none }
+        enum Found { case absent, table(start: Int, end: Int, count: Int, entries: [DigestLookup.Entry]), unusual }
+        let found: Found = CBORCursor.with(encoded) { cursor in
+            guard let count = cursor.mapCount() else { return .unusual }
+            for _ in 0..<count {
+                guard let matches = cursor.text(equals: namespace) else { return .unusual }
+                guard matches else {
+                    guard cursor.skip() else { return .unusual }
+                    continue
+                }
+                let start = cursor.offset
+                guard let ids = cursor.mapCount() else { return .unusual }
+                var entries: [DigestLookup.Entry] = []
+                entries.reserveCapacity(Swift.min(ids, encoded.count))
+                for _ in 0..<ids {
+                    guard let id = cursor.unsigned(), let digest = cursor.byteString() else { return .unusual }
+                    // Offsets within the namespace's own bytes, as DigestIDs.lookupTable() gives them.
+                    entries.append(DigestLookup.Entry(id: id, start: digest.lowerBound &- start, end: digest.upperBound &- start))
+                }
+                return .table(start: start, end: cursor.offset, count: ids, entries: entries)
+            }
+            return .absent
+        }
+        switch found {
+        case .absent:
+            return .none
+        case .table(let start, let end, let count, let entries):
+            let base = encoded.startIndex
+            guard start <= end, end <= encoded.count else { return self[namespace]?.lookupTable() ?? .none }
+            let slice = encoded[(base + start)..<(base + end)]
+            return DigestLookup(ids: DigestIDs(storage: .encoded(slice, count: count)), encoded: slice, entries: entries)
+        case .unusual:
+            return self[namespace]?.lookupTable() ?? .none
+        }
+    }
+}
+
 extension DigestIDs {
     /// The digests gathered for many lookups (one per disclosed element of the namespace):
     /// ``subscript(digestID:)`` over the received bytes reads them from the start on every

@@ -465,7 +465,7 @@ public struct DeviceResponseVerifier: Sendable {
         for nsIndex in nameSpaces.indices {
             let namespace = nameSpaces[nsIndex].namespace
             // Looked up once per namespace, its digests gathered for the element lookups.
-            let expectedDigests = mso?.valueDigests[namespace]?.lookupTable() ?? .none
+            let expectedDigests = mso?.valueDigests.lookupTable(namespace: namespace) ?? .none
             // By index: the items are read in place, not copied one by one.
             let items = nameSpaces[nsIndex].items
             for position in items.indices {

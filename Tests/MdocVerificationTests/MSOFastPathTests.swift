@@ -161,8 +161,9 @@ final class MSOFastPathTests: XCTestCase {
         XCTAssertGreaterThan(fast, 120, "the usual shape is read in place")
     }
 
-    /// DigestIDs.lookupTable() answers every id as the DigestIDs subscript does (the same digest,
-    /// the same indices, the same nil), whichever way the MSO was read.
+    /// DigestIDs.lookupTable() and ValueDigests.lookupTable(namespace:) answer every id as the
+    /// DigestIDs subscript does (the same digest, the same indices, the same nil), whichever way
+    /// the MSO was read.
     func testLookupTableAgreesWithTheSubscript() throws {
         var random = SplitMix64(seed: 9_1_2_5)
         var tables = 0
@@ -175,15 +176,24 @@ final class MSOFastPathTests: XCTestCase {
             default: break
             }
             guard let decoded = try? MobileSecurityObject(payload: payload[...]) else { continue }
-            for namespace in decoded.valueDigests.namespaces {
-                let ids = try XCTUnwrap(decoded.valueDigests[namespace])
+            for namespace in decoded.valueDigests.namespaces + ["no.such.namespace", "org.iso.18013.5", ""] {
+                // The one-pass table of the namespace answers as the two-step one, found or not.
+                let direct = decoded.valueDigests.lookupTable(namespace: namespace)
+                guard let ids = decoded.valueDigests[namespace] else {
+                    XCTAssertNil(direct.ids, namespace)
+                    XCTAssertNil(direct[0])
+                    continue
+                }
                 let table = ids.lookupTable()
                 if table.entries != nil { tables += 1 }
+                XCTAssertEqual(direct.ids?.count, ids.count)
                 var probes: [UInt64] = [0, 1, 5, 23, 24, 255, 256, UInt64.max - 1, UInt64.max]
                 for _ in 0..<8 { probes.append(random.next() % 80) }
                 for id in probes {
                     XCTAssertEqual(table[id], ids[id], "\(id) in \(Hex.encode(payload))")
                     XCTAssertEqual(table[id]?.indices, ids[id]?.indices)
+                    XCTAssertEqual(direct[id], ids[id], "\(id) in \(Hex.encode(payload))")
+                    XCTAssertEqual(direct[id]?.indices, ids[id]?.indices)
                 }
             }
         }
