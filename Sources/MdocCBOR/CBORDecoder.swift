@@ -157,7 +157,62 @@ struct CBORParser {
     // MARK: Heads
 
     /// Reads the head at `position`: initial byte and argument. Counts it against `maxItems`.
+    @inline(__always)
     mutating func readHead() throws(CBORError) -> Head {
+        let start = position
+        let count = itemCount
+        if let head = readHeadIfValid() { return head }
+        // Read again where it started by the way that says what is wrong.
+        position = start
+        itemCount = count
+        return try readHeadReportingError()
+    }
+
+    /// ``readHead()`` without its errors: the same head, position and count whenever it
+    /// succeeds; `nil` whenever it would throw (the position and count are then unspecified).
+    /// For the paths that only ask whether the bytes are acceptable (``skipItem(depth:)``).
+    @inline(__always)
+    mutating func readHeadIfValid() -> Head? {
+        guard position < buffer.count else { return nil }
+        let initial = buffer[position]
+        position &+= 1
+        let major = initial >> 5
+        let info = initial & 0x1f
+        var argument: UInt64
+        switch info {
+        case 0...23:
+            argument = UInt64(info)
+        case 24...27:
+            let width = 1 << Int(info &- 24)  // 1, 2, 4, 8
+            guard remaining >= width else { return nil }
+            argument = 0
+            for _ in 0..<width {
+                argument = argument << 8 | UInt64(buffer[position])
+                position &+= 1
+            }
+            if requireMinimalEncoding && major != 7 {
+                let minimal: Bool
+                switch info {
+                case 24: minimal = argument >= 24
+                case 25: minimal = argument > 0xff
+                case 26: minimal = argument > 0xffff
+                default: minimal = argument > 0xffff_ffff
+                }
+                guard minimal else { return nil }
+            }
+        case 28...30:
+            return nil
+        default:  // 31
+            argument = 0
+        }
+        itemCount &+= 1
+        guard itemCount <= maxItems else { return nil }
+        return Head(major: major, info: info, argument: argument)
+    }
+
+    /// ``readHead()``'s way of reading a head it could not accept, which throws its error.
+    @inline(never)
+    mutating func readHeadReportingError() throws(CBORError) -> Head {
         let start = position
         guard position < buffer.count else { throw truncated(at: start, "the item") }
         let initial = buffer[position]
@@ -441,7 +496,7 @@ struct CBORParser {
     /// every such map and reports every error): so a result is always the one the general
     /// decode would give, with the same limits counted, and no key is turned into a `String`.
     mutating func readKnownTextKeyMap(_ keys: [StaticString], skipping skipped: Int?) -> [CBOR?]? {
-        guard keys.count <= 16, maxDepth >= 2, let head = try? readHead(), head.major == 5, !head.isIndefinite,
+        guard keys.count <= 16, maxDepth >= 2, let head = readHeadIfValid(), head.major == 5, !head.isIndefinite,
             head.argument == UInt64(keys.count)
         else { return nil }
         var received: [CBOR?] = []  // values in received order
@@ -481,7 +536,7 @@ struct CBORParser {
     @inline(__always)
     private mutating func readKnownKey(_ keys: [StaticString], seen: inout UInt32) -> Int? {
         let keyStart = position
-        guard let keyHead = try? readHead(), keyHead.major == 3, !keyHead.isIndefinite,
+        guard let keyHead = readHeadIfValid(), keyHead.major == 3, !keyHead.isIndefinite,
             let length = try? checkedLength(keyHead, start: keyStart, what: "text string")
         else { return nil }
         let content = UnsafeBufferPointer(rebasing: buffer[position..<(position &+ length)])
@@ -502,7 +557,7 @@ struct CBORParser {
     /// The same heads are read and counted as by ``decodeItem(depth:)``, so `true` means the
     /// general decoding of these bytes succeeds.
     mutating func readKnownTextKeyMapSpans(_ keys: [StaticString], into spans: UnsafeMutableBufferPointer<Int>) -> Bool {
-        guard keys.count <= 16, spans.count >= 2 &* keys.count, maxDepth >= 2, let head = try? readHead(),
+        guard keys.count <= 16, spans.count >= 2 &* keys.count, maxDepth >= 2, let head = readHeadIfValid(),
             head.major == 5, !head.isIndefinite, head.argument == UInt64(keys.count)
         else { return false }
         var seen: UInt32 = 0
@@ -525,7 +580,7 @@ struct CBORParser {
     /// so `true` means decodeItem succeeds on these bytes.
     mutating func skipItem(depth: Int) -> Bool {
         let start = position
-        guard depth <= maxDepth, let head = try? readHead(), !head.isIndefinite else { return false }
+        guard depth <= maxDepth, let head = readHeadIfValid(), !head.isIndefinite else { return false }
         switch head.major {
         case 0, 1:
             return true
