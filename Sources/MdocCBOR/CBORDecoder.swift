@@ -541,9 +541,13 @@ struct CBORParser {
         else { return nil }
         let content = UnsafeBufferPointer(rebasing: buffer[position..<(position &+ length)])
         position &+= length
-        guard let slot = keys.firstIndex(where: { Self.equal(content, $0) }), seen & (1 << slot) == 0 else {
-            return nil
+        // A plain loop over the known keys (firstIndex(where:) called a closure for each).
+        var found: Int?
+        for index in keys.indices where Self.equal(content, keys[index]) {
+            found = index
+            break
         }
+        guard let slot = found, seen & (1 << slot) == 0 else { return nil }
         seen |= 1 << slot
         return slot
     }

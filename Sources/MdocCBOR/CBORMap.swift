@@ -125,14 +125,23 @@ extension CBOR {
         }
     }
 
-    /// Whether two buffers hold the same bytes: an index loop over the pointers (the generic
-    /// `elementsEqual` goes through iterators and costs several times more per byte).
+    /// Whether two buffers hold the same bytes: eight bytes at a time, then byte by byte, over
+    /// the pointers (the generic `elementsEqual` goes through iterators and costs several times
+    /// more per byte).
     @inlinable @inline(__always)
     static func sameBytes(_ a: UnsafeBufferPointer<UInt8>, _ b: UnsafeBufferPointer<UInt8>) -> Bool {
         guard a.count == b.count else { return false }
+        guard let x = a.baseAddress, let y = b.baseAddress else { return true }  // both empty
+        let n = a.count
         var i = 0
-        while i < a.count {
-            if a[i] != b[i] { return false }
+        while n &- i >= 8 {
+            let u = UnsafeRawPointer(x + i).loadUnaligned(as: UInt64.self)
+            let v = UnsafeRawPointer(y + i).loadUnaligned(as: UInt64.self)
+            if u != v { return false }
+            i &+= 8
+        }
+        while i < n {
+            if x[i] != y[i] { return false }
             i &+= 1
         }
         return true

@@ -49,3 +49,30 @@ final class HeadReadingTests: XCTestCase {
         for options in optionSets { compare([], options: options) }
     }
 }
+
+/// `CBOR.sameBytes` (eight bytes at a time, then one by one) answers as `==` on the bytes, for
+/// every length up to 40 and a difference at every position.
+final class SameBytesTests: XCTestCase {
+    func testAgreesWithArrayEquality() {
+        var random = SplitMix64(seed: 8_9_4_9)
+        for length in 0...40 {
+            let a = (0..<length).map { _ in UInt8(truncatingIfNeeded: random.next()) }
+            var cases: [[UInt8]] = [a, a + [0], Array(a.dropLast())]
+            for position in 0..<length {
+                var b = a
+                b[position] ^= UInt8(1 << (random.next() % 8))
+                cases.append(b)
+            }
+            for b in cases {
+                // Unaligned starts too: slices one byte into a larger buffer.
+                let shiftedA = ([0xaa] + a)[1...]
+                let shiftedB = ([0x55] + b)[1...]
+                let same = shiftedA.withUnsafeBufferPointer { x in shiftedB.withUnsafeBufferPointer { y in CBOR.sameBytes(x, y) } }
+                XCTAssertEqual(same, a == b, "\(a) \(b)")
+                let direct = a.withUnsafeBufferPointer { x in b.withUnsafeBufferPointer { y in CBOR.sameBytes(x, y) } }
+                XCTAssertEqual(direct, a == b, "\(a) \(b)")
+            }
+        }
+        XCTAssertTrue(CBOR.sameBytes(UnsafeBufferPointer(start: nil, count: 0), UnsafeBufferPointer(start: nil, count: 0)))
+    }
+}
