@@ -66,8 +66,10 @@ public struct COSEKey: Sendable {
         guard let curve = Self.curve(forIdentifier: crv) else {
             throw COSEError(.invalidKey, "COSE_Key crv \(crv) is not supported")
         }
-        let okpCurves: [Curve] = [.ed25519, .ed448, .x25519, .x448]
-        guard (kty == .okp) == okpCurves.contains(curve) else {
+        // The OKP curves are crv 4...7 (X25519, X448, Ed25519, Ed448; see curve(forIdentifier:)):
+        // decided from the identifier, without an array of the four curves on every key.
+        let isOKPCurve = (4...7).contains(crv)
+        guard (kty == .okp) == isOKPCurve else {
             throw COSEError(.invalidKey, "COSE_Key kty \(kty) does not fit curve \(curve)")
         }
         guard let x = map[key: -2]?.bytes else { throw COSEError(.invalidKey, "COSE_Key x is missing") }

@@ -87,3 +87,23 @@ final class SigStructureTests: XCTestCase {
         }
     }
 }
+
+/// COSE_Key: the kty/crv agreement decided from the crv identifier is the rule it replaces (an
+/// OKP key exactly for Ed25519, Ed448, X25519 and X448), for every identifier the key may carry.
+final class COSEKeyTypeCurveTests: XCTestCase {
+    func testKeyTypeFitsCurveAsBefore() {
+        let okpCurves: [Curve] = [.ed25519, .ed448, .x25519, .x448]
+        for crv in Int64(-3)...300 {
+            for kty in [Int64(1), 2] {
+                let node = CBORNode.map([
+                    .init(.int(1), .int(kty)), .init(.int(-1), .int(crv)), .init(.int(-2), .bytes([1, 2])),
+                    .init(.int(-3), .bytes([3, 4])),
+                ])
+                guard let item = try? CBOR(decoding: node.encoded()) else { return XCTFail("encoding") }
+                let accepted = (try? COSEKey(item)) != nil
+                let expected = COSEKey.curve(forIdentifier: crv).map { (kty == 1) == okpCurves.contains($0) } ?? false
+                XCTAssertEqual(accepted, expected, "kty \(kty) crv \(crv)")
+            }
+        }
+    }
+}
