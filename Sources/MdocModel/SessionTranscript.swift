@@ -78,8 +78,11 @@ public func deviceAuthenticationBytes(
     // #6.24(bstr .cbor [ "DeviceAuthentication", transcript, docType, DeviceNameSpacesBytes ]),
     // written straight into one buffer of the final size (the parts are copied once, as received).
     let context: StaticString = "DeviceAuthentication"
-    let parts = [transcript.transcript.encoded, docType.encoded, deviceNameSpacesBytes.encoded]
-    let innerCount = 1 + 1 + context.utf8CodeUnitCount + parts.reduce(0) { $0 + $1.count }
+    // The three parts by name, not in an array (an allocation for every document).
+    let transcriptBytes = transcript.transcript.encoded
+    let docTypeBytes = docType.encoded
+    let nameSpacesBytes = deviceNameSpacesBytes.encoded
+    let innerCount = 1 + 1 + context.utf8CodeUnitCount + transcriptBytes.count + docTypeBytes.count + nameSpacesBytes.count
     var out: [UInt8] = []
     out.reserveCapacity(2 + 9 + innerCount)
     CBORNode.appendHead(major: 6, 24, to: &out)
@@ -87,6 +90,8 @@ public func deviceAuthenticationBytes(
     CBORNode.appendHead(major: 4, 4, to: &out)
     CBORNode.appendHead(major: 3, UInt64(context.utf8CodeUnitCount), to: &out)
     out.append(contentsOf: UnsafeBufferPointer(start: context.utf8Start, count: context.utf8CodeUnitCount))
-    for part in parts { out.append(contentsOf: part) }
+    out.append(contentsOf: transcriptBytes)
+    out.append(contentsOf: docTypeBytes)
+    out.append(contentsOf: nameSpacesBytes)
     return out
 }
