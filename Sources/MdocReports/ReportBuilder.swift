@@ -2,14 +2,16 @@ import Foundation
 import MdocChecks
 import MdocStore
 
-/// Builds a ``ComplianceReport`` from one snapshot of the store, with SQL aggregations only: no
-/// query loads a row per transaction of the scope into memory, so a report over a million
-/// transactions takes seconds and little memory (BENCHMARKS.md, "Reports").
+/// Builds a ``ComplianceReport`` from one snapshot of the store with aggregations in constant
+/// memory: no query loads a row per transaction of the scope into memory, so a report over a
+/// million transactions takes seconds and little memory (BENCHMARKS.md, "Reports").
 ///
 /// ``prepare()`` materializes the scope once in `TEMP` tables of the snapshot; every section is
-/// then an aggregation over them (the verdict, consent and change counts and the timeline from
-/// one `GROUP BY` on a packed integer, ``Kind``). The same tables feed the CSV files
-/// (``ReportCSV``), so every file of one report shows the same figures.
+/// then an aggregation over them. Those with few groups over every row of the scope — the
+/// verdict, consent and change counts and the timeline (by day and a packed integer, ``Kind``),
+/// the sources, the runs, the issuers — are grouped while the rows stream (``RowGroups``), not
+/// by a SQL `GROUP BY`, which would sort a million rows each time; the others are SQL. The same
+/// tables feed the CSV files (``ReportCSV``), so every file of one report shows the same figures.
 ///
 /// `TEMP` tables:
 /// - `report_scope`: one row per transaction in scope with the verification it counts (`vid`),
@@ -221,7 +223,7 @@ public struct ReportBuilder {
     /// Builds the report from the prepared tables. Call ``prepare()`` first.
     public func build() throws -> ComplianceReport {
         guard let scope else { throw ReportError(.noRuns, "ReportBuilder.build() called before prepare()") }
-        let tally = try self.tally()
+        let tally = try self.tally(scope)
         let total = tally.overview.transactions
         let runs = try runsInScope(scope, tally: tally)
         let includesValues = request.includeValues && runs.contains { $0.keepsValues }
@@ -239,7 +241,6 @@ public struct ReportBuilder {
             scopeModel.label = Self.periodLabel(since: since, until: until)
         }
         let issuers = try self.issuers()
-        let sources = try self.sources()
         return ComplianceReport(
             format: ComplianceReport.formatName, version: ComplianceReport.currentVersion,
             generatedAt: try StoreReader.instantText(request.generatedAt),
@@ -247,7 +248,7 @@ public struct ReportBuilder {
             scope: scopeModel, includesValues: includesValues, overview: tally.overview,
             failures: ComplianceReport.Failures(
                 byCheck: try failuresByCheck(total: total), byDocumentSigner: issuers.ds, byIACA: issuers.iaca,
-                bySource: sources.rows, sourceCount: sources.count),
+                bySource: tally.sources, sourceCount: tally.sourceCount),
             timeline: timeline(tally),
             trust: try trust(runs: runs.map(\.run), certificates: issuers.certificates),
             changes: try changes(transitions: tally.transitions), images: try images(), consent: tally.consent,
@@ -275,13 +276,19 @@ public struct ReportBuilder {
         var ofRun: Int
         /// Capture day → counts by verdict now, in day order.
         var days: [ComplianceReport.TimelinePoint]
+        /// The sources, worst first (at most ``ReportLimits/sourceRows``), and how many there are.
+        var sources: [ComplianceReport.GroupOutcome]
+        var sourceCount: Int
+        /// Rows by run id, but for the rows of the run of a run scope (``ofRun``).
+        var otherRuns: [(id: String, count: Int)]
     }
 
-    /// Verdicts at both instants, consent states, verdict changes, reused results and the
-    /// timeline, from one `GROUP BY` over the scope's capture day and ``Kind`` (one integer sort
-    /// instead of one sort per section). The groups — at most days × a few hundred kinds — are
-    /// streamed and added up here.
-    private func tally() throws -> Tally {
+    /// Verdicts at both instants, consent states, verdict changes, reused results, the
+    /// timeline, the sources and the runs, from one pass over the scope: its rows are grouped by
+    /// capture day and ``Kind``, by source and by run while they stream (``RowGroups``: no sort),
+    /// and the groups — at most days × a few hundred kinds, and the sources and runs — are added
+    /// up here, the day groups in the order `GROUP BY day, kind ORDER BY day` gave them.
+    private func tally(_ scope: ResolvedScope) throws -> Tally {
         let verdicts = Verdict.allCases.map(\.rawValue)
         let consents = ConsentState.allCases.map(\.rawValue)
         var total = 0, reused = 0, withoutCaptureTime = 0, ofRun = 0
@@ -291,12 +298,10 @@ public struct ReportBuilder {
         var consentCounts: [String: Int] = [:]
         var transitionCounts: [String: Int] = [:]  // "previous>now"
         var days: [ComplianceReport.TimelinePoint] = []
-        try reader.forEach(sql: """
-            SELECT substr(captured_at, 1, 10) AS day, kind, count(*) FROM report_scope GROUP BY day, kind ORDER BY day
-            """
-        ) { row in
-            let n = row.int(2) ?? 0
-            let kind = row.int(1) ?? 0
+        let groups = try scopeGroups(scope)
+        for group in groups.days {
+            let n = group.count
+            let kind = group.kind
             let capture = Kind.value(kind, shift: 4, verdicts)
             let now = Kind.value(kind, shift: 6, verdicts) ?? ""
             total += n
@@ -309,9 +314,9 @@ public struct ReportBuilder {
             if let previous = Kind.value(kind, shift: 0, verdicts), previous != now {
                 transitionCounts["\(previous)>\(now)", default: 0] += n
             }
-            guard let day = row.text(0) else {
+            guard let day = group.day else {
                 withoutCaptureTime += n
-                return
+                continue
             }
             if days.last?.period != day {
                 days.append(ComplianceReport.TimelinePoint(
@@ -359,7 +364,99 @@ public struct ReportBuilder {
             overview: overview,
             consent: consents.map { ComplianceReport.Share(key: $0, count: consentCounts[$0, default: 0], of: total) },
             transitions: transitions.sorted { ($0.count, $1.from ?? "", $1.to) > ($1.count, $0.from ?? "", $0.to) },
-            reused: reused, withoutCaptureTime: withoutCaptureTime, ofRun: ofRun, days: days)
+            reused: reused, withoutCaptureTime: withoutCaptureTime, ofRun: ofRun, days: days,
+            sources: groups.sources, sourceCount: groups.sourceCount, otherRuns: groups.otherRuns)
+    }
+
+    /// The groups of one pass over the scope (see ``tally(_:)``).
+    struct ScopeGroups {
+        /// `GROUP BY substr(captured_at, 1, 10), kind ORDER BY` the day: `day` is `nil` for
+        /// rows without a capture time (and first), then the days in byte order.
+        var days: [(day: String?, kind: Int, count: Int)] = []
+        var sources: [ComplianceReport.GroupOutcome] = []
+        var sourceCount = 0
+        var otherRuns: [(id: String, count: Int)] = []
+    }
+
+    /// Streams `report_scope` once and groups it by day and kind, by source (with its verdicts
+    /// now) and by run id (leaving out the run of a run scope, as `run_id <> ?` would).
+    func scopeGroups(_ scope: ResolvedScope) throws -> ScopeGroups {
+        var dayGroups = RowGroups(), sourceGroups = RowGroups(), runGroups = RowGroups()
+        var dayKeys: [(order: [UInt8], day: String?, kind: Int)] = [], dayCounts: [Int] = []
+        var sourceKeys: [(order: [UInt8], name: String)] = []
+        var sourceCounts: [(n: Int, valid: Int, invalid: Int, indeterminate: Int)] = []
+        var runIDs: [String] = [], runCounts: [Int] = []
+        var scopeRun: [UInt8]?
+        if case .run(let id) = scope { scopeRun = Array(id.utf8) }
+        let valid = Array("valid".utf8), invalid = Array("invalid".utf8), indeterminate = Array("indeterminate".utf8)
+        try reader.forEach(sql: """
+            SELECT substr(captured_at, 1, 10), kind, source, verdict_now, run_id FROM report_scope
+            """
+        ) { row in
+            dayGroups.begin()
+            dayGroups.add(row, 0)
+            dayGroups.add(row, 1)
+            let day = dayGroups.end()
+            if day.isNew {
+                dayKeys.append((RowGroups.sortKey(row, 0), row.text(0), row.int(1) ?? 0))
+                dayCounts.append(0)
+            }
+            dayCounts[day.slot] += 1
+
+            sourceGroups.begin()
+            sourceGroups.add(row, 2)
+            let source = sourceGroups.end()
+            if source.isNew {
+                sourceKeys.append((RowGroups.sortKey(row, 2), row.text(2) ?? ""))
+                sourceCounts.append((0, 0, 0, 0))
+            }
+            sourceCounts[source.slot].n += 1
+            if let verdict = row.utf8(3) {
+                if verdict.elementsEqual(valid) {
+                    sourceCounts[source.slot].valid += 1
+                } else if verdict.elementsEqual(invalid) {
+                    sourceCounts[source.slot].invalid += 1
+                } else if verdict.elementsEqual(indeterminate) {
+                    sourceCounts[source.slot].indeterminate += 1
+                }
+            }
+
+            // `run_id <> ?` is true for a value that is not text; the report then skips it.
+            guard let run = row.utf8(4) else { return }
+            if let scopeRun, run.elementsEqual(scopeRun) { return }
+            runGroups.begin()
+            runGroups.add(row, 4)
+            let slot = runGroups.end()
+            if slot.isNew {
+                runIDs.append(row.text(4) ?? "")
+                runCounts.append(0)
+            }
+            runCounts[slot.slot] += 1
+        }
+        var groups = ScopeGroups()
+        groups.days = dayKeys.indices.sorted { a, b in
+            let x = dayKeys[a], y = dayKeys[b]
+            if x.order != y.order { return x.order.lexicographicallyPrecedes(y.order) }
+            return x.kind < y.kind
+        }.map { (dayKeys[$0].day, dayKeys[$0].kind, dayCounts[$0]) }
+        // ORDER BY invalid + indeterminate DESC, n DESC, source; LIMIT.
+        let order = sourceKeys.indices.sorted { a, b in
+            let x = sourceCounts[a], y = sourceCounts[b]
+            if x.invalid + x.indeterminate != y.invalid + y.indeterminate {
+                return x.invalid + x.indeterminate > y.invalid + y.indeterminate
+            }
+            if x.n != y.n { return x.n > y.n }
+            return sourceKeys[a].order.lexicographicallyPrecedes(sourceKeys[b].order)
+        }
+        groups.sources = order.prefix(ReportLimits.sourceRows).map { index in
+            let counts = sourceCounts[index]
+            return Self.group(
+                name: sourceKeys[index].name, transactions: counts.n, valid: counts.valid, invalid: counts.invalid,
+                indeterminate: counts.indeterminate)
+        }
+        groups.sourceCount = sourceKeys.count
+        groups.otherRuns = runIDs.indices.map { (runIDs[$0], runCounts[$0]) }
+        return groups
     }
 
     /// The key of ``ComplianceReport/Overview/atCapture`` for transactions without a capture time.
@@ -375,16 +472,8 @@ public struct ReportBuilder {
     /// ``tally()`` and only the others (reused results) are grouped.
     private func runsInScope(_ scope: ResolvedScope, tally: Tally) throws -> [RunInScope] {
         var counts: [String: Int] = [:]
-        var groups = "SELECT run_id, count(*) FROM report_scope GROUP BY run_id"
-        var arguments: [StoreValue] = []
-        if case .run(let id) = scope {
-            counts[id] = tally.ofRun
-            groups = "SELECT run_id, count(*) FROM report_scope WHERE run_id <> ? GROUP BY run_id"
-            arguments = [.text(id)]
-        }
-        for row in try reader.rows(sql: groups, arguments: arguments) {
-            if let id = row.text(0) { counts[id, default: 0] += row.int(1) ?? 0 }
-        }
+        if case .run(let id) = scope { counts[id] = tally.ofRun }
+        for (id, count) in tally.otherRuns { counts[id, default: 0] += count }
         var runs: [RunInScope] = []
         for (id, count) in counts where count > 0 {
             guard
@@ -425,33 +514,6 @@ public struct ReportBuilder {
         }.sorted { ($0.transactions, $1.checkID) > ($1.transactions, $0.checkID) }
     }
 
-    /// `sum(...)` columns counting verdicts now of `report_scope` rows aliased `s`.
-    private static let verdictSums = """
-        sum(s.verdict_now = 'valid'), sum(s.verdict_now = 'invalid'), sum(s.verdict_now = 'indeterminate')
-        """
-
-    /// The sources, worst first, at most ``ReportLimits/sourceRows``, and how many there are
-    /// (a window count over the groups: one sort).
-    private func sources() throws -> (rows: [ComplianceReport.GroupOutcome], count: Int) {
-        var count = 0
-        let rows = try reader.rows(
-            sql: """
-                SELECT source, n, valid, invalid, indeterminate, count(*) OVER () FROM (
-                  SELECT source, count(*) AS n, sum(verdict_now = 'valid') AS valid, sum(verdict_now = 'invalid') AS invalid,
-                         sum(verdict_now = 'indeterminate') AS indeterminate
-                  FROM report_scope GROUP BY source)
-                ORDER BY invalid + indeterminate DESC, n DESC, source
-                LIMIT ?
-                """,
-            arguments: [.integer(Int64(ReportLimits.sourceRows))]
-        ).map { row in
-            count = row.int(5) ?? 0
-            return Self.group(name: row.text(0) ?? "", transactions: row.int(1) ?? 0, valid: row.int(2) ?? 0,
-                              invalid: row.int(3) ?? 0, indeterminate: row.int(4) ?? 0)
-        }
-        return (rows, count)
-    }
-
     static func group(name: String, transactions: Int, valid: Int, invalid: Int, indeterminate: Int) -> ComplianceReport.GroupOutcome {
         ComplianceReport.GroupOutcome(
             name: name, transactions: transactions, valid: valid, invalid: invalid, indeterminate: indeterminate,
@@ -475,21 +537,46 @@ public struct ReportBuilder {
         ds: [ComplianceReport.IssuerOutcome], iaca: [ComplianceReport.IssuerOutcome],
         certificates: [(role: String, fingerprint: String, transactions: Int)]
     ) {
-        let rows = try reader.rows(sql: """
-            SELECT d.ds_fingerprint, d.iaca_fingerprint, count(*), \(Self.verdictSums)
+        // Grouped by (DS, IACA) while streaming (``RowGroups``): a GROUP BY would sort a million
+        // rows of two 64-character keys.
+        struct Tally { var transactions = 0, valid = 0, invalid = 0, indeterminate = 0 }
+        var pairGroups = RowGroups()
+        var pairs: [(ds: String?, iaca: String?)] = []
+        var pairTallies: [Tally] = []
+        let valid = Array("valid".utf8), invalid = Array("invalid".utf8), indeterminate = Array("indeterminate".utf8)
+        try reader.forEach(sql: """
+            SELECT d.ds_fingerprint, d.iaca_fingerprint, s.verdict_now
             FROM report_scope s CROSS JOIN document d ON d.verification_id = s.vid
             WHERE d.idx = 0 OR NOT EXISTS (
               SELECT 1 FROM document e
               WHERE e.verification_id = d.verification_id AND e.idx < d.idx
                 AND e.ds_fingerprint IS d.ds_fingerprint AND e.iaca_fingerprint IS d.iaca_fingerprint)
-            GROUP BY d.ds_fingerprint, d.iaca_fingerprint
-            """)
-        struct Tally { var transactions = 0, valid = 0, invalid = 0, indeterminate = 0 }
+            """
+        ) { row in
+            pairGroups.begin()
+            pairGroups.add(row, 0)
+            pairGroups.add(row, 1)
+            let pair = pairGroups.end()
+            if pair.isNew {
+                pairs.append((row.text(0), row.text(1)))
+                pairTallies.append(Tally())
+            }
+            pairTallies[pair.slot].transactions += 1
+            if let verdict = row.utf8(2) {
+                if verdict.elementsEqual(valid) {
+                    pairTallies[pair.slot].valid += 1
+                } else if verdict.elementsEqual(invalid) {
+                    pairTallies[pair.slot].invalid += 1
+                } else if verdict.elementsEqual(indeterminate) {
+                    pairTallies[pair.slot].indeterminate += 1
+                }
+            }
+        }
         var ds: [String?: Tally] = [:]
         var iaca: [String?: Tally] = [:]
-        for row in rows {
-            let counts = (row.int(2) ?? 0, row.int(3) ?? 0, row.int(4) ?? 0, row.int(5) ?? 0)
-            for (key, isDS) in [(row.text(0), true), (row.text(1), false)] {
+        for (pair, pairTally) in zip(pairs, pairTallies) {
+            let counts = (pairTally.transactions, pairTally.valid, pairTally.invalid, pairTally.indeterminate)
+            for (key, isDS) in [(pair.ds, true), (pair.iaca, false)] {
                 var tally = (isDS ? ds[key] : iaca[key]) ?? Tally()
                 tally.transactions += counts.0
                 tally.valid += counts.1

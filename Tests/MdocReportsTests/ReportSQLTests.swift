@@ -95,4 +95,57 @@ final class ReportSQLTests: XCTestCase {
         XCTAssertEqual(period.transactions.rows.first?.referenceCode, "R3")
         XCTAssertEqual(period.scope.label, "from-2026-04-03")
     }
+
+    /// Sources, days and issuer pairs are grouped while the scope streams (not by SQL's
+    /// `GROUP BY`), and must group and order as SQLite does: by bytes, so two spellings of "café"
+    /// (precomposed, and `e` + combining accent: equal as Swift strings) stay two sources, and
+    /// documents without fingerprints form one group.
+    func testStreamedGroupsCompareBytesAsSQLiteDoes() throws {
+        let store = try ReportStore(path: "\(folder)/groups.sqlite")
+        func hex(_ n: Int) -> String { String(repeating: "0", count: 63) + String(n) }
+        let time = "2026-05-01T00:00:00.000Z"
+        let composed = "caf\u{E9}", decomposed = "cafe\u{301}"
+        XCTAssertEqual(composed, decomposed, "Swift strings compare canonically")
+        var sql = """
+            INSERT INTO run VALUES ('r1', '\(time)', '\(time)', '\(time)', 0, '\(hex(1))', '{}', '0.1.0', '[]', 'finished', NULL, NULL, 0);
+            INSERT INTO certificate VALUES ('\(hex(7))', 'ds', 'CN=DS a', 'CN=IACA x', '01', '\(time)', '2027-05-20T00:00:00.000Z', 'UT');
+            """
+        let plan: [(source: String, captured: String, verdict: String, ds: String)] = [
+            (composed, "'2026-04-01T10:00:00.000Z'", "valid", "'\(hex(7))'"),
+            (decomposed, "'2026-04-01T11:00:00.000Z'", "invalid", "NULL"),
+            (decomposed, "'2026-04-02T10:00:00.000Z'", "invalid", "NULL"),
+            ("b", "NULL", "valid", "'\(hex(7))'"),
+        ]
+        for (index, item) in plan.enumerated() {
+            let n = index + 1
+            sql += """
+                INSERT INTO txn VALUES ('\(hex(n))', 't\(n)', '\(item.source)', \(item.captured), NULL, 'R\(n)', NULL, NULL, 'r1', '\(time)');
+                INSERT INTO verification VALUES (\(n), '\(hex(n))', 'r1', '\(time)', '\(time)', '\(hex(1))', NULL, '\(item.verdict)', 'none', 1, NULL, NULL, NULL);
+                INSERT INTO run_transaction VALUES ('r1', '\(hex(n))', \(n), 0);
+                INSERT INTO document (verification_id, idx, doc_type, ds_fingerprint, iaca_fingerprint)
+                VALUES (\(n), 0, 'mDL', \(item.ds), \(item.ds));
+
+                """
+        }
+        try store.executeUnchecked(sql: sql)
+        let report = try build(store, .run("r1"))
+
+        // Worst first, then most transactions, then by bytes: "b" (0x62) before "caf\u{E9}" (0x63).
+        XCTAssertEqual(report.failures.sourceCount, 3)
+        XCTAssertEqual(report.failures.bySource.map { Array($0.name.utf8) }, [decomposed, "b", composed].map { Array($0.utf8) })
+        XCTAssertEqual(report.failures.bySource.map(\.transactions), [2, 1, 1])
+        XCTAssertEqual(report.failures.bySource.first?.invalid, 2)
+
+        XCTAssertEqual(report.timeline.points.map(\.period), ["2026-04-01", "2026-04-02"])
+        XCTAssertEqual(report.timeline.points.map(\.transactions), [2, 1])
+        XCTAssertEqual(report.timeline.points.first?.invalid, 1)
+        XCTAssertEqual(report.timeline.withoutCaptureTime, 1)
+
+        let unsigned = try XCTUnwrap(report.failures.byDocumentSigner.first { $0.fingerprint == nil })
+        XCTAssertEqual(unsigned.transactions, 2)
+        XCTAssertEqual(unsigned.invalid, 2)
+        XCTAssertEqual(report.failures.byDocumentSigner.first { $0.fingerprint == hex(7) }?.valid, 2)
+        XCTAssertEqual(report.failures.byIACA.map(\.transactions).sorted(), [2, 2])
+        XCTAssertEqual(report.scope.runs.map(\.transactionsInScope), [4])
+    }
 }

@@ -1,0 +1,86 @@
+import MdocStore
+
+/// Groups streamed rows by the values of some of their columns, without the sort a SQL
+/// `GROUP BY` costs: for the report's aggregations over a million rows of the scope whose groups
+/// are few (capture day and kind, source, run, DS and IACA). SQLite groups by sorting every row
+/// (its sorter writes runs to temporary files and merges them: ~0.3–0.9 s per aggregation of a
+/// million rows); a hash of a few bytes per row costs far less (BENCHMARKS.md, "Reports").
+///
+/// Values group as SQLite's `GROUP BY` groups them under the BINARY collation: by storage class,
+/// then by bytes. Text is compared as UTF-8 bytes, never as Swift strings (`String` equality
+/// merges canonically equivalent texts that SQLite keeps apart). One difference: SQLite puts an
+/// integer and the equal real in one group, this type does not; the report groups only text
+/// columns and the integers it computes.
+///
+/// Nothing is allocated per row: the key is assembled in a scratch buffer, and only the first
+/// row of a group copies it.
+struct RowGroups {
+    private struct Key: Hashable {
+        var bytes: [UInt8] = []
+
+        func hash(into hasher: inout Hasher) {
+            bytes.withUnsafeBytes { hasher.combine(bytes: $0) }
+        }
+    }
+
+    private var slots: [Key: Int] = [:]
+    private var key = Key()
+
+    /// Number of groups so far; their slots are `0..<count`, in order of first row.
+    var count: Int { slots.count }
+
+    /// Starts the key of a row.
+    mutating func begin() {
+        key.bytes.removeAll(keepingCapacity: true)
+    }
+
+    /// Adds column `index` of `row` to the key.
+    mutating func add(_ row: StoreRow, _ index: Int) {
+        if let bytes = row.utf8(index) {
+            append(tag: 3, bytes)
+            return
+        }
+        switch row[index] {
+        case .null: key.bytes.append(0)
+        case .integer(let number): add(number)
+        case .real(let number): withUnsafeBytes(of: number.bitPattern) { append(tag: 2, $0.bindMemory(to: UInt8.self)) }
+        case .text(let text):
+            var text = text
+            text.withUTF8 { append(tag: 3, $0) }
+        case .blob(let bytes): bytes.withUnsafeBufferPointer { append(tag: 4, $0) }
+        }
+    }
+
+    /// Adds an integer to the key.
+    mutating func add(_ number: Int64) {
+        withUnsafeBytes(of: number) { append(tag: 1, $0.bindMemory(to: UInt8.self)) }
+    }
+
+    /// The group of the key begun by ``begin()``, and whether this row is its first.
+    mutating func end() -> (slot: Int, isNew: Bool) {
+        if let slot = slots[key] { return (slot, false) }
+        let slot = slots.count
+        slots[key] = slot
+        return (slot, true)
+    }
+
+    /// Storage class tag, length, bytes: keys of several values cannot run into each other.
+    private mutating func append(tag: UInt8, _ bytes: UnsafeBufferPointer<UInt8>) {
+        key.bytes.append(tag)
+        withUnsafeBytes(of: UInt32(truncatingIfNeeded: bytes.count)) { key.bytes.append(contentsOf: $0) }
+        key.bytes.append(contentsOf: bytes)
+    }
+
+    /// How SQLite's `ORDER BY` with the BINARY collation orders column `index` of `row` (text
+    /// and blob values; TEXT-affinity columns hold nothing else but NULL): NULL first, then text
+    /// by bytes, then blobs by bytes. Compare with `lexicographicallyPrecedes`.
+    static func sortKey(_ row: StoreRow, _ index: Int) -> [UInt8] {
+        if let bytes = row.utf8(index) { return [3] + Array(bytes) }
+        switch row[index] {
+        case .null: return [0]
+        case .text(let text): return [3] + Array(text.utf8)
+        case .blob(let bytes): return [4] + bytes
+        case .integer, .real: return [1]
+        }
+    }
+}
