@@ -311,7 +311,31 @@ extension CBOR {
     func visitEmbeddedFields(
         forTextKeys keys: [StaticString], options: CBORDecodingOptions, _ body: (CBOREmbeddedFields) -> Void
     ) {
-        guard let embedded = embeddedBytes, keys.count <= 16 else { return }
+        guard let embedded = embeddedBytes else { return }
+        Self.visitEmbeddedFields(embedded, forTextKeys: keys, options: options, body)
+    }
+
+    /// ``withEmbeddedFields(forTextKeys:options:_:)`` for an item known only by its
+    /// ``embeddedBytes`` (`nil` answers `nil`): the same view of the same bytes, for callers that
+    /// read the bytes out of an array's item without copying the whole item.
+    @inlinable
+    public static func withEmbeddedFields<Result>(
+        embeddedBytes embedded: ArraySlice<UInt8>?, forTextKeys keys: [StaticString], options: CBORDecodingOptions = .default,
+        _ body: (CBOREmbeddedFields) -> Result?
+    ) -> Result? {
+        guard let embedded else { return nil }
+        var result: Result?
+        visitEmbeddedFields(embedded, forTextKeys: keys, options: options) { result = body($0) }
+        return result
+    }
+
+    /// ``visitEmbeddedFields(forTextKeys:options:_:)`` over the embedded bytes themselves.
+    @usableFromInline
+    static func visitEmbeddedFields(
+        _ embedded: ArraySlice<UInt8>, forTextKeys keys: [StaticString], options: CBORDecodingOptions,
+        _ body: (CBOREmbeddedFields) -> Void
+    ) {
+        guard keys.count <= 16 else { return }
         embedded.withUnsafeBufferPointer { buffer in
             withUnsafeTemporaryAllocation(of: Int.self, capacity: 2 &* keys.count) { spans in
                 var parser = CBORParser(input: embedded, buffer: buffer, options: options)

@@ -194,21 +194,38 @@ public struct IssuerSignedItem: Sendable {
     /// neither `random` (only checked to be a byte string) nor the item's bytes, which are the
     /// caller's item's ``CBOR/encoded``.
     public static func readElement(_ item: borrowing CBOR, path: String, decodingValue: Bool = true) throws -> Element {
-        if let fast = item.withEmbeddedFields(forTextKeys: Self.keys, { fields -> Element? in
-            guard let digestID = fields.unsigned(0), fields.isByteString(1), let elementIdentifier = fields.text(2)
-            else { return nil }
-            var value: CBOR?
-            if decodingValue {
-                guard let decoded = fields.item(3) else { return nil }
-                value = decoded
-            }
-            return Element(digestID: digestID, elementIdentifier: elementIdentifier, elementValue: value)
-        }) {
+        if let fast = item.withEmbeddedFields(forTextKeys: Self.keys, { element(of: $0, decodingValue: decodingValue) }) {
             return fast
         }
         // Anything else the way read goes, which also gives the errors.
         let full = try read(item, path: path, decodingValue: decodingValue)
         return Element(digestID: full.digestID, elementIdentifier: full.elementIdentifier, elementValue: full.elementValue)
+    }
+
+    /// ``readElement(_:path:decodingValue:)`` of `item()`, given its ``CBOR/embeddedBytes``:
+    /// the usual shape is read from those bytes, and the item itself is asked for only when
+    /// they are not of it (an item read out of an array is otherwise copied whole first).
+    public static func readElement(
+        embeddedBytes: ArraySlice<UInt8>?, of item: @autoclosure () -> CBOR, path: String, decodingValue: Bool = true
+    ) throws -> Element {
+        if let fast = CBOR.withEmbeddedFields(
+            embeddedBytes: embeddedBytes, forTextKeys: Self.keys, { element(of: $0, decodingValue: decodingValue) })
+        {
+            return fast
+        }
+        return try readElement(item(), path: path, decodingValue: decodingValue)
+    }
+
+    /// The element of an item of the usual shape; `nil` when a field is not of its type.
+    private static func element(of fields: CBOREmbeddedFields, decodingValue: Bool) -> Element? {
+        guard let digestID = fields.unsigned(0), fields.isByteString(1), let elementIdentifier = fields.text(2)
+        else { return nil }
+        var value: CBOR?
+        if decodingValue {
+            guard let decoded = fields.item(3) else { return nil }
+            value = decoded
+        }
+        return Element(digestID: digestID, elementIdentifier: elementIdentifier, elementValue: value)
     }
 
     /// ``init(_:path:decodingValue:)`` as a function: the item read is returned as it is built

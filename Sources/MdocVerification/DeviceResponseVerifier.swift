@@ -472,7 +472,11 @@ public struct DeviceResponseVerifier: Sendable {
                 total += 1
                 let item: IssuerSignedItem.Element
                 do {
-                    item = try IssuerSignedItem.readElement(items[position], path: namespace, decodingValue: options.keepValues)
+                    // From the item's embedded bytes: the item is copied out of the array only
+                    // when they are not of the usual shape.
+                    item = try IssuerSignedItem.readElement(
+                        embeddedBytes: items[position].embeddedBytes, of: items[position], path: namespace,
+                        decodingValue: options.keepValues)
                 } catch {
                     results.append(CheckResult(
                         .msoDigest, .fail, "IssuerSignedItemBytes \(position) of \(namespace) malformed: \(error)",

@@ -85,6 +85,14 @@ final class EmbeddedValuesTests: XCTestCase {
             XCTAssertNil(fields.unsigned(-1), file: file, line: line)
             return true
         }
+        // The same view from the embedded bytes alone.
+        let fromBytes: [ArraySlice<UInt8>?]? = CBOR.withEmbeddedFields(embeddedBytes: outer.embeddedBytes, forTextKeys: Self.keys) {
+            fields in (0..<4).map { fields.encoded($0) }
+        }
+        let fromItem: [ArraySlice<UInt8>?]? = outer.withEmbeddedFields(forTextKeys: Self.keys) { fields in (0..<4).map { fields.encoded($0) } }
+        XCTAssertEqual(fromBytes?.map { $0?.indices }, fromItem?.map { $0?.indices }, Hex.encode(input), file: file, line: line)
+        XCTAssertEqual(fromBytes == nil, fromItem == nil, Hex.encode(input), file: file, line: line)
+        XCTAssertNil(CBOR.withEmbeddedFields(embeddedBytes: nil, forTextKeys: Self.keys) { _ in true })
         if viewed != nil, outer.embeddedValues(forTextKeys: Self.keys) == nil {
             XCTFail("the view answered where embeddedValues does not: \(Hex.encode(input))", file: file, line: line)
         }

@@ -56,6 +56,20 @@ final class IssuerSignedItemReadTests: XCTestCase {
                 let element: Result<IssuerSignedItem.Element, any Error> = Result {
                     try IssuerSignedItem.readElement(outer, path: "ns", decodingValue: decodingValue)
                 }
+                // From the embedded bytes, the item asked for only when needed: the same answer.
+                let fromBytes: Result<IssuerSignedItem.Element, any Error> = Result {
+                    try IssuerSignedItem.readElement(embeddedBytes: outer.embeddedBytes, of: outer, path: "ns", decodingValue: decodingValue)
+                }
+                switch (element, fromBytes) {
+                case (.success(let a), .success(let b)):
+                    XCTAssertEqual(a.digestID, b.digestID)
+                    XCTAssertEqual(a.elementIdentifier, b.elementIdentifier)
+                    XCTAssertEqual(a.elementValue?.encoded.indices, b.elementValue?.encoded.indices)
+                case (.failure(let a), .failure(let b)):
+                    XCTAssertEqual(String(describing: a), String(describing: b))
+                default:
+                    XCTFail("readElement from the bytes disagrees on \(Hex.encode(input))")
+                }
                 switch (full, element) {
                 case (.success(let a), .success(let b)):
                     accepted += 1
