@@ -27,7 +27,14 @@ public struct COSEHeaders: Sendable {
     /// Rejects a protected bucket that is not a bstr holding a map (or empty), an unprotected
     /// bucket that is not a map, and a label present in both (RFC 9052 §3: "MUST NOT").
     init(protectedItem: CBOR, unprotectedItem: CBOR) throws {
-        guard let protectedBytes = protectedItem.bytes else {
+        try self.init(protectedBytes: protectedItem.bytes, unprotectedMap: unprotectedItem.map)
+    }
+
+    /// ``init(protectedItem:unprotectedItem:)`` from what it reads of the two items (the byte
+    /// string's content, the map; `nil` when the item is not of that type), so that they need
+    /// not be copied out of the message's array.
+    init(protectedBytes: ArraySlice<UInt8>?, unprotectedMap: CBORMap?) throws {
+        guard let protectedBytes else {
             throw COSEError(.invalidHeader, "the protected header is not a byte string")
         }
         self.protectedBytes = protectedBytes
@@ -45,7 +52,7 @@ public struct COSEHeaders: Sendable {
             }
             self.protected = map
         }
-        guard let unprotected = unprotectedItem.map else {
+        guard let unprotected = unprotectedMap else {
             throw COSEError(.invalidHeader, "the unprotected header is not a map")
         }
         self.unprotected = unprotected
@@ -115,20 +122,25 @@ struct COSEMessageParts {
     let last: ArraySlice<UInt8>
 
     init(_ item: CBOR, tag expectedTag: UInt64, name: String, lastName: String) throws {
-        var body = item
-        var tagged = false
+        // The array taken from the item (or its tag's content) without copying the item, and
+        // its elements read in place: only what each check needs is taken out of them.
+        let tagged: Bool
+        let body: [CBOR]?
         if let tag = item.tag {
             guard tag == expectedTag, let content = item.tagContent else {
                 throw COSEError(.malformed, "\(name) carries tag \(tag), not \(expectedTag)")
             }
-            body = content
+            body = content.array
             tagged = true
+        } else {
+            body = item.array
+            tagged = false
         }
-        guard let array = body.array, array.count == 4 else {
+        guard let array = body, array.count == 4 else {
             throw COSEError(.malformed, "\(name) is not an array of 4 items")
         }
         self.isTagged = tagged
-        self.headers = try COSEHeaders(protectedItem: array[0], unprotectedItem: array[1])
+        self.headers = try COSEHeaders(protectedBytes: array[0].bytes, unprotectedMap: array[1].map)
         if array[2].isNull {
             self.payload = nil
         } else if let payload = array[2].bytes {

@@ -107,3 +107,50 @@ final class COSEKeyTypeCurveTests: XCTestCase {
         }
     }
 }
+
+/// The refusals of a malformed COSE_Sign1 / COSE_Mac0, code and reason, in the order they are
+/// checked (the parts are read in place from the message's array).
+final class COSEMessageRefusalTests: XCTestCase {
+    func refusal(_ node: CBORNode, mac: Bool = false) -> String? {
+        guard let item = try? CBOR(decoding: node.encoded()) else { return "not CBOR" }
+        do {
+            if mac { _ = try COSEMac0(item) } else { _ = try COSESign1(item) }
+            return nil
+        } catch {
+            return String(describing: error)
+        }
+    }
+
+    func testRefusalsAreUnchanged() {
+        let protected = CBORNode.map([.init(.int(1), .int(-7))]).encoded()
+        let good: [CBORNode] = [.bytes(protected), .map([]), .bytes([1]), .bytes([2])]
+        XCTAssertNil(refusal(.array(good)))
+        XCTAssertNil(refusal(.tagged(18, .array(good))))
+        XCTAssertEqual(refusal(.tagged(17, .array(good))), "cose.malformed: COSE_Sign1 carries tag 17, not 18")
+        XCTAssertEqual(refusal(.map([])), "cose.malformed: COSE_Sign1 is not an array of 4 items")
+        XCTAssertEqual(refusal(.tagged(18, .map([]))), "cose.malformed: COSE_Sign1 is not an array of 4 items")
+        XCTAssertEqual(refusal(.array(Array(good.prefix(3)))), "cose.malformed: COSE_Sign1 is not an array of 4 items")
+        XCTAssertEqual(
+            refusal(.array([.map([]), .int(5), .bytes([1]), .bytes([2])])),
+            "cose.invalidHeader: the protected header is not a byte string")
+        XCTAssertEqual(
+            refusal(.array([.bytes([0xff]), .int(5), .bytes([1]), .bytes([2])])).map { $0.hasPrefix("cose.invalidHeader: the protected header is not well-formed CBOR") },
+            true)
+        XCTAssertEqual(
+            refusal(.array([.bytes(CBORNode.array([]).encoded()), .int(5), .bytes([1]), .bytes([2])])),
+            "cose.invalidHeader: the protected header is not a map")
+        XCTAssertEqual(
+            refusal(.array([.bytes(protected), .int(5), .bytes([1]), .bytes([2])])),
+            "cose.invalidHeader: the unprotected header is not a map")
+        XCTAssertEqual(
+            refusal(.array([.bytes(protected), .map([.init(.int(1), .int(-7))]), .bytes([1]), .bytes([2])])),
+            "cose.duplicateLabel: header label 1 is in both buckets")
+        XCTAssertEqual(
+            refusal(.array([.bytes(protected), .map([]), .int(1), .bytes([2])])),
+            "cose.malformed: COSE_Sign1 payload is neither a byte string nor null")
+        XCTAssertEqual(
+            refusal(.array([.bytes(protected), .map([]), .null, .int(2)])), "cose.malformed: COSE_Sign1 signature is not a byte string")
+        XCTAssertEqual(refusal(.tagged(18, .array(good)), mac: true), "cose.malformed: COSE_Mac0 carries tag 18, not 17")
+        XCTAssertEqual(refusal(.array([]), mac: true), "cose.malformed: COSE_Mac0 is not an array of 4 items")
+    }
+}
