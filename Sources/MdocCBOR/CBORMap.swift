@@ -61,6 +61,76 @@ public struct CBORMap: Sendable, RandomAccessCollection {
         }
     }
 
+    // MARK: Values read in place
+
+    /// The position in `items` of the value whose key is the text string `key` (first match,
+    /// as ``subscript(_:)-(String)`` finds it).
+    @inline(__always)
+    func valuePosition(forText key: String) -> Int? {
+        var key = key
+        return key.withUTF8 { wanted in
+            items.withUnsafeBufferPointer { items in
+                var i = 0
+                while i &+ 1 < items.count {
+                    if items[i].isText(utf8: wanted) { return i &+ 1 }
+                    i &+= 2
+                }
+                return nil
+            }
+        }
+    }
+
+    /// The position in `items` of the value whose key is the integer `key` (first match, as
+    /// ``subscript(_:)-(Int64)`` finds it).
+    @inline(__always)
+    func valuePosition(forInteger key: Int64) -> Int? {
+        items.withUnsafeBufferPointer { items in
+            var i = 0
+            while i &+ 1 < items.count {
+                if items[i].isInteger(key) { return i &+ 1 }
+                i &+= 2
+            }
+            return nil
+        }
+    }
+
+    /// `self[key].map { $0.text }`: `nil` when the key is absent, `.some(nil)` when its value is
+    /// not a text string. Reads the value in place instead of copying it out of the map.
+    public func textValue(forKey key: String) -> String?? {
+        guard let position = valuePosition(forText: key) else { return nil }
+        return .some(items[position].text)
+    }
+
+    /// `self[key].map { $0.uint }`, read in place (see ``textValue(forKey:)``).
+    public func unsignedValue(forKey key: String) -> UInt64?? {
+        guard let position = valuePosition(forText: key) else { return nil }
+        return .some(items[position].uint)
+    }
+
+    /// `self[key].map { $0.map }`, read in place (see ``textValue(forKey:)``).
+    public func mapValue(forKey key: String) -> CBORMap?? {
+        guard let position = valuePosition(forText: key) else { return nil }
+        return .some(items[position].map)
+    }
+
+    /// `self[key].map { $0.array }`, read in place (see ``textValue(forKey:)``).
+    public func arrayValue(forKey key: String) -> [CBOR]?? {
+        guard let position = valuePosition(forText: key) else { return nil }
+        return .some(items[position].array)
+    }
+
+    /// `self[key: key].map { $0.int }`, read in place (see ``textValue(forKey:)``).
+    public func intValue(forKey key: Int64) -> Int64?? {
+        guard let position = valuePosition(forInteger: key) else { return nil }
+        return .some(items[position].int)
+    }
+
+    /// `self[key: key].map { $0.bytes }`, read in place (see ``textValue(forKey:)``).
+    public func bytesValue(forKey key: Int64) -> ArraySlice<UInt8>?? {
+        guard let position = valuePosition(forInteger: key) else { return nil }
+        return .some(items[position].bytes)
+    }
+
     /// The value whose key is the integer `key`: the same as `self[key as Int64]`, spelled so
     /// that an integer literal cannot pick the positional subscript by mistake.
     public subscript(key key: Int64) -> CBOR? { self[key] }

@@ -71,7 +71,7 @@ public struct COSEHeaders: Sendable {
     /// The algorithm from the PROTECTED bucket (an alg in the unprotected bucket is not
     /// integrity-protected and is ignored); `nil` when absent or not an integer.
     public var algorithm: COSEAlgorithm? {
-        protected?[Label.algorithm]?.int.map(COSEAlgorithm.init(rawValue:))
+        (protected?.intValue(forKey: Label.algorithm) ?? nil).map(COSEAlgorithm.init(rawValue:))
     }
 
     /// Where x5chain was found, if anywhere.

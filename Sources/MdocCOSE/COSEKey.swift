@@ -59,10 +59,10 @@ public struct COSEKey: Sendable {
     /// point is on the curve (``publicKey()`` does).
     public init(_ item: CBOR) throws {
         guard let map = item.map else { throw COSEError(.invalidKey, "COSE_Key is not a map") }
-        guard let ktyValue = map[key: 1]?.int, let kty = KeyType(rawValue: ktyValue) else {
+        guard let ktyValue = map.intValue(forKey: 1) ?? nil, let kty = KeyType(rawValue: ktyValue) else {
             throw COSEError(.invalidKey, "COSE_Key kty is missing or not EC2/OKP")
         }
-        guard let crv = map[key: -1]?.int else { throw COSEError(.invalidKey, "COSE_Key crv is missing") }
+        guard let crv = map.intValue(forKey: -1) ?? nil else { throw COSEError(.invalidKey, "COSE_Key crv is missing") }
         guard let curve = Self.curve(forIdentifier: crv) else {
             throw COSEError(.invalidKey, "COSE_Key crv \(crv) is not supported")
         }
@@ -72,13 +72,13 @@ public struct COSEKey: Sendable {
         guard (kty == .okp) == isOKPCurve else {
             throw COSEError(.invalidKey, "COSE_Key kty \(kty) does not fit curve \(curve)")
         }
-        guard let x = map[key: -2]?.bytes else { throw COSEError(.invalidKey, "COSE_Key x is missing") }
+        guard let x = map.bytesValue(forKey: -2) ?? nil else { throw COSEError(.invalidKey, "COSE_Key x is missing") }
         self.keyType = kty
         self.curveIdentifier = crv
         self.curve = curve
         self.x = x
         if kty == .ec2 {
-            if let y = map[key: -3]?.bytes {
+            if let y = map.bytesValue(forKey: -3) ?? nil {
                 self.y = y
                 self.ySign = nil
             } else if let sign = map[key: -3]?.bool {

@@ -10,29 +10,40 @@ extension CBORMap {
         return value
     }
 
+    // The typed lookups read the value in place (CBORMap.textValue(forKey:) ...): the same
+    // answers and errors as required(_:at:) followed by the accessor, without copying the item.
+
     func requiredText(_ key: String, at path: @autoclosure () -> String) throws -> String {
-        let item = try required(key, at: path())
-        guard let text = item.text else {
+        guard let found = textValue(forKey: key) else {
+            throw ModelError(.missingField, "\(path()).\(key)", "\(key) is missing")
+        }
+        guard let text = found else {
             throw ModelError(.wrongType, "\(path()).\(key)", "\(key) is not a text string")
         }
         return text
     }
 
     func requiredMap(_ key: String, at path: @autoclosure () -> String) throws -> CBORMap {
-        let item = try required(key, at: path())
-        guard let map = item.map else { throw ModelError(.wrongType, "\(path()).\(key)", "\(key) is not a map") }
+        guard let found = mapValue(forKey: key) else {
+            throw ModelError(.missingField, "\(path()).\(key)", "\(key) is missing")
+        }
+        guard let map = found else { throw ModelError(.wrongType, "\(path()).\(key)", "\(key) is not a map") }
         return map
     }
 
     func requiredArray(_ key: String, at path: @autoclosure () -> String) throws -> [CBOR] {
-        let item = try required(key, at: path())
-        guard let array = item.array else { throw ModelError(.wrongType, "\(path()).\(key)", "\(key) is not an array") }
+        guard let found = arrayValue(forKey: key) else {
+            throw ModelError(.missingField, "\(path()).\(key)", "\(key) is missing")
+        }
+        guard let array = found else { throw ModelError(.wrongType, "\(path()).\(key)", "\(key) is not an array") }
         return array
     }
 
     func requiredUInt(_ key: String, at path: @autoclosure () -> String) throws -> UInt64 {
-        let item = try required(key, at: path())
-        guard let value = item.uint else {
+        guard let found = unsignedValue(forKey: key) else {
+            throw ModelError(.missingField, "\(path()).\(key)", "\(key) is missing")
+        }
+        guard let value = found else {
             throw ModelError(.wrongType, "\(path()).\(key)", "\(key) is not an unsigned integer")
         }
         return value

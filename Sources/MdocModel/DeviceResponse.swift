@@ -22,8 +22,8 @@ public struct DeviceResponse: Sendable {
         self.item = item
         self.version = try map.requiredText("version", at: path)
         self.status = try map.requiredUInt("status", at: path)
-        if let documents = map["documents"] {
-            guard let array = documents.array else {
+        if let documents = map.arrayValue(forKey: "documents") {
+            guard let array = documents else {
                 throw ModelError(.wrongType, "\(path).documents", "documents is not an array")
             }
             self.documents = array
@@ -124,8 +124,8 @@ public struct IssuerSigned: Sendable {
         let map = try item.requireMap(at: path())
         self.issuerAuthItem = try map.required("issuerAuth", at: path())
         var nameSpaces: [(String, [CBOR])] = []
-        if let nsItem = map["nameSpaces"] {
-            let nsMap = try nsItem.requireMap(at: "\(path()).nameSpaces")
+        if let nsMapFound = map.mapValue(forKey: "nameSpaces") {
+            guard let nsMap = nsMapFound else { throw ModelError(.wrongType, "\(path()).nameSpaces", "not a map") }
             nameSpaces.reserveCapacity(nsMap.count)
             for entry in nsMap {
                 guard let namespace = entry.key.text else {

@@ -76,3 +76,46 @@ final class SameBytesTests: XCTestCase {
         XCTAssertTrue(CBOR.sameBytes(UnsafeBufferPointer(start: nil, count: 0), UnsafeBufferPointer(start: nil, count: 0)))
     }
 }
+
+/// The typed lookups of CBORMap (textValue(forKey:) ...) answer as the subscript followed by the
+/// accessor: absent, present of another type, or the value; the first of repeated keys.
+final class MapTypedLookupTests: XCTestCase {
+    func testAgreesWithSubscriptAndAccessor() throws {
+        let values: [CBORNode] = [.text("a"), .unsigned(7), .int(-3), .bytes([1, 2]), .map([]), .array([.int(1)]), .null, .bool(true)]
+        var random = SplitMix64(seed: 5_6)
+        let textKeys = ["version", "status", "documents", "x", ""]
+        let intKeys: [Int64] = [1, -1, -2, -3, 0, 33]
+        for _ in 0..<2_000 {
+            var entries: [(CBORNode, CBORNode)] = []
+            for _ in 0..<Int(random.next() % 6) {
+                let key: CBORNode = random.next() % 2 == 0
+                    ? .text(textKeys[Int(random.next() % UInt64(textKeys.count))])
+                    : .int(intKeys[Int(random.next() % UInt64(intKeys.count))])
+                entries.append((key, values[Int(random.next() % UInt64(values.count))]))
+            }
+            // Written as given (repeated keys included), decoded with duplicates allowed.
+            var bytes: [UInt8] = []
+            CBORNode.appendHead(major: 5, UInt64(entries.count), to: &bytes)
+            for (key, value) in entries {
+                key.encode(into: &bytes)
+                value.encode(into: &bytes)
+            }
+            var options = CBORDecodingOptions.default
+            options.rejectDuplicateKeys = false
+            let map = try XCTUnwrap(try CBOR(decoding: bytes, options: options).map)
+            for key in textKeys {
+                XCTAssertEqual(map.textValue(forKey: key), map[key].map { $0.text })
+                XCTAssertEqual(map.unsignedValue(forKey: key), map[key].map { $0.uint })
+                XCTAssertEqual(map.mapValue(forKey: key)?.map { $0.count }, map[key].map { $0.map?.count })
+                XCTAssertEqual(map.mapValue(forKey: key).map { $0 == nil }, map[key].map { $0.map == nil })
+                XCTAssertEqual(map.arrayValue(forKey: key)?.map { $0.count }, map[key].map { $0.array?.count })
+                XCTAssertEqual(map.arrayValue(forKey: key).map { $0 == nil }, map[key].map { $0.array == nil })
+            }
+            for key in intKeys {
+                XCTAssertEqual(map.intValue(forKey: key), map[key: key].map { $0.int })
+                XCTAssertEqual(map.bytesValue(forKey: key), map[key: key].map { $0.bytes })
+                XCTAssertEqual(map.bytesValue(forKey: key)??.indices, map[key: key]?.bytes?.indices)
+            }
+        }
+    }
+}
