@@ -63,6 +63,9 @@ public enum ReportLimits {
     /// SQLite page cache of the report's read connection, in MB (the default is 2 MB): a large
     /// part of the peak memory of a report over a million transactions.
     public static let cacheMegabytes = 16
+    /// The page cache while the scope of a run is sorted by verification id (a million rows):
+    /// SQLite's sorter sizes its in-memory runs by it (``ReportBuilder``).
+    public static let sorterMegabytes = 4
     /// Certificates expiring within these many days of the reference time are flagged.
     public static let expiryWarningDays = (soon: 30, later: 90)
 }

@@ -157,16 +157,18 @@ public struct ReportBuilder {
             //    sorter then hands them over in verification-id order.
             try reader.execute(
                 sql: "CREATE TEMP TABLE report_sorted (vid INTEGER PRIMARY KEY, trow INTEGER NOT NULL, reused INTEGER NOT NULL, previous TEXT)")
-            try reader.execute(
-                sql: """
-                    INSERT INTO report_sorted
-                    SELECT rt.verification_id, t.rowid, rt.reused,
-                           \(Self.previousVerdict(tid: "rt.transaction_id", vid: "rt.verification_id"))
-                    FROM run_transaction rt JOIN txn t ON t.id = rt.transaction_id
-                    WHERE rt.run_id = ?
-                    ORDER BY rt.verification_id
-                    """,
-                arguments: [.text(runID)])
+            try withSorterMemory {
+                try reader.execute(
+                    sql: """
+                        INSERT INTO report_sorted
+                        SELECT rt.verification_id, t.rowid, rt.reused,
+                               \(Self.previousVerdict(tid: "rt.transaction_id", vid: "rt.verification_id"))
+                        FROM run_transaction rt JOIN txn t ON t.id = rt.transaction_id
+                        WHERE rt.run_id = ?
+                        ORDER BY rt.verification_id
+                        """,
+                    arguments: [.text(runID)])
+            }
             // 2. The verification and transaction rows, read in verification-id order: the order
             //    the runs wrote them in.
             try reader.execute(
@@ -199,6 +201,18 @@ public struct ReportBuilder {
                     """,
                 arguments: bounds.arguments)
         }
+    }
+
+    /// Runs `body` with the connection's page cache at ``ReportLimits/sorterMegabytes``, then
+    /// puts the cache size back. SQLite's sorter keeps as many bytes of records in memory as the
+    /// page cache holds before it writes a sorted run out to merge later, and grows that buffer by
+    /// doubling it with `realloc`, which jemalloc does by copying into new pages: sorting a
+    /// million rows in 4 MB runs costs less than in 16 MB ones (BENCHMARKS.md, "Allocator").
+    func withSorterMemory(_ body: () throws -> Void) throws {
+        let previous = try reader.row(sql: "PRAGMA cache_size")?.int(0)
+        try reader.execute(sql: "PRAGMA cache_size = \(-1024 * ReportLimits.sorterMegabytes)")
+        defer { if let previous { try? reader.execute(sql: "PRAGMA cache_size = \(previous)") } }
+        try body()
     }
 
     /// Failed check ids per verification in scope, read through the partial index of failures.

@@ -1,5 +1,5 @@
 import Foundation
-import MdocReports
+@testable import MdocReports
 import XCTest
 
 @_spi(Testing) import MdocStore
@@ -94,6 +94,25 @@ final class ReportSQLTests: XCTestCase {
         XCTAssertEqual(period.scope.transactions, 1)
         XCTAssertEqual(period.transactions.rows.first?.referenceCode, "R3")
         XCTAssertEqual(period.scope.label, "from-2026-04-03")
+    }
+
+    /// The scope of a run is sorted with a 4 MB page cache (SQLite's sorter sizes its in-memory
+    /// runs by it), and the report's own cache size is back afterwards, also when the body throws.
+    func testSorterMemoryIsSetForTheSortAndRestored() throws {
+        let store = try makeStore()
+        try store.snapshot(cacheMegabytes: ReportLimits.cacheMegabytes) { reader in
+            let builder = ReportBuilder(reader: reader, request: ReportRequest())
+            func cacheSize() throws -> Int? { try reader.row(sql: "PRAGMA cache_size")?.int(0) }
+            XCTAssertEqual(try cacheSize(), -1024 * ReportLimits.cacheMegabytes)
+            var inside: Int?
+            try builder.withSorterMemory { inside = try cacheSize() }
+            XCTAssertEqual(inside, -1024 * ReportLimits.sorterMegabytes)
+            XCTAssertEqual(ReportLimits.sorterMegabytes, 4)
+            XCTAssertEqual(try cacheSize(), -1024 * ReportLimits.cacheMegabytes)
+            struct Failure: Error {}
+            XCTAssertThrowsError(try builder.withSorterMemory { throw Failure() })
+            XCTAssertEqual(try cacheSize(), -1024 * ReportLimits.cacheMegabytes)
+        }
     }
 
     /// Sources, days and issuer pairs are grouped while the scope streams (not by SQL's
