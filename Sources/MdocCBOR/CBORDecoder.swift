@@ -191,14 +191,7 @@ struct CBORParser {
                 position &+= 1
             }
             if requireMinimalEncoding && major != 7 {
-                let minimal: Bool
-                switch info {
-                case 24: minimal = argument >= 24
-                case 25: minimal = argument > 0xff
-                case 26: minimal = argument > 0xffff
-                default: minimal = argument > 0xffff_ffff
-                }
-                guard minimal else { return nil }
+                guard Self.isMinimal(info: info, argument: argument) else { return nil }
             }
         case 28...30:
             return nil
@@ -208,6 +201,18 @@ struct CBORParser {
         itemCount &+= 1
         guard itemCount <= maxItems else { return nil }
         return Head(major: major, info: info, argument: argument)
+    }
+
+    /// Whether an argument written with additional information `info` (24...27: 1, 2, 4 or 8
+    /// bytes follow) could not have been written shorter (RFC 8949 §4.2.1).
+    @inline(__always)
+    static func isMinimal(info: UInt8, argument: UInt64) -> Bool {
+        switch info {
+        case 24: argument >= 24
+        case 25: argument > 0xff
+        case 26: argument > 0xffff
+        default: argument > 0xffff_ffff
+        }
     }
 
     /// ``readHead()``'s way of reading a head it could not accept, which throws its error.
@@ -233,14 +238,7 @@ struct CBORParser {
             }
             // Major type 7 uses these widths for floats and 0xf8 simple values, checked elsewhere.
             if requireMinimalEncoding && major != 7 {
-                let minimal: Bool
-                switch info {
-                case 24: minimal = argument >= 24
-                case 25: minimal = argument > 0xff
-                case 26: minimal = argument > 0xffff
-                default: minimal = argument > 0xffff_ffff
-                }
-                guard minimal else {
+                guard Self.isMinimal(info: info, argument: argument) else {
                     throw error(
                         .nonMinimalEncoding, at: start,
                         "argument \(argument) is not in its shortest form (\(width)-byte argument)")
