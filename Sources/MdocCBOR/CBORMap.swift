@@ -35,36 +35,18 @@ public struct CBORMap: Sendable, RandomAccessCollection {
     /// The value whose key is the text string `key` (compared by UTF-8 bytes, not by Unicode
     /// canonical equivalence); `nil` if absent. With duplicate keys allowed, the first match.
     public subscript(_ key: String) -> CBOR? {
-        var key = key
-        return key.withUTF8 { wanted in
-            items.withUnsafeBufferPointer { items in
-                var i = 0
-                while i &+ 1 < items.count {
-                    if items[i].isText(utf8: wanted) { return items[i &+ 1] }
-                    i &+= 2
-                }
-                return nil
-            }
-        }
+        valuePosition(forText: key).map { items[$0] }
     }
 
     /// The value whose key is the integer `key` (major type 0 or 1); `nil` if absent.
     /// See the warning on the type about integer literals.
     public subscript(_ key: Int64) -> CBOR? {
-        items.withUnsafeBufferPointer { items in
-            var i = 0
-            while i &+ 1 < items.count {
-                if items[i].isInteger(key) { return items[i &+ 1] }
-                i &+= 2
-            }
-            return nil
-        }
+        valuePosition(forInteger: key).map { items[$0] }
     }
 
     // MARK: Values read in place
 
-    /// The position in `items` of the value whose key is the text string `key` (first match,
-    /// as ``subscript(_:)-(String)`` finds it).
+    /// The position in `items` of the value whose key is the text string `key` (first match).
     @inline(__always)
     func valuePosition(forText key: String) -> Int? {
         var key = key
@@ -80,8 +62,7 @@ public struct CBORMap: Sendable, RandomAccessCollection {
         }
     }
 
-    /// The position in `items` of the value whose key is the integer `key` (first match, as
-    /// ``subscript(_:)-(Int64)`` finds it).
+    /// The position in `items` of the value whose key is the integer `key` (first match).
     @inline(__always)
     func valuePosition(forInteger key: Int64) -> Int? {
         items.withUnsafeBufferPointer { items in
