@@ -398,11 +398,10 @@ public struct ReportBuilder {
         var dayGroups = RowGroups(), sourceGroups = RowGroups(), runGroups = RowGroups()
         var dayKeys: [(order: [UInt8], day: String?, kind: Int)] = [], dayCounts: [Int] = []
         var sourceKeys: [(order: [UInt8], name: String)] = []
-        var sourceCounts: [(n: Int, valid: Int, invalid: Int, indeterminate: Int)] = []
+        var sourceCounts: [VerdictTally] = []
         var runIDs: [String] = [], runCounts: [Int] = []
         var scopeRun: [UInt8]?
         if case .run(let id) = scope { scopeRun = Array(id.utf8) }
-        let valid = Array("valid".utf8), invalid = Array("invalid".utf8), indeterminate = Array("indeterminate".utf8)
         try reader.forEach(sql: """
             SELECT substr(captured_at, 1, 10), kind, source, verdict_now, run_id FROM report_scope
             """
@@ -422,18 +421,9 @@ public struct ReportBuilder {
             let source = sourceGroups.end()
             if source.isNew {
                 sourceKeys.append((RowGroups.sortKey(row, 2), row.text(2) ?? ""))
-                sourceCounts.append((0, 0, 0, 0))
+                sourceCounts.append(VerdictTally())
             }
-            sourceCounts[source.slot].n += 1
-            if let verdict = row.utf8(3) {
-                if verdict.elementsEqual(valid) {
-                    sourceCounts[source.slot].valid += 1
-                } else if verdict.elementsEqual(invalid) {
-                    sourceCounts[source.slot].invalid += 1
-                } else if verdict.elementsEqual(indeterminate) {
-                    sourceCounts[source.slot].indeterminate += 1
-                }
-            }
+            sourceCounts[source.slot].count(verdict: row.utf8(3))
 
             // `run_id <> ?` is true for a value that is not text; the report then skips it.
             guard let run = row.utf8(4) else { return }
@@ -459,13 +449,13 @@ public struct ReportBuilder {
             if x.invalid + x.indeterminate != y.invalid + y.indeterminate {
                 return x.invalid + x.indeterminate > y.invalid + y.indeterminate
             }
-            if x.n != y.n { return x.n > y.n }
+            if x.transactions != y.transactions { return x.transactions > y.transactions }
             return sourceKeys[a].order.lexicographicallyPrecedes(sourceKeys[b].order)
         }
         groups.sources = order.prefix(ReportLimits.sourceRows).map { index in
             let counts = sourceCounts[index]
             return Self.group(
-                name: sourceKeys[index].name, transactions: counts.n, valid: counts.valid, invalid: counts.invalid,
+                name: sourceKeys[index].name, transactions: counts.transactions, valid: counts.valid, invalid: counts.invalid,
                 indeterminate: counts.indeterminate)
         }
         groups.sourceCount = sourceKeys.count
@@ -553,11 +543,9 @@ public struct ReportBuilder {
     ) {
         // Grouped by (DS, IACA) while streaming (``RowGroups``): a GROUP BY would sort a million
         // rows of two 64-character keys.
-        struct Tally { var transactions = 0, valid = 0, invalid = 0, indeterminate = 0 }
         var pairGroups = RowGroups()
         var pairs: [(ds: String?, iaca: String?)] = []
-        var pairTallies: [Tally] = []
-        let valid = Array("valid".utf8), invalid = Array("invalid".utf8), indeterminate = Array("indeterminate".utf8)
+        var pairTallies: [VerdictTally] = []
         try reader.forEach(sql: """
             SELECT d.ds_fingerprint, d.iaca_fingerprint, s.verdict_now
             FROM report_scope s CROSS JOIN document d ON d.verification_id = s.vid
@@ -573,35 +561,19 @@ public struct ReportBuilder {
             let pair = pairGroups.end()
             if pair.isNew {
                 pairs.append((row.text(0), row.text(1)))
-                pairTallies.append(Tally())
+                pairTallies.append(VerdictTally())
             }
-            pairTallies[pair.slot].transactions += 1
-            if let verdict = row.utf8(2) {
-                if verdict.elementsEqual(valid) {
-                    pairTallies[pair.slot].valid += 1
-                } else if verdict.elementsEqual(invalid) {
-                    pairTallies[pair.slot].invalid += 1
-                } else if verdict.elementsEqual(indeterminate) {
-                    pairTallies[pair.slot].indeterminate += 1
-                }
-            }
+            pairTallies[pair.slot].count(verdict: row.utf8(2))
         }
-        var ds: [String?: Tally] = [:]
-        var iaca: [String?: Tally] = [:]
+        var ds: [String?: VerdictTally] = [:]
+        var iaca: [String?: VerdictTally] = [:]
         for (pair, pairTally) in zip(pairs, pairTallies) {
-            let counts = (pairTally.transactions, pairTally.valid, pairTally.invalid, pairTally.indeterminate)
-            for (key, isDS) in [(pair.ds, true), (pair.iaca, false)] {
-                var tally = (isDS ? ds[key] : iaca[key]) ?? Tally()
-                tally.transactions += counts.0
-                tally.valid += counts.1
-                tally.invalid += counts.2
-                tally.indeterminate += counts.3
-                if isDS { ds[key] = tally } else { iaca[key] = tally }
-            }
+            ds[pair.ds, default: VerdictTally()].add(pairTally)
+            iaca[pair.iaca, default: VerdictTally()].add(pairTally)
         }
         let fingerprints = Set(ds.keys.compactMap { $0 } + iaca.keys.compactMap { $0 })
         let subjects = try certificateRows(Array(fingerprints)).mapValues(\.subject)
-        func outcomes(_ tallies: [String?: Tally]) -> [ComplianceReport.IssuerOutcome] {
+        func outcomes(_ tallies: [String?: VerdictTally]) -> [ComplianceReport.IssuerOutcome] {
             tallies.map { key, t in
                 ComplianceReport.IssuerOutcome(
                     fingerprint: key, subject: key.flatMap { subjects[$0] }, transactions: t.transactions, valid: t.valid,

@@ -84,3 +84,42 @@ struct RowGroups {
         }
     }
 }
+
+/// Transactions of one group counted by their verdict now, as the report's streamed groups
+/// (sources, DS and IACA certificates) count them from `verdict_now`.
+struct VerdictTally {
+    var transactions = 0
+    var valid = 0
+    var invalid = 0
+    var indeterminate = 0
+
+    private static let validText: StaticString = "valid"
+    private static let invalidText: StaticString = "invalid"
+    private static let indeterminateText: StaticString = "indeterminate"
+
+    /// Counts one row whose verdict (UTF-8 as stored, `nil` for NULL) is `verdict`; a verdict
+    /// of another spelling counts as a transaction only.
+    mutating func count(verdict: UnsafeBufferPointer<UInt8>?) {
+        transactions += 1
+        guard let verdict else { return }
+        if Self.equals(verdict, Self.validText) {
+            valid += 1
+        } else if Self.equals(verdict, Self.invalidText) {
+            invalid += 1
+        } else if Self.equals(verdict, Self.indeterminateText) {
+            indeterminate += 1
+        }
+    }
+
+    /// Adds another group's counts.
+    mutating func add(_ other: VerdictTally) {
+        transactions += other.transactions
+        valid += other.valid
+        invalid += other.invalid
+        indeterminate += other.indeterminate
+    }
+
+    private static func equals(_ bytes: UnsafeBufferPointer<UInt8>, _ text: StaticString) -> Bool {
+        bytes.elementsEqual(UnsafeBufferPointer(start: text.utf8Start, count: text.utf8CodeUnitCount))
+    }
+}
