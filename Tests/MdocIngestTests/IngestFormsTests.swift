@@ -149,6 +149,46 @@ final class IngestFormsTests: XCTestCase {
         }
     }
 
+    /// Entry paths are split at every `/`, without empty and `.` components, and `..` anywhere
+    /// refuses the archive: ASCII paths take a byte-wise split (ArchiveScanner.pathComponents),
+    /// others the Character-based one; both must give what the paths mean.
+    func testEntryPathsAreSplitIntoComponents() throws {
+        let dir = try TempDirectory()
+        let path = dir.url("paths.tar")
+        let writer = try ArchiveWriter(path: path, format: .tar)
+        try writer.addFile(path: "./a//./transaction.json", bytes: [1])
+        try writer.addFile(path: "a/./sub//./x.bin", bytes: [2])
+        try writer.addFile(path: "a/.../y.bin", bytes: [3])
+        try writer.addFile(path: "a/.hidden/.z", bytes: [4])
+        try writer.addFile(path: "b\r\n/transaction.json", bytes: [5])
+        try writer.addFile(path: "./é//./transaction.json", bytes: [6])
+        try writer.addFile(path: "é/./s\u{301}/./x.bin", bytes: [7])
+        try writer.addFile(path: "./lone.cbor", bytes: [8])
+        try writer.close()
+        let items = readAll([path])
+        XCTAssertEqual(items.map(\.source), [path + "!/a", path + "!/b\r\n", path + "!/é", path + "!/lone.cbor"])
+        XCTAssertEqual(items.map { $0.bundle?.name }, ["a", "b\r\n", "é", "lone.cbor"])
+        XCTAssertEqual(
+            items.map { $0.bundle?.files },
+            [
+                ["transaction.json": [1], "sub/x.bin": [2], ".../y.bin": [3], ".hidden/.z": [4]],
+                ["transaction.json": [5]],
+                ["transaction.json": [6], "s\u{301}/x.bin": [7]],
+                ["device-response.cbor": [8]],
+            ])
+
+        for (index, hostile) in ["a/./../x", "./..", "a//..//b", "é/../x", "a/../é"].enumerated() {
+            let refused = dir.url("traversal-\(index).tar")
+            let writer = try ArchiveWriter(path: refused, format: .tar)
+            try writer.addFile(path: "ok/transaction.json", bytes: [1])
+            try writer.addFile(path: hostile, bytes: [2])
+            try writer.close()
+            let items = readAll([refused])
+            XCTAssertEqual(items.count, 1, "\(hostile): \(items)")
+            XCTAssertEqual(items.first?.failure?.error.code, .pathTraversal, "\(hostile): \(items)")
+        }
+    }
+
     func testPathListFromFileHandle() throws {
         let dir = try TempDirectory()
         let tree = try Fixture.tree()
