@@ -204,9 +204,10 @@ public struct IssuerSignedItem: Sendable {
 
     /// ``readElement(_:path:decodingValue:)`` of `item()`, given its ``CBOR/embeddedBytes``:
     /// the usual shape is read from those bytes, and the item itself is asked for only when
-    /// they are not of it (an item read out of an array is otherwise copied whole first).
+    /// they are not of it (an item read out of an array is otherwise copied whole first; an
+    /// item known only by its bytes is decoded only then). An error of `item()` is thrown as is.
     public static func readElement(
-        embeddedBytes: ArraySlice<UInt8>?, of item: @autoclosure () -> CBOR, path: String, decodingValue: Bool = true
+        embeddedBytes: ArraySlice<UInt8>?, of item: @autoclosure () throws -> CBOR, path: String, decodingValue: Bool = true
     ) throws -> Element {
         if let fast = CBOR.withEmbeddedFields(
             embeddedBytes: embeddedBytes, forTextKeys: Self.keys, { element(of: $0, decodingValue: decodingValue) })

@@ -20,8 +20,24 @@ public struct DeviceResponseVerifier: Sendable {
     }
 
     /// Verifies a DeviceResponse from its bytes as received.
+    ///
+    /// A response of the usual shape (``DeviceResponseLayout``) is read in place, without
+    /// building the CBOR tree of the whole response; anything else is decoded the general way.
+    /// Both give the same results.
     public func verify(_ bytes: [UInt8]) -> ResponseVerification {
         let sha256 = HashFunction.sha256.hash(bytes)
+        if let layout = DeviceResponseLayout(bytes[...], options: options.decoding) {
+            var results: [CheckResult] = []
+            results.reserveCapacity(Self.expectedResultCount)
+            results.append(Self.wellFormed(bytes.count))
+            let documents = verify(layout: layout, into: &results)
+            return ResponseVerification(checks: results, documents: documents, responseSHA256: sha256)
+        }
+        return verifyDecoding(bytes, sha256: sha256)
+    }
+
+    /// ``verify(_:)`` the general way: the whole response decoded into a ``CBOR`` tree.
+    func verifyDecoding(_ bytes: [UInt8], sha256: [UInt8]) -> ResponseVerification {
         var results: [CheckResult] = []
         results.reserveCapacity(Self.expectedResultCount)
         let item: CBOR
@@ -31,9 +47,14 @@ public struct DeviceResponseVerifier: Sendable {
             results.append(Self.cborFailure(error, what: "DeviceResponse"))
             return ResponseVerification(checks: results, documents: [], responseSHA256: sha256)
         }
-        results.append(CheckResult(.cborWellformed, .pass, String(concatenating: String(bytes.count), " bytes of well-formed CBOR")))
+        results.append(Self.wellFormed(bytes.count))
         let documents = verify(item: item, into: &results)
         return ResponseVerification(checks: results, documents: documents, responseSHA256: sha256)
+    }
+
+    /// The `cbor.wellformed` pass of a response of `count` bytes.
+    static func wellFormed(_ count: Int) -> CheckResult {
+        CheckResult(.cborWellformed, .pass, String(concatenating: String(count), " bytes of well-formed CBOR"))
     }
 
     /// Room reserved for the results of a one-document response (about 50), so that the list
@@ -49,37 +70,9 @@ public struct DeviceResponseVerifier: Sendable {
             results.append(CheckResult(.responseStructure, .fail, "\(error)"))
             return []
         }
-        results.append(CheckResult(.responseStructure, .pass, "version, status and documents have the CDDL types"))
-
-        if response.version == "1.0" {
-            results.append(CheckResult(.responseVersion, .pass, "version 1.0"))
-        } else if response.version.hasPrefix("1.") {
-            results.append(CheckResult(.responseVersion, .warn, "version \(response.version): a later 1.x; checked as 1.0"))
-        } else {
-            results.append(CheckResult(.responseVersion, .fail, "version \"\(response.version)\" is not supported (1.x expected)"))
-        }
-
-        let meaning = DeviceResponse.statusMeaning(response.status)
-        if response.status == 0 {
-            results.append(CheckResult(.responseStatus, .pass, "status 0 (OK)"))
-        } else {
-            results.append(CheckResult(
-                .responseStatus, .fail, "status \(response.status) (\(meaning)): the mdoc reported an error",
-                evidence: [Evidence("status", String(response.status))]))
-        }
-
-        if response.documents.isEmpty {
-            results.append(CheckResult(.responseDocuments, .fail, "the response carries no document"))
-        } else {
-            results.append(CheckResult(.responseDocuments, .pass, PassTexts.documentCount(response.documents.count)))
-        }
-
-        if response.documentErrors.isEmpty {
-            results.append(CheckResult(.responseDocumentErrors, .pass, "no document errors"))
-        } else {
-            let list = response.documentErrors.map { "\($0.docType): \($0.code)" }.joined(separator: ", ")
-            results.append(CheckResult(.responseDocumentErrors, .warn, "documents not returned: \(list)"))
-        }
+        responseChecks(
+            version: response.version, status: response.status, documentCount: response.documents.count,
+            documentErrors: response.documentErrors, into: &results)
 
         var findings: [DocumentFindings] = []
         findings.reserveCapacity(response.documents.count)
@@ -87,6 +80,64 @@ public struct DeviceResponseVerifier: Sendable {
             findings.append(verifyDocument(document, index: index, into: &results))
         }
         return findings
+    }
+
+    /// Verifies a DeviceResponse of the usual shape read in place: the same results as
+    /// ``verify(item:into:)`` gives for the same response decoded.
+    func verify(layout: DeviceResponseLayout, into results: inout [CheckResult]) -> [DocumentFindings] {
+        responseChecks(
+            version: layout.version, status: layout.status, documentCount: layout.documents.count, documentErrors: [],
+            into: &results)
+        var findings: [DocumentFindings] = []
+        findings.reserveCapacity(layout.documents.count)
+        for index in layout.documents.indices {
+            let document = layout.documents[index]
+            findings.append(verifyDocument(
+                DocumentParts(
+                    docTypeItem: document.docTypeItem, docType: document.docType, issuerAuthItem: document.issuerAuthItem,
+                    nameSpaces: .encoded(document.nameSpaces, itemCount: document.itemCount),
+                    deviceSignedItem: document.deviceSignedItem),
+                index: index, subject: Self.documentSubject(index), into: &results))
+        }
+        return findings
+    }
+
+    /// The response-level checks of a DeviceResponse that has the CDDL types.
+    func responseChecks(
+        version: String, status: UInt64, documentCount: Int, documentErrors: [(docType: String, code: Int64)],
+        into results: inout [CheckResult]
+    ) {
+        results.append(CheckResult(.responseStructure, .pass, "version, status and documents have the CDDL types"))
+
+        if version == "1.0" {
+            results.append(CheckResult(.responseVersion, .pass, "version 1.0"))
+        } else if version.hasPrefix("1.") {
+            results.append(CheckResult(.responseVersion, .warn, "version \(version): a later 1.x; checked as 1.0"))
+        } else {
+            results.append(CheckResult(.responseVersion, .fail, "version \"\(version)\" is not supported (1.x expected)"))
+        }
+
+        if status == 0 {
+            results.append(CheckResult(.responseStatus, .pass, "status 0 (OK)"))
+        } else {
+            let meaning = DeviceResponse.statusMeaning(status)
+            results.append(CheckResult(
+                .responseStatus, .fail, "status \(status) (\(meaning)): the mdoc reported an error",
+                evidence: [Evidence("status", String(status))]))
+        }
+
+        if documentCount == 0 {
+            results.append(CheckResult(.responseDocuments, .fail, "the response carries no document"))
+        } else {
+            results.append(CheckResult(.responseDocuments, .pass, PassTexts.documentCount(documentCount)))
+        }
+
+        if documentErrors.isEmpty {
+            results.append(CheckResult(.responseDocumentErrors, .pass, "no document errors"))
+        } else {
+            let list = documentErrors.map { "\($0.docType): \($0.code)" }.joined(separator: ", ")
+            results.append(CheckResult(.responseDocumentErrors, .warn, "documents not returned: \(list)"))
+        }
     }
 
     /// Maps a CBOR decoding error to its `cbor.*` check.
@@ -109,26 +160,56 @@ public struct DeviceResponseVerifier: Sendable {
     /// "documents[0]" ... "documents[7]", the paths of decoding errors, likewise.
     static let documentPaths = (0..<8).map { "documents[\($0)]" }
 
+    /// "doc[index]".
+    static func documentSubject(_ index: Int) -> String {
+        index >= 0 && index < documentSubjects.count ? documentSubjects[index] : "doc[\(index)]"
+    }
+
     func verifyDocument(_ item: CBOR, index: Int, into results: inout [CheckResult]) -> DocumentFindings {
-        let subject = index < Self.documentSubjects.count ? Self.documentSubjects[index] : "doc[\(index)]"
-        var findings = DocumentFindings(index: index)
+        let subject = Self.documentSubject(index)
         let document: Document
         do {
             document = try Document(item, path: index < Self.documentPaths.count ? Self.documentPaths[index] : "documents[\(index)]")
         } catch let error as ModelError {
             let id: CheckID = error.path.contains("issuerSigned") ? .issuerStructure : .responseStructure
             results.append(CheckResult(id, .fail, "\(error)", subject: subject))
-            return findings
+            return DocumentFindings(index: index)
         } catch {
             results.append(CheckResult(.responseStructure, .fail, "\(error)", subject: subject))
-            return findings
+            return DocumentFindings(index: index)
         }
+        return verifyDocument(
+            DocumentParts(
+                docTypeItem: document.docTypeItem, docType: document.docType, issuerAuthItem: document.issuerSigned.issuerAuthItem,
+                nameSpaces: .decoded(document.issuerSigned.nameSpaces), deviceSignedItem: document.deviceSignedItem),
+            index: index, subject: subject, into: &results)
+    }
+
+    /// What the document checks read of a Document: from the decoded ``Document``, or from a
+    /// ``DeviceResponseLayout`` read in place.
+    struct DocumentParts {
+        let docTypeItem: CBOR
+        let docType: String
+        let issuerAuthItem: CBOR
+        let nameSpaces: NameSpaces
+        let deviceSignedItem: CBOR?
+
+        enum NameSpaces {
+            /// ``IssuerSigned/nameSpaces``.
+            case decoded([(namespace: String, items: [CBOR])])
+            /// ``DeviceResponseLayout/DocumentLayout/nameSpaces`` and its item count.
+            case encoded(ArraySlice<UInt8>?, itemCount: Int)
+        }
+    }
+
+    func verifyDocument(_ document: DocumentParts, index: Int, subject: String, into results: inout [CheckResult]) -> DocumentFindings {
+        var findings = DocumentFindings(index: index)
         findings.docType = document.docType
 
         // issuerAuth: COSE_Sign1 over MobileSecurityObjectBytes (§9.1.2.4).
         let issuerAuth: COSESign1
         do {
-            issuerAuth = try COSESign1(document.issuerSigned.issuerAuthItem)
+            issuerAuth = try COSESign1(document.issuerAuthItem)
         } catch {
             results.append(CheckResult(.issuerStructure, .fail, "issuerAuth: \(error)", subject: subject))
             return findings
@@ -331,7 +412,7 @@ public struct DeviceResponseVerifier: Sendable {
     // MARK: MSO (§9.1.2.4)
 
     func verifyMSO(
-        _ issuerAuth: COSESign1, document: Document, ds: Certificate?, subject: String,
+        _ issuerAuth: COSESign1, document: DocumentParts, ds: Certificate?, subject: String,
         findings: inout DocumentFindings, into results: inout [CheckResult]
     ) -> (MobileSecurityObject?, PublicKey?) {
         guard let payload = issuerAuth.payload else {
@@ -448,76 +529,55 @@ public struct DeviceResponseVerifier: Sendable {
     // MARK: Value digests (§9.1.2.5, §9.3.1)
 
     func verifyDigests(
-        document: Document, mso: MobileSecurityObject?, subject: String, findings: inout DocumentFindings,
+        document: DocumentParts, mso: MobileSecurityObject?, subject: String, findings: inout DocumentFindings,
         into results: inout [CheckResult]
     ) {
         let hash = mso.flatMap { HashFunction(rawValue: $0.digestAlgorithm) }
         // The digests are checked only with an MSO and a known algorithm (decided once, not per
         // element: binding the MSO in the loop copied it for every element).
         let checking = mso != nil ? hash : nil
-        var checked = 0
-        var matched = 0
-        var missingIDs = 0
-        var total = 0
-        findings.elements.reserveCapacity(
-            findings.elements.count + document.issuerSigned.nameSpaces.reduce(0) { $0 + $1.items.count })
-        let nameSpaces = document.issuerSigned.nameSpaces
-        for nsIndex in nameSpaces.indices {
-            let namespace = nameSpaces[nsIndex].namespace
-            // Looked up once per namespace, its digests gathered for the element lookups.
-            let expectedDigests = mso?.valueDigests.lookupTable(namespace: namespace) ?? .none
-            // By index: the items are read in place, not copied one by one.
-            let items = nameSpaces[nsIndex].items
-            for position in items.indices {
-                total += 1
-                let item: IssuerSignedItem.Element
-                do {
+        var tally = DigestTally()
+        switch document.nameSpaces {
+        case .decoded(let nameSpaces):
+            findings.elements.reserveCapacity(findings.elements.count + nameSpaces.reduce(0) { $0 + $1.items.count })
+            for nsIndex in nameSpaces.indices {
+                let namespace = nameSpaces[nsIndex].namespace
+                // Looked up once per namespace, its digests gathered for the element lookups.
+                let expectedDigests = mso?.valueDigests.lookupTable(namespace: namespace) ?? .none
+                // By index: the items are read in place, not copied one by one.
+                let items = nameSpaces[nsIndex].items
+                for position in items.indices {
                     // From the item's embedded bytes: the item is copied out of the array only
                     // when they are not of the usual shape.
-                    item = try IssuerSignedItem.readElement(
-                        embeddedBytes: items[position].embeddedBytes, of: items[position], path: namespace,
-                        decodingValue: options.keepValues)
-                } catch {
-                    results.append(CheckResult(
-                        .msoDigest, .fail, "IssuerSignedItemBytes \(position) of \(namespace) malformed: \(error)",
-                        subject: "\(subject)/\(namespace)[\(position)]"))
-                    continue
+                    verifyElement(
+                        encoded: items[position].encoded, embeddedBytes: items[position].embeddedBytes, item: { items[position] },
+                        position: position, namespace: namespace, expectedDigests: expectedDigests, checking: checking,
+                        subject: subject, tally: &tally, findings: &findings, into: &results)
                 }
-                guard let hash = checking else {
-                    findings.elements.append(DisclosedElement(
-                        namespace: namespace, identifier: item.elementIdentifier, digestID: item.digestID, digest: nil,
-                        verified: false, deviceSigned: false, value: item.elementValue))
-                    continue
+            }
+        case .encoded(let nameSpaces, let itemCount):
+            findings.elements.reserveCapacity(findings.elements.count + itemCount)
+            guard let nameSpaces else { break }
+            let decoding = options.decoding
+            // The same items in the same order, read from the received bytes; an item is decoded
+            // (from its exact bytes: the item the tree would hold) only when its embedded bytes
+            // are not of the usual shape. A layout's nameSpaces are always walked to the end.
+            _ = DeviceResponseLayout.forEachNameSpace(nameSpaces) { namespace, items in
+                let expectedDigests = mso?.valueDigests.lookupTable(namespace: namespace) ?? .none
+                var position = 0
+                while let (encoded, embedded) = items.next() {
+                    verifyElement(
+                        encoded: encoded, embeddedBytes: embedded, item: { try CBOR(decoding: encoded, options: decoding) },
+                        position: position, namespace: namespace, expectedDigests: expectedDigests, checking: checking,
+                        subject: subject, tally: &tally, findings: &findings, into: &results)
+                    position &+= 1
                 }
-                // Over the IssuerSignedItemBytes exactly as received (the tag-24 item).
-                let digest = hash.hash(items[position].encoded)
-                var verified = false
-                if let expected = expectedDigests[item.digestID] {
-                    checked += 1
-                    if Self.sameBytes(expected, digest) {
-                        matched += 1
-                        verified = true
-                    } else {
-                        results.append(CheckResult(
-                            .msoDigest, .fail,
-                            "digest \(item.digestID) of \(namespace)/\(item.elementIdentifier) does not match the MSO",
-                            subject: Self.elementSubject(subject, namespace, item.elementIdentifier),
-                            evidence: [Evidence("digestID", String(item.digestID)), Evidence("computed", hexString(digest)),
-                                       Evidence("expected", hexString(expected))]))
-                    }
-                } else {
-                    missingIDs += 1
-                    results.append(CheckResult(
-                        .msoDigestId, .fail,
-                        "digestID \(item.digestID) of \(namespace)/\(item.elementIdentifier) is not in the MSO valueDigests",
-                        subject: Self.elementSubject(subject, namespace, item.elementIdentifier),
-                        evidence: [Evidence("digestID", String(item.digestID))]))
-                }
-                findings.elements.append(DisclosedElement(
-                    namespace: namespace, identifier: item.elementIdentifier, digestID: item.digestID, digest: digest,
-                    verified: verified, deviceSigned: false, value: item.elementValue))
             }
         }
+        let total = tally.total
+        let checked = tally.checked
+        let matched = tally.matched
+        let missingIDs = tally.missingIDs
         guard mso != nil, let hash else {
             let reason = mso == nil ? "no MSO" : "unsupported digest algorithm"
             results.append(CheckResult(.msoDigest, .unchecked, reason, subject: subject))
@@ -537,6 +597,68 @@ public struct DeviceResponseVerifier: Sendable {
             let texts = PassTexts.allDigestsMatch(hash, total)
             results.append(CheckResult(.msoDigest, .pass, texts.detail, subject: subject, evidence: texts.evidence))
         }
+    }
+
+    /// The counts ``verifyDigests(document:mso:subject:findings:into:)`` keeps over the elements.
+    struct DigestTally {
+        var checked = 0
+        var matched = 0
+        var missingIDs = 0
+        var total = 0
+    }
+
+    /// Reads and checks one IssuerSignedItemBytes: `encoded` is the item exactly as received,
+    /// `embeddedBytes` its embedded bytes, `item()` the item itself (asked for only when those
+    /// bytes are not of the usual shape).
+    func verifyElement(
+        encoded: ArraySlice<UInt8>, embeddedBytes: ArraySlice<UInt8>?, item: () throws -> CBOR,
+        position: Int, namespace: String, expectedDigests: DigestLookup, checking: HashFunction?,
+        subject: String, tally: inout DigestTally, findings: inout DocumentFindings, into results: inout [CheckResult]
+    ) {
+        tally.total += 1
+        let element: IssuerSignedItem.Element
+        do {
+            element = try IssuerSignedItem.readElement(
+                embeddedBytes: embeddedBytes, of: try item(), path: namespace, decodingValue: options.keepValues)
+        } catch {
+            results.append(CheckResult(
+                .msoDigest, .fail, "IssuerSignedItemBytes \(position) of \(namespace) malformed: \(error)",
+                subject: "\(subject)/\(namespace)[\(position)]"))
+            return
+        }
+        guard let hash = checking else {
+            findings.elements.append(DisclosedElement(
+                namespace: namespace, identifier: element.elementIdentifier, digestID: element.digestID, digest: nil,
+                verified: false, deviceSigned: false, value: element.elementValue))
+            return
+        }
+        // Over the IssuerSignedItemBytes exactly as received (the tag-24 item).
+        let digest = hash.hash(encoded)
+        var verified = false
+        if let expected = expectedDigests[element.digestID] {
+            tally.checked += 1
+            if Self.sameBytes(expected, digest) {
+                tally.matched += 1
+                verified = true
+            } else {
+                results.append(CheckResult(
+                    .msoDigest, .fail,
+                    "digest \(element.digestID) of \(namespace)/\(element.elementIdentifier) does not match the MSO",
+                    subject: Self.elementSubject(subject, namespace, element.elementIdentifier),
+                    evidence: [Evidence("digestID", String(element.digestID)), Evidence("computed", hexString(digest)),
+                               Evidence("expected", hexString(expected))]))
+            }
+        } else {
+            tally.missingIDs += 1
+            results.append(CheckResult(
+                .msoDigestId, .fail,
+                "digestID \(element.digestID) of \(namespace)/\(element.elementIdentifier) is not in the MSO valueDigests",
+                subject: Self.elementSubject(subject, namespace, element.elementIdentifier),
+                evidence: [Evidence("digestID", String(element.digestID))]))
+        }
+        findings.elements.append(DisclosedElement(
+            namespace: namespace, identifier: element.elementIdentifier, digestID: element.digestID, digest: digest,
+            verified: verified, deviceSigned: false, value: element.elementValue))
     }
 
     /// Whether a digest from the MSO equals one computed: compared through the buffers (the
@@ -564,7 +686,7 @@ public struct DeviceResponseVerifier: Sendable {
     // MARK: Device authentication (§9.1.3)
 
     func verifyDeviceSigned(
-        document: Document, mso: MobileSecurityObject?, deviceKey: PublicKey?, subject: String, findings: inout DocumentFindings,
+        document: DocumentParts, mso: MobileSecurityObject?, deviceKey: PublicKey?, subject: String, findings: inout DocumentFindings,
         into results: inout [CheckResult]
     ) {
         guard let deviceSignedItem = document.deviceSignedItem else {
