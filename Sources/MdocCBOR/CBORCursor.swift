@@ -125,6 +125,13 @@ extension CBORCursor {
     /// A tag head: the tag number.
     @inlinable public mutating func tag() -> UInt64? { head(major: 6) }
 
+    /// Whether the next item is `null` (0xf6, its only well-formed encoding); consumed if so.
+    @inlinable public mutating func null() -> Bool {
+        guard position < buffer.count, buffer[position] == 0xf6 else { return false }
+        position &+= 1
+        return true
+    }
+
     /// Whether the bytes at `range` (offsets from ``textString()`` or ``byteString()``) are
     /// `text`'s UTF-8; `false` for a range outside the bytes.
     @inlinable public func bytes(_ range: Range<Int>, equal text: StaticString) -> Bool {

@@ -1,4 +1,5 @@
 public import MdocCBOR
+public import MdocCOSE
 
 /// A DeviceResponse of the usual shape read in place from its received bytes, without building
 /// the ``CBOR`` tree of the whole response: the verifier's fast path.
@@ -15,8 +16,9 @@ public import MdocCBOR
 /// also gives the errors.
 ///
 /// What it gives is what the general way gives for such a response: the version and status,
-/// and per document the docType, the issuerAuth and deviceSigned items (decoded from their
-/// exact bytes: the same items, with the same slices of the received bytes), and the
+/// and per document the docType, the issuerAuth COSE_Sign1 and the DeviceSigned (read in place
+/// when of their usual shapes, otherwise their items decoded from their exact bytes: the same
+/// items, with the same slices of the received bytes), and the
 /// IssuerNameSpaces map's bytes, whose items ``forEachItem(inNameSpaces:_:)`` walks.
 public struct DeviceResponseLayout: Sendable {
     public let version: String
@@ -28,13 +30,24 @@ public struct DeviceResponseLayout: Sendable {
         /// The docType item as received (part of DeviceAuthenticationBytes).
         public let docTypeItem: CBOR
         public let docType: String
-        public let issuerAuthItem: CBOR
+        /// The issuerAuth COSE_Sign1 read in place (``COSESign1/init(usualShape:options:)``), or
+        /// its item when not of that shape.
+        public let issuerAuth: Field<COSESign1>
         /// The encoded IssuerNameSpaces map (text => array of `#6.24(bstr)`, definite forms,
         /// checked); `nil` when the IssuerSigned has no nameSpaces.
         public let nameSpaces: ArraySlice<UInt8>?
         /// The number of IssuerSignedItemBytes under nameSpaces.
         public let itemCount: Int
-        public let deviceSignedItem: CBOR?
+        /// The DeviceSigned read in place (``DeviceSigned/init(usualShape:options:)``), or its
+        /// item when not of that shape; `nil` when the document has none.
+        public let deviceSigned: Field<DeviceSigned>?
+    }
+
+    /// A field read in place, or (not of the usual shape) its item decoded from its exact bytes,
+    /// which the caller reads the general way.
+    public enum Field<Value: Sendable>: Sendable {
+        case read(Value)
+        case item(CBOR)
     }
 
     /// The keys of a DeviceResponse of the usual shape, in the order the fields are read.
@@ -159,15 +172,24 @@ public struct DeviceResponseLayout: Sendable {
     static func document(_ spans: DocumentSpans, in bytes: ArraySlice<UInt8>, options: CBORDecodingOptions) -> DocumentLayout? {
         guard spans.docType.lowerBound >= bytes.startIndex, spans.docType.upperBound <= bytes.endIndex,
             let docTypeItem = try? CBOR(decoding: bytes[spans.docType], options: options), let docType = docTypeItem.text,
-            spans.issuerAuth.lowerBound >= bytes.startIndex, spans.issuerAuth.upperBound <= bytes.endIndex,
-            let issuerAuthItem = try? CBOR(decoding: bytes[spans.issuerAuth], options: options)
+            spans.issuerAuth.lowerBound >= bytes.startIndex, spans.issuerAuth.upperBound <= bytes.endIndex
         else { return nil }
-        var deviceSignedItem: CBOR?
+        let issuerAuth: Field<COSESign1>
+        if let read = COSESign1(usualShape: bytes[spans.issuerAuth], options: options) {
+            issuerAuth = .read(read)
+        } else {
+            guard let item = try? CBOR(decoding: bytes[spans.issuerAuth], options: options) else { return nil }
+            issuerAuth = .item(item)
+        }
+        var deviceSigned: Field<DeviceSigned>?
         if let span = spans.deviceSigned {
-            guard span.lowerBound >= bytes.startIndex, span.upperBound <= bytes.endIndex,
-                let item = try? CBOR(decoding: bytes[span], options: options)
-            else { return nil }
-            deviceSignedItem = item
+            guard span.lowerBound >= bytes.startIndex, span.upperBound <= bytes.endIndex else { return nil }
+            if let read = DeviceSigned(usualShape: bytes[span], options: options) {
+                deviceSigned = .read(read)
+            } else {
+                guard let item = try? CBOR(decoding: bytes[span], options: options) else { return nil }
+                deviceSigned = .item(item)
+            }
         }
         var nameSpaces: ArraySlice<UInt8>?
         if let span = spans.nameSpaces {
@@ -175,8 +197,8 @@ public struct DeviceResponseLayout: Sendable {
             nameSpaces = bytes[span]
         }
         return DocumentLayout(
-            docTypeItem: docTypeItem, docType: docType, issuerAuthItem: issuerAuthItem, nameSpaces: nameSpaces,
-            itemCount: spans.itemCount, deviceSignedItem: deviceSignedItem)
+            docTypeItem: docTypeItem, docType: docType, issuerAuth: issuerAuth, nameSpaces: nameSpaces,
+            itemCount: spans.itemCount, deviceSigned: deviceSigned)
     }
 
     /// Calls `body` for each namespace of an IssuerNameSpaces map of the usual shape

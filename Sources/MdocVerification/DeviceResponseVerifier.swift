@@ -94,9 +94,9 @@ public struct DeviceResponseVerifier: Sendable {
             let document = layout.documents[index]
             findings.append(verifyDocument(
                 DocumentParts(
-                    docTypeItem: document.docTypeItem, docType: document.docType, issuerAuthItem: document.issuerAuthItem,
+                    docTypeItem: document.docTypeItem, docType: document.docType, issuerAuth: document.issuerAuth,
                     nameSpaces: .encoded(document.nameSpaces, itemCount: document.itemCount),
-                    deviceSignedItem: document.deviceSignedItem),
+                    deviceSigned: document.deviceSigned),
                 index: index, subject: Self.documentSubject(index), into: &results))
         }
         return findings
@@ -180,8 +180,8 @@ public struct DeviceResponseVerifier: Sendable {
         }
         return verifyDocument(
             DocumentParts(
-                docTypeItem: document.docTypeItem, docType: document.docType, issuerAuthItem: document.issuerSigned.issuerAuthItem,
-                nameSpaces: .decoded(document.issuerSigned.nameSpaces), deviceSignedItem: document.deviceSignedItem),
+                docTypeItem: document.docTypeItem, docType: document.docType, issuerAuth: .item(document.issuerSigned.issuerAuthItem),
+                nameSpaces: .decoded(document.issuerSigned.nameSpaces), deviceSigned: document.deviceSignedItem.map { .item($0) }),
             index: index, subject: subject, into: &results)
     }
 
@@ -190,9 +190,10 @@ public struct DeviceResponseVerifier: Sendable {
     struct DocumentParts {
         let docTypeItem: CBOR
         let docType: String
-        let issuerAuthItem: CBOR
+        let issuerAuth: DeviceResponseLayout.Field<COSESign1>
         let nameSpaces: NameSpaces
-        let deviceSignedItem: CBOR?
+        /// `nil` when the document has no deviceSigned.
+        let deviceSigned: DeviceResponseLayout.Field<DeviceSigned>?
 
         enum NameSpaces {
             /// ``IssuerSigned/nameSpaces``.
@@ -208,11 +209,16 @@ public struct DeviceResponseVerifier: Sendable {
 
         // issuerAuth: COSE_Sign1 over MobileSecurityObjectBytes (§9.1.2.4).
         let issuerAuth: COSESign1
-        do {
-            issuerAuth = try COSESign1(document.issuerAuthItem)
-        } catch {
-            results.append(CheckResult(.issuerStructure, .fail, "issuerAuth: \(error)", subject: subject))
-            return findings
+        switch document.issuerAuth {
+        case .read(let read):
+            issuerAuth = read
+        case .item(let item):
+            do {
+                issuerAuth = try COSESign1(item)
+            } catch {
+                results.append(CheckResult(.issuerStructure, .fail, "issuerAuth: \(error)", subject: subject))
+                return findings
+            }
         }
         results.append(CheckResult(.issuerStructure, .pass, "issuerAuth is a COSE_Sign1", subject: subject))
 
@@ -689,7 +695,7 @@ public struct DeviceResponseVerifier: Sendable {
         document: DocumentParts, mso: MobileSecurityObject?, deviceKey: PublicKey?, subject: String, findings: inout DocumentFindings,
         into results: inout [CheckResult]
     ) {
-        guard let deviceSignedItem = document.deviceSignedItem else {
+        guard let deviceSignedField = document.deviceSigned else {
             results.append(CheckResult(.deviceStructure, .fail, "the document has no deviceSigned", subject: subject))
             results.append(CheckResult(.deviceSignature, .unchecked, "no deviceSigned", subject: subject))
             results.append(CheckResult(.deviceMac, .unchecked, "no deviceSigned", subject: subject))
@@ -698,7 +704,10 @@ public struct DeviceResponseVerifier: Sendable {
         }
         let deviceSigned: DeviceSigned
         do {
-            deviceSigned = try DeviceSigned(deviceSignedItem, path: "deviceSigned")
+            switch deviceSignedField {
+            case .read(let read): deviceSigned = read
+            case .item(let item): deviceSigned = try DeviceSigned(item, path: "deviceSigned")
+            }
         } catch {
             results.append(CheckResult(.deviceStructure, .fail, "\(error)", subject: subject))
             results.append(CheckResult(.deviceSignature, .unchecked, "deviceSigned is malformed", subject: subject))

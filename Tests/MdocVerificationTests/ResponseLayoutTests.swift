@@ -1,6 +1,7 @@
 import Foundation
 import MdocCBOR
 import MdocChecks
+import MdocCOSE
 import MdocCrypto
 import MdocModel
 import MdocSamples
@@ -220,11 +221,27 @@ final class ResponseLayoutTests: XCTestCase {
         }
     }
 
+    /// Two COSE_Sign1 are the same message read from the same bytes.
+    func assertSame(_ a: COSESign1, _ b: COSESign1, _ message: String) {
+        XCTAssertEqual(a.encoded.indices, b.encoded.indices, message)
+        XCTAssertEqual(a.isTagged, b.isTagged, message)
+        XCTAssertEqual(a.payload?.indices, b.payload?.indices, message)
+        XCTAssertEqual(a.signature.indices, b.signature.indices, message)
+        XCTAssertEqual(a.headers.protectedBytes.indices, b.headers.protectedBytes.indices, message)
+        XCTAssertEqual(a.headers.protected?.map { Array($0.key.encoded) + Array($0.value.encoded) },
+                       b.headers.protected?.map { Array($0.key.encoded) + Array($0.value.encoded) }, message)
+        XCTAssertEqual(a.headers.unprotected.map { $0.key.encoded.indices }, b.headers.unprotected.map { $0.key.encoded.indices }, message)
+        XCTAssertEqual(a.headers.unprotected.map { $0.value.encoded.indices }, b.headers.unprotected.map { $0.value.encoded.indices }, message)
+    }
+
     /// The items walked from a layout's nameSpaces are the tree's: the same exact bytes and
     /// embedded bytes, with the same indices, in the same order, namespace by namespace.
     func testNameSpaceItemsAreTheTreesItems() throws {
+        var compared = 0
+        defer { XCTAssertGreaterThan(compared, 5) }
         for fixture in Self.fixtures {
             guard let layout = DeviceResponseLayout(fixture.response[...]) else { continue }
+            compared += 1
             let response = try DeviceResponse(try CBOR(decoding: fixture.response))
             XCTAssertEqual(layout.version, response.version)
             XCTAssertEqual(layout.status, response.status)
@@ -233,8 +250,23 @@ final class ResponseLayoutTests: XCTestCase {
                 let decoded = try Document(item, path: "doc")
                 XCTAssertEqual(document.docType, decoded.docType)
                 XCTAssertEqual(document.docTypeItem.encoded.indices, decoded.docTypeItem.encoded.indices)
-                XCTAssertEqual(document.issuerAuthItem.encoded.indices, decoded.issuerSigned.issuerAuthItem.encoded.indices)
-                XCTAssertEqual(document.deviceSignedItem?.encoded.indices, decoded.deviceSignedItem?.encoded.indices)
+                // issuerAuth and DeviceSigned read in place: what the general way reads of the items.
+                let issuerAuth = try COSESign1(decoded.issuerSigned.issuerAuthItem)
+                guard case .read(let read) = document.issuerAuth else { return XCTFail("\(fixture.name): issuerAuth not read in place") }
+                assertSame(read, issuerAuth, fixture.name)
+                let deviceSigned = try DeviceSigned(try XCTUnwrap(decoded.deviceSignedItem), path: "deviceSigned")
+                guard case .read(let readSigned) = document.deviceSigned else { return XCTFail("\(fixture.name): deviceSigned not read in place") }
+                XCTAssertEqual(readSigned.nameSpacesBytes.encoded.indices, deviceSigned.nameSpacesBytes.encoded.indices)
+                XCTAssertEqual(readSigned.elements.map(\.namespace), deviceSigned.elements.map(\.namespace))
+                XCTAssertEqual(readSigned.elements.map(\.identifiers), deviceSigned.elements.map(\.identifiers))
+                switch (readSigned.authentication, deviceSigned.authentication) {
+                case (.signature(let a), .signature(let b)): assertSame(a, b, fixture.name)
+                case (.mac(let a), .mac(let b)):
+                    XCTAssertEqual(a.encoded.indices, b.encoded.indices)
+                    XCTAssertEqual(a.macTag.indices, b.macTag.indices)
+                    XCTAssertEqual(a.headers.protectedBytes.indices, b.headers.protectedBytes.indices)
+                default: XCTFail("\(fixture.name): another authentication")
+                }
                 var walked: [(String, [Range<Int>], [Range<Int>])] = []
                 let complete = DeviceResponseLayout.forEachNameSpace(try XCTUnwrap(document.nameSpaces)) { namespace, items in
                     var encoded: [Range<Int>] = []
@@ -252,5 +284,149 @@ final class ResponseLayoutTests: XCTestCase {
                 XCTAssertEqual(document.itemCount, decoded.issuerSigned.nameSpaces.reduce(0) { $0 + $1.items.count })
             }
         }
+    }
+
+    /// Variants of a COSE_Sign1's encoding: tagged, indefinite, reordered or extra unprotected
+    /// entries, a null or bstr payload, other types, a header label in both buckets.
+    func sign1Variants(_ bytes: ArraySlice<UInt8>, _ random: inout SplitMix64) throws -> [[UInt8]] {
+        let item = try CBOR(decoding: bytes)
+        guard let array = item.array, array.count == 4 else { return [] }
+        let parts = array.map { Array($0.encoded) }
+        func message(_ p: [[UInt8]], head: [UInt8] = [0x84]) -> [UInt8] { head + p.joined() }
+        var out: [[UInt8]] = [Array(bytes), [0xd2] + Array(bytes), message(parts, head: [0x9f]) + [0xff], message(parts, head: [0x98, 0x04])]
+        out.append(message([parts[0], parts[1], [0xf6], parts[3]]))
+        out.append(message([parts[0], parts[1], [0x40], parts[3]]))
+        out.append(message([parts[0], parts[1], [0x5f, 0x41, 0x01, 0xff], parts[3]]))
+        out.append(message([parts[0], [0xa0], parts[2], parts[3]]))
+        out.append(message([parts[0], [0xa1, 0x01, 0x26], parts[2], parts[3]]))  // alg in both buckets
+        out.append(message([parts[0], [0xa1, 0x04, 0x41, 0x00], parts[2], parts[3]]))
+        out.append(message([parts[0], [0xbf, 0x04, 0x41, 0x00, 0xff], parts[2], parts[3]]))
+        out.append(message([[0x40], parts[1], parts[2], parts[3]]))
+        out.append(message([[0x43, 0xa1, 0x01, 0x26], parts[1], parts[2], parts[3]]))
+        out.append(message([[0x41, 0x01], parts[1], parts[2], parts[3]]))  // protected not a map
+        out.append(message([[0xa0], parts[1], parts[2], parts[3]]))  // protected not a bstr
+        out.append(message([parts[0], [0x80], parts[2], parts[3]]))
+        out.append(message([parts[0], parts[1], [0x01], parts[3]]))
+        out.append(message([parts[0], parts[1], parts[2], [0x60]]))
+        out.append(message([parts[0], parts[1], parts[2]], head: [0x83]))
+        out.append(message(parts + [[0x00]], head: [0x85]))
+        for _ in 0..<60 {
+            var fuzzed = out[Int(random.next() % UInt64(out.count))]
+            let index = Int(random.next() % UInt64(fuzzed.count))
+            if random.next() % 2 == 0 { fuzzed[index] ^= UInt8(1 << (random.next() % 8)) } else { fuzzed.remove(at: index) }
+            out.append(fuzzed)
+        }
+        for length in 0..<bytes.count { out.append(Array(bytes.prefix(length))) }
+        return out
+    }
+
+    /// COSESign1(usualShape:) gives what COSESign1(_:) gives for the decoded item, or nil; and
+    /// nil whenever COSESign1(_:) throws.
+    func testCOSESign1UsualShapeAgrees() throws {
+        var random = SplitMix64(seed: 0xc05e)
+        var read = 0
+        for fixture in Self.fixtures {
+            let response = try DeviceResponse(try CBOR(decoding: fixture.response))
+            for item in response.documents {
+                let document = try Document(item, path: "doc")
+                var messages = [document.issuerSigned.issuerAuthItem.encoded]
+                if let deviceSigned = document.deviceSignedItem?.map?["deviceAuth"]?.map?["deviceSignature"] {
+                    messages.append(deviceSigned.encoded)
+                }
+                for message in messages {
+                    for variant in try sign1Variants(message, &random) {
+                        for options in [CBORDecodingOptions.default, .strict] {
+                            guard let decoded = try? CBOR(decoding: variant, options: options) else { continue }
+                            let general = try? COSESign1(decoded)
+                            let fast = COSESign1(usualShape: variant[...], options: options)
+                            if let fast {
+                                read += 1
+                                guard let general else { XCTFail("read in place, refused the general way: \(Hex.encode(variant))"); continue }
+                                assertSame(fast, general, Hex.encode(variant))
+                            }
+                        }
+                    }
+                }
+            }
+        }
+        XCTAssertGreaterThan(read, 50)
+    }
+
+    /// DeviceSigned(usualShape:) gives what DeviceSigned(_:path:) gives for the decoded item, or
+    /// nil; and nil whenever that throws.
+    func testDeviceSignedUsualShapeAgrees() throws {
+        var random = SplitMix64(seed: 0xde51)
+        var read = 0
+        let elementsPool: [[UInt8]] = [
+            [0xa0],
+            CBORNode.map([.init(.text("org.iso.18013.5.1"), .map([.init(.text("family_name"), .text("x"))]))]).encoded(),
+            CBORNode.map([.init(.text("ns"), .map([]))]).encoded(),
+            CBORNode.map([.init(.text("ns"), .array([]))]).encoded(),
+            CBORNode.map([.init(.unsigned(1), .map([]))]).encoded(),
+            [0x80], [0xa1], [0xff], [0xa1, 0x60, 0xa1, 0x01, 0x02],
+        ]
+        for fixture in Self.fixtures {
+            let response = try DeviceResponse(try CBOR(decoding: fixture.response))
+            for item in response.documents {
+                let document = try Document(item, path: "doc")
+                guard let map = document.deviceSignedItem?.map, let auth = map["deviceAuth"]?.map, let first = auth.first else { continue }
+                let authName = Array(first.key.encoded)
+                let message = Array(first.value.encoded)
+                var variants: [[UInt8]] = [Array(try XCTUnwrap(document.deviceSignedItem).encoded)]
+                for _ in 0..<40 {
+                    let elements = elementsPool[Int(random.next() % UInt64(elementsPool.count))]
+                    let nameSpaces = CBORNode.embedded(raw: elements[...]).encoded()
+                    var authEntries: [[UInt8]] = [authName + message]
+                    switch random.next() % 8 {
+                    case 0: authEntries.append(CBORNode.text("deviceMac").encoded() + message)
+                    case 1: authEntries = [CBORNode.text("deviceMac").encoded() + message]
+                    case 2: authEntries = []
+                    case 3: authEntries.append(CBORNode.text("extra").encoded() + [0x00])
+                    default: break
+                    }
+                    var deviceAuth: [UInt8] = [0xa0 | UInt8(authEntries.count)] + authEntries.joined()
+                    if random.next() % 10 == 0 { deviceAuth = [0xbf] + authEntries.joined() + [0xff] }
+                    var entries: [[UInt8]] = [CBORNode.text("nameSpaces").encoded() + nameSpaces, CBORNode.text("deviceAuth").encoded() + deviceAuth]
+                    entries.shuffle(using: &random)
+                    switch random.next() % 8 {
+                    case 0: entries.append(CBORNode.text("extra").encoded() + [0x01])
+                    case 1: entries.removeLast()
+                    case 2: entries[0] = CBORNode.text("nameSpaces").encoded() + CBORNode.bytes(elements).encoded()
+                    default: break
+                    }
+                    variants.append([0xa0 | UInt8(entries.count)] + entries.joined())
+                }
+                for _ in 0..<40 {
+                    var fuzzed = variants[Int(random.next() % UInt64(variants.count))]
+                    let index = Int(random.next() % UInt64(fuzzed.count))
+                    if random.next() % 2 == 0 { fuzzed[index] ^= UInt8(1 << (random.next() % 8)) } else { fuzzed.remove(at: index) }
+                    variants.append(fuzzed)
+                }
+                let whole = variants[0]
+                for length in 0..<whole.count { variants.append(Array(whole.prefix(length))) }
+                for variant in variants {
+                    for options in [CBORDecodingOptions.default, CBORDecodingOptions(rejectDuplicateKeys: false)] {
+                        guard let decoded = try? CBOR(decoding: variant, options: options) else { continue }
+                        let general = try? DeviceSigned(decoded, path: "deviceSigned")
+                        guard let fast = DeviceSigned(usualShape: variant[...], options: options) else { continue }
+                        read += 1
+                        guard let general else { XCTFail("read in place, refused the general way: \(Hex.encode(variant))"); continue }
+                        XCTAssertEqual(fast.nameSpacesBytes.encoded.indices, general.nameSpacesBytes.encoded.indices)
+                        XCTAssertEqual(fast.elements.map(\.namespace), general.elements.map(\.namespace))
+                        XCTAssertEqual(fast.elements.map(\.identifiers), general.elements.map(\.identifiers))
+                        switch (fast.authentication, general.authentication) {
+                        case (.signature(let a), .signature(let b)): assertSame(a, b, Hex.encode(variant))
+                        case (.mac(let a), .mac(let b)):
+                            XCTAssertEqual(a.encoded.indices, b.encoded.indices)
+                            XCTAssertEqual(a.macTag.indices, b.macTag.indices)
+                            XCTAssertEqual(a.payload?.indices, b.payload?.indices)
+                            XCTAssertEqual(a.headers.protectedBytes.indices, b.headers.protectedBytes.indices)
+                        default: XCTFail("another authentication: \(Hex.encode(variant))")
+                        }
+                    }
+                }
+            }
+        }
+        XCTAssertGreaterThan(read, 50)
     }
 }
