@@ -19,6 +19,9 @@ public struct CBORMap: Sendable, RandomAccessCollection {
 
     init(interleaved items: [CBOR]) { self.items = items }
 
+    /// The map without entries.
+    public static let empty = CBORMap(interleaved: [])
+
     public var startIndex: Int { 0 }
     public var endIndex: Int { items.count / 2 }
     public var count: Int { items.count / 2 }
@@ -74,6 +77,12 @@ public struct CBORMap: Sendable, RandomAccessCollection {
             return nil
         }
     }
+
+    /// Whether a key is the text string `key` (`self[key] != nil`), without copying the value.
+    public func containsKey(_ key: String) -> Bool { valuePosition(forText: key) != nil }
+
+    /// Whether a key is the integer `key` (`self[key] != nil`), without copying the value.
+    public func containsKey(_ key: Int64) -> Bool { valuePosition(forInteger: key) != nil }
 
     /// `self[key].map { $0.text }`: `nil` when the key is absent, `.some(nil)` when its value is
     /// not a text string. Reads the value in place instead of copying it out of the map.

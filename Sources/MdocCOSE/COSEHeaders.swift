@@ -57,14 +57,21 @@ public struct COSEHeaders: Sendable {
         }
         self.unprotected = unprotected
         if let protected {
-            for entry in protected {
-                if let label = entry.key.int, unprotected[label] != nil {
-                    throw COSEError(.duplicateLabel, "header label \(label) is in both buckets")
+            // The entries read in place, the first label found in both buckets reported (the
+            // loop over the map's entries copied each key and value, and each value found).
+            var duplicate: String?
+            _ = protected.allEntries { key, _ in
+                if let label = key.int, unprotected.containsKey(label) {
+                    duplicate = "header label \(label) is in both buckets"
+                    return false
                 }
-                if let label = entry.key.text, unprotected[label] != nil {
-                    throw COSEError(.duplicateLabel, "header label \"\(label)\" is in both buckets")
+                if let label = key.text, unprotected.containsKey(label) {
+                    duplicate = "header label \"\(label)\" is in both buckets"
+                    return false
                 }
+                return true
             }
+            if let duplicate { throw COSEError(.duplicateLabel, duplicate) }
         }
     }
 

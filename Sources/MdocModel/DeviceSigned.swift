@@ -53,6 +53,8 @@ public struct DeviceSigned: Sendable {
 extension DeviceSigned {
     /// The device-signed elements of DeviceNameSpacesBytes (the tag-24 item).
     static func elements(_ nameSpacesBytes: CBOR, path: String) throws -> [(namespace: String, identifiers: [String])] {
+        // The usual DeviceNameSpaces, an empty map (`#6.24(<< {} >>)`): nothing to decode.
+        if let embedded = nameSpacesBytes.embeddedBytes, embedded.count == 1, embedded.first == 0xa0 { return [] }
         let nameSpaces = try nameSpacesBytes.requireEmbedded(at: "\(path).nameSpaces")
         var elements: [(String, [String])] = []
         for entry in try nameSpaces.requireMap(at: "\(path).nameSpaces") {

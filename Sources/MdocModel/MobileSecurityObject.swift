@@ -40,8 +40,58 @@ public struct MobileSecurityObject: Sendable {
         let digestAlgorithm: String
         let docType: String
         let valueDigests: ValueDigests
-        let keyInfo: CBORMap
+        let keyInfo: KeyInfo
         let validity: ValidityInfo
+    }
+
+    /// DeviceKeyInfo: the decoded map, or (the usual shape: no keyAuthorizations, every key a
+    /// definite-length text) only its deviceKey, decoded from its exact bytes.
+    enum KeyInfo {
+        case map(CBORMap)
+        case deviceKeyOnly(CBOR)
+
+        /// The usual shape read in place from the exact bytes of a deviceKeyInfo map already
+        /// checked well-formed (under the default options); `nil` for anything else.
+        static func deviceKeyOnly(checkedEncoding encoded: ArraySlice<UInt8>) -> KeyInfo? {
+            let span: Range<Int>? = CBORCursor.with(encoded) { cursor in
+                guard let count = cursor.mapCount() else { return nil }
+                var deviceKey: Range<Int>?
+                for _ in 0..<count {
+                    guard let key = cursor.textString() else { return nil }
+                    let start = cursor.offset
+                    guard cursor.skip() else { return nil }
+                    if key.count == 9, cursor.bytes(key, equal: "deviceKey") {
+                        guard deviceKey == nil else { return nil }
+                        deviceKey = start..<cursor.offset
+                    } else if key.count == 17, cursor.bytes(key, equal: "keyAuthorizations") {
+                        return nil
+                    }
+                }
+                return cursor.isAtEnd ? deviceKey : nil
+            }
+            guard let span else { return nil }
+            let lower = encoded.startIndex &+ span.lowerBound
+            let upper = encoded.startIndex &+ span.upperBound
+            guard lower <= upper, upper <= encoded.endIndex, let item = try? CBOR(decoding: encoded[lower..<upper]) else {
+                return nil
+            }
+            return .deviceKeyOnly(item)
+        }
+    }
+
+    /// The content of the usual MobileSecurityObjectBytes wrapper: `#6.24` over a definite-length
+    /// byte string that ends the payload, which the general decoding of the payload accepts as
+    /// it is (its item would be that tag over those bytes); `nil` for anything else.
+    static func wrappedContent(_ payload: ArraySlice<UInt8>) -> ArraySlice<UInt8>? {
+        let range: Range<Int>? = CBORCursor.with(payload) { cursor in
+            guard cursor.tag() == 24, let content = cursor.byteString(), cursor.isAtEnd else { return nil }
+            return content
+        }
+        guard let range, range.count <= CBORDecodingOptions.default.maxLength else { return nil }
+        let lower = payload.startIndex &+ range.lowerBound
+        let upper = payload.startIndex &+ range.upperBound
+        guard lower <= upper, upper <= payload.endIndex else { return nil }
+        return payload[lower..<upper]
     }
 
     /// ValidityInfo's dates.
@@ -103,23 +153,37 @@ public struct MobileSecurityObject: Sendable {
 
     /// Decodes the MSO from a COSE_Sign1 payload (the bstr content, which holds `#6.24(bstr)`).
     public init(payload: ArraySlice<UInt8>) throws {
+        try self.init(payload: payload, inPlace: true)
+    }
+
+    /// ``init(payload:)``; with `inPlace: false` always the general way (for tests comparing
+    /// the two).
+    init(payload: ArraySlice<UInt8>, inPlace: Bool) throws {
         let path = "MobileSecurityObject"
-        let wrapper: CBOR
-        do {
-            wrapper = try CBOR(decoding: payload)
-        } catch {
-            throw ModelError(.invalidEmbedded, path, "the issuerAuth payload is not well-formed CBOR: \(error)")
+        func decodeWrapper() throws -> CBOR {
+            do {
+                return try CBOR(decoding: payload)
+            } catch {
+                throw ModelError(.invalidEmbedded, path, "the issuerAuth payload is not well-formed CBOR: \(error)")
+            }
         }
-        let keyInfo: CBORMap
+        // The usual wrapper's content found in place; any other payload decoded first (which
+        // refuses a malformed one).
+        let content = inPlace ? Self.wrappedContent(payload) : nil
+        let decodedWrapper: CBOR? = content == nil ? try decodeWrapper() : nil
+        let keyInfoFound: KeyInfo
         let validityInfo: () throws -> ValidityInfo
         // The usual shape (exactly the six keys; version, digestAlgorithm and docType text;
         // valueDigests of the right types in definite forms; deviceKeyInfo and validityInfo
         // maps) with valueDigests read in place, not built. Anything else goes the general way,
         // which reports what is wrong; what both ways share below sees the same items.
-        if let fields = wrapper.withEmbeddedFields(forTextKeys: Self.keys, { fields -> Fields? in
+        if inPlace, let fields = CBOR.withEmbeddedFields(
+            embeddedBytes: content ?? decodedWrapper?.embeddedBytes, forTextKeys: Self.keys, { fields -> Fields? in
             guard let version = fields.text(0), let digestAlgorithm = fields.text(1), let docType = fields.text(4),
                 let digests = fields.encoded(2), let valueDigests = ValueDigests(checkedEncoding: digests),
-                let keyInfo = fields.item(3)?.map, let validity = fields.encoded(5).flatMap(ValidityInfo.init(checkedEncoding:))
+                let keyInfo = fields.encoded(3).flatMap(KeyInfo.deviceKeyOnly(checkedEncoding:))
+                    ?? fields.item(3)?.map.map(KeyInfo.map),
+                let validity = fields.encoded(5).flatMap(ValidityInfo.init(checkedEncoding:))
             else { return nil }
             return Fields(
                 version: version, digestAlgorithm: digestAlgorithm, docType: docType, valueDigests: valueDigests,
@@ -129,9 +193,10 @@ public struct MobileSecurityObject: Sendable {
             self.digestAlgorithm = fields.digestAlgorithm
             self.docType = fields.docType
             self.valueDigests = fields.valueDigests
-            keyInfo = fields.keyInfo
+            keyInfoFound = fields.keyInfo
             validityInfo = { fields.validity }
         } else {
+            let wrapper = try decodedWrapper ?? decodeWrapper()
             let item = try wrapper.requireEmbedded(at: "MobileSecurityObjectBytes")
             let map = try item.requireMap(at: path)
             self.version = try map.requiredText("version", at: path)
@@ -151,11 +216,20 @@ public struct MobileSecurityObject: Sendable {
                 return true
             }
             self.valueDigests = ValueDigests(map: valueDigests)
-            keyInfo = try map.requiredMap("deviceKeyInfo", at: path)
+            keyInfoFound = .map(try map.requiredMap("deviceKeyInfo", at: path))
             validityInfo = { try Self.validityInfo(try map.requiredMap("validityInfo", at: path), path: path) }
         }
 
-        self.deviceKeyItem = try keyInfo.required("deviceKey", at: "\(path).deviceKeyInfo")
+        let keyInfo: CBORMap
+        switch keyInfoFound {
+        case .deviceKeyOnly(let deviceKey):
+            // What the general way finds in such a map: the deviceKey, no keyAuthorizations.
+            self.deviceKeyItem = deviceKey
+            keyInfo = CBORMap.empty
+        case .map(let map):
+            self.deviceKeyItem = try map.required("deviceKey", at: "\(path).deviceKeyInfo")
+            keyInfo = map
+        }
         var authorizedNameSpaces: [String] = []
         var authorizedElements: [String: [String]] = [:]
         if let authorizations = keyInfo["keyAuthorizations"] {

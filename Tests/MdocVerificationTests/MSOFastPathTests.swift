@@ -227,4 +227,97 @@ final class MSOFastPathTests: XCTestCase {
             }
         }
     }
+
+    /// The MSO read in place (the usual wrapper's content found without decoding the wrapper,
+    /// a deviceKeyInfo of only deviceKey and other keys read without decoding the map) gives
+    /// what the general way gives, or the same refusal, for wrappers and deviceKeyInfo maps of
+    /// every shape, fuzzed and truncated.
+    func testWrapperAndDeviceKeyInfoAgreeWithTheGeneralWay() throws {
+        var random = SplitMix64(seed: 0x4d_50)
+        let deviceKey = CBORNode.map([.init(.int(1), .int(2)), .init(.int(-1), .int(1))])
+        let authorizations = CBORNode.map([.init(.text("nameSpaces"), .array([.text("org.iso.18013.5.1")])),
+                                           .init(.text("dataElements"), .map([.init(.text("ns"), .array([.text("a"), .text("b")]))]))])
+        func keyInfo(_ entries: [([UInt8], CBORNode)]) -> [UInt8] {
+            var out: [UInt8] = []
+            CBORNode.appendHead(major: 5, UInt64(entries.count), to: &out)
+            for (key, value) in entries { out += key; value.encode(into: &out) }
+            return out
+        }
+        let key = CBORNode.text("deviceKey").encoded()
+        let keyInfos: [[UInt8]] = [
+            keyInfo([(key, deviceKey)]),
+            keyInfo([(key, deviceKey), (CBORNode.text("keyAuthorizations").encoded(), authorizations)]),
+            keyInfo([(CBORNode.text("keyAuthorizations").encoded(), .map([.init(.text("nameSpaces"), .array([.text("x")]))])), (key, deviceKey)]),
+            keyInfo([(key, deviceKey), (CBORNode.text("keyInfo").encoded(), .map([.init(.int(1), .text("x"))]))]),
+            keyInfo([(CBORNode.text("other").encoded(), .int(1)), (key, deviceKey)]),
+            keyInfo([(CBORNode.int(1).encoded(), .int(2)), (key, deviceKey)]),
+            keyInfo([(key, deviceKey), (key, deviceKey)]),
+            keyInfo([(key, .int(5))]),
+            keyInfo([(CBORNode.text("keyAuthorizations").encoded(), .int(5)), (key, deviceKey)]),
+            keyInfo([(CBORNode.text("keyAuthorizations").encoded(), authorizations)]),
+            keyInfo([]),
+            keyInfo([([0x7f, 0x69] + Array("deviceKey".utf8) + [0xff], deviceKey)]),
+            [0xbf] + key + deviceKey.encoded() + [0xff],
+        ]
+        var compared = 0
+        var inPlace = 0
+        for round in 0..<600 {
+            let info = keyInfos[round % keyInfos.count]
+            var map: [UInt8] = [0xa6]
+            let entries: [(String, [UInt8])] = [
+                ("version", CBORNode.text("1.0").encoded()), ("digestAlgorithm", CBORNode.text("SHA-256").encoded()),
+                ("valueDigests", CBORNode.map([.init(.text("ns"), .map([.init(.unsigned(1), .bytes([1, 2]))]))]).encoded()),
+                ("deviceKeyInfo", info), ("docType", CBORNode.text("org.iso.18013.5.1.mDL").encoded()),
+                ("validityInfo", CBORNode.map([.init(.text("signed"), Self.date), .init(.text("validFrom"), Self.date),
+                                               .init(.text("validUntil"), Self.date)]).encoded()),
+            ].shuffled(using: &random)
+            for (name, value) in entries { map += CBORNode.text(name).encoded() + value }
+            var payload: [UInt8]
+            switch random.next() % 8 {
+            case 0: payload = [0xd9, 0x00, 0x18] + CBORNode.bytes(map).encoded()  // non-minimal tag head
+            case 1: payload = [0xd8, 0x18, 0x5a] + withUnsafeBytes(of: UInt32(map.count).bigEndian, Array.init) + map
+            case 2: payload = [0xd8, 0x18, 0x5f] + CBORNode.bytes(map).encoded() + [0xff]  // indefinite bstr
+            case 3: payload = CBORNode.embedded(raw: map[...]).encoded() + [0x00]  // trailing byte
+            case 4: payload = [0xd8, 0x19] + CBORNode.bytes(map).encoded()  // tag 25
+            default: payload = CBORNode.embedded(raw: map[...]).encoded()
+            }
+            switch random.next() % 6 {
+            case 0: payload[Int(random.next() % UInt64(payload.count))] ^= UInt8(1 << (random.next() % 8))
+            case 1: payload.removeLast(1 + Int(random.next() % UInt64(payload.count)))
+            default: break
+            }
+            // Inside a larger buffer, so that indices do not start at 0.
+            let buffer = [0xaa, 0xbb] + payload
+            let slice = buffer[2...]
+            let fast = Result { try MobileSecurityObject(payload: slice) }
+            let general = Result { try MobileSecurityObject(payload: slice, inPlace: false) }
+            compared += 1
+            switch (fast, general) {
+            case (.success(let a), .success(let b)):
+                XCTAssertEqual(a.deviceKeyItem.encoded.indices, b.deviceKeyItem.encoded.indices, Hex.encode(payload))
+                XCTAssertEqual(Array(a.deviceKeyItem.encoded), Array(b.deviceKeyItem.encoded))
+                XCTAssertEqual(a.hasKeyAuthorizations, b.hasKeyAuthorizations, Hex.encode(payload))
+                XCTAssertEqual(a.authorizedNameSpaces, b.authorizedNameSpaces)
+                XCTAssertEqual(a.authorizedDataElements, b.authorizedDataElements)
+                XCTAssertEqual(a.version, b.version)
+                XCTAssertEqual(a.digestAlgorithm, b.digestAlgorithm)
+                XCTAssertEqual(a.docType, b.docType)
+                XCTAssertEqual(a.signed, b.signed)
+                XCTAssertEqual(a.validFrom, b.validFrom)
+                XCTAssertEqual(a.validUntil, b.validUntil)
+                XCTAssertEqual(a.expectedUpdate, b.expectedUpdate)
+                XCTAssertEqual(a.valueDigests.namespaces, b.valueDigests.namespaces)
+                XCTAssertEqual(a.valueDigests["ns"]?[1], b.valueDigests["ns"]?[1])
+                XCTAssertEqual(a.valueDigests["ns"]?[1]?.indices, b.valueDigests["ns"]?[1]?.indices)
+                if MobileSecurityObject.wrappedContent(slice) != nil, case .deviceKeyOnly? = MobileSecurityObject.KeyInfo.deviceKeyOnly(
+                    checkedEncoding: info[...]) { inPlace += 1 }
+            case (.failure(let a), .failure(let b)):
+                XCTAssertEqual("\(a)", "\(b)", Hex.encode(payload))
+            default:
+                XCTFail("one way accepts, the other refuses: \(Hex.encode(payload)) \(fast) \(general)")
+            }
+        }
+        XCTAssertEqual(compared, 600)
+        XCTAssertGreaterThan(inPlace, 40)
+    }
 }
