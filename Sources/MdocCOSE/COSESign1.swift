@@ -90,16 +90,19 @@ public struct COSESign1: Sendable {
     public func signatureStructure(detachedPayload: ArraySlice<UInt8>? = nil, externalAAD: [UInt8] = []) throws
         -> [UInt8]
     {
-        let content: ArraySlice<UInt8>
+        Self.signatureStructure(protected: headers.protectedBytes, payload: try content(detachedPayload), externalAAD: externalAAD)
+    }
+
+    /// The payload the signature covers: the attached one, or `detachedPayload` when detached.
+    func content(_ detachedPayload: ArraySlice<UInt8>?) throws -> ArraySlice<UInt8> {
         switch (payload, detachedPayload) {
-        case (let attached?, nil): content = attached
-        case (nil, let detached?): content = detached
+        case (let attached?, nil): return attached
+        case (nil, let detached?): return detached
         case (nil, nil):
             throw COSEError(.payloadMismatch, "the payload is detached and none was supplied")
         case (.some, .some):
             throw COSEError(.payloadMismatch, "the payload is attached; a detached one was supplied too")
         }
-        return Self.signatureStructure(protected: headers.protectedBytes, payload: content, externalAAD: externalAAD)
     }
 
     /// Builds a Sig_structure from its parts (used for verification and for signing).
@@ -109,22 +112,53 @@ public struct COSESign1: Sendable {
         // Written straight into one buffer of the exact final size: the payload (the whole
         // MSO, or DeviceAuthenticationBytes) is copied once, with no growth checks and no array
         // of the parts. The heads are the shortest ones, as CBORNode writes them.
-        let context: StaticString = "Signature1"
-        let total = 1 + HeadWriter.length(context.utf8CodeUnitCount) + context.utf8CodeUnitCount
+        let total = signatureStructureLength(protected: protected, payload: payload, externalAAD: externalAAD)
+        return [UInt8](unsafeUninitializedCapacity: total) { out, initialized in
+            initialized = writeSignatureStructure(into: out, protected: protected, payload: payload, externalAAD: externalAAD)
+        }
+    }
+
+    static let signatureContext: StaticString = "Signature1"
+
+    /// The length of the Sig_structure of these parts.
+    static func signatureStructureLength(protected: ArraySlice<UInt8>, payload: ArraySlice<UInt8>, externalAAD: [UInt8]) -> Int {
+        let context = signatureContext
+        return 1 + HeadWriter.length(context.utf8CodeUnitCount) + context.utf8CodeUnitCount
             + HeadWriter.length(protected.count) + protected.count + HeadWriter.length(externalAAD.count) + externalAAD.count
             + HeadWriter.length(payload.count) + payload.count
-        return [UInt8](unsafeUninitializedCapacity: total) { out, initialized in
-            var writer = HeadWriter(out: out)
-            writer.head(major: 4, 4)
-            writer.head(major: 3, context.utf8CodeUnitCount)
-            writer.bytes(UnsafeBufferPointer(start: context.utf8Start, count: context.utf8CodeUnitCount))
-            writer.head(major: 2, protected.count)
-            protected.withUnsafeBufferPointer { writer.bytes($0) }
-            writer.head(major: 2, externalAAD.count)
-            externalAAD.withUnsafeBufferPointer { writer.bytes($0) }
-            writer.head(major: 2, payload.count)
-            payload.withUnsafeBufferPointer { writer.bytes($0) }
-            initialized = writer.count
+    }
+
+    /// Writes the Sig_structure of these parts into `out` (of at least
+    /// ``signatureStructureLength(protected:payload:externalAAD:)`` bytes); the number written.
+    static func writeSignatureStructure(
+        into out: UnsafeMutableBufferPointer<UInt8>, protected: ArraySlice<UInt8>, payload: ArraySlice<UInt8>,
+        externalAAD: [UInt8]
+    ) -> Int {
+        let context = signatureContext
+        var writer = HeadWriter(out: out)
+        writer.head(major: 4, 4)
+        writer.head(major: 3, context.utf8CodeUnitCount)
+        writer.bytes(UnsafeBufferPointer(start: context.utf8Start, count: context.utf8CodeUnitCount))
+        writer.head(major: 2, protected.count)
+        protected.withUnsafeBufferPointer { writer.bytes($0) }
+        writer.head(major: 2, externalAAD.count)
+        externalAAD.withUnsafeBufferPointer { writer.bytes($0) }
+        writer.head(major: 2, payload.count)
+        payload.withUnsafeBufferPointer { writer.bytes($0) }
+        return writer.count
+    }
+
+    /// Calls `body` with the Sig_structure of these parts (the bytes of
+    /// ``signatureStructure(protected:payload:externalAAD:)``) in a temporary buffer, on the
+    /// stack when it fits: verification needs the bytes only while they are hashed.
+    static func withSignatureStructure<Result>(
+        protected: ArraySlice<UInt8>, payload: ArraySlice<UInt8>, externalAAD: [UInt8],
+        _ body: (UnsafeBufferPointer<UInt8>) throws -> Result
+    ) rethrows -> Result {
+        let total = signatureStructureLength(protected: protected, payload: payload, externalAAD: externalAAD)
+        return try withUnsafeTemporaryAllocation(of: UInt8.self, capacity: total) { out in
+            let count = writeSignatureStructure(into: out, protected: protected, payload: payload, externalAAD: externalAAD)
+            return try body(UnsafeBufferPointer(rebasing: out[..<Swift.min(count, out.count)]))
         }
     }
 
@@ -147,8 +181,16 @@ public struct COSESign1: Sendable {
             throw COSEError(
                 .unsupportedAlgorithm, "\(algorithm) cannot be used with a \(key.curve) key")
         }
-        let toBeSigned = try signatureStructure(detachedPayload: detachedPayload, externalAAD: externalAAD)
-        return try key.verify(signature: signature, message: toBeSigned, hash: algorithm.hashFunction)
+        // The Sig_structure in a temporary buffer, not an array: it lives only while hashed.
+        // What the closure needs taken out first (capturing a property captured a copy of the
+        // whole message).
+        let signature = self.signature
+        let hash = algorithm.hashFunction
+        let content = try content(detachedPayload)
+        return try Self.withSignatureStructure(protected: headers.protectedBytes, payload: content, externalAAD: externalAAD) {
+            toBeSigned in
+            try key.verify(signature: signature, message: toBeSigned, hash: hash)
+        }
     }
 
     /// Produces a tagged or untagged COSE_Sign1 (for proofs and test data).

@@ -1,5 +1,5 @@
 import MdocCBOR
-import MdocCOSE
+@testable import MdocCOSE
 import MdocCrypto
 import XCTest
 
@@ -65,8 +65,9 @@ final class COSETests: XCTestCase {
     }
 }
 
-/// Sig_structure written into one buffer: the same bytes as the structure encoded from nodes,
-/// for protected headers, external AAD and payloads of every head length.
+/// Sig_structure written into one buffer (an array, or the temporary buffer verification uses):
+/// the same bytes as the structure encoded from nodes, for protected headers, external AAD and
+/// payloads of every head length.
 final class SigStructureTests: XCTestCase {
     func testSameBytesAsTheEncodedStructure() {
         let sizes = [0, 1, 23, 24, 25, 255, 256, 257, 65_535, 65_536, 70_000]
@@ -82,6 +83,11 @@ final class SigStructureTests: XCTestCase {
                     let payloadSlice = ([0xee, 0xee] + payload)[2...]
                     let built = COSESign1.signatureStructure(protected: protectedSlice, payload: payloadSlice, externalAAD: aad)
                     XCTAssertEqual(built, expected, "\(protectedCount) \(aadCount) \(payloadCount)")
+                    // The temporary buffer verification hashes holds the same bytes.
+                    let temporary = COSESign1.withSignatureStructure(protected: protectedSlice, payload: payloadSlice, externalAAD: aad) {
+                        Array($0)
+                    }
+                    XCTAssertEqual(temporary, expected, "\(protectedCount) \(aadCount) \(payloadCount)")
                 }
             }
         }
