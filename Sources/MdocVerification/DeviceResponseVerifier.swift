@@ -641,12 +641,14 @@ public struct DeviceResponseVerifier: Sendable {
         // Over the IssuerSignedItemBytes exactly as received (the tag-24 item).
         let digest = hash.hash(encoded)
         var verified = false
-        if let expected = expectedDigests[element.digestID] {
+        // Compared in place; the MSO's digest is taken out only to be reported.
+        if let matches = expectedDigests.matches(digestID: element.digestID, digest) {
             tally.checked += 1
-            if Self.sameBytes(expected, digest) {
+            if matches {
                 tally.matched += 1
                 verified = true
             } else {
+                let expected = expectedDigests[element.digestID] ?? []
                 results.append(CheckResult(
                     .msoDigest, .fail,
                     "digest \(element.digestID) of \(namespace)/\(element.elementIdentifier) does not match the MSO",
@@ -665,31 +667,6 @@ public struct DeviceResponseVerifier: Sendable {
         findings.elements.append(DisclosedElement(
             namespace: namespace, identifier: element.elementIdentifier, digestID: element.digestID, digest: digest,
             verified: verified, deviceSigned: false, value: element.elementValue))
-    }
-
-    /// Whether a digest from the MSO equals one computed: compared through the buffers (the
-    /// generic `elementsEqual` over a slice and an array walks them with iterators).
-    static func sameBytes(_ expected: ArraySlice<UInt8>, _ computed: [UInt8]) -> Bool {
-        guard expected.count == computed.count else { return false }
-        return expected.withUnsafeBufferPointer { a in
-            computed.withUnsafeBufferPointer { b in
-                // Eight bytes at a time, then byte by byte (a digest is 32, 48 or 64 bytes).
-                guard let x = a.baseAddress, let y = b.baseAddress else { return true }  // both empty
-                let n = a.count
-                var i = 0
-                while n &- i >= 8 {
-                    if UnsafeRawPointer(x + i).loadUnaligned(as: UInt64.self) != UnsafeRawPointer(y + i).loadUnaligned(as: UInt64.self) {
-                        return false
-                    }
-                    i &+= 8
-                }
-                while i < n {
-                    if x[i] != y[i] { return false }
-                    i &+= 1
-                }
-                return true
-            }
-        }
     }
 
     /// The subject of an element's result, built only when a result needs it (a function, not

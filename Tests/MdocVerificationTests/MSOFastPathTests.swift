@@ -194,6 +194,24 @@ final class MSOFastPathTests: XCTestCase {
                     XCTAssertEqual(table[id]?.indices, ids[id]?.indices)
                     XCTAssertEqual(direct[id], ids[id], "\(id) in \(Hex.encode(payload))")
                     XCTAssertEqual(direct[id]?.indices, ids[id]?.indices)
+                    // Compared in place: found or not, equal or not, as the subscript's digest.
+                    var candidates: [[UInt8]] = [[], [1], (0..<32).map { UInt8($0) }]
+                    if let digest = ids[id] {
+                        candidates.append(Array(digest))
+                        if !digest.isEmpty {
+                            var altered = Array(digest)
+                            altered[Int(random.next() % UInt64(altered.count))] ^= 1
+                            candidates.append(altered)
+                            candidates.append(Array(digest.dropLast()))
+                        }
+                        candidates.append(Array(digest) + [0])
+                    }
+                    for computed in candidates {
+                        let expected = ids[id].map { Array($0) == computed }
+                        XCTAssertEqual(direct.matches(digestID: id, computed), expected, "\(id) in \(Hex.encode(payload))")
+                        XCTAssertEqual(table.matches(digestID: id, computed), expected)
+                        XCTAssertEqual(DigestLookup.none.matches(digestID: id, computed), nil)
+                    }
                 }
             }
         }

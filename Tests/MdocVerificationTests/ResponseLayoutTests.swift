@@ -3,7 +3,7 @@ import MdocCBOR
 import MdocChecks
 import MdocCOSE
 import MdocCrypto
-import MdocModel
+@testable import MdocModel
 import MdocSamples
 import MdocTestSupport
 import MdocTrust
@@ -430,19 +430,19 @@ final class ResponseLayoutTests: XCTestCase {
         XCTAssertGreaterThan(read, 50)
     }
 
-    /// The verifier's digest comparison (eight bytes at a time) answers as ==, for every length
+    /// The digest comparison (eight bytes at a time) answers as ==, for every length
     /// up to 70, a difference at every position, slices not starting at 0.
     func testDigestComparisonAgreesWithEquality() {
         for length in 0...70 {
             let bytes = (0..<length).map { UInt8(truncatingIfNeeded: $0 &* 31 &+ 7) }
             let slice = ([0x00, 0x01, 0x02] + bytes)[3...]
-            XCTAssertTrue(DeviceResponseVerifier.sameBytes(slice, bytes))
-            XCTAssertFalse(DeviceResponseVerifier.sameBytes(slice, bytes + [0]))
-            if length > 0 { XCTAssertFalse(DeviceResponseVerifier.sameBytes(slice, Array(bytes.dropLast()))) }
+            XCTAssertTrue(DigestLookup.sameBytes(slice, bytes))
+            XCTAssertFalse(DigestLookup.sameBytes(slice, bytes + [0]))
+            if length > 0 { XCTAssertFalse(DigestLookup.sameBytes(slice, Array(bytes.dropLast()))) }
             for position in 0..<length {
                 var other = bytes
                 other[position] ^= 0x80
-                XCTAssertFalse(DeviceResponseVerifier.sameBytes(slice, other), "\(length) \(position)")
+                XCTAssertFalse(DigestLookup.sameBytes(slice, other), "\(length) \(position)")
             }
         }
     }
