@@ -90,14 +90,12 @@ public struct DeviceResponseVerifier: Sendable {
             into: &results)
         var findings: [DocumentFindings] = []
         findings.reserveCapacity(layout.documents.count)
-        for index in layout.documents.indices {
-            let document = layout.documents[index]
-            findings.append(verifyDocument(
-                DocumentParts(
-                    docTypeItem: document.docTypeItem, docType: document.docType, issuerAuth: document.issuerAuth,
-                    nameSpaces: .encoded(document.nameSpaces, itemCount: document.itemCount),
-                    deviceSigned: document.deviceSigned),
-                index: index, subject: Self.documentSubject(index), into: &results))
+        // Each document read where the layout holds it (borrowed through the buffer, not copied
+        // out of the array).
+        layout.documents.withUnsafeBufferPointer { documents in
+            for index in documents.indices {
+                findings.append(verifyDocument(documents[index], index: index, subject: Self.documentSubject(index), into: &results))
+            }
         }
         return findings
     }
@@ -181,29 +179,41 @@ public struct DeviceResponseVerifier: Sendable {
         return verifyDocument(
             DocumentParts(
                 docTypeItem: document.docTypeItem, docType: document.docType, issuerAuth: .item(document.issuerSigned.issuerAuthItem),
-                nameSpaces: .decoded(document.issuerSigned.nameSpaces), deviceSigned: document.deviceSignedItem.map { .item($0) }),
+                nameSpacesView: .decoded(document.issuerSigned.nameSpaces), deviceSigned: document.deviceSignedItem.map { .item($0) }),
             index: index, subject: subject, into: &results)
     }
 
-    /// What the document checks read of a Document: from the decoded ``Document``, or from a
-    /// ``DeviceResponseLayout`` read in place.
-    struct DocumentParts {
+    /// The IssuerNameSpaces of a document, as the document checks read them.
+    enum NameSpacesView {
+        /// ``IssuerSigned/nameSpaces``.
+        case decoded([(namespace: String, items: [CBOR])])
+        /// ``DeviceResponseLayout/DocumentLayout/nameSpaces`` and its item count.
+        case encoded(ArraySlice<UInt8>?, itemCount: Int)
+    }
+
+    /// What the document checks read of a Document: from the decoded ``Document``
+    /// (``DocumentParts``), or from a ``DeviceResponseLayout`` read in place.
+    protocol DocumentView {
+        var docTypeItem: CBOR { get }
+        var docType: String { get }
+        var issuerAuth: DeviceResponseLayout.Field<COSESign1> { get }
+        var nameSpacesView: NameSpacesView { get }
+        /// `nil` when the document has no deviceSigned.
+        var deviceSigned: DeviceResponseLayout.Field<DeviceSigned>? { get }
+    }
+
+    /// A decoded ``Document`` as the document checks read it.
+    struct DocumentParts: DocumentView {
         let docTypeItem: CBOR
         let docType: String
         let issuerAuth: DeviceResponseLayout.Field<COSESign1>
-        let nameSpaces: NameSpaces
-        /// `nil` when the document has no deviceSigned.
+        let nameSpacesView: NameSpacesView
         let deviceSigned: DeviceResponseLayout.Field<DeviceSigned>?
-
-        enum NameSpaces {
-            /// ``IssuerSigned/nameSpaces``.
-            case decoded([(namespace: String, items: [CBOR])])
-            /// ``DeviceResponseLayout/DocumentLayout/nameSpaces`` and its item count.
-            case encoded(ArraySlice<UInt8>?, itemCount: Int)
-        }
     }
 
-    func verifyDocument(_ document: DocumentParts, index: Int, subject: String, into results: inout [CheckResult]) -> DocumentFindings {
+    func verifyDocument<Document: DocumentView>(
+        _ document: Document, index: Int, subject: String, into results: inout [CheckResult]
+    ) -> DocumentFindings {
         var findings = DocumentFindings(index: index)
         findings.docType = document.docType
 
@@ -417,8 +427,8 @@ public struct DeviceResponseVerifier: Sendable {
 
     // MARK: MSO (§9.1.2.4)
 
-    func verifyMSO(
-        _ issuerAuth: COSESign1, document: DocumentParts, ds: Certificate?, subject: String,
+    func verifyMSO<Document: DocumentView>(
+        _ issuerAuth: COSESign1, document: Document, ds: Certificate?, subject: String,
         findings: inout DocumentFindings, into results: inout [CheckResult]
     ) -> (MobileSecurityObject?, PublicKey?) {
         guard let payload = issuerAuth.payload else {
@@ -534,8 +544,8 @@ public struct DeviceResponseVerifier: Sendable {
 
     // MARK: Value digests (§9.1.2.5, §9.3.1)
 
-    func verifyDigests(
-        document: DocumentParts, mso: MobileSecurityObject?, subject: String, findings: inout DocumentFindings,
+    func verifyDigests<Document: DocumentView>(
+        document: Document, mso: MobileSecurityObject?, subject: String, findings: inout DocumentFindings,
         into results: inout [CheckResult]
     ) {
         let hash = mso.flatMap { HashFunction(rawValue: $0.digestAlgorithm) }
@@ -543,7 +553,7 @@ public struct DeviceResponseVerifier: Sendable {
         // element: binding the MSO in the loop copied it for every element).
         let checking = mso != nil ? hash : nil
         var tally = DigestTally()
-        switch document.nameSpaces {
+        switch document.nameSpacesView {
         case .decoded(let nameSpaces):
             findings.elements.reserveCapacity(findings.elements.count + nameSpaces.reduce(0) { $0 + $1.items.count })
             for nsIndex in nameSpaces.indices {
@@ -677,8 +687,8 @@ public struct DeviceResponseVerifier: Sendable {
 
     // MARK: Device authentication (§9.1.3)
 
-    func verifyDeviceSigned(
-        document: DocumentParts, mso: MobileSecurityObject?, deviceKey: PublicKey?, subject: String, findings: inout DocumentFindings,
+    func verifyDeviceSigned<Document: DocumentView>(
+        document: Document, mso: MobileSecurityObject?, deviceKey: PublicKey?, subject: String, findings: inout DocumentFindings,
         into results: inout [CheckResult]
     ) {
         guard let deviceSignedField = document.deviceSigned else {
@@ -818,4 +828,8 @@ public struct DeviceResponseVerifier: Sendable {
             }
         }
     }
+}
+
+extension DeviceResponseLayout.DocumentLayout: DeviceResponseVerifier.DocumentView {
+    var nameSpacesView: DeviceResponseVerifier.NameSpacesView { .encoded(nameSpaces, itemCount: itemCount) }
 }
