@@ -329,6 +329,25 @@ extension CBOR {
         return result
     }
 
+    /// The check of ``withEmbeddedFields(embeddedBytes:forTextKeys:options:_:)`` without its
+    /// view: whether `embedded` is a definite-length map of exactly the text keys `keys` (each
+    /// once, any order), checked as ``decodeEmbedded(options:)`` would check it (`true` means
+    /// the general decoding of these bytes succeeds); writes where each value lies into `spans`
+    /// (offsets in `embedded`: `spans[2 * k]` start, `spans[2 * k + 1]` end, `k` the key's index;
+    /// at least `2 * keys.count` of them). The values are then read in place with a
+    /// ``CBORCursor`` over the same bytes (``CBORCursor/move(to:)``), with no view, closure or
+    /// parser copy per record: the fast path of the many IssuerSignedItems.
+    public static func knownTextKeyMapSpans(
+        _ embedded: ArraySlice<UInt8>, forTextKeys keys: [StaticString], options: CBORDecodingOptions = .default,
+        into spans: UnsafeMutableBufferPointer<Int>
+    ) -> Bool {
+        guard keys.count <= 16, spans.count >= 2 &* keys.count else { return false }
+        return embedded.withUnsafeBufferPointer { buffer in
+            var parser = CBORParser(input: embedded, buffer: buffer, options: options)
+            return parser.readKnownTextKeyMapSpans(keys, into: spans)
+        }
+    }
+
     /// ``visitEmbeddedFields(forTextKeys:options:_:)`` over the embedded bytes themselves.
     @usableFromInline
     static func visitEmbeddedFields(

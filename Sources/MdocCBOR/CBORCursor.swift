@@ -23,6 +23,10 @@ public struct CBORCursor {
         }
     }
 
+    /// Moves to `offset` (such as a span from ``CBOR/knownTextKeyMapSpans(_:forTextKeys:options:into:)``),
+    /// clamped to the bytes: reading past their end answers `nil`.
+    @inlinable public mutating func move(to offset: Int) { position = Swift.max(0, Swift.min(offset, buffer.count)) }
+
     /// Whether every byte has been read.
     @inlinable public var isAtEnd: Bool { position >= buffer.count }
 

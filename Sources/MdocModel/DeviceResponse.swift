@@ -209,12 +209,35 @@ public struct IssuerSignedItem: Sendable {
     public static func readElement(
         embeddedBytes: ArraySlice<UInt8>?, of item: @autoclosure () throws -> CBOR, path: String, decodingValue: Bool = true
     ) throws -> Element {
+        // Without the value (verification's default), the usual shape read straight from the
+        // checked spans: what the view below gives, without the view.
+        if !decodingValue, let embeddedBytes, let fast = usualElement(embeddedBytes) {
+            return fast
+        }
         if let fast = CBOR.withEmbeddedFields(
             embeddedBytes: embeddedBytes, forTextKeys: Self.keys, { element(of: $0, decodingValue: decodingValue) })
         {
             return fast
         }
         return try readElement(item(), path: path, decodingValue: decodingValue)
+    }
+
+    /// ``element(of:decodingValue:)`` without the value, for embedded bytes of the usual shape
+    /// (checked as ``CBOR/withEmbeddedFields(embeddedBytes:forTextKeys:options:_:)`` checks
+    /// them), the three fields read with a cursor at their spans; `nil` otherwise.
+    static func usualElement(_ embedded: ArraySlice<UInt8>) -> Element? {
+        withUnsafeTemporaryAllocation(of: Int.self, capacity: 8) { spans -> Element? in
+            guard CBOR.knownTextKeyMapSpans(embedded, forTextKeys: keys, into: spans) else { return nil }
+            return CBORCursor.with(embedded) { cursor -> Element? in
+                cursor.move(to: spans[0])
+                guard let digestID = cursor.unsigned() else { return nil }
+                cursor.move(to: spans[2])
+                guard cursor.byteString() != nil else { return nil }
+                cursor.move(to: spans[4])
+                guard let elementIdentifier = cursor.text() else { return nil }
+                return Element(digestID: digestID, elementIdentifier: elementIdentifier, elementValue: nil)
+            }
+        }
     }
 
     /// The element of an item of the usual shape; `nil` when a field is not of its type.
