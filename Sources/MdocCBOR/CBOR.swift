@@ -341,11 +341,18 @@ extension CBOR {
         _ embedded: ArraySlice<UInt8>, forTextKeys keys: [StaticString], options: CBORDecodingOptions = .default,
         into spans: UnsafeMutableBufferPointer<Int>
     ) -> Bool {
+        embedded.withUnsafeBufferPointer { knownTextKeyMapSpans($0, forTextKeys: keys, options: options, into: spans) }
+    }
+
+    /// ``knownTextKeyMapSpans(_:forTextKeys:options:into:)`` over bytes in a buffer (offsets
+    /// in the buffer); no reference to the bytes' storage is taken.
+    public static func knownTextKeyMapSpans(
+        _ buffer: UnsafeBufferPointer<UInt8>, forTextKeys keys: [StaticString], options: CBORDecodingOptions = .default,
+        into spans: UnsafeMutableBufferPointer<Int>
+    ) -> Bool {
         guard keys.count <= 16, spans.count >= 2 &* keys.count else { return false }
-        return embedded.withUnsafeBufferPointer { buffer in
-            var parser = CBORParser(input: embedded, buffer: buffer, options: options)
-            return parser.readKnownTextKeyMapSpans(keys, into: spans)
-        }
+        var parser = CBORParser(validating: buffer, options: options)
+        return parser.readKnownTextKeyMapSpans(keys, into: spans)
     }
 
     /// ``visitEmbeddedFields(forTextKeys:options:_:)`` over the embedded bytes themselves.

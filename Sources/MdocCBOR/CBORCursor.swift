@@ -15,6 +15,12 @@ public struct CBORCursor {
 
     @inlinable init(buffer: UnsafeBufferPointer<UInt8>) { self.buffer = buffer }
 
+    /// Calls `body` with a cursor at the start of the bytes of `buffer` (valid while they are).
+    @inlinable public static func with<Result>(buffer: UnsafeBufferPointer<UInt8>, _ body: (inout CBORCursor) -> Result) -> Result {
+        var cursor = CBORCursor(buffer: buffer)
+        return body(&cursor)
+    }
+
     /// Calls `body` with a cursor at the start of `bytes`.
     @inlinable public static func with<Result>(_ bytes: ArraySlice<UInt8>, _ body: (inout CBORCursor) -> Result) -> Result {
         bytes.withUnsafeBufferPointer { buffer in

@@ -132,6 +132,14 @@ struct CBORParser {
         self.requireMinimalEncoding = options.requireMinimalEncoding
     }
 
+    /// A parser over `buffer` alone, for the checks that answer only whether the bytes are
+    /// acceptable (``readKnownTextKeyMapSpans(_:into:)``, ``skipItem(depth:)``): it holds no
+    /// reference to the caller's array, and its offsets in errors (which those checks discard)
+    /// are the buffer's. It cannot hand out slices.
+    init(validating buffer: UnsafeBufferPointer<UInt8>, options: CBORDecodingOptions) {
+        self.init(input: [], buffer: buffer, options: options)
+    }
+
     /// Bytes not yet read.
     @inline(__always) var remaining: Int { buffer.count &- position }
 

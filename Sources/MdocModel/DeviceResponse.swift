@@ -226,9 +226,14 @@ public struct IssuerSignedItem: Sendable {
     /// (checked as ``CBOR/withEmbeddedFields(embeddedBytes:forTextKeys:options:_:)`` checks
     /// them), the three fields read with a cursor at their spans; `nil` otherwise.
     static func usualElement(_ embedded: ArraySlice<UInt8>) -> Element? {
+        embedded.withUnsafeBufferPointer { usualElement(buffer: $0) }
+    }
+
+    /// ``usualElement(_:)`` over embedded bytes in a buffer.
+    static func usualElement(buffer embedded: UnsafeBufferPointer<UInt8>) -> Element? {
         withUnsafeTemporaryAllocation(of: Int.self, capacity: 8) { spans -> Element? in
             guard CBOR.knownTextKeyMapSpans(embedded, forTextKeys: keys, into: spans) else { return nil }
-            return CBORCursor.with(embedded) { cursor -> Element? in
+            return CBORCursor.with(buffer: embedded) { cursor -> Element? in
                 cursor.move(to: spans[0])
                 guard let digestID = cursor.unsigned() else { return nil }
                 cursor.move(to: spans[2])
@@ -238,6 +243,18 @@ public struct IssuerSignedItem: Sendable {
                 return Element(digestID: digestID, elementIdentifier: elementIdentifier, elementValue: nil)
             }
         }
+    }
+
+    /// ``readElement(embeddedBytes:of:path:decodingValue:)`` of an item whose embedded bytes are
+    /// also given in a buffer: without the value, the usual shape is read from the buffer (no
+    /// slice of the bytes is made); anything else through `embeddedBytes()` and `item()`, asked
+    /// for only then.
+    public static func readElement(
+        embeddedBuffer: UnsafeBufferPointer<UInt8>, embeddedBytes: () -> ArraySlice<UInt8>?, of item: () throws -> CBOR,
+        path: String, decodingValue: Bool = true
+    ) throws -> Element {
+        if !decodingValue, let fast = usualElement(buffer: embeddedBuffer) { return fast }
+        return try readElement(embeddedBytes: embeddedBytes(), of: try item(), path: path, decodingValue: decodingValue)
     }
 
     /// The element of an item of the usual shape; `nil` when a field is not of its type.

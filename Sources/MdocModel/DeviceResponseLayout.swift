@@ -246,18 +246,32 @@ public struct DeviceResponseLayout: Sendable {
 
         /// The next item: its exact bytes and its embedded bytes; `nil` after the last.
         public mutating func next() -> (encoded: ArraySlice<UInt8>, embedded: ArraySlice<UInt8>)? {
+            guard let spans = nextSpans() else { return nil }
+            return (bytes[spans.encoded], bytes[spans.embedded])
+        }
+
+        /// ``next()`` as offsets: where the next item's exact bytes and embedded bytes lie in the
+        /// nameSpaces' bytes (`0` is their first byte), always within them; `nil` after the last.
+        public mutating func nextOffsets() -> (encoded: Range<Int>, embedded: Range<Int>)? {
+            guard let spans = nextSpans() else { return nil }
+            let base = bytes.startIndex
+            return ((spans.encoded.lowerBound &- base)..<(spans.encoded.upperBound &- base),
+                    (spans.embedded.lowerBound &- base)..<(spans.embedded.upperBound &- base))
+        }
+
+        /// The next item's ranges as indices of ``bytes``, checked to lie within them.
+        mutating func nextSpans() -> (encoded: Range<Int>, embedded: Range<Int>)? {
             guard remaining > 0, !failed else { return nil }
             let base = bytes.startIndex
             let start = cursor.offset
-            guard cursor.tag() == 24, let content = cursor.byteString(),
-                base &+ cursor.offset <= bytes.endIndex
+            guard cursor.tag() == 24, let content = cursor.byteString(), start >= 0, start <= content.lowerBound,
+                content.upperBound == cursor.offset, base &+ cursor.offset <= bytes.endIndex
             else {
                 failed = true
                 return nil
             }
             remaining &-= 1
-            return (bytes[(base &+ start)..<(base &+ cursor.offset)],
-                    bytes[(base &+ content.lowerBound)..<(base &+ content.upperBound)])
+            return ((base &+ start)..<(base &+ cursor.offset), (base &+ content.lowerBound)..<(base &+ content.upperBound))
         }
     }
 }

@@ -566,7 +566,8 @@ public struct DeviceResponseVerifier: Sendable {
                     // From the item's embedded bytes: the item is copied out of the array only
                     // when they are not of the usual shape.
                     verifyElement(
-                        encoded: items[position].encoded, embeddedBytes: items[position].embeddedBytes, item: { items[position] },
+                        encoded: items[position].encoded, embeddedBuffer: nil, embeddedBytes: { items[position].embeddedBytes },
+                        item: { items[position] },
                         position: position, namespace: namespace, expectedDigests: expectedDigests, checking: checking,
                         subject: subject, tally: &tally, findings: &findings, into: &results)
                 }
@@ -578,15 +579,23 @@ public struct DeviceResponseVerifier: Sendable {
             // The same items in the same order, read from the received bytes; an item is decoded
             // (from its exact bytes: the item the tree would hold) only when its embedded bytes
             // are not of the usual shape. A layout's nameSpaces are always walked to the end.
-            _ = DeviceResponseLayout.forEachNameSpace(nameSpaces) { namespace, items in
-                let expectedDigests = mso?.valueDigests.lookupTable(namespace: namespace) ?? .none
-                var position = 0
-                while let (encoded, embedded) = items.next() {
-                    verifyElement(
-                        encoded: encoded, embeddedBytes: embedded, item: { try CBOR(decoding: encoded, options: decoding) },
-                        position: position, namespace: namespace, expectedDigests: expectedDigests, checking: checking,
-                        subject: subject, tally: &tally, findings: &findings, into: &results)
-                    position &+= 1
+            // The embedded bytes read through the nameSpaces' buffer (no slice of them per item).
+            nameSpaces.withUnsafeBufferPointer { all in
+                _ = DeviceResponseLayout.forEachNameSpace(nameSpaces) { namespace, items in
+                    let expectedDigests = mso?.valueDigests.lookupTable(namespace: namespace) ?? .none
+                    let base = nameSpaces.startIndex
+                    var position = 0
+                    while let offsets = items.nextOffsets() {
+                        let encoded = nameSpaces[(base &+ offsets.encoded.lowerBound)..<(base &+ offsets.encoded.upperBound)]
+                        // The closures written in the call (non-escaping, nothing allocated).
+                        verifyElement(
+                            encoded: encoded, embeddedBuffer: UnsafeBufferPointer(rebasing: all[offsets.embedded]),
+                            embeddedBytes: { nameSpaces[(base &+ offsets.embedded.lowerBound)..<(base &+ offsets.embedded.upperBound)] },
+                            item: { try CBOR(decoding: encoded, options: decoding) },
+                            position: position, namespace: namespace, expectedDigests: expectedDigests, checking: checking,
+                            subject: subject, tally: &tally, findings: &findings, into: &results)
+                        position &+= 1
+                    }
                 }
             }
         }
@@ -624,18 +633,26 @@ public struct DeviceResponseVerifier: Sendable {
     }
 
     /// Reads and checks one IssuerSignedItemBytes: `encoded` is the item exactly as received,
-    /// `embeddedBytes` its embedded bytes, `item()` the item itself (asked for only when those
-    /// bytes are not of the usual shape).
+    /// `embeddedBytes()` its embedded bytes (also in `embeddedBuffer` when given, then read from
+    /// there), `item()` the item itself (asked for only when those bytes are not of the usual
+    /// shape).
     func verifyElement(
-        encoded: ArraySlice<UInt8>, embeddedBytes: ArraySlice<UInt8>?, item: () throws -> CBOR,
+        encoded: ArraySlice<UInt8>, embeddedBuffer: UnsafeBufferPointer<UInt8>?, embeddedBytes: () -> ArraySlice<UInt8>?,
+        item: () throws -> CBOR,
         position: Int, namespace: String, expectedDigests: DigestLookup, checking: HashFunction?,
         subject: String, tally: inout DigestTally, findings: inout DocumentFindings, into results: inout [CheckResult]
     ) {
         tally.total += 1
         let element: IssuerSignedItem.Element
         do {
-            element = try IssuerSignedItem.readElement(
-                embeddedBytes: embeddedBytes, of: try item(), path: namespace, decodingValue: options.keepValues)
+            if let embeddedBuffer {
+                element = try IssuerSignedItem.readElement(
+                    embeddedBuffer: embeddedBuffer, embeddedBytes: embeddedBytes, of: item, path: namespace,
+                    decodingValue: options.keepValues)
+            } else {
+                element = try IssuerSignedItem.readElement(
+                    embeddedBytes: embeddedBytes(), of: try item(), path: namespace, decodingValue: options.keepValues)
+            }
         } catch {
             results.append(CheckResult(
                 .msoDigest, .fail, "IssuerSignedItemBytes \(position) of \(namespace) malformed: \(error)",
