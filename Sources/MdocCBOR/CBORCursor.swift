@@ -135,6 +135,33 @@ extension CBORCursor {
     /// A tag head: the tag number.
     @inlinable public mutating func tag() -> UInt64? { head(major: 6) }
 
+    /// An integer (major type 0 or 1) in the `Int64` range (``CBOR/int``); `nil` otherwise. The
+    /// head is consumed either way.
+    @inlinable public mutating func integer() -> Int64? {
+        guard let (major, argument) = anyHead(), argument <= UInt64(Int64.max) else { return nil }
+        switch major {
+        case 0: return Int64(argument)
+        case 1: return ~Int64(argument)
+        default: return nil
+        }
+    }
+
+    /// `true` or `false` (0xf5, 0xf4, their only well-formed encodings); `nil` otherwise, and
+    /// then nothing is consumed.
+    @inlinable public mutating func bool() -> Bool? {
+        guard position < buffer.count else { return nil }
+        switch buffer[position] {
+        case 0xf4:
+            position &+= 1
+            return false
+        case 0xf5:
+            position &+= 1
+            return true
+        default:
+            return nil
+        }
+    }
+
     /// Whether the next item is `null` (0xf6, its only well-formed encoding); consumed if so.
     @inlinable public mutating func null() -> Bool {
         guard position < buffer.count, buffer[position] == 0xf6 else { return false }

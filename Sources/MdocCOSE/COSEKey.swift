@@ -94,6 +94,74 @@ public struct COSEKey: Sendable {
     }
 
     /// The public key, validated (an EC point must lie on the curve).
+    /// A COSE_Key of the usual shape read in place from its exact bytes, already checked
+    /// well-formed (a deviceKey of an MSO read in place): a definite-length map with integer
+    /// labels, kty and crv integers, x a definite-length bstr, y a definite-length bstr or a
+    /// boolean; other labels skipped as ``init(_:)`` ignores them. The key ``init(_:)`` gives for
+    /// the item decoded from these bytes; `nil` for anything else, and whenever ``init(_:)``
+    /// would throw (the caller then decodes the general way, which reports what is wrong).
+    public init?(usualShape bytes: ArraySlice<UInt8>) {
+        typealias Found = (kty: Int64?, crv: Int64?, x: Range<Int>?, y: Range<Int>?, ySign: Bool?)
+        let found: Found? = CBORCursor.with(bytes) { cursor -> Found? in
+            guard let count = cursor.mapCount() else { return nil }
+            var found: Found = (nil, nil, nil, nil, nil)
+            for _ in 0..<count {
+                guard let label = cursor.integer() else { return nil }
+                switch label {
+                case 1:
+                    guard found.kty == nil, let kty = cursor.integer() else { return nil }
+                    found.kty = kty
+                case -1:
+                    guard found.crv == nil, let crv = cursor.integer() else { return nil }
+                    found.crv = crv
+                case -2:
+                    guard found.x == nil, let x = cursor.byteString() else { return nil }
+                    found.x = x
+                case -3:
+                    guard found.y == nil, found.ySign == nil else { return nil }
+                    if let sign = cursor.bool() {
+                        found.ySign = sign
+                    } else {
+                        guard let y = cursor.byteString() else { return nil }
+                        found.y = y
+                    }
+                default:
+                    guard cursor.skip() else { return nil }
+                }
+            }
+            return cursor.isAtEnd ? found : nil
+        }
+        guard let found, let ktyValue = found.kty, let kty = KeyType(rawValue: ktyValue), let crv = found.crv,
+            let curve = Self.curve(forIdentifier: crv), (kty == .okp) == (4...7).contains(crv), let xRange = found.x
+        else { return nil }
+        func slice(_ range: Range<Int>) -> ArraySlice<UInt8>? {
+            let lower = bytes.startIndex &+ range.lowerBound
+            let upper = bytes.startIndex &+ range.upperBound
+            guard range.lowerBound >= 0, lower <= upper, upper <= bytes.endIndex else { return nil }
+            return bytes[lower..<upper]
+        }
+        guard let x = slice(xRange) else { return nil }
+        self.keyType = kty
+        self.curveIdentifier = crv
+        self.curve = curve
+        self.x = x
+        if kty == .ec2 {
+            if let yRange = found.y {
+                guard let y = slice(yRange) else { return nil }
+                self.y = y
+                self.ySign = nil
+            } else if let sign = found.ySign {
+                self.y = nil
+                self.ySign = sign
+            } else {
+                return nil
+            }
+        } else {
+            self.y = nil
+            self.ySign = nil
+        }
+    }
+
     public func publicKey() throws -> PublicKey {
         switch keyType {
         case .okp:

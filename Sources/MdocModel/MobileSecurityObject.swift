@@ -20,7 +20,33 @@ public struct MobileSecurityObject: Sendable {
     public let digestAlgorithm: String
     /// namespace → digestID → digest.
     public let valueDigests: ValueDigests
-    public let deviceKeyItem: CBOR
+    /// deviceKey (a COSE_Key): its item, or (an MSO read in place) its exact bytes, decoded
+    /// only when asked for.
+    enum DeviceKey: Sendable {
+        case item(CBOR)
+        case encoded(ArraySlice<UInt8>)
+    }
+
+    let deviceKey: DeviceKey
+
+    /// The exact bytes of deviceKey as received (checked well-formed with the MSO).
+    public var deviceKeyEncoded: ArraySlice<UInt8> {
+        switch deviceKey {
+        case .item(let item): item.encoded
+        case .encoded(let encoded): encoded
+        }
+    }
+
+    /// deviceKey decoded; from its exact bytes when the MSO was read in place (they were checked
+    /// with the MSO, so this answers what the MSO's decoding held).
+    public var deviceKeyItem: CBOR {
+        get throws {
+            switch deviceKey {
+            case .item(let item): return item
+            case .encoded(let encoded): return try CBOR(decoding: encoded)
+            }
+        }
+    }
     public let authorizedNameSpaces: [String]
     public let authorizedDataElements: [String: [String]]
     public let hasKeyAuthorizations: Bool
@@ -45,10 +71,10 @@ public struct MobileSecurityObject: Sendable {
     }
 
     /// DeviceKeyInfo: the decoded map, or (the usual shape: no keyAuthorizations, every key a
-    /// definite-length text) only its deviceKey, decoded from its exact bytes.
+    /// definite-length text) only its deviceKey's exact bytes.
     enum KeyInfo {
         case map(CBORMap)
-        case deviceKeyOnly(CBOR)
+        case deviceKeyOnly(ArraySlice<UInt8>)
 
         /// The usual shape read in place from the exact bytes of a deviceKeyInfo map already
         /// checked well-formed (under the default options); `nil` for anything else.
@@ -72,10 +98,8 @@ public struct MobileSecurityObject: Sendable {
             guard let span else { return nil }
             let lower = encoded.startIndex &+ span.lowerBound
             let upper = encoded.startIndex &+ span.upperBound
-            guard lower <= upper, upper <= encoded.endIndex, let item = try? CBOR(decoding: encoded[lower..<upper]) else {
-                return nil
-            }
-            return .deviceKeyOnly(item)
+            guard span.lowerBound >= 0, lower <= upper, upper <= encoded.endIndex else { return nil }
+            return .deviceKeyOnly(encoded[lower..<upper])
         }
     }
 
@@ -224,10 +248,10 @@ public struct MobileSecurityObject: Sendable {
         switch keyInfoFound {
         case .deviceKeyOnly(let deviceKey):
             // What the general way finds in such a map: the deviceKey, no keyAuthorizations.
-            self.deviceKeyItem = deviceKey
+            self.deviceKey = .encoded(deviceKey)
             keyInfo = CBORMap.empty
         case .map(let map):
-            self.deviceKeyItem = try map.required("deviceKey", at: "\(path).deviceKeyInfo")
+            self.deviceKey = .item(try map.required("deviceKey", at: "\(path).deviceKeyInfo"))
             keyInfo = map
         }
         var authorizedNameSpaces: [String] = []

@@ -533,7 +533,9 @@ public struct DeviceResponseVerifier: Sendable {
         }
 
         do {
-            let key = try COSEKey(mso.deviceKeyItem).publicKey()
+            // Read in place when of the usual shape; otherwise decoded and read the general way.
+            let coseKey = try COSEKey(usualShape: mso.deviceKeyEncoded) ?? COSEKey(try mso.deviceKeyItem)
+            let key = try coseKey.publicKey()
             results.append(CheckResult(.msoDeviceKey, .pass, PassTexts.deviceKeyText(key.curve), subject: subject))
             return (mso, key)
         } catch {

@@ -76,7 +76,7 @@ final class AnnexDVerificationTests: XCTestCase {
         XCTAssertEqual(mso.valueDigests["org.iso.18013.5.1.US"]?.count, 4)
         XCTAssertEqual(CBORDate.format(mso.signed), "2020-10-01T13:30:02Z")
         XCTAssertEqual(CBORDate.format(mso.validUntil), "2021-10-01T13:30:02Z")
-        let key = try COSEKey(mso.deviceKeyItem).publicKey()
+        let key = try COSEKey(try mso.deviceKeyItem).publicKey()
         let (x, y) = try XCTUnwrap(key.affineCoordinates)
         XCTAssertEqual([0x04] + x + y, try AnnexD.sDeviceKeyPublic())
     }

@@ -1,6 +1,7 @@
 import MdocCBOR
 @testable import MdocCOSE
 import MdocCrypto
+import MdocTestSupport
 import XCTest
 
 /// COSE_Sign1 / COSE_Mac0 decoding edge cases (RFC 9052).
@@ -158,5 +159,73 @@ final class COSEMessageRefusalTests: XCTestCase {
             refusal(.array([.bytes(protected), .map([]), .null, .int(2)])), "cose.malformed: COSE_Sign1 signature is not a byte string")
         XCTAssertEqual(refusal(.tagged(18, .array(good)), mac: true), "cose.malformed: COSE_Mac0 carries tag 18, not 17")
         XCTAssertEqual(refusal(.array([]), mac: true), "cose.malformed: COSE_Mac0 is not an array of 4 items")
+    }
+}
+
+/// COSE_Key read in place (COSEKey(usualShape:)) gives the key COSEKey(_:) gives for the decoded
+/// item, or nil; and nil whenever COSEKey(_:) throws: labels in any order, other labels, labels
+/// of other types, kty/crv/x/y of every type, indefinite strings, fuzzed and truncated.
+final class COSEKeyUsualShapeTests: XCTestCase {
+    func testAgreesWithTheDecodedKey() throws {
+        var random = SplitMix64(seed: 0xc05e_4e7)
+        let ktys: [[UInt8]] = [[0x01], [0x02], [0x03], [0x20], [0x1b, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff], [0x61, 0x32], [0x18, 0x02]]
+        let crvs: [[UInt8]] = [[0x01], [0x02], [0x03], [0x04], [0x06], [0x07], [0x19, 0x01, 0x00], [0x18, 0x63], [0x20], [0x61, 0x31], [0x3b, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff]]
+        func bstr(_ n: Int) -> [UInt8] { CBORNode.bytes((0..<n).map { UInt8(truncatingIfNeeded: $0 &* 7 &+ 1) }).encoded() }
+        let xs: [[UInt8]] = [bstr(32), bstr(48), bstr(0), bstr(57), [0x5f, 0x41, 0x01, 0x41, 0x02, 0xff], [0x61, 0x78], [0x01]]
+        let ys: [[UInt8]] = [bstr(32), bstr(48), [0xf5], [0xf4], [0xf6], [0x01], [0x5f, 0x41, 0x01, 0xff], bstr(1)]
+        var read = 0
+        var compared = 0
+        for round in 0..<4_000 {
+            var entries: [([UInt8], [UInt8])] = []
+            if random.next() % 10 != 0 { entries.append(([0x01], ktys[Int(random.next() % UInt64(ktys.count))])) }
+            if random.next() % 10 != 0 { entries.append(([0x20], crvs[Int(random.next() % UInt64(crvs.count))])) }
+            if random.next() % 10 != 0 { entries.append(([0x21], xs[Int(random.next() % UInt64(xs.count))])) }
+            if random.next() % 6 != 0 { entries.append(([0x22], ys[Int(random.next() % UInt64(ys.count))])) }
+            switch random.next() % 8 {
+            case 0: entries.append(([0x02], bstr(4)))  // kid
+            case 1: entries.append(([0x03], [0x26]))  // alg
+            case 2: entries.append(([0x61, 0x6b], [0x01]))  // a text label
+            case 3 where !entries.isEmpty: entries.append(entries[Int(random.next() % UInt64(entries.count))])  // repeated
+            case 4: entries.append(([0x38, 0x63], [0xa0]))  // label -100, a map value
+            case 5: entries.append(([0x18, 0x01], [0x02]))  // kty again, non-minimal label
+            default: break
+            }
+            entries.shuffle(using: &random)
+            var bytes: [UInt8] = []
+            if random.next() % 12 == 0 {
+                bytes = [0xbf] + entries.flatMap { $0.0 + $0.1 } + [0xff]
+            } else {
+                CBORNode.appendHead(major: 5, UInt64(entries.count), to: &bytes)
+                bytes += entries.flatMap { $0.0 + $0.1 }
+            }
+            switch random.next() % 6 {
+            case 0: bytes[Int(random.next() % UInt64(bytes.count))] ^= UInt8(1 << (random.next() % 8))
+            case 1: bytes.removeLast(1 + Int(random.next() % UInt64(bytes.count)))
+            default: break
+            }
+            // Inside a larger buffer, so that indices do not start at 0.
+            let buffer = [0x00, 0x00, 0x00] + bytes
+            let slice = buffer[3...]
+            for options in [CBORDecodingOptions.default, CBORDecodingOptions(rejectDuplicateKeys: false)] {
+                guard let item = try? CBOR(decoding: slice, options: options) else { continue }
+                compared += 1
+                let general = Result { try COSEKey(item) }
+                guard let fast = COSEKey(usualShape: slice) else { continue }
+                read += 1
+                guard case .success(let key) = general else {
+                    XCTFail("read in place, refused the general way: \(Hex.encode(bytes)) (round \(round))")
+                    continue
+                }
+                XCTAssertEqual(fast.keyType, key.keyType, Hex.encode(bytes))
+                XCTAssertEqual(fast.curveIdentifier, key.curveIdentifier)
+                XCTAssertEqual(fast.curve, key.curve)
+                XCTAssertEqual(fast.x.indices, key.x.indices, Hex.encode(bytes))
+                XCTAssertEqual(Array(fast.x), Array(key.x))
+                XCTAssertEqual(fast.y?.indices, key.y?.indices, Hex.encode(bytes))
+                XCTAssertEqual(fast.ySign, key.ySign, Hex.encode(bytes))
+            }
+        }
+        XCTAssertGreaterThan(read, 80, "keys of the usual shape are read in place")
+        XCTAssertGreaterThan(compared, 1_000)
     }
 }

@@ -312,8 +312,10 @@ final class MSOFastPathTests: XCTestCase {
             compared += 1
             switch (fast, general) {
             case (.success(let a), .success(let b)):
-                XCTAssertEqual(a.deviceKeyItem.encoded.indices, b.deviceKeyItem.encoded.indices, Hex.encode(payload))
-                XCTAssertEqual(Array(a.deviceKeyItem.encoded), Array(b.deviceKeyItem.encoded))
+                XCTAssertEqual(a.deviceKeyEncoded.indices, b.deviceKeyEncoded.indices, Hex.encode(payload))
+                XCTAssertEqual(Array(a.deviceKeyEncoded), Array(b.deviceKeyEncoded))
+                XCTAssertEqual(try a.deviceKeyItem.encoded.indices, try b.deviceKeyItem.encoded.indices)
+                XCTAssertEqual(try a.deviceKeyItem.diagnostic(), try b.deviceKeyItem.diagnostic())
                 XCTAssertEqual(a.hasKeyAuthorizations, b.hasKeyAuthorizations, Hex.encode(payload))
                 XCTAssertEqual(a.authorizedNameSpaces, b.authorizedNameSpaces)
                 XCTAssertEqual(a.authorizedDataElements, b.authorizedDataElements)
