@@ -233,9 +233,13 @@ extension ReportStore {
     ///
     /// - Throws: ``StoreError/Code/unknownRun``; ``StoreError/Code/invalidArgument`` for a
     ///   negative limit.
+    ///
+    /// Read on the writer connection (in a read-only transaction): the summary ends a run, and
+    /// that connection's page cache still holds the pages the run wrote (a reader's 2 MiB cache
+    /// read them again from the file: ~30 ms for 10,000 transactions, with both cores idle).
     public func runSummary(runID: String, topFailingChecks limit: Int = 10) throws -> RunSummary {
         guard limit >= 0 else { throw StoreError(.invalidArgument, "limit \(limit) is negative") }
-        return try read { db in
+        return try readOnWriter { db in
             guard let statusText = try String.fetchOne(db, sql: "SELECT status FROM run WHERE id = ?", arguments: [runID])
             else { throw StoreError(.unknownRun, "no run \(runID)") }
             guard let status = RunStatus(rawValue: statusText) else {

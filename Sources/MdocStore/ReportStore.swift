@@ -129,6 +129,23 @@ public final class ReportStore: Sendable {
         try storeErrors { try pool.read(body) }
     }
 
+    /// One read transaction (`BEGIN DEFERRED`, no write lock taken) on the writer connection,
+    /// whose page cache is warm with what was just written; serialized with this store's writes.
+    /// `body` must only read.
+    func readOnWriter<T>(_ body: (Database) throws -> T) throws -> T {
+        try storeErrors {
+            try pool.writeWithoutTransaction { db in
+                var result: T?
+                try db.inTransaction(.deferred) {
+                    result = try body(db)
+                    return .commit
+                }
+                guard let result else { throw StoreError(.database, "read on the writer connection gave no result") }
+                return result
+            }
+        }
+    }
+
     func now() throws -> String { try StoreTime.text(clock()) }
 
     // MARK: Runs
