@@ -68,6 +68,9 @@ public struct DeviceResponseLayout: Sendable {
         self.documents = documents
     }
 
+    /// The documents, taken out of the layout (moved, not copied, when it is not used again).
+    public consuming func takeDocuments() -> [DocumentLayout] { documents }
+
     /// Where each document's fields lie, as indices of the received bytes.
     struct DocumentSpans {
         var docType: Range<Int>

@@ -84,18 +84,20 @@ public struct DeviceResponseVerifier: Sendable {
 
     /// Verifies a DeviceResponse of the usual shape read in place: the same results as
     /// ``verify(item:into:)`` gives for the same response decoded.
-    func verify(layout: DeviceResponseLayout, into results: inout [CheckResult]) -> [DocumentFindings] {
+    func verify(layout: consuming DeviceResponseLayout, into results: inout [CheckResult]) -> [DocumentFindings] {
         responseChecks(
             version: layout.version, status: layout.status, documentCount: layout.documents.count, documentErrors: [],
             into: &results)
+        // The documents moved out of the layout one by one, in received order (reading them out
+        // of the array, or through its buffer, copied each whole document).
+        var documents = layout.takeDocuments()
         var findings: [DocumentFindings] = []
-        findings.reserveCapacity(layout.documents.count)
-        // Each document read where the layout holds it (borrowed through the buffer, not copied
-        // out of the array).
-        layout.documents.withUnsafeBufferPointer { documents in
-            for index in documents.indices {
-                findings.append(verifyDocument(documents[index], index: index, subject: Self.documentSubject(index), into: &results))
-            }
+        findings.reserveCapacity(documents.count)
+        documents.reverse()
+        var index = 0
+        while let document = documents.popLast() {
+            findings.append(verifyDocument(document, index: index, subject: Self.documentSubject(index), into: &results))
+            index += 1
         }
         return findings
     }

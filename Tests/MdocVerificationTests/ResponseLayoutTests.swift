@@ -446,4 +446,25 @@ final class ResponseLayoutTests: XCTestCase {
             }
         }
     }
+
+    /// Responses of several documents (of different fixtures, repeated) are verified document by
+    /// document in received order, as the general way does.
+    func testSeveralDocumentsAgreeInOrder() throws {
+        let samples = Self.fixtures.filter { $0.name.hasPrefix("sample ") }
+        XCTAssertGreaterThan(samples.count, 3)
+        var taken = 0
+        for (first, second) in zip(samples, samples.dropFirst()) {
+            let a = try MdocCBORTestHelpers.documents(first.response)
+            let b = try MdocCBORTestHelpers.documents(second.response)
+            for documents in [a + b, b + a + b, a + a + a + a] {
+                let response = CBORNode.map([
+                    .init(.text("version"), .text("1.0")), .init(.text("documents"), .array(documents)), .init(.text("status"), .unsigned(0)),
+                ]).encoded()
+                if compare(response, first.options, "\(first.name) + \(second.name), \(documents.count) documents") { taken += 1 }
+                let general = DeviceResponseVerifier(options: first.options).verifyDecoding(response, sha256: HashFunction.sha256.hash(response))
+                XCTAssertEqual(general.documents.map(\.index), Array(0..<documents.count))
+            }
+        }
+        XCTAssertGreaterThan(taken, 3)
+    }
 }
