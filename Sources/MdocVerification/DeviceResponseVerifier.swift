@@ -580,13 +580,15 @@ public struct DeviceResponseVerifier: Sendable {
             findings.elements.reserveCapacity(findings.elements.count + itemCount)
             guard let nameSpaces else { break }
             let decoding = options.decoding
+            // Only the digests are needed inside the walk (using the MSO there copied it whole).
+            let valueDigests = mso?.valueDigests
             // The same items in the same order, read from the received bytes; an item is decoded
             // (from its exact bytes: the item the tree would hold) only when its embedded bytes
             // are not of the usual shape. A layout's nameSpaces are always walked to the end.
             // The embedded bytes read through the nameSpaces' buffer (no slice of them per item).
             nameSpaces.withUnsafeBufferPointer { all in
                 _ = DeviceResponseLayout.forEachNameSpace(nameSpaces) { namespace, items in
-                    let expectedDigests = mso?.valueDigests.lookupTable(namespace: namespace) ?? .none
+                    let expectedDigests = valueDigests?.lookupTable(namespace: namespace) ?? .none
                     let base = nameSpaces.startIndex
                     var position = 0
                     while let offsets = items.nextOffsets() {
