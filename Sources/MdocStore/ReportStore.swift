@@ -28,9 +28,6 @@ public final class ReportStore: Sendable {
         /// (`PRAGMA wal_autocheckpoint`; SQLite's default is 1,000). The WAL file grows to
         /// about this size between checkpoints.
         public static let walAutocheckpointPages = 8_000
-        /// WAL pages after which the writer checkpoints itself, should the background
-        /// checkpoints (from ``walAutocheckpointPages`` on; `BackgroundCheckpointer`) fall behind.
-        public static let walWriterCheckpointPages = 32_000
         /// Page cache of the writer connection, in KiB (`PRAGMA cache_size`; SQLite's default
         /// is 2,000). Readers keep the default.
         public static let writerCacheKiB = 32_768
@@ -44,8 +41,6 @@ public final class ReportStore: Sendable {
     /// Fingerprints of the certificates this store has written or found in the file (rows of
     /// `certificate` are never changed nor deleted): ``record(_:runID:)`` does not insert them again.
     let knownCertificates = Mutex<Set<String>>([])
-    /// Checkpoints the WAL off the writer's thread (docs/schema.md, "Write performance").
-    let checkpointer: BackgroundCheckpointer
 
     /// Opens (creating if needed) the store at `path`: creates the parent folders, opens the
     /// database in WAL mode with foreign keys enforced, and applies the migrations this build
@@ -58,23 +53,9 @@ public final class ReportStore: Sendable {
     }
 
     /// As ``init(path:)``, with the wall clock used for bookkeeping times (tests pin it).
-    public convenience init(path: String, clock: @escaping @Sendable () -> Date) throws {
-        try self.init(
-            path: path, clock: clock, checkpointPages: Limits.walAutocheckpointPages,
-            writerCheckpointPages: Limits.walWriterCheckpointPages)
-    }
-
-    /// As ``init(path:clock:)``; the WAL is checkpointed in the background from
-    /// `checkpointPages` pages on, and by the writer itself from `writerCheckpointPages` on.
-    ///
-    /// - Warning: For tests of the checkpoints (small thresholds). mdocverify uses ``Limits``.
-    @_spi(Testing)
-    public init(path: String, clock: @escaping @Sendable () -> Date, checkpointPages: Int, writerCheckpointPages: Int) throws {
+    public init(path: String, clock: @escaping @Sendable () -> Date) throws {
         self.path = path
         self.clock = clock
-        let checkpointer = BackgroundCheckpointer(
-            path: path, backgroundPages: checkpointPages, writerPages: writerCheckpointPages)
-        self.checkpointer = checkpointer
         let folder = URL(fileURLWithPath: path).deletingLastPathComponent()
         do {
             try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
@@ -96,8 +77,6 @@ public final class ReportStore: Sendable {
                 // input_file, verification_key, ...): with SQLite's 2 MiB cache most of those
                 // leaves were read again from the file for every batch.
                 try db.execute(sql: "PRAGMA cache_size = -\(Limits.writerCacheKiB)")
-                // Commits ask for checkpoints instead of running them (BackgroundCheckpointer).
-                if let connection = db.sqliteConnection { checkpointer.install(on: connection) }
             }
         }
         do {
@@ -446,16 +425,6 @@ extension ReportStore {
     @_spi(Testing)
     public func executeUnchecked(sql: String) throws {
         try storeErrors { try pool.writeWithoutTransaction { db in try db.execute(sql: sql) } }
-    }
-}
-
-extension ReportStore {
-    /// Waits for the background checkpoint under way or asked for, if any.
-    ///
-    /// - Warning: For tests of the checkpoints. Never used by mdocverify itself.
-    @_spi(Testing)
-    public func waitForBackgroundCheckpoint() {
-        checkpointer.wait()
     }
 }
 
