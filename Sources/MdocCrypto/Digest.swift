@@ -46,6 +46,17 @@ public enum HashFunction: String, Sendable, CaseIterable, Codable {
         withNonNullBytes(data) { pointer, length in digest(pointer, length) }
     }
 
+    /// The digest of `data`, held inline (``Digest``): no array is made for it.
+    public func digest(_ data: ArraySlice<UInt8>) -> Digest {
+        withNonNullBytes(data) { pointer, length in
+            var digest = Digest()
+            let written = digest.withUnsafeMutableStorage { hash(UnsafeRawPointer(pointer), length, into: $0) }
+            precondition(written == outputByteCount, "SHA-2 digest failed")
+            digest.count = outputByteCount
+            return digest
+        }
+    }
+
     private func digest(_ pointer: UnsafePointer<UInt8>, _ length: Int) -> [UInt8] {
         let count = outputByteCount
         return [UInt8](unsafeUninitializedCapacity: count) { out, initialized in
@@ -54,6 +65,52 @@ public enum HashFunction: String, Sendable, CaseIterable, Codable {
             precondition(written == count, "SHA-2 digest failed")
             initialized = count
         }
+    }
+}
+
+/// A SHA-2 digest held inline (up to 64 bytes, SHA-512's length), so that hashing an element
+/// allocates nothing: a response hashes a dozen IssuerSignedItems, and an array per digest cost
+/// more than hashing a short item. Equal when the bytes are.
+public struct Digest: Sendable, Hashable, CustomStringConvertible {
+    /// Eight words: 64 bytes, the longest SHA-2 output.
+    private var storage: (UInt64, UInt64, UInt64, UInt64, UInt64, UInt64, UInt64, UInt64) = (0, 0, 0, 0, 0, 0, 0, 0)
+    /// The digest's length in bytes (32, 48 or 64).
+    public fileprivate(set) var count = 0
+
+    fileprivate init() {}
+
+    /// Writes into the storage (64 bytes) through `body`.
+    fileprivate mutating func withUnsafeMutableStorage<R>(_ body: (UnsafeMutablePointer<UInt8>) -> R) -> R {
+        withUnsafeMutableBytes(of: &storage) { raw in
+            guard let base = raw.baseAddress else { preconditionFailure("no digest storage") }
+            return body(base.assumingMemoryBound(to: UInt8.self))
+        }
+    }
+
+    /// Calls `body` with the digest's bytes.
+    public func withUnsafeBytes<R>(_ body: (UnsafeRawBufferPointer) throws -> R) rethrows -> R {
+        try Swift.withUnsafeBytes(of: storage) { raw in try body(UnsafeRawBufferPointer(rebasing: raw.prefix(count))) }
+    }
+
+    /// The digest's bytes as an array.
+    public var bytes: [UInt8] { withUnsafeBytes { Array($0) } }
+
+    /// Lower-case hexadecimal.
+    public var hex: String { withUnsafeBytes { $0.withMemoryRebound(to: UInt8.self) { hexString(buffer: $0) } } }
+
+    public var description: String { hex }
+
+    /// Whether `bytes` are this digest's bytes.
+    public func equals(_ bytes: some Collection<UInt8>) -> Bool {
+        withUnsafeBytes { own in own.elementsEqual(bytes) }
+    }
+
+    public static func == (a: Digest, b: Digest) -> Bool {
+        a.count == b.count && a.withUnsafeBytes { x in b.withUnsafeBytes { y in x.elementsEqual(y) } }
+    }
+
+    public func hash(into hasher: inout Hasher) {
+        withUnsafeBytes { hasher.combine(bytes: $0) }
     }
 }
 

@@ -1,6 +1,7 @@
 public import Foundation
 public import MdocCBOR
 import MdocCOSE
+public import MdocCrypto
 
 /// ISO 18013-5 §9.1.2.4 MobileSecurityObject, decoded from the issuerAuth payload.
 ///
@@ -536,12 +537,25 @@ public struct DigestLookup: Sendable {
     /// `digestID` (``subscript(digestID:)`` answers `nil`), otherwise whether that digest's bytes
     /// equal `computed`'s. Compared in place, without taking the digest out as a slice.
     public func matches(digestID: UInt64, _ computed: [UInt8]) -> Bool? {
-        guard let entries else { return ids?[digestID].map { Self.sameBytes($0, computed) } }
+        computed.withUnsafeBufferPointer { matches(digestID: digestID, computedBytes: $0) }
+    }
+
+    /// ``matches(digestID:_:)`` for a digest held inline.
+    public func matches(digestID: UInt64, _ computed: Digest) -> Bool? {
+        computed.withUnsafeBytes { raw in
+            raw.withMemoryRebound(to: UInt8.self) { matches(digestID: digestID, computedBytes: $0) }
+        }
+    }
+
+    func matches(digestID: UInt64, computedBytes computed: UnsafeBufferPointer<UInt8>) -> Bool? {
+        guard let entries else {
+            return ids?[digestID].map { expected in expected.withUnsafeBufferPointer { Self.sameBytes($0, computed) } }
+        }
         for index in entries.indices where entries[index].id == digestID {
             let entry = entries[index]
             guard entry.start >= 0, entry.start <= entry.end, entry.end <= encoded.count else { return nil }
             return encoded.withUnsafeBufferPointer { all in
-                computed.withUnsafeBufferPointer { b in Self.sameBytes(UnsafeBufferPointer(rebasing: all[entry.start..<entry.end]), b) }
+                Self.sameBytes(UnsafeBufferPointer(rebasing: all[entry.start..<entry.end]), computed)
             }
         }
         return nil

@@ -672,7 +672,7 @@ public struct DeviceResponseVerifier: Sendable {
             return
         }
         // Over the IssuerSignedItemBytes exactly as received (the tag-24 item).
-        let digest = hash.hash(encoded)
+        let digest = hash.digest(encoded)
         var verified = false
         // Compared in place; the MSO's digest is taken out only to be reported.
         if let matches = expectedDigests.matches(digestID: element.digestID, digest) {
@@ -686,7 +686,7 @@ public struct DeviceResponseVerifier: Sendable {
                     .msoDigest, .fail,
                     "digest \(element.digestID) of \(namespace)/\(element.elementIdentifier) does not match the MSO",
                     subject: Self.elementSubject(subject, namespace, element.elementIdentifier),
-                    evidence: [Evidence("digestID", String(element.digestID)), Evidence("computed", hexString(digest)),
+                    evidence: [Evidence("digestID", String(element.digestID)), Evidence("computed", digest.hex),
                                Evidence("expected", hexString(expected))]))
             }
         } else {

@@ -10,9 +10,9 @@ public struct DisclosedElement: Sendable {
     /// `nil` for device-signed elements.
     public let digestID: UInt64?
     /// The digest computed over the received IssuerSignedItemBytes; `nil` when not computed.
-    public let digest: [UInt8]?
+    public let digest: Digest?
     /// ``digest`` in hex, built when asked (most verifications never render it).
-    public var digestHex: String? { digest.map { hexString($0) } }
+    public var digestHex: String? { digest?.hex }
     /// Whether the element is issuer-signed and its digest matched the MSO.
     public let verified: Bool
     public let deviceSigned: Bool

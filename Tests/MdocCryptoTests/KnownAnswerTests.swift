@@ -42,6 +42,51 @@ final class KnownAnswerTests: XCTestCase {
         XCTAssertEqual(HashFunction.sha256.hash(Array("abc".utf8).reversed().reversed()), abc)
     }
 
+    /// A digest held inline is the array digest's bytes, for every function (FIPS 180-4 "abc"
+    /// and "") and for lengths around the block boundaries, from any slice of a buffer; equal,
+    /// hashed and shown by its bytes only.
+    func testInlineDigestIsTheArrayDigest() {
+        let abc = Array("xxabcyy".utf8)[2..<5]
+        XCTAssertEqual(
+            HashFunction.sha256.digest(abc).bytes, hex("ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad"))
+        XCTAssertEqual(
+            HashFunction.sha256.digest([UInt8]()[...]).hex, "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855")
+        let buffer = (0..<300).map { UInt8(truncatingIfNeeded: $0 &* 7 &+ 3) }
+        var seen: Set<Digest> = []
+        var seenBytes: Set<[UInt8]> = []
+        for function in HashFunction.allCases {
+            for length in [0, 1, 55, 56, 63, 64, 65, 111, 112, 127, 128, 129, 299] {
+                for start in [0, 1] where start + length <= buffer.count {
+                    let slice = buffer[start..<(start + length)]
+                    let digest = function.digest(slice)
+                    let array = function.hash(slice)
+                    XCTAssertEqual(digest.count, function.outputByteCount)
+                    XCTAssertEqual(digest.bytes, array, "\(function), \(length) bytes from \(start)")
+                    XCTAssertEqual(digest.hex, hexString(array))
+                    XCTAssertEqual(digest.description, digest.hex)
+                    XCTAssertTrue(digest.equals(array))
+                    XCTAssertFalse(digest.equals(array.dropLast()))
+                    XCTAssertFalse(digest.equals(array + [0]))
+                    var altered = array
+                    altered[length % altered.count] ^= 0x80
+                    XCTAssertFalse(digest.equals(altered))
+                    XCTAssertEqual(digest, function.digest(Array(slice)[...]))
+                    XCTAssertEqual(digest.hashValue, function.digest(Array(slice)[...]).hashValue)
+                    seen.insert(digest)
+                    seenBytes.insert(array)
+                }
+            }
+        }
+        // As many distinct digests as distinct byte strings (the empty input twice per function).
+        XCTAssertEqual(seen.count, seenBytes.count)
+        XCTAssertEqual(seen.count, 3 * (2 * 13 - 1))
+        // Digests of different lengths are never equal, nor is one a prefix of the other.
+        let sha256 = HashFunction.sha256.digest(buffer[...])
+        let sha512 = HashFunction.sha512.digest(buffer[...])
+        XCTAssertNotEqual(sha256, sha512)
+        XCTAssertFalse(sha512.equals(sha256.bytes))
+    }
+
     /// One-shot hashes share a digest context per thread: switching functions on one thread
     /// and hashing on many threads at once give the FIPS 180-4 answers every time.
     func testOneShotHashesOnOneAndManyThreads() async {

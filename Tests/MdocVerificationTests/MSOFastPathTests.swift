@@ -1,5 +1,6 @@
 import Foundation
 import MdocCBOR
+import MdocCrypto
 @testable import MdocModel
 import MdocTestSupport
 import XCTest
@@ -209,6 +210,14 @@ final class MSOFastPathTests: XCTestCase {
                     for computed in candidates {
                         let expected = ids[id].map { Array($0) == computed }
                         XCTAssertEqual(direct.matches(digestID: id, computed), expected, "\(id) in \(Hex.encode(payload))")
+                        XCTAssertEqual(table.matches(digestID: id, computed), expected)
+                        XCTAssertEqual(DigestLookup.none.matches(digestID: id, computed), nil)
+                    }
+                    // A digest held inline is compared as its bytes would be.
+                    for function in HashFunction.allCases {
+                        let computed = function.digest(payload[...])
+                        let expected = ids[id].map { Array($0) == computed.bytes }
+                        XCTAssertEqual(direct.matches(digestID: id, computed), expected)
                         XCTAssertEqual(table.matches(digestID: id, computed), expected)
                         XCTAssertEqual(DigestLookup.none.matches(digestID: id, computed), nil)
                     }
