@@ -29,6 +29,15 @@ public struct CBORCursor {
         }
     }
 
+    /// The part of `bytes` at `span`, offsets from its start as a cursor over `bytes` reports
+    /// them (``offset``, the ranges its reads give); `nil` when the span is not inside `bytes`.
+    public static func slice(_ bytes: ArraySlice<UInt8>, at span: Range<Int>) -> ArraySlice<UInt8>? {
+        let lower = bytes.startIndex &+ span.lowerBound
+        let upper = bytes.startIndex &+ span.upperBound
+        guard span.lowerBound >= 0, lower >= bytes.startIndex, lower <= upper, upper <= bytes.endIndex else { return nil }
+        return bytes[lower..<upper]
+    }
+
     /// Moves to `offset` (such as a span from ``CBOR/knownTextKeyMapSpans(_:forTextKeys:options:into:)``),
     /// clamped to the bytes: reading past their end answers `nil`.
     @inlinable public mutating func move(to offset: Int) { position = Swift.max(0, Swift.min(offset, buffer.count)) }

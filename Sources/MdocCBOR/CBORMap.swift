@@ -189,7 +189,7 @@ extension CBOR {
     /// the pointers (the generic `elementsEqual` goes through iterators and costs several times
     /// more per byte).
     @inlinable @inline(__always)
-    static func sameBytes(_ a: UnsafeBufferPointer<UInt8>, _ b: UnsafeBufferPointer<UInt8>) -> Bool {
+    public static func sameBytes(_ a: UnsafeBufferPointer<UInt8>, _ b: UnsafeBufferPointer<UInt8>) -> Bool {
         guard a.count == b.count else { return false }
         guard let x = a.baseAddress, let y = b.baseAddress else { return true }  // both empty
         let n = a.count

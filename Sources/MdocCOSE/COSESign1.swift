@@ -40,7 +40,6 @@ public struct COSESign1: Sendable {
     /// these bytes; `nil` for anything else, and whenever ``init(_:)`` would throw (the caller
     /// then decodes the general way, which reports what is wrong).
     public init?(usualShape bytes: ArraySlice<UInt8>, options: CBORDecodingOptions) {
-        let base = bytes.startIndex
         let spans: (protected: Range<Int>, unprotected: Range<Int>, payload: Range<Int>?, signature: Range<Int>)? =
             CBORCursor.with(bytes) { cursor in
                 guard cursor.arrayCount() == 4, let protected = cursor.byteString() else { return nil }
@@ -56,12 +55,7 @@ public struct COSESign1: Sendable {
                 return (protected, unprotected, payload, signature)
             }
         guard let spans else { return nil }
-        func slice(_ range: Range<Int>) -> ArraySlice<UInt8>? {
-            let lower = base &+ range.lowerBound
-            let upper = base &+ range.upperBound
-            guard lower >= bytes.startIndex, lower <= upper, upper <= bytes.endIndex else { return nil }
-            return bytes[lower..<upper]
-        }
+        func slice(_ span: Range<Int>) -> ArraySlice<UInt8>? { CBORCursor.slice(bytes, at: span) }
         guard let protected = slice(spans.protected), let unprotectedBytes = slice(spans.unprotected),
             let unprotected = try? CBOR(decoding: unprotectedBytes, options: options),
             let headers = try? COSEHeaders(protectedBytes: protected, unprotectedMap: unprotected.map),

@@ -81,7 +81,6 @@ extension DeviceSigned {
     /// for anything else, and whenever ``init(_:path:)`` would throw (the caller then decodes
     /// the general way, which reports what is wrong).
     public init?(usualShape bytes: ArraySlice<UInt8>, options: CBORDecodingOptions) {
-        let base = bytes.startIndex
         let spans: (nameSpaces: Range<Int>, auth: Range<Int>, isMac: Bool)? = CBORCursor.with(bytes) { cursor in
             guard cursor.mapCount() == 2 else { return nil }
             var nameSpaces: Range<Int>?
@@ -113,12 +112,7 @@ extension DeviceSigned {
             return (nameSpaces, auth.0, auth.1)
         }
         guard let spans else { return nil }
-        func slice(_ range: Range<Int>) -> ArraySlice<UInt8>? {
-            let lower = base &+ range.lowerBound
-            let upper = base &+ range.upperBound
-            guard lower >= bytes.startIndex, lower <= upper, upper <= bytes.endIndex else { return nil }
-            return bytes[lower..<upper]
-        }
+        func slice(_ span: Range<Int>) -> ArraySlice<UInt8>? { CBORCursor.slice(bytes, at: span) }
         guard let nameSpacesSlice = slice(spans.nameSpaces), let authSlice = slice(spans.auth),
             let nameSpacesBytes = try? CBOR(decoding: nameSpacesSlice, options: options),
             let elements = try? Self.elements(nameSpacesBytes, path: "deviceSigned")

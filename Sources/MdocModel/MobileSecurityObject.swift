@@ -549,40 +549,21 @@ public struct DigestLookup: Sendable {
 
     func matches(digestID: UInt64, computedBytes computed: UnsafeBufferPointer<UInt8>) -> Bool? {
         guard let entries else {
-            return ids?[digestID].map { expected in expected.withUnsafeBufferPointer { Self.sameBytes($0, computed) } }
+            return ids?[digestID].map { expected in expected.withUnsafeBufferPointer { CBOR.sameBytes($0, computed) } }
         }
         for index in entries.indices where entries[index].id == digestID {
             let entry = entries[index]
             guard entry.start >= 0, entry.start <= entry.end, entry.end <= encoded.count else { return nil }
             return encoded.withUnsafeBufferPointer { all in
-                Self.sameBytes(UnsafeBufferPointer(rebasing: all[entry.start..<entry.end]), computed)
+                CBOR.sameBytes(UnsafeBufferPointer(rebasing: all[entry.start..<entry.end]), computed)
             }
         }
         return nil
     }
 
-    /// Whether a digest equals one computed.
+    /// Whether a digest equals one computed (``CBOR/sameBytes(_:_:)``: eight bytes at a time).
     static func sameBytes(_ expected: ArraySlice<UInt8>, _ computed: [UInt8]) -> Bool {
-        expected.withUnsafeBufferPointer { a in computed.withUnsafeBufferPointer { b in sameBytes(a, b) } }
-    }
-
-    /// Whether two buffers hold the same bytes: eight bytes at a time, then byte by byte.
-    static func sameBytes(_ a: UnsafeBufferPointer<UInt8>, _ b: UnsafeBufferPointer<UInt8>) -> Bool {
-        guard a.count == b.count else { return false }
-        guard let x = a.baseAddress, let y = b.baseAddress else { return true }  // both empty
-        let n = a.count
-        var i = 0
-        while n &- i >= 8 {
-            if UnsafeRawPointer(x + i).loadUnaligned(as: UInt64.self) != UnsafeRawPointer(y + i).loadUnaligned(as: UInt64.self) {
-                return false
-            }
-            i &+= 8
-        }
-        while i < n {
-            if x[i] != y[i] { return false }
-            i &+= 1
-        }
-        return true
+        expected.withUnsafeBufferPointer { a in computed.withUnsafeBufferPointer { b in CBOR.sameBytes(a, b) } }
     }
 
     /// The digest of `digestID`, as ``DigestIDs/subscript(digestID:)`` gives it.
