@@ -1,0 +1,49 @@
+import Foundation
+import MdocTestSupport
+import XCTest
+
+/// JSON Lines escape every string as JSON requires (the debug binary also checks each line
+/// against the JSONValue serializer), wherever the characters to escape fall.
+final class JSONLinesCLITests: XCTestCase {
+    var out = ""
+
+    override func setUpWithError() throws {
+        out = NSTemporaryDirectory() + "mdocverify-jsonl-\(UUID().uuidString)"
+        try FileManager.default.createDirectory(atPath: out, withIntermediateDirectories: true)
+    }
+
+    override func tearDownWithError() throws {
+        try? FileManager.default.removeItem(atPath: out)
+    }
+
+    func testNamesThatNeedEscapingRoundTrip() throws {
+        let response = try Data(contentsOf: CLI.packageRoot.appendingPathComponent("samples/annex-d/device-response.cbor"))
+        // Quotes, backslashes and control characters at every offset of an eight-byte word,
+        // next to multi-byte UTF-8 and in runs longer than a word.
+        var names = [
+            "q\"uote", "back\\slash", "tab\there", "new\nline", "\u{1}\u{1f}ctl", "\"\\\"\\", "über-ünïcødé-\u{7f}-x",
+            "plain-name-longer-than-sixteen-bytes", "é\"é\\é\té",
+        ]
+        for offset in 0..<9 {
+            names.append(String(repeating: "a", count: offset) + "\"" + String(repeating: "b", count: 9 - offset) + "\\")
+        }
+        var paths: [String] = []
+        for (index, name) in names.enumerated() {
+            let path = "\(out)/\(index)-\(name).cbor"
+            try response.write(to: URL(fileURLWithPath: path))
+            paths.append(path)
+        }
+        let result = try CLI.run(
+            ["verify"] + paths + ["--trust", "samples/annex-d/trust", "--at", "2021-01-01T00:00:00Z", "--out", "\(out)/r", "--format", "json"])
+        XCTAssertEqual(result.status, 1, result.stderr)
+        let lines = result.stdout.split(separator: "\n")
+        XCTAssertEqual(lines.count, names.count, result.stdout + result.stderr)
+        var seen: [String] = []
+        for line in lines {
+            let object = try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any]
+            seen.append(try XCTUnwrap(object?["transaction"] as? String, String(line)))
+            XCTAssertTrue(paths.contains(try XCTUnwrap(object?["source"] as? String)), String(line))
+        }
+        XCTAssertEqual(Set(seen), Set(names.enumerated().map { "\($0.offset)-\($0.element).cbor" }))
+    }
+}
