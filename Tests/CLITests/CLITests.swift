@@ -261,17 +261,8 @@ final class SampleSetTests: XCTestCase {
 }
 
 /// `mdocverify image` and `inspect` on images and session messages.
-final class ImageAndInspectCLITests: XCTestCase {
-    var out = ""
-
-    override func setUpWithError() throws {
-        out = NSTemporaryDirectory() + "mdocverify-image-\(UUID().uuidString)"
-        try FileManager.default.createDirectory(atPath: out, withIntermediateDirectories: true)
-    }
-
-    override func tearDownWithError() throws {
-        try? FileManager.default.removeItem(atPath: out)
-    }
+final class ImageAndInspectCLITests: TemporaryFolderTestCase {
+    var out: String { temporaryFolder }
 
     func testImageCommandKeepsReencodesAndRejects() throws {
         let photo = "Tests/MdocImagingTests/Fixtures/annexd-photo.jpg"

@@ -4,17 +4,8 @@ import XCTest
 
 /// JSON Lines escape every string as JSON requires (the debug binary also checks each line
 /// against the JSONValue serializer), wherever the characters to escape fall.
-final class JSONLinesCLITests: XCTestCase {
-    var out = ""
-
-    override func setUpWithError() throws {
-        out = NSTemporaryDirectory() + "mdocverify-jsonl-\(UUID().uuidString)"
-        try FileManager.default.createDirectory(atPath: out, withIntermediateDirectories: true)
-    }
-
-    override func tearDownWithError() throws {
-        try? FileManager.default.removeItem(atPath: out)
-    }
+final class JSONLinesCLITests: TemporaryFolderTestCase {
+    var out: String { temporaryFolder }
 
     func testNamesThatNeedEscapingRoundTrip() throws {
         let response = try Data(contentsOf: CLI.packageRoot.appendingPathComponent("samples/annex-d/device-response.cbor"))

@@ -10,17 +10,8 @@ import MdocTestSupport
 import XCTest
 
 /// Whole runs through the Orchestrator: store, proofs, manifest, reuse, replay, consent, hostile inputs.
-final class PipelineRunTests: XCTestCase {
-    var root = ""
-
-    override func setUpWithError() throws {
-        root = NSTemporaryDirectory() + "mdocverify-pipeline-\(UUID().uuidString)"
-        try FileManager.default.createDirectory(atPath: root, withIntermediateDirectories: true)
-    }
-
-    override func tearDownWithError() throws {
-        try? FileManager.default.removeItem(atPath: root)
-    }
+final class PipelineRunTests: TemporaryFolderTestCase {
+    var root: String { temporaryFolder }
 
     /// Writes `count` transactions signed by one authority; `defects[i]` plants a defect in transaction i.
     func makeBatch(count: Int, defects: [Int: SampleDefect] = [:]) throws -> (inputs: String, trust: String) {

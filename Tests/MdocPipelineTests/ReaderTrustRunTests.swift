@@ -6,17 +6,8 @@ import XCTest
 
 /// `--reader-trust DIR` through a whole run: the Orchestrator loads the reader roots and
 /// readerAuth of captured session bundles is checked against them.
-final class ReaderTrustRunTests: XCTestCase {
-    var root = ""
-
-    override func setUpWithError() throws {
-        root = NSTemporaryDirectory() + "mdocverify-reader-trust-\(UUID().uuidString)"
-        try FileManager.default.createDirectory(atPath: root, withIntermediateDirectories: true)
-    }
-
-    override func tearDownWithError() throws {
-        try? FileManager.default.removeItem(atPath: root)
-    }
+final class ReaderTrustRunTests: TemporaryFolderTestCase {
+    var root: String { temporaryFolder }
 
     func run(readerTrust: String?, scenarios: [(String, SessionScenario)]) async throws -> [String: Orchestrator.TransactionReport] {
         // Bundles and IACAs accumulate over calls: a call with no scenarios re-runs the same inputs.

@@ -7,23 +7,15 @@ import MdocModel
 import MdocPipeline
 import MdocSamples
 import MdocTrust
+import MdocTestSupport
 import XCTest
 
 /// The sample generator: its transactions verify exactly as `expected.json` says, it is
 /// deterministic for a seed, its archives are readable, its options are checked.
-final class SampleGeneratorTests: XCTestCase {
+final class SampleGeneratorTests: TemporaryFolderTestCase {
     static let verificationTime = Date(timeIntervalSince1970: 1_780_000_000)  // 2026-05-28T20:26:40Z
 
-    var root = ""
-
-    override func setUpWithError() throws {
-        root = NSTemporaryDirectory() + "mdocverify-samples-\(UUID().uuidString)"
-        try FileManager.default.createDirectory(atPath: root, withIntermediateDirectories: true)
-    }
-
-    override func tearDownWithError() throws {
-        try? FileManager.default.removeItem(atPath: root)
-    }
+    var root: String { temporaryFolder }
 
     func generator(_ name: String, count: Int, seed: UInt64 = 1) -> SampleGenerator {
         var generator = SampleGenerator(out: "\(root)/\(name)", verificationTime: Self.verificationTime)

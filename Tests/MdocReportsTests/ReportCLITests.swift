@@ -5,17 +5,8 @@ import XCTest
 
 /// `mdocverify report` as a user runs it: paths printed, exit code 2 with a clear message for
 /// every setup error.
-final class ReportCLITests: XCTestCase {
-    var folder = ""
-
-    override func setUpWithError() throws {
-        folder = NSTemporaryDirectory() + "mdocverify-report-cli-\(UUID().uuidString)"
-        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
-    }
-
-    override func tearDownWithError() throws {
-        try? FileManager.default.removeItem(atPath: folder)
-    }
+final class ReportCLITests: TemporaryFolderTestCase {
+    var folder: String { temporaryFolder }
 
     func testSetupErrorsExitTwoWithAMessage() throws {
         let noDatabase = try CLI.run(["report", "--db", "\(folder)/none.sqlite", "--out", "\(folder)/r"])

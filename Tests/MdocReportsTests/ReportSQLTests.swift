@@ -1,22 +1,14 @@
 import Foundation
 @testable import MdocReports
+import MdocTestSupport
 import XCTest
 
 @_spi(Testing) import MdocStore
 
 /// Cases the pipeline fixture does not produce, written into a store with SQL: several documents
 /// per transaction, links a run reused, a period over first sightings.
-final class ReportSQLTests: XCTestCase {
-    var folder = ""
-
-    override func setUpWithError() throws {
-        folder = NSTemporaryDirectory() + "mdocverify-report-sql-\(UUID().uuidString)"
-        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
-    }
-
-    override func tearDownWithError() throws {
-        try? FileManager.default.removeItem(atPath: folder)
-    }
+final class ReportSQLTests: TemporaryFolderTestCase {
+    var folder: String { temporaryFolder }
 
     /// Run `r1` verified t1 (two documents from DS a), t2 (documents from DS a and DS b, both
     /// under IACA x) and t3 (no document); run `r2` reused t1 and verified t2 again (invalid).

@@ -1,20 +1,12 @@
 import Foundation
 import MdocReports
 import MdocStore
+import MdocTestSupport
 import XCTest
 
 /// `ReportStore.snapshot`: the read API reports use instead of GRDB.
-final class StoreSnapshotTests: XCTestCase {
-    var folder = ""
-
-    override func setUpWithError() throws {
-        folder = NSTemporaryDirectory() + "mdocverify-snapshot-\(UUID().uuidString)"
-        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
-    }
-
-    override func tearDownWithError() throws {
-        try? FileManager.default.removeItem(atPath: folder)
-    }
+final class StoreSnapshotTests: TemporaryFolderTestCase {
+    var folder: String { temporaryFolder }
 
     func testRowsStreamingTemporaryTablesAndTypedAccess() throws {
         let store = try ReportStore(path: "\(folder)/db.sqlite")
