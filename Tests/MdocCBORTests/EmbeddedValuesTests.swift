@@ -7,7 +7,7 @@ import XCTest
 /// general way fails, it answers `nil`.
 final class EmbeddedValuesTests: XCTestCase {
     static let keys: [StaticString] = ["digestID", "random", "elementIdentifier", "elementValue"]
-    static let names = ["digestID", "random", "elementIdentifier", "elementValue"]
+    static let names = IssuerSignedItemShapes.names
 
     /// Values of every kind the decoder knows, nested, including forms the fast path leaves to the
     /// general one (indefinite lengths, big maps, duplicate keys).
@@ -18,18 +18,6 @@ final class EmbeddedValuesTests: XCTestCase {
         "81a3617601627672a0627a7a80", "f820", "62c328", "d818430a0b0c",
         "b1" + (0..<17).map { String(format: "%02x00", $0) }.joined(),
     ]
-
-    func item(keys: [String], values: [[UInt8]], tagHex: String = "d818") -> [UInt8] {
-        var map: [UInt8] = keys.count < 24 ? [0xa0 | UInt8(keys.count)] : [0xb8, UInt8(keys.count)]
-        for (key, value) in zip(keys, values) {
-            map += [0x60 | UInt8(key.utf8.count)] + Array(key.utf8) + value
-        }
-        var out = bytes(tagHex)
-        if map.count < 24 { out.append(0x40 | UInt8(map.count)) } else if map.count < 256 { out += [0x58, UInt8(map.count)] } else {
-            out += [0x59, UInt8(map.count >> 8), UInt8(map.count & 0xff)]
-        }
-        return out + map
-    }
 
     func check(_ input: [UInt8], file: StaticString = #filePath, line: UInt = #line) -> Bool {
         guard let outer = try? CBOR(decoding: input) else { return false }
@@ -103,24 +91,9 @@ final class EmbeddedValuesTests: XCTestCase {
         var random = SplitMix64(seed: 18_013)
         var answered = 0
         for round in 0..<4_000 {
-            var keys = Self.names
-            // Usually the four keys in some order; sometimes a key missing, repeated or unknown.
-            keys.shuffle(using: &random)
-            switch random.next() % 10 {
-            case 0: keys[Int(random.next() % 4)] = keys[Int(random.next() % 4)]
-            case 1: keys.removeLast()
-            case 2: keys.append("extra")
-            default: break
-            }
-            var values = keys.map { _ in bytes(Self.valuePool[Int(random.next() % UInt64(Self.valuePool.count))]) }
-            if let i = keys.firstIndex(of: "digestID"), random.next() % 3 != 0 { values[i] = [0x18, UInt8(round % 256)] }
-            var input = item(keys: keys, values: values)
-            // Sometimes a damaged byte or a cut.
-            switch random.next() % 8 {
-            case 0 where input.count > 4: input[4 + Int(random.next() % UInt64(input.count - 4))] ^= UInt8(1 << (random.next() % 8))
-            case 1 where input.count > 4: input.removeLast(1 + Int(random.next() % 3))
-            default: break
-            }
+            // Usually the four keys in some order; sometimes a key missing, repeated or unknown,
+            // a damaged byte or a cut.
+            let input = IssuerSignedItemShapes.random(&random, round: round, valuePool: Self.valuePool)
             if check(input) { answered += 1 }
         }
         XCTAssertGreaterThan(answered, 500, "the fast path answers the usual shape")
@@ -137,7 +110,7 @@ final class EmbeddedValuesTests: XCTestCase {
                 default: value
                 }
             }
-            let outer = try CBOR(decoding: item(keys: keys, values: values))
+            let outer = try CBOR(decoding: IssuerSignedItemShapes.item(keys: keys, values: values))
             let fast = try XCTUnwrap(outer.embeddedValues(forTextKeys: Self.keys))
             XCTAssertEqual(fast[0]?.uint, 7)
             XCTAssertEqual(fast[2]?.text, "issue_date")
