@@ -27,34 +27,6 @@ func pseudoRandomBytes(seed: UInt64, count: Int) -> [UInt8] {
     return out
 }
 
-/// A scratch directory removed at the end of the test.
-final class TempDirectory {
-    let path: String
-
-    init() throws {
-        path = NSTemporaryDirectory() + "mdoc-ingest-" + UUID().uuidString
-        try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
-    }
-
-    deinit { try? FileManager.default.removeItem(atPath: path) }
-
-    func url(_ relative: String) -> String { relative.isEmpty ? path : path + "/" + relative }
-
-    /// Writes `bytes` at `relative`, creating parent folders.
-    @discardableResult
-    func write(_ relative: String, _ bytes: [UInt8]) throws -> String {
-        let full = url(relative)
-        let parent = (full as NSString).deletingLastPathComponent
-        try FileManager.default.createDirectory(atPath: parent, withIntermediateDirectories: true)
-        try Data(bytes).write(to: URL(fileURLWithPath: full))
-        return full
-    }
-
-    func makeDirectory(_ relative: String) throws {
-        try FileManager.default.createDirectory(atPath: url(relative), withIntermediateDirectories: true)
-    }
-}
-
 /// A set of files forming a tree: relative path → bytes.
 typealias Tree = [(path: String, bytes: [UInt8])]
 
@@ -108,7 +80,7 @@ enum Fixture {
 }
 
 /// Writes `tree` under `directory`.
-func writeFolder(_ tree: Tree, in directory: TempDirectory, under prefix: String) throws -> String {
+func writeFolder(_ tree: Tree, in directory: TemporaryFolder, under prefix: String) throws -> String {
     for (path, bytes) in tree { try directory.write(prefix + "/" + path, bytes) }
     return directory.url(prefix)
 }

@@ -1,5 +1,6 @@
 import Foundation
 import MdocIngest
+import MdocTestSupport
 import XCTest
 
 #if canImport(Glibc)
@@ -22,7 +23,7 @@ final class FolderSafetyTests: XCTestCase {
     }
 
     func testSymlinkInsideTransactionFolderRefusesIt() throws {
-        let dir = try TempDirectory()
+        let dir = try TemporaryFolder()
         let outside = try dir.write("outside/secret.txt", secret)
         try dir.write("in/tx/transaction.json", [1])
         try dir.write("in/tx2/transaction.json", [2])
@@ -40,7 +41,7 @@ final class FolderSafetyTests: XCTestCase {
     }
 
     func testSymlinkInAWalkedFolderIsRecordedNotFollowed() throws {
-        let dir = try TempDirectory()
+        let dir = try TemporaryFolder()
         try dir.write("outside/txX/device-response.cbor", secret)
         try dir.write("outside/loose.cbor", secret)
         try dir.write("in/a/tx/transaction.json", [1])
@@ -54,7 +55,7 @@ final class FolderSafetyTests: XCTestCase {
     }
 
     func testExplicitSymlinkInputIsFollowed() throws {
-        let dir = try TempDirectory()
+        let dir = try TemporaryFolder()
         try dir.write("real/tx/transaction.json", [1])
         try FileManager.default.createSymbolicLink(atPath: dir.url("link"), withDestinationPath: dir.url("real/tx"))
         let items = readAll([dir.url("link")])
@@ -63,7 +64,7 @@ final class FolderSafetyTests: XCTestCase {
     }
 
     func testFIFOIsRefusedAndNeverOpened() throws {
-        let dir = try TempDirectory()
+        let dir = try TemporaryFolder()
         try dir.write("in/tx/transaction.json", [1])
         try dir.makeDirectory("in/loose")
         XCTAssertEqual(mkfifo(dir.url("in/tx/pipe"), 0o600), 0)
@@ -77,7 +78,7 @@ final class FolderSafetyTests: XCTestCase {
     }
 
     func testFilesPerTransactionEdge() throws {
-        let dir = try TempDirectory()
+        let dir = try TemporaryFolder()
         var limits = IngestLimits.default
         limits.maxFilesPerTransaction = 3
         for name in ["transaction.json", "a", "documents/b"] { try dir.write("in/three/" + name, [1]) }
@@ -89,7 +90,7 @@ final class FolderSafetyTests: XCTestCase {
     }
 
     func testEntryBytesEdge() throws {
-        let dir = try TempDirectory()
+        let dir = try TemporaryFolder()
         var limits = IngestLimits.default
         limits.maxEntryBytes = 1000
         try dir.write("in/ok/transaction.json", pseudoRandomBytes(seed: 1, count: 1000))
@@ -103,7 +104,7 @@ final class FolderSafetyTests: XCTestCase {
     }
 
     func testTransactionBytesEdge() throws {
-        let dir = try TempDirectory()
+        let dir = try TemporaryFolder()
         var limits = IngestLimits.default
         limits.maxTransactionBytes = 300
         try dir.write("in/ok/transaction.json", pseudoRandomBytes(seed: 1, count: 100))
@@ -115,7 +116,7 @@ final class FolderSafetyTests: XCTestCase {
     }
 
     func testPathDepthEdge() throws {
-        let dir = try TempDirectory()
+        let dir = try TemporaryFolder()
         var limits = IngestLimits.default
         limits.maxPathDepth = 3
         try dir.write("in/a/tx/transaction.json", [1])  // 3 components below the input
@@ -129,7 +130,7 @@ final class FolderSafetyTests: XCTestCase {
     }
 
     func testDirectoryListingIsBoundedByEntryLimit() throws {
-        let dir = try TempDirectory()
+        let dir = try TemporaryFolder()
         var limits = IngestLimits.default
         limits.maxEntriesPerArchive = 3
         for name in ["a.cbor", "b.cbor", "c.cbor"] { try dir.write("three/" + name, [1]) }
@@ -139,7 +140,7 @@ final class FolderSafetyTests: XCTestCase {
     }
 
     func testNameThatIsNotUTF8IsRefused() throws {
-        let dir = try TempDirectory()
+        let dir = try TemporaryFolder()
         try dir.write("in/tx/transaction.json", [1])
         try dir.write("in/ok.cbor", [2])
         // "bad\xff.cbor" next to them, and inside the transaction folder.
@@ -157,7 +158,7 @@ final class FolderSafetyTests: XCTestCase {
 
     func testUnreadableFolderIsAFailureAndTheWalkGoesOn() throws {
         guard getuid() != 0 else { throw XCTSkip("root reads everything") }
-        let dir = try TempDirectory()
+        let dir = try TemporaryFolder()
         try dir.write("in/a/tx/transaction.json", [1])
         try dir.write("in/b.cbor", [2])
         XCTAssertEqual(chmod(dir.url("in/a"), 0), 0)
@@ -167,7 +168,7 @@ final class FolderSafetyTests: XCTestCase {
     }
 
     func testPathThroughAFileIsUnreadable() throws {
-        let dir = try TempDirectory()
+        let dir = try TemporaryFolder()
         let file = try dir.write("plain.cbor", [1])
         let items = readAll([file + "/inside", file])
         XCTAssertEqual(items.map { $0.failure?.error.code }, [.unreadable, nil])

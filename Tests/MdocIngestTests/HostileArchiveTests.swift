@@ -1,5 +1,6 @@
 import Foundation
 import MdocIngest
+import MdocTestSupport
 import XCTest
 
 #if canImport(Glibc)
@@ -10,11 +11,11 @@ import Darwin
 
 /// Hostile archives: refused whole, with one failure item, and the reader goes on.
 final class HostileArchiveTests: XCTestCase {
-    private var dir: TempDirectory!
+    private var dir: TemporaryFolder!
     private var goodArchive = ""
 
     override func setUpWithError() throws {
-        dir = try TempDirectory()
+        dir = try TemporaryFolder()
         goodArchive = dir.url("good.tar.gz")
         try writeArchive(
             [("ok/device-response.cbor", [0xa0]), ("ok/transaction.json", Array("{}".utf8))], to: goodArchive,
@@ -284,7 +285,7 @@ final class HostileArchiveTests: XCTestCase {
 /// Per-transaction failures inside an otherwise clean archive, and pass-two errors.
 final class ArchiveGroupingTests: XCTestCase {
     func testSplitTransactionFailsThatTransactionOnly() throws {
-        let dir = try TempDirectory()
+        let dir = try TemporaryFolder()
         let path = dir.url("split.tar")
         let w = try ArchiveWriter(path: path, format: .tar)
         try w.addFile(path: "tx1/transaction.json", bytes: [1])
@@ -301,7 +302,7 @@ final class ArchiveGroupingTests: XCTestCase {
     }
 
     func testLoneCBORBetweenEntriesOfAFolderSplitsIt() throws {
-        let dir = try TempDirectory()
+        let dir = try TemporaryFolder()
         let path = dir.url("split2.zip")
         let w = try ArchiveWriter(path: path, format: .zip)
         try w.addFile(path: "tx1/transaction.json", bytes: [1])
@@ -315,7 +316,7 @@ final class ArchiveGroupingTests: XCTestCase {
 
     func testMarkerLaterInTheFolderStillGroups() throws {
         // Unknown files before the marker file: the first pass knows tx is a transaction.
-        let dir = try TempDirectory()
+        let dir = try TemporaryFolder()
         let path = dir.url("late-marker.tar")
         let w = try ArchiveWriter(path: path, format: .tar)
         try w.addFile(path: "tx/a.cbor", bytes: [1])
@@ -333,7 +334,7 @@ final class ArchiveGroupingTests: XCTestCase {
     }
 
     func testDuplicatePathFailsThatTransaction() throws {
-        let dir = try TempDirectory()
+        let dir = try TemporaryFolder()
         let path = dir.url("dup.tar")
         let w = try ArchiveWriter(path: path, format: .tar)
         try w.addFile(path: "tx/transaction.json", bytes: [1])
@@ -347,7 +348,7 @@ final class ArchiveGroupingTests: XCTestCase {
     }
 
     func testFilesPerTransactionEdge() throws {
-        let dir = try TempDirectory()
+        let dir = try TemporaryFolder()
         var limits = IngestLimits.default
         limits.maxFilesPerTransaction = 3
         let path = dir.url("files.tar.gz")
@@ -363,7 +364,7 @@ final class ArchiveGroupingTests: XCTestCase {
     }
 
     func testTransactionBytesEdge() throws {
-        let dir = try TempDirectory()
+        let dir = try TemporaryFolder()
         var limits = IngestLimits.default
         limits.maxTransactionBytes = 300
         let path = dir.url("tx-bytes.zip")
@@ -380,7 +381,7 @@ final class ArchiveGroupingTests: XCTestCase {
     func testPaxUTF8PathWithLocaleWarningIsAccepted() throws {
         // GNU tar --format=pax writes non-ASCII names as a UTF-8 "path" record; libarchive in
         // the C locale reports ARCHIVE_WARN for it. The entry must still be read.
-        let dir = try TempDirectory()
+        let dir = try TemporaryFolder()
         let name = "tx-é/transaction.json"
         let record = " path=\(name)\n"
         var length = record.utf8.count + 2
@@ -402,7 +403,7 @@ final class ArchiveGroupingTests: XCTestCase {
     func testCorruptionSeenOnlyInPassTwoComesAfterEarlierTransactions() throws {
         // The archive is truncated after its first transaction was handed out (between the
         // passes it was whole): the reader yields a corruptArchive failure after what it had yielded.
-        let dir = try TempDirectory()
+        let dir = try TemporaryFolder()
         let path = dir.url("shrinking.tar")
         let w = try ArchiveWriter(path: path, format: .tar)
         for index in 0..<4 {

@@ -1,6 +1,7 @@
 import Foundation
 import MdocCrypto
 import MdocIngest
+import MdocTestSupport
 import XCTest
 
 /// The same transactions as a folder, .tar, .tar.gz, .tar.xz and .zip.
@@ -27,7 +28,7 @@ final class IngestFormsTests: XCTestCase {
     }
 
     func testFolderOfTransactions() throws {
-        let dir = try TempDirectory()
+        let dir = try TemporaryFolder()
         let tree = try Fixture.tree()
         let root = try writeFolder(tree, in: dir, under: "batch")
         assertFixture(readAll([root]), sourcePrefix: root + "/", tree: tree)
@@ -36,7 +37,7 @@ final class IngestFormsTests: XCTestCase {
     }
 
     func testEveryArchiveFormGivesTheSameBundles() throws {
-        let dir = try TempDirectory()
+        let dir = try TemporaryFolder()
         let tree = try Fixture.tree()
         let root = try writeFolder(tree, in: dir, under: "batch")
         let folderItems = readAll([root])
@@ -57,7 +58,7 @@ final class IngestFormsTests: XCTestCase {
     }
 
     func testArchiveIsDetectedByContentNotName() throws {
-        let dir = try TempDirectory()
+        let dir = try TemporaryFolder()
         let tree = try Fixture.tree()
         let path = dir.url("upload.dat")
         try writeArchive(tree, to: path, format: .tarXz)
@@ -68,7 +69,7 @@ final class IngestFormsTests: XCTestCase {
     }
 
     func testArchivesInsideAWalkedFolderAreRead() throws {
-        let dir = try TempDirectory()
+        let dir = try TemporaryFolder()
         let tree = try Fixture.tree()
         try dir.makeDirectory("inbox")
         try writeArchive(tree, to: dir.url("inbox/day1.tar.gz"), format: .tarGzip)
@@ -78,7 +79,7 @@ final class IngestFormsTests: XCTestCase {
     }
 
     func testTransactionFolderGivenDirectly() throws {
-        let dir = try TempDirectory()
+        let dir = try TemporaryFolder()
         let tree = try Fixture.tree()
         let root = try writeFolder(tree, in: dir, under: "batch")
         let items = readAll([root + "/tx-b"])
@@ -93,7 +94,7 @@ final class IngestFormsTests: XCTestCase {
     }
 
     func testLoneCBORGivenDirectly() throws {
-        let dir = try TempDirectory()
+        let dir = try TemporaryFolder()
         let bytes = pseudoRandomBytes(seed: 9, count: 12_345)
         let path = try dir.write("capture.cbor", bytes)
         let items = readAll([path])
@@ -105,7 +106,7 @@ final class IngestFormsTests: XCTestCase {
     }
 
     func testArchiveRootAsTransactionFolder() throws {
-        let dir = try TempDirectory()
+        let dir = try TemporaryFolder()
         let path = dir.url("single.tar")
         let tree: Tree = [("device-response.cbor", [1, 2, 3]), ("transaction.json", Array("{}".utf8))]
         try writeArchive(tree, to: path, format: .tar)
@@ -118,7 +119,7 @@ final class IngestFormsTests: XCTestCase {
     }
 
     func testNestedMarkerBelongsToOutermostTransaction() throws {
-        let dir = try TempDirectory()
+        let dir = try TemporaryFolder()
         let tree: Tree = [
             ("outer/inner/transaction.json", [1]),
             ("outer/transaction.json", [2]),
@@ -135,7 +136,7 @@ final class IngestFormsTests: XCTestCase {
     }
 
     func testNonASCIINamesAgreeAcrossForms() throws {
-        let dir = try TempDirectory()
+        let dir = try TemporaryFolder()
         let tree: Tree = [("tx-é/transaction.json", [1]), ("tx-é/pièce.jpg", [2]), ("reçu.cbor", [3])]
         let root = try writeFolder(tree, in: dir, under: "in")
         let expected = readAll([root]).map { $0.bundle?.files }
@@ -153,7 +154,7 @@ final class IngestFormsTests: XCTestCase {
     /// refuses the archive: ASCII paths take a byte-wise split (ArchiveScanner.pathComponents),
     /// others the Character-based one; both must give what the paths mean.
     func testEntryPathsAreSplitIntoComponents() throws {
-        let dir = try TempDirectory()
+        let dir = try TemporaryFolder()
         let path = dir.url("paths.tar")
         let writer = try ArchiveWriter(path: path, format: .tar)
         try writer.addFile(path: "./a//./transaction.json", bytes: [1])
@@ -190,7 +191,7 @@ final class IngestFormsTests: XCTestCase {
     }
 
     func testPathListFromFileHandle() throws {
-        let dir = try TempDirectory()
+        let dir = try TemporaryFolder()
         let tree = try Fixture.tree()
         let root = try writeFolder(tree, in: dir, under: "batch")
         let archive = dir.url("b.tar")
@@ -204,14 +205,14 @@ final class IngestFormsTests: XCTestCase {
     }
 
     func testPathListKeepsSpacesInsideNames() throws {
-        let dir = try TempDirectory()
+        let dir = try TemporaryFolder()
         let listFile = try dir.write("list.txt", Array(" a b \n\n".utf8))
         let handle = try XCTUnwrap(FileHandle(forReadingAtPath: listFile))
         XCTAssertEqual(readPathList(from: handle), [" a b "])
     }
 
     func testMixedInputsWithAMissingPath() throws {
-        let dir = try TempDirectory()
+        let dir = try TemporaryFolder()
         let tree = try Fixture.tree()
         let root = try writeFolder(tree, in: dir, under: "batch")
         let archive = dir.url("b.zip")
@@ -227,7 +228,7 @@ final class IngestFormsTests: XCTestCase {
     }
 
     func testUnrecognisedFileIsUnsupported() throws {
-        let dir = try TempDirectory()
+        let dir = try TemporaryFolder()
         let path = try dir.write("notes.bin", pseudoRandomBytes(seed: 11, count: 4_000))
         let empty = try dir.write("empty.dat", [])
         let items = readAll([path, empty])
@@ -236,7 +237,7 @@ final class IngestFormsTests: XCTestCase {
     }
 
     func testReaderCanBeIteratedTwice() throws {
-        let dir = try TempDirectory()
+        let dir = try TemporaryFolder()
         let tree = try Fixture.tree()
         let archive = dir.url("b.tar.gz")
         try writeArchive(tree, to: archive, format: .tarGzip)
@@ -268,7 +269,7 @@ final class ContentHashTests: XCTestCase {
         XCTAssertEqual(a.contentHash, b.contentHash)
 
         // Entries of a transaction written in another order give the same hash.
-        let dir = try TempDirectory()
+        let dir = try TemporaryFolder()
         let tree: Tree = files.keys.sorted().map { ("tx/" + $0, files[$0] ?? []) }
         try writeArchive(tree, to: dir.url("f.tar"), format: .tar)
         try writeArchive(tree.reversed(), to: dir.url("r.zip"), format: .zip)

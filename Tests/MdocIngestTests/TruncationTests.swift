@@ -1,12 +1,13 @@
 import Foundation
 import MdocIngest
+import MdocTestSupport
 import XCTest
 
 /// Drip-feed truncation: every prefix of an archive reads without trapping, and never gives
 /// bytes that differ from the original's.
 final class TruncationTests: XCTestCase {
     func testEveryPrefixOfEveryFormIsHandled() throws {
-        let dir = try TempDirectory()
+        let dir = try TemporaryFolder()
         let tree = try Fixture.tree()
         var expected: [String: [String: [UInt8]]] = [:]
         for bundle in Fixture.expected(tree) { expected[bundle.name] = bundle.files }
