@@ -48,12 +48,13 @@ let package = Package(
             linkerSettings: [.linkedLibrary("jpeg"), .linkedLibrary("png16")]),
 
         // MARK: Core
+        .target(name: "MdocTime"),
         .target(name: "MdocChecks"),
         .target(name: "MdocCBOR"),
-        .target(name: "MdocCrypto", dependencies: ["COpenSSL"]),
+        .target(name: "MdocCrypto", dependencies: ["COpenSSL", "MdocTime"]),
         .target(name: "MdocCOSE", dependencies: ["MdocCBOR", "MdocCrypto"]),
-        .target(name: "MdocModel", dependencies: ["MdocChecks", "MdocCBOR", "MdocCOSE", "MdocCrypto"]),
-        .target(name: "MdocTrust", dependencies: ["MdocCrypto", "MdocChecks"]),
+        .target(name: "MdocModel", dependencies: ["MdocCBOR", "MdocCOSE", "MdocCrypto", "MdocTime"]),
+        .target(name: "MdocTrust", dependencies: ["MdocCrypto", "MdocChecks", "MdocTime"]),
         .target(
             name: "MdocVerification",
             dependencies: ["MdocChecks", "MdocCBOR", "MdocCrypto", "MdocCOSE", "MdocModel", "MdocTrust"]),
@@ -64,21 +65,22 @@ let package = Package(
         .target(
             name: "MdocStore",
             dependencies: [
-                "MdocChecks", "MdocCrypto", .product(name: "GRDB", package: "GRDB.swift"),
+                "MdocChecks", "MdocCrypto", "MdocTime", .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "GRDBSQLite", package: "GRDB.swift"),
             ]),
-        .target(name: "MdocProof", dependencies: ["MdocChecks", "MdocCBOR", "MdocCOSE", "MdocCrypto"]),
+        .target(name: "MdocProof", dependencies: ["MdocChecks", "MdocCBOR", "MdocCOSE", "MdocCrypto", "MdocTime"]),
         .target(name: "MdocReports", dependencies: ["MdocChecks", "MdocStore"]),
         .target(
             name: "MdocPipeline",
             dependencies: [
                 "MdocChecks", "MdocCBOR", "MdocCrypto", "MdocCOSE", "MdocModel", "MdocTrust",
-                "MdocVerification", "MdocImaging", "MdocIngest", "MdocStore", "MdocProof",
+                "MdocVerification", "MdocImaging", "MdocIngest", "MdocStore", "MdocProof", "MdocTime",
             ]),
         .target(
             name: "MdocSamples",
             dependencies: [
                 "CQREncode", "MdocCBOR", "MdocCrypto", "MdocCOSE", "MdocModel", "MdocImaging", "MdocIngest",
+                "MdocTime",
             ]),
 
         // MARK: Executables
@@ -87,7 +89,7 @@ let package = Package(
             dependencies: [
                 "MdocChecks", "MdocCBOR", "MdocCrypto", "MdocModel", "MdocTrust", "MdocVerification",
                 "MdocImaging", "MdocIngest", "MdocStore", "MdocProof", "MdocReports", "MdocPipeline",
-                "MdocSamples",
+                "MdocSamples", "MdocTime",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             linkerSettings: jemalloc),
@@ -96,6 +98,7 @@ let package = Package(
             dependencies: [
                 "MdocChecks", "MdocCBOR", "MdocCrypto", "MdocCOSE", "MdocModel", "MdocTrust",
                 "MdocVerification", "MdocImaging", "MdocIngest", "MdocPipeline", "MdocSamples", "MdocStore",
+                "MdocTime",
             ],
             linkerSettings: jemalloc),
 
@@ -104,17 +107,18 @@ let package = Package(
             name: "MdocTestSupport",
             dependencies: [
                 "MdocChecks", "MdocCBOR", "MdocCrypto", "MdocCOSE", "MdocModel", "MdocTrust", "MdocVerification",
-                "MdocSamples",
+                "MdocSamples", "MdocTime",
             ],
             path: "Tests/MdocTestSupport",
             resources: [.copy("Vectors")]),
+        .testTarget(name: "MdocTimeTests", dependencies: ["MdocTime"]),
         .testTarget(name: "MdocCBORTests", dependencies: ["MdocCBOR", "MdocTestSupport"]),
         .testTarget(name: "MdocCryptoTests", dependencies: ["COpenSSL", "MdocCrypto", "MdocTestSupport"]),
         .testTarget(
             name: "MdocVerificationTests",
             dependencies: [
                 "MdocChecks", "MdocCBOR", "MdocCrypto", "MdocCOSE", "MdocModel", "MdocTrust",
-                "MdocVerification", "MdocSamples", "MdocTestSupport",
+                "MdocVerification", "MdocSamples", "MdocTestSupport", "MdocTime",
             ]),
         .testTarget(
             name: "MdocImagingTests", dependencies: ["MdocImaging", "MdocTestSupport"],
@@ -123,7 +127,9 @@ let package = Package(
         .testTarget(name: "MdocStoreTests", dependencies: ["MdocStore", "MdocChecks", "MdocTestSupport"]),
         .testTarget(
             name: "MdocPipelineTests",
-            dependencies: ["MdocPipeline", "MdocProof", "MdocStore", "MdocReports", "MdocSamples", "MdocTestSupport"]),
+            dependencies: [
+                "MdocPipeline", "MdocProof", "MdocStore", "MdocReports", "MdocSamples", "MdocTestSupport", "MdocTime",
+            ]),
         .testTarget(name: "CLITests", dependencies: ["MdocTestSupport", "MdocSamples", "MdocStore"]),
         .testTarget(
             name: "MdocReportsTests",

@@ -1,5 +1,6 @@
 internal import COpenSSL
 import Foundation
+import MdocTime
 
 // Small helpers shared by the OpenSSL-backed files: error-queue draining, BIO/BIGNUM/ASN.1
 // conversions, stable C strings for OSSL_PARAM keys and time conversion.
@@ -172,22 +173,10 @@ func date(from time: UnsafePointer<ASN1_TIME>?) -> Date? {
     guard let time else { return nil }
     var parts = tm()
     guard ASN1_TIME_to_tm(time, &parts) == 1 else { return nil }
-    let year = Int(parts.tm_year) + 1900
-    let days = daysFromCivil(year: year, month: Int(parts.tm_mon) + 1, day: Int(parts.tm_mday))
-    let seconds = days * 86_400 + Int(parts.tm_hour) * 3600 + Int(parts.tm_min) * 60 + Int(parts.tm_sec)
+    guard let day = CivilDate(year: Int(parts.tm_year) + 1900, month: Int(parts.tm_mon) + 1, day: Int(parts.tm_mday))
+    else { return nil }
+    let seconds = day.daysSince1970 * 86_400 + Int(parts.tm_hour) * 3600 + Int(parts.tm_min) * 60 + Int(parts.tm_sec)
     return Date(timeIntervalSince1970: TimeInterval(seconds))
-}
-
-/// Days since 1970-01-01 of a proleptic Gregorian date (H. Hinnant's `days_from_civil`). Inputs
-/// come from ASN1_TIME_to_tm, so the year is within 0...9999 and nothing can overflow.
-private func daysFromCivil(year: Int, month: Int, day: Int) -> Int {
-    let y = month <= 2 ? year - 1 : year
-    let era = (y >= 0 ? y : y - 399) / 400
-    let yoe = y - era * 400
-    let mp = (month + 9) % 12
-    let doy = (153 * mp + 2) / 5 + day - 1
-    let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy
-    return era * 146_097 + doe - 719_468
 }
 
 /// Whole seconds since the epoch for `date` (rounded down), or nil outside years 0001...9999.

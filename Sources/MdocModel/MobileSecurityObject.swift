@@ -2,6 +2,7 @@ public import Foundation
 public import MdocCBOR
 import MdocCOSE
 public import MdocCrypto
+import MdocTime
 
 /// ISO 18013-5 §9.1.2.4 MobileSecurityObject, decoded from the issuerAuth payload.
 ///
@@ -156,7 +157,7 @@ public struct MobileSecurityObject: Sendable {
                         continue
                     }
                     guard cursor.tag() == 0, let text = cursor.textString(),
-                        let date = cursor.withBytes(text, CBORDate.parseRFC3339(utf8:))
+                        let date = cursor.withBytes(text, RFC3339.parse(utf8:))
                     else { return false }
                     switch slot {
                     case 0: dates.signed = date

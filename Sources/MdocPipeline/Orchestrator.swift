@@ -6,6 +6,7 @@ import MdocCrypto
 import MdocIngest
 import MdocModel
 import MdocProof
+import MdocTime
 import MdocTrust
 import MdocVerification
 import Synchronization
@@ -53,7 +54,7 @@ public final class Orchestrator: Sendable {
         self.configuration = configuration
         self.verificationTime = configuration.verificationTime ?? now
         self.isNow = configuration.verificationTime == nil
-        let stamp = CBORDate.format(now).replacingOccurrences(of: ":", with: "").replacingOccurrences(of: "-", with: "")
+        let stamp = RFC3339.format(now).replacingOccurrences(of: ":", with: "").replacingOccurrences(of: "-", with: "")
         self.runID = "\(stamp)-\(hexString(SecureRandom.bytes(3)))"
 
         guard configuration.jobs >= 1 else { throw PipelineSetupError("--jobs must be at least 1") }

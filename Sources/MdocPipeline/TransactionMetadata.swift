@@ -1,5 +1,6 @@
 public import Foundation
 import MdocModel
+import MdocTime
 
 /// `transaction.json` (DESIGN.md, "The transaction bundle"):
 /// `{ "id", "capturedAt" (RFC 3339), "source", "consent": { "reference", "grantedAt", "scopes", "expiresAt" } }`.
@@ -39,7 +40,7 @@ public struct TransactionMetadata: Sendable, Equatable {
         }
         func date(_ key: String, in map: [String: Any]) throws -> Date? {
             guard let text = try string(key, in: map) else { return nil }
-            guard let date = CBORDate.parseRFC3339(text) else {
+            guard let date = RFC3339.parse(text) else {
                 throw Failure(description: "transaction.json: \(key) \"\(text)\" is not an RFC 3339 time")
             }
             return date

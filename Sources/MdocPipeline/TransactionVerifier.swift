@@ -2,6 +2,7 @@ public import Foundation
 public import MdocChecks
 public import MdocIngest
 public import MdocStore
+import MdocTime
 public import MdocTrust
 public import MdocVerification
 import MdocCBOR
@@ -151,12 +152,12 @@ public enum TransactionVerifier {
             for (instant, time) in instants {
                 let evidence = [Evidence("reference", consent.reference ?? "")]
                 if let granted = consent.grantedAt, granted > time {
-                    checks.append(CheckResult(.consentWindow, .fail, "consent granted \(CBORDate.format(granted)), after \(CBORDate.format(time))", instant: instant, evidence: evidence))
+                    checks.append(CheckResult(.consentWindow, .fail, "consent granted \(RFC3339.format(granted)), after \(RFC3339.format(time))", instant: instant, evidence: evidence))
                 } else if let expires = consent.expiresAt, expires < time {
-                    checks.append(CheckResult(.consentWindow, .fail, "consent expired \(CBORDate.format(expires))", instant: instant, evidence: evidence))
+                    checks.append(CheckResult(.consentWindow, .fail, "consent expired \(RFC3339.format(expires))", instant: instant, evidence: evidence))
                     if instant == .verification { keepData = false }
                 } else {
-                    checks.append(CheckResult(.consentWindow, .pass, "consent \(consent.reference ?? "(no reference)") covers \(CBORDate.format(time))", instant: instant, evidence: evidence))
+                    checks.append(CheckResult(.consentWindow, .pass, "consent \(consent.reference ?? "(no reference)") covers \(RFC3339.format(time))", instant: instant, evidence: evidence))
                 }
             }
         }

@@ -3,6 +3,7 @@ import MdocCBOR
 public import MdocChecks
 import MdocCrypto
 import MdocCOSE
+import MdocTime
 
 /// The evidence a proof bundle carries (DESIGN.md, "What a run leaves behind"): enough for an
 /// auditor to see what was verified, by which checks, against which trust material, without

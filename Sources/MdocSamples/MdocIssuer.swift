@@ -3,6 +3,7 @@ public import MdocCBOR
 public import MdocCOSE
 public import MdocCrypto
 public import MdocModel
+import MdocTime
 
 /// One data element to issue.
 public struct SampleElement: Sendable {
@@ -241,12 +242,12 @@ public enum MdocIssuer {
 
     /// `tdate = #6.0(tstr)` in UTC with second precision (§9.1.2.4).
     public static func tdate(_ date: Date) -> CBORNode {
-        .tagged(0, .text(CBORDate.format(date)))
+        .tagged(0, .text(RFC3339.format(date)))
     }
 
     /// `full-date = #6.1004(tstr)` (RFC 8943).
     public static func fullDate(_ date: Date) -> CBORNode {
-        .tagged(1004, .text(String(CBORDate.format(date).prefix(10))))
+        .tagged(1004, .text(FullDate.format(date)))
     }
 }
 

@@ -4,6 +4,7 @@ import MdocCBOR
 import MdocCOSE
 import MdocImaging
 import MdocModel
+import MdocTime
 
 /// One generated transaction, in memory.
 public struct SampleTransaction: Sendable {
@@ -308,10 +309,10 @@ public final class SampleFactory {
             ? capturedAt.addingTimeInterval((v.timeIntervalSince(capturedAt) / 2).rounded(.down))
             : grantedAt.addingTimeInterval(365 * Self.day)
         let metadata = TransactionRecord(
-            id: id, capturedAt: CBORDate.format(capturedAt), source: rng.pick(Self.sources) ?? "central",
+            id: id, capturedAt: RFC3339.format(capturedAt), source: rng.pick(Self.sources) ?? "central",
             consent: .init(
-                reference: "CNS-" + hexString(rng.bytes(6)).uppercased(), grantedAt: CBORDate.format(grantedAt),
-                scopes: rng.pick(Self.scopes) ?? ["mdl.identity"], expiresAt: CBORDate.format(expiresAt)))
+                reference: "CNS-" + hexString(rng.bytes(6)).uppercased(), grantedAt: RFC3339.format(grantedAt),
+                scopes: rng.pick(Self.scopes) ?? ["mdl.identity"], expiresAt: RFC3339.format(expiresAt)))
         var files: [(path: String, bytes: [UInt8])] = [("transaction.json", try metadata.json())]
 
         // Engagement.

@@ -1,6 +1,7 @@
 import Foundation
 import MdocCBOR
 import MdocImaging
+import MdocTime
 
 /// A fictitious mDL holder and the data elements of their licence in the `org.iso.18013.5.1`
 /// namespace (ISO 18013-5 §7.2.1, Table 5), drawn from the sample seed.
@@ -42,7 +43,7 @@ struct SampleHolder {
         // Age 17...88 at capture, so that age_over_18/21/65 take both values across a batch.
         let ageDays = rng.int(in: (17 * 365 + 5)...(88 * 365))
         birth = Self.midnight(capturedAt.addingTimeInterval(-Double(ageDays) * Self.day))
-        ageAtCapture = Self.years(from: birth, to: capturedAt)
+        ageAtCapture = CivilDate.wholeYears(from: birth, to: capturedAt) ?? 0
         issue = Self.midnight(capturedAt.addingTimeInterval(-Double(rng.int(in: 20...1800)) * Self.day))
         expiry = Self.midnight(issue.addingTimeInterval(Double(10 * 365 + 2) * Self.day))
         let letters = Array("ABCDEFGHJKLMNPRSTUVWXYZ")
@@ -114,12 +115,6 @@ struct SampleHolder {
         return Date(timeIntervalSince1970: (seconds / day).rounded(.down) * day)
     }
 
-    /// Whole years from `start` to `end` on the UTC Gregorian calendar.
-    static func years(from start: Date, to end: Date) -> Int {
-        var calendar = Calendar(identifier: .gregorian)
-        calendar.timeZone = TimeZone(identifier: "UTC") ?? calendar.timeZone
-        return calendar.dateComponents([.year], from: start, to: end).year ?? 0
-    }
 
     // MARK: Portrait
 

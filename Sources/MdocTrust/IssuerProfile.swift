@@ -1,6 +1,7 @@
 public import Foundation
 public import MdocChecks
 public import MdocCrypto
+import MdocTime
 
 /// ISO 18013-5 Annex B certificate profiles for the IACA root and the Document Signer, and the
 /// time and revocation checks of a validated chain. Each rule is its own check id, so a report

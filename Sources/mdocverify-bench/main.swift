@@ -4,6 +4,7 @@ import MdocCrypto
 import MdocModel
 import MdocPipeline
 import MdocSamples
+import MdocTime
 import MdocTrust
 import MdocVerification
 
@@ -545,9 +546,8 @@ for target in targets {
     ])
 }
 
-let formatter = ISO8601DateFormatter()
 let json: [String: Any] = [
-    "machine": ["cpu": cpuModel(), "cores": cores, "date": formatter.string(from: started),
+    "machine": ["cpu": cpuModel(), "cores": cores, "date": RFC3339.format(started),
                 "os": ProcessInfo.processInfo.operatingSystemVersionString,
                 "loadAverageBefore": loadBefore ?? -1, "loadAverageAfter": loadAverage() ?? -1],
     "secondsPerFigure": options.seconds,

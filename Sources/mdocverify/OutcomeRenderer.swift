@@ -1,6 +1,7 @@
 import Foundation
 import MdocChecks
 import MdocModel
+import MdocTime
 import MdocVerification
 
 /// What the CLI shows of one verified transaction.
@@ -102,9 +103,9 @@ final class OutcomeRenderer {
             out.raw(",\"ds\":"); out.optional(document.dsCertificate?.fingerprintHex)
             out.raw(",\"iaca\":"); out.optional(document.iacaCertificate?.fingerprintHex)
             out.raw(",\"digestAlgorithm\":"); out.optional(document.digestAlgorithm)
-            out.raw(",\"signed\":"); out.optional(document.msoSigned.map(CBORDate.format))
-            out.raw(",\"validFrom\":"); out.optional(document.msoValidFrom.map(CBORDate.format))
-            out.raw(",\"validUntil\":"); out.optional(document.msoValidUntil.map(CBORDate.format))
+            out.raw(",\"signed\":"); out.optional(document.msoSigned.map(RFC3339.format))
+            out.raw(",\"validFrom\":"); out.optional(document.msoValidFrom.map(RFC3339.format))
+            out.raw(",\"validUntil\":"); out.optional(document.msoValidUntil.map(RFC3339.format))
             out.raw(",\"deviceAuthentication\":"); out.optional(document.deviceAuthentication)
             out.raw(",\"elements\":[")
             for (n, element) in document.elements.enumerated() {
@@ -125,7 +126,7 @@ final class OutcomeRenderer {
     }
 
     /// The verification time as JSON output writes it (the same for every transaction of a run).
-    private lazy var verificationTimeText = CBORDate.format(verificationTime)
+    private lazy var verificationTimeText = RFC3339.format(verificationTime)
 
     func json(_ outcome: TransactionOutcomeView) -> JSONValue {
         var pairs: [(String, JSONValue)] = [
@@ -133,7 +134,7 @@ final class OutcomeRenderer {
             ("source", .string(outcome.source)),
             ("verdict", .string(outcome.verdict.rawValue)),
             ("verdictAtCapture", .optional(outcome.verdictAtCapture?.rawValue)),
-            ("verificationTime", .string(CBORDate.format(verificationTime))),
+            ("verificationTime", .string(RFC3339.format(verificationTime))),
         ]
         if let referenceCode = outcome.referenceCode { pairs.append(("referenceCode", .string(referenceCode))) }
         if let proofPath = outcome.proofPath { pairs.append(("proof", .string(proofPath))) }
@@ -160,9 +161,9 @@ final class OutcomeRenderer {
         pairs.append(("ds", .optional(document.dsCertificate?.fingerprintHex)))
         pairs.append(("iaca", .optional(document.iacaCertificate?.fingerprintHex)))
         pairs.append(("digestAlgorithm", .optional(document.digestAlgorithm)))
-        pairs.append(("signed", .optional(document.msoSigned.map(CBORDate.format))))
-        pairs.append(("validFrom", .optional(document.msoValidFrom.map(CBORDate.format))))
-        pairs.append(("validUntil", .optional(document.msoValidUntil.map(CBORDate.format))))
+        pairs.append(("signed", .optional(document.msoSigned.map(RFC3339.format))))
+        pairs.append(("validFrom", .optional(document.msoValidFrom.map(RFC3339.format))))
+        pairs.append(("validUntil", .optional(document.msoValidUntil.map(RFC3339.format))))
         pairs.append(("deviceAuthentication", .optional(document.deviceAuthentication)))
         pairs.append(("elements", .array(document.elements.map { element in
             var e: [(String, JSONValue)] = [
@@ -188,7 +189,7 @@ final class OutcomeRenderer {
         }
         var header = "\(verdictText)  \(outcome.name)"
         if let code = outcome.referenceCode { header += "  ref \(code)" }
-        header += Style.dim("  (judged at \(CBORDate.format(verificationTime))")
+        header += Style.dim("  (judged at \(RFC3339.format(verificationTime))")
         if let capture = outcome.verdictAtCapture { header += Style.dim("; at capture: \(capture.rawValue)") }
         if outcome.reused { header += Style.dim("; stored result reused") }
         header += Style.dim(")")
@@ -197,7 +198,7 @@ final class OutcomeRenderer {
             var line = "  doc[\(document.index)] \(document.docType ?? "?")"
             if let ds = document.dsCertificate { line += "  DS \(ds.subject.commonName ?? ds.subject.rfc2253)" }
             if let from = document.msoValidFrom, let until = document.msoValidUntil {
-                line += "  MSO \(CBORDate.format(from).prefix(10))…\(CBORDate.format(until).prefix(10))"
+                line += "  MSO \(RFC3339.format(from).prefix(10))…\(RFC3339.format(until).prefix(10))"
             }
             let verified = document.elements.filter(\.verified).count
             line += "  \(verified)/\(document.elements.count) elements verified"

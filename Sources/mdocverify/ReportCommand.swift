@@ -3,6 +3,7 @@ import Foundation
 import MdocModel
 import MdocReports
 import MdocStore
+import MdocTime
 
 /// `mdocverify report`: the compliance report of a run or a period, from the report database.
 struct ReportCommand: ParsableCommand {
@@ -58,7 +59,7 @@ struct ReportCommand: ParsableCommand {
         if let since = period.since, let until = period.until, since >= until {
             throw ValidationError("--since \(self.since ?? "") is not before --until \(self.until ?? "")")
         }
-        if let at, CBORDate.parseRFC3339(at) == nil {
+        if let at, RFC3339.parse(at) == nil {
             throw ValidationError("--at \(at) is not an RFC 3339 time; write it like 2026-11-22T12:00:00Z")
         }
     }
@@ -87,10 +88,10 @@ struct ReportCommand: ParsableCommand {
     func period() throws -> (since: Date?, until: Date?) {
         func parse(_ text: String?, option: String, endOfDay: Bool) throws -> Date? {
             guard let text else { return nil }
-            if text.count == 10, let day = CBORDate.parseRFC3339(text + "T00:00:00Z") {
+            if text.count == 10, let day = RFC3339.parse(text + "T00:00:00Z") {
                 return endOfDay ? day.addingTimeInterval(86_400) : day
             }
-            if let instant = CBORDate.parseRFC3339(text) { return instant }
+            if let instant = RFC3339.parse(text) { return instant }
             throw ValidationError("\(option) \(text) is not a date; write it like 2026-11-22 or 2026-11-22T12:00:00Z")
         }
         return (try parse(since, option: "--since", endOfDay: false), try parse(until, option: "--until", endOfDay: true))
@@ -116,7 +117,7 @@ struct ReportCommand: ParsableCommand {
             scope = .latestRun
         }
         var request = ReportRequest(scope: scope, generator: "mdocverify \(ProcessorVersion.current)", includeValues: includeValues)
-        if let at, let time = CBORDate.parseRFC3339(at) { request.referenceTime = time }
+        if let at, let time = RFC3339.parse(at) { request.referenceTime = time }
         let files: ReportFiles
         do {
             files = try ReportGenerator.generate(

@@ -3,6 +3,7 @@ import Foundation
 import MdocCrypto
 import MdocModel
 import MdocSamples
+import MdocTime
 
 /// `mdocverify sample`: write sample transactions that verify out of the box, with a trust
 /// folder and the expected outcome of each.
@@ -67,7 +68,7 @@ struct SampleCommand: AsyncParsableCommand {
     func generator() throws -> SampleGenerator {
         var generator = SampleGenerator(out: out)
         if let at {
-            guard let time = CBORDate.parseRFC3339(at) else {
+            guard let time = RFC3339.parse(at) else {
                 throw ValidationError("--at \(at) is not an RFC 3339 time; write it like 2026-01-01T00:00:00Z")
             }
             generator.verificationTime = time
@@ -104,7 +105,7 @@ struct SampleCommand: AsyncParsableCommand {
     func run() async throws {
         let summary = try generate(try generator())
         let layout = summary.layout
-        let time = CBORDate.format(summary.verificationTime)
+        let time = RFC3339.format(summary.verificationTime)
         var planted: [String] = ["\(summary.defective) with a planted defect"]
         if summary.expiredConsent > 0 { planted.append("\(summary.expiredConsent) with an expired consent") }
         print("Wrote \(summary.transactions) sample transaction(s) to \(layout.output) (\(planted.joined(separator: ", ")); \(Self.megabytes(summary.bytes)))")

@@ -5,6 +5,7 @@ import MdocIngest
 import MdocModel
 import MdocPipeline
 import MdocStore
+import MdocTime
 import Synchronization
 
 /// `mdocverify verify`: verify transactions in bulk: store the results, sign a proof for each.
@@ -86,7 +87,7 @@ struct VerifyCommand: AsyncParsableCommand {
     var batchSize: Int = 256
 
     func validate() throws {
-        if let at, CBORDate.parseRFC3339(at) == nil {
+        if let at, RFC3339.parse(at) == nil {
             throw ValidationError("--at \(at) is not an RFC 3339 time; write it like 2021-01-01T00:00:00Z")
         }
         if let jobs, jobs < 1 { throw ValidationError("--jobs must be at least 1") }
@@ -108,7 +109,7 @@ struct VerifyCommand: AsyncParsableCommand {
 
         var configuration = RunConfiguration(inputs: paths, trustDirectory: trust, outDirectory: out)
         configuration.readerTrustDirectory = readerTrust
-        configuration.verificationTime = at.flatMap(CBORDate.parseRFC3339)
+        configuration.verificationTime = at.flatMap(RFC3339.parse)
         configuration.databasePath = db
         if let jobs { configuration.jobs = jobs }
         configuration.force = force

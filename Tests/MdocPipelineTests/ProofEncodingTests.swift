@@ -2,6 +2,7 @@ import Foundation
 import MdocCBOR
 import MdocChecks
 import MdocProof
+import MdocTime
 import XCTest
 
 /// `ProofEvidence.cbor()` writes bytes directly; they must equal the deterministic encoding of

@@ -7,6 +7,7 @@ import MdocIngest
 import MdocModel
 import MdocPipeline
 import MdocTestSupport
+import MdocTime
 import MdocTrust
 import MdocVerification
 import XCTest
@@ -178,7 +179,7 @@ final class ReaderAuthBundleTests: XCTestCase {
         // it (the MSO was signed 10 days before).
         let pki = try reader(notBefore: t.addingTimeInterval(-110 * 86_400), validityDays: 104)
         let scenario = try SessionScenario(reader: pki)
-        let capturedAt = CBORDate.format(t.addingTimeInterval(-8 * 86_400))
+        let capturedAt = RFC3339.format(t.addingTimeInterval(-8 * 86_400))
         let verified = try verify(
             scenario, readerTrust: pki.trust,
             files: ["transaction.json": Array("{\"id\": \"r\", \"capturedAt\": \"\(capturedAt)\"}".utf8)])

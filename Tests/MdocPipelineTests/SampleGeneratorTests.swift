@@ -6,6 +6,7 @@ import MdocIngest
 import MdocModel
 import MdocPipeline
 import MdocSamples
+import MdocTime
 import MdocTrust
 import MdocTestSupport
 import XCTest
@@ -215,7 +216,7 @@ final class SampleGeneratorTests: TemporaryFolderTestCase {
             }
             let json = try XCTUnwrap(try JSONSerialization.jsonObject(
                 with: try Data(contentsOf: URL(fileURLWithPath: "\(run.out)/\(id)/transaction.json"))) as? [String: Any])
-            captures.append(try XCTUnwrap(CBORDate.parseRFC3339(try XCTUnwrap(json["capturedAt"] as? String)), id))
+            captures.append(try XCTUnwrap(RFC3339.parse(try XCTUnwrap(json["capturedAt"] as? String)), id))
         }
         XCTAssertTrue(scripts.contains("Arabic"), "\(scripts)")
         XCTAssertGreaterThanOrEqual(scripts.count, 3, "\(scripts)")

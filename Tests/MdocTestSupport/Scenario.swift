@@ -4,6 +4,7 @@ import MdocCOSE
 import MdocCrypto
 import MdocModel
 import MdocSamples
+import MdocTime
 import MdocTrust
 import MdocVerification
 
@@ -99,7 +100,7 @@ extension Scenario {
         encoder.outputFormatting = .withoutEscapingSlashes
         func text(_ value: String) throws -> String { String(decoding: try encoder.encode(value), as: UTF8.self) }
         var json = "{\"id\": \(try text(id)), \"source\": \(try text(source))"
-        if let capturedAt { json += ", \"capturedAt\": \"\(CBORDate.format(capturedAt))\"" }
+        if let capturedAt { json += ", \"capturedAt\": \"\(RFC3339.format(capturedAt))\"" }
         json += "}"
         return [
             "transaction.json": Array(json.utf8),

@@ -5,6 +5,7 @@ import MdocCOSE
 import MdocCrypto
 import MdocModel
 import MdocTestSupport
+import MdocTime
 import MdocTrust
 import MdocVerification
 import XCTest
@@ -74,8 +75,8 @@ final class AnnexDVerificationTests: XCTestCase {
         XCTAssertEqual(mso.docType, "org.iso.18013.5.1.mDL")
         XCTAssertEqual(mso.valueDigests["org.iso.18013.5.1"]?.count, 13)
         XCTAssertEqual(mso.valueDigests["org.iso.18013.5.1.US"]?.count, 4)
-        XCTAssertEqual(CBORDate.format(mso.signed), "2020-10-01T13:30:02Z")
-        XCTAssertEqual(CBORDate.format(mso.validUntil), "2021-10-01T13:30:02Z")
+        XCTAssertEqual(RFC3339.format(mso.signed), "2020-10-01T13:30:02Z")
+        XCTAssertEqual(RFC3339.format(mso.validUntil), "2021-10-01T13:30:02Z")
         let key = try COSEKey(try mso.deviceKeyItem).publicKey()
         let (x, y) = try XCTUnwrap(key.affineCoordinates)
         XCTAssertEqual([0x04] + x + y, try AnnexD.sDeviceKeyPublic())
@@ -109,7 +110,7 @@ final class AnnexDVerificationTests: XCTestCase {
 
     /// validUntil is 13h30m02s after the DS notAfter: both windows are judged independently.
     func testAnnexD_msoOutlivesDS() throws {
-        let between = try XCTUnwrap(CBORDate.parseRFC3339("2021-10-01T06:00:00Z"))
+        let between = try XCTUnwrap(RFC3339.parse("2021-10-01T06:00:00Z"))
         let result = DeviceResponseVerifier(options: try annexDOptions(at: between)).verify(try AnnexD.deviceResponse())
         XCTAssertEqual(failing(result), [.issuerDsValidity])
     }
