@@ -121,9 +121,9 @@ let package = Package(
                 "MdocVerification", "MdocSamples", "MdocTestSupport", "MdocTime",
             ]),
         .testTarget(
-            name: "MdocImagingTests", dependencies: ["MdocImaging", "MdocTestSupport"],
+            name: "MdocImagingTests", dependencies: ["MdocImaging", "MdocSamples", "MdocTestSupport"],
             resources: [.copy("Fixtures")]),
-        .testTarget(name: "MdocIngestTests", dependencies: ["MdocIngest", "MdocTestSupport"]),
+        .testTarget(name: "MdocIngestTests", dependencies: ["MdocIngest", "MdocSamples", "MdocTestSupport"]),
         .testTarget(name: "MdocStoreTests", dependencies: ["MdocStore", "MdocChecks", "MdocTestSupport"]),
         .testTarget(
             name: "MdocPipelineTests",

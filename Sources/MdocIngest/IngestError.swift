@@ -57,7 +57,7 @@ public struct IngestError: Error, Hashable, CustomStringConvertible, Sendable {
         public static let duplicatePath = Code("ingest.duplicatePath")
         /// A transaction whose files add up to more than ``IngestLimits/maxTransactionBytes``.
         public static let transactionTooLarge = Code("ingest.transactionTooLarge")
-        /// ``ArchiveWriter`` could not create or write the archive.
+        /// ``ArchiveOutput`` could not create or write the archive.
         public static let writeFailed = Code("ingest.writeFailed")
     }
 

@@ -19,15 +19,23 @@ public enum SyntheticScan {
     }
 
     /// Largest pixel count rendered (24 megapixels, the top of the range scans come in).
-    public static let maxPixels = ScanSynthesizer.maxPixels
+    public static let maxPixels = 24_000_000
 
     /// Renders `kind` at `width` x `height` (each at least 64; at most ``maxPixels`` pixels).
     /// `noise` is the grain amplitude (peak deviation per sample, 0...64).
     public static func render(
         _ kind: Kind, width: Int, height: Int, seed: UInt64, noise: Int = 6
     ) throws(ImageError) -> RGBImage {
-        try ScanSynthesizer.render(
-            kind == .textDocument ? .textDocument : .photo, width: width, height: height, seed: seed, noise: noise)
+        guard width >= 64, height >= 64, width <= maxPixels / height else {
+            throw ImageError(.invalidArgument, "\(width)x\(height) is outside 64x64 ... \(maxPixels) pixels")
+        }
+        var canvas = ScanCanvas(width: width, height: height, seed: seed)
+        switch kind {
+        case .textDocument: canvas.drawDocument()
+        case .photo: canvas.drawPhoto()
+        }
+        canvas.addGrain(amplitude: max(0, min(noise, 64)))
+        return try RGBImage(width: width, height: height, pixels: canvas.pixels)
     }
 
     /// Width and height for about `megapixels` million pixels at `aspect` (height / width).

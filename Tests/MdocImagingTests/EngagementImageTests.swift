@@ -1,5 +1,6 @@
 import MdocChecks
 @testable import MdocImaging
+import MdocTestSupport
 import XCTest
 
 /// ISO/IEC 18013-5 §8.2.2.3: device engagement read from a QR code image.
@@ -201,7 +202,7 @@ final class EngagementImageTests: XCTestCase {
     }
 
     func testRandomBytesBehindAJPEGSignatureAreCorrupt() {
-        var generator = SeededGenerator(seed: 18013)
+        var generator = SplitMix64(seed: 18013)
         for length in [16, 100, 1000, 10_000, 100_000] {
             for _ in 0..<4 {
                 let noise = (0..<length).map { _ in UInt8.random(in: 0...255, using: &generator) }
@@ -215,7 +216,7 @@ final class EngagementImageTests: XCTestCase {
     }
 
     func testRandomBytesBehindAPNGSignatureAreCorrupt() {
-        var generator = SeededGenerator(seed: 15948)
+        var generator = SplitMix64(seed: 15948)
         for length in [100, 10_000] {
             let noise = (0..<length).map { _ in UInt8.random(in: 0...255, using: &generator) }
             let result = EngagementImageReader.read([0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A] + noise)
@@ -226,7 +227,7 @@ final class EngagementImageTests: XCTestCase {
     func testDamagedScanDataNeverCrashes() throws {
         // Flip bytes all over the entropy-coded data: every outcome is a result, most a failure.
         let original = try Fixtures.bytes("annexd-qr-q60.jpg")
-        var generator = SeededGenerator(seed: 7)
+        var generator = SplitMix64(seed: 7)
         var failures = 0
         for _ in 0..<40 {
             var bytes = original

@@ -1,5 +1,6 @@
 import Foundation
 import MdocImaging
+import MdocTestSupport
 import XCTest
 
 /// The order of the search (issue: "search the quality first, then DCT-domain downscaling only
@@ -7,7 +8,7 @@ import XCTest
 final class ImageLimiterOrderTests: XCTestCase {
     /// A colour JPEG of noise (it does not compress, so sizes move with quality and scale).
     func noiseJPEG(side: Int, seed: UInt64) throws -> (jpeg: [UInt8], image: RGBImage) {
-        var generator = SeededGenerator(seed: seed)
+        var generator = SplitMix64(seed: seed)
         let pixels = (0..<(side * side * 3)).map { _ in UInt8.random(in: 0...255, using: &generator) }
         let image = try RGBImage(width: side, height: side, pixels: pixels)
         return (try JPEGEncoder.encode(rgb: image, quality: 95), image)

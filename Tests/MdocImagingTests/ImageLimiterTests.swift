@@ -2,6 +2,8 @@ import Foundation
 import MdocChecks
 import MdocCrypto
 import MdocImaging
+import MdocSamples
+import MdocTestSupport
 import XCTest
 
 /// Fitting document scans under the 1,000,000-byte upload limit (DESIGN.md, "Images").
@@ -131,7 +133,7 @@ final class ImageLimiterTests: XCTestCase {
 
     func testGeneratedScansFrom1To15MBFitInFewPasses() throws {
         // (kind, width, height, grain, quality, expected original size range)
-        let scans: [(ScanSynthesizer.Kind, Int, Int, Int, Int, ClosedRange<Int>)] = [
+        let scans: [(SyntheticScan.Kind, Int, Int, Int, Int, ClosedRange<Int>)] = [
             (.textDocument, 2379, 3363, 3, 92, 1_200_000...1_500_000),  // 8 MP
             (.textDocument, 2913, 4119, 6, 95, 3_000_000...4_000_000),  // 12 MP
             (.photo, 3873, 5164, 20, 94, 8_000_000...10_000_000),  // 20 MP
@@ -139,7 +141,7 @@ final class ImageLimiterTests: XCTestCase {
         ]
         var totalPasses = 0
         for (index, scan) in scans.enumerated() {
-            let image = try ScanSynthesizer.render(scan.0, width: scan.1, height: scan.2, seed: 2026, noise: scan.3)
+            let image = try SyntheticScan.render(scan.0, width: scan.1, height: scan.2, seed: 2026, noise: scan.3)
             let original = try JPEGEncoder.encode(rgb: image, quality: scan.4)
             XCTAssertTrue(scan.5.contains(original.count), "scan \(index) is \(original.count) bytes")
             let outcome = ImageLimiter.fit(original)
@@ -155,7 +157,7 @@ final class ImageLimiterTests: XCTestCase {
 
     func testPNGIsBoxDownscaledWhenQualityAloneCannotFit() throws {
         // Pure noise does not compress: at 256x256 no quality >= 40 fits in 20 kB at full size.
-        var generator = SeededGenerator(seed: 42)
+        var generator = SplitMix64(seed: 42)
         let pixels = (0..<(256 * 256 * 3)).map { _ in UInt8.random(in: 0...255, using: &generator) }
         let png = try PNGEncoder.encode(rgb: try RGBImage(width: 256, height: 256, pixels: pixels))
         let outcome = ImageLimiter.fit(png, limit: 20_000)
@@ -171,7 +173,7 @@ final class ImageLimiterTests: XCTestCase {
 
     func testEachBadInputHasItsCheck() throws {
         let jpeg = try Fixtures.bytes("scan-gray.jpg")
-        var generator = SeededGenerator(seed: 5)
+        var generator = SplitMix64(seed: 5)
         let noise = (0..<5000).map { _ in UInt8.random(in: 0...255, using: &generator) }
         let cases: [(String, [UInt8], Int, CheckID)] = [
             ("empty", [], 1_000_000, .imageEmpty),

@@ -1,6 +1,7 @@
 import Foundation
 import MdocCrypto
 import MdocIngest
+import MdocSamples
 import MdocTestSupport
 import XCTest
 

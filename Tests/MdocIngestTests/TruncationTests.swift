@@ -1,5 +1,6 @@
 import Foundation
 import MdocIngest
+import MdocSamples
 import MdocTestSupport
 import XCTest
 

@@ -1,33 +1,3 @@
-/// The pixel engine behind `SyntheticScan` (MdocSamples): deterministic, seeded pictures that
-/// imitate document scans and photos. `package` so that this package's tests and benchmarks can
-/// use it without MdocSamples; not part of the public API.
-package enum ScanSynthesizer {
-    package enum Kind: Sendable {
-        case textDocument
-        case photo
-    }
-
-    /// Largest pixel count rendered (24 megapixels).
-    package static let maxPixels = 24_000_000
-
-    /// Renders `kind` at `width` x `height` (each at least 64, at most ``maxPixels`` pixels)
-    /// with grain of peak about `noise` (0...64).
-    package static func render(
-        _ kind: Kind, width: Int, height: Int, seed: UInt64, noise: Int
-    ) throws(ImageError) -> RGBImage {
-        guard width >= 64, height >= 64, width <= maxPixels / height else {
-            throw ImageError(.invalidArgument, "\(width)x\(height) is outside 64x64 ... \(maxPixels) pixels")
-        }
-        var canvas = Canvas(width: width, height: height, seed: seed)
-        switch kind {
-        case .textDocument: canvas.drawDocument()
-        case .photo: canvas.drawPhoto()
-        }
-        canvas.addGrain(amplitude: max(0, min(noise, 64)))
-        return try RGBImage(width: width, height: height, pixels: canvas.pixels)
-    }
-}
-
 /// SplitMix64: small, fast, and the same on every platform.
 private struct SplitMix64 {
     var state: UInt64
@@ -44,11 +14,12 @@ private struct SplitMix64 {
     }
 }
 
-private struct Canvas {
+/// The pixels of one synthetic scan (``SyntheticScan``), drawn from a seed.
+struct ScanCanvas {
     let width: Int
     let height: Int
     var pixels: [UInt8]
-    var random: SplitMix64
+    private var random: SplitMix64
 
     init(width: Int, height: Int, seed: UInt64) {
         self.width = width
