@@ -112,6 +112,7 @@ let package = Package(
             path: "Tests/MdocTestSupport",
             resources: [.copy("Vectors")]),
         .testTarget(name: "MdocTimeTests", dependencies: ["MdocTime"]),
+        .testTarget(name: "MdocChecksTests", dependencies: ["MdocChecks"]),
         .testTarget(name: "MdocCBORTests", dependencies: ["MdocCBOR", "MdocTestSupport"]),
         .testTarget(name: "MdocCryptoTests", dependencies: ["COpenSSL", "MdocCrypto", "MdocTestSupport"]),
         .testTarget(

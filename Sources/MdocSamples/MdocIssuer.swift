@@ -250,13 +250,3 @@ public enum MdocIssuer {
         .tagged(1004, .text(FullDate.format(date)))
     }
 }
-
-extension Array where Element == UInt8 {
-    func firstRange(of needle: [UInt8]) -> Range<Int>? {
-        guard !needle.isEmpty, needle.count <= count else { return nil }
-        for start in 0...(count - needle.count) where self[start..<start + needle.count].elementsEqual(needle) {
-            return start..<start + needle.count
-        }
-        return nil
-    }
-}

@@ -323,7 +323,7 @@ enum Summary {
             lines.append("  top failing checks:")
             for check in s.topFailingChecks.prefix(5) {
                 let meaning = CheckCatalogue.definition(for: check.id)?.summary ?? ""
-                lines.append("    \(String(check.transactions).leftPad(6))  \(check.id.rawValue)  " + Style.dim(meaning))
+                lines.append("    \(rightAligned(check.transactions, width: 6))  \(check.id.rawValue)  " + Style.dim(meaning))
             }
         }
         lines.append("  database:   \(result.databasePath)")
@@ -338,8 +338,10 @@ enum Summary {
         lines.append(Style.dim("  report:     mdocverify report --db \(result.databasePath) --run \(result.runID)"))
         return lines.joined(separator: "\n")
     }
-}
 
-extension String {
-    func leftPad(_ width: Int) -> String { count >= width ? self : String(repeating: " ", count: width - count) + self }
+    /// `count` padded with spaces on the left to `width` characters, for a column of numbers.
+    private static func rightAligned(_ count: Int, width: Int) -> String {
+        let text = String(count)
+        return String(repeating: " ", count: max(0, width - text.count)) + text
+    }
 }
