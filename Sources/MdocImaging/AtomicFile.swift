@@ -7,32 +7,32 @@ import Foundation
 #endif
 
 /// A file could not be written.
-public struct FileWriteError: Error, Sendable, Hashable, CustomStringConvertible {
-    public struct Code: Sendable, Hashable, CustomStringConvertible {
-        public let rawValue: String
+package struct FileWriteError: Error, Sendable, Hashable, CustomStringConvertible {
+    package struct Code: Sendable, Hashable, CustomStringConvertible {
+        package let rawValue: String
         private init(_ rawValue: String) { self.rawValue = rawValue }
         /// The destination is not a file URL or has no file name.
-        public static let invalidPath = Code("invalidPath")
+        package static let invalidPath = Code("invalidPath")
         /// The temporary file could not be created next to the destination.
-        public static let createFailed = Code("createFailed")
+        package static let createFailed = Code("createFailed")
         /// Writing or flushing the temporary file failed (disk full, I/O error).
-        public static let writeFailed = Code("writeFailed")
+        package static let writeFailed = Code("writeFailed")
         /// The temporary file could not be renamed over the destination.
-        public static let renameFailed = Code("renameFailed")
-        public var description: String { rawValue }
+        package static let renameFailed = Code("renameFailed")
+        package var description: String { rawValue }
     }
 
-    public let code: Code
-    public let reason: String
+    package let code: Code
+    package let reason: String
 
-    public init(_ code: Code, _ reason: String) {
+    package init(_ code: Code, _ reason: String) {
         self.code = code
         self.reason = reason
     }
 
-    public static func == (lhs: FileWriteError, rhs: FileWriteError) -> Bool { lhs.code == rhs.code }
-    public func hash(into hasher: inout Hasher) { hasher.combine(code) }
-    public var description: String { "FileWriteError.\(code): \(reason)" }
+    package static func == (lhs: FileWriteError, rhs: FileWriteError) -> Bool { lhs.code == rhs.code }
+    package func hash(into hasher: inout Hasher) { hasher.combine(code) }
+    package var description: String { "FileWriteError.\(code): \(reason)" }
 }
 
 /// Writes files so that readers see either the old content or the whole new content, never a
@@ -43,8 +43,8 @@ public struct FileWriteError: Error, Sendable, Hashable, CustomStringConvertible
 ///
 /// Does NOT create missing folders, and does not lock: two writers racing on one destination
 /// each leave a complete file, the last rename winning.
-public enum AtomicFile {
-    public static func write(_ bytes: [UInt8], to url: URL) throws(FileWriteError) {
+package enum AtomicFile {
+    package static func write(_ bytes: [UInt8], to url: URL) throws(FileWriteError) {
         guard url.isFileURL, !url.lastPathComponent.isEmpty, url.lastPathComponent != "/" else {
             throw FileWriteError(.invalidPath, "\(url) is not a file path")
         }

@@ -6,23 +6,23 @@ internal import CImageCodecs
 /// orient the pixels first), no ICC profile, no comment. Colour images use libjpeg's default
 /// YCbCr 4:2:0 with the standard quantisation tables scaled by `quality` (libjpeg
 /// `jpeg_set_quality`, 1 = smallest, 100 = best).
-public enum JPEGEncoder {
+package enum JPEGEncoder {
     /// The accepted quality range.
-    public static let qualityRange = 1...100
+    package static let qualityRange = 1...100
 
     /// A baseline YCbCr 4:2:0 JPEG of `image` at `quality` (1...100).
-    public static func encode(rgb image: RGBImage, quality: Int) throws(ImageError) -> [UInt8] {
+    package static func encode(rgb image: RGBImage, quality: Int) throws(ImageError) -> [UInt8] {
         try encode(image.raster, quality: quality, progressive: false)
     }
 
     /// A baseline single-component (greyscale) JPEG of `image` at `quality` (1...100).
-    public static func encode(gray image: GrayImage, quality: Int) throws(ImageError) -> [UInt8] {
+    package static func encode(gray image: GrayImage, quality: Int) throws(ImageError) -> [UInt8] {
         try encode(image.raster, quality: quality, progressive: false)
     }
 
     /// A progressive JPEG (libjpeg `jpeg_simple_progression`). For making test and sample inputs;
     /// uploads are always re-encoded baseline.
-    public static func encodeProgressive(rgb image: RGBImage, quality: Int) throws(ImageError) -> [UInt8] {
+    package static func encodeProgressive(rgb image: RGBImage, quality: Int) throws(ImageError) -> [UInt8] {
         try encode(image.raster, quality: quality, progressive: true)
     }
 
@@ -50,11 +50,11 @@ public enum JPEGEncoder {
 
 /// 8-bit PNG encoding with libpng's simplified API (`png_image_write_to_memory`), for samples
 /// and tests. Writes IHDR, IDAT and IEND only.
-public enum PNGEncoder {
+package enum PNGEncoder {
     /// An 8-bit RGB PNG (colour type 2) of `image`.
-    public static func encode(rgb image: RGBImage) throws(ImageError) -> [UInt8] { try encode(image.raster) }
+    package static func encode(rgb image: RGBImage) throws(ImageError) -> [UInt8] { try encode(image.raster) }
     /// An 8-bit greyscale PNG (colour type 0) of `image`.
-    public static func encode(gray image: GrayImage) throws(ImageError) -> [UInt8] { try encode(image.raster) }
+    package static func encode(gray image: GrayImage) throws(ImageError) -> [UInt8] { try encode(image.raster) }
 
     static func encode(_ raster: Raster) throws(ImageError) -> [UInt8] {
         guard raster.width <= Int(Int32.max) / 3, raster.height <= Int(UInt32.max) else {

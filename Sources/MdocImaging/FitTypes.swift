@@ -1,29 +1,29 @@
-public import MdocChecks
+import MdocChecks
 
 /// How ``ImageLimiter`` searches for a JPEG that fits.
 public struct FitOptions: Sendable, Hashable, Codable {
     /// Lowest quality tried before downscaling: 40. Below it JPEG artefacts damage small print
     /// more than halving the resolution does.
-    public static let defaultQualityFloor = 40
+    package static let defaultQualityFloor = 40
     /// Highest quality used: 95. Above it the bytes grow fast for no visible gain.
-    public static let defaultMaxQuality = 95
+    package static let defaultMaxQuality = 95
     /// Accepted range for the floor and the maximum.
-    public static let qualityBounds = 10...100
+    package static let qualityBounds = 10...100
     /// Most encoding passes for one image (all scales together).
-    public static let defaultMaxPasses = 10
+    package static let defaultMaxPasses = 10
 
     public static let `default` = FitOptions()
 
-    public var qualityFloor: Int
-    public var maxQuality: Int
-    public var maxPasses: Int
+    package var qualityFloor: Int
+    package var maxQuality: Int
+    package var maxPasses: Int
     /// Limits checked on the original before anything is decoded.
-    public var limits: ImageLimits
+    package var limits: ImageLimits
     /// Turn the pixels upright per the EXIF orientation before re-encoding (the output carries
     /// no EXIF, so without this a sideways photo would stay sideways). Default true.
-    public var applyOrientation: Bool
+    package var applyOrientation: Bool
 
-    public init(
+    package init(
         qualityFloor: Int = defaultQualityFloor, maxQuality: Int = defaultMaxQuality,
         maxPasses: Int = defaultMaxPasses, limits: ImageLimits = .default, applyOrientation: Bool = true
     ) {
@@ -36,13 +36,13 @@ public struct FitOptions: Sendable, Hashable, Codable {
 }
 
 /// One encoding pass of the search.
-public struct FitPass: Sendable, Hashable, Codable {
-    public var quality: Int
+package struct FitPass: Sendable, Hashable, Codable {
+    package var quality: Int
     /// The pass encoded the image at `1 / scaleDenominator` of each dimension.
-    public var scaleDenominator: Int
-    public var bytes: Int
+    package var scaleDenominator: Int
+    package var bytes: Int
 
-    public init(quality: Int, scaleDenominator: Int, bytes: Int) {
+    package init(quality: Int, scaleDenominator: Int, bytes: Int) {
         self.quality = quality
         self.scaleDenominator = scaleDenominator
         self.bytes = bytes
@@ -50,7 +50,7 @@ public struct FitPass: Sendable, Hashable, Codable {
 }
 
 /// What happened to an upload.
-public enum FitDecision: Sendable, Hashable, Codable {
+package enum FitDecision: Sendable, Hashable, Codable {
     /// At or under the limit and decodable: stored as uploaded, byte for byte.
     case kept
     /// Re-encoded as a baseline JPEG that fits.
@@ -60,45 +60,45 @@ public enum FitDecision: Sendable, Hashable, Codable {
 }
 
 /// The record of one fit, for the report store and the proof bundle. No pixels, no personal data.
-public struct FitEvidence: Sendable, Hashable, Codable {
-    public struct Original: Sendable, Hashable, Codable {
+package struct FitEvidence: Sendable, Hashable, Codable {
+    package struct Original: Sendable, Hashable, Codable {
         /// SHA-256 of the uploaded bytes, lower-case hex.
-        public var sha256: String
-        public var bytes: Int
-        public var format: ImageFormat
+        package var sha256: String
+        package var bytes: Int
+        package var format: ImageFormat
         /// As the header declares them (before any EXIF orientation); `nil` when no header could be read.
-        public var width: Int?
-        public var height: Int?
+        package var width: Int?
+        package var height: Int?
     }
 
-    public struct Output: Sendable, Hashable, Codable {
+    package struct Output: Sendable, Hashable, Codable {
         /// SHA-256 of the re-encoded JPEG, lower-case hex.
-        public var sha256: String
-        public var bytes: Int
+        package var sha256: String
+        package var bytes: Int
         /// Upright dimensions of the output (after orientation and downscaling).
-        public var width: Int
-        public var height: Int
-        public var quality: Int
-        public var scaleDenominator: Int
+        package var width: Int
+        package var height: Int
+        package var quality: Int
+        package var scaleDenominator: Int
     }
 
     /// The byte limit the upload was fitted to.
-    public var limit: Int
-    public var original: Original
+    package var limit: Int
+    package var original: Original
     /// The re-encoded image; `nil` when the original was kept or rejected.
-    public var output: Output?
+    package var output: Output?
     /// Every encoding pass, in order.
-    public var passes: [FitPass]
-    public var outcome: FitDecision
+    package var passes: [FitPass]
+    package var outcome: FitDecision
 }
 
 /// The result of ``ImageLimiter/fit(_:limit:options:)``.
 public struct FitOutcome: Sendable, Hashable {
-    public var evidence: FitEvidence
+    package var evidence: FitEvidence
     /// The bytes to store: the original when kept, the JPEG when re-encoded, `nil` when rejected.
-    public var output: [UInt8]?
+    package var output: [UInt8]?
     /// The original's header, when it could be read.
-    public var info: ImageInfo?
+    package var info: ImageInfo?
 
     /// The outcome as check results about `subject` (e.g. "upload[front]"):
     /// - kept: `image.dimensions` pass, `image.size` pass, `image.reencoded` skipped;
@@ -107,7 +107,7 @@ public struct FitOutcome: Sendable, Hashable {
     /// - rejected: the failing id (`image.empty`, `image.notAnImage`, `image.corrupt`,
     ///   `image.truncated`, `image.unsupported`, `image.dimensions`, `image.size`, or
     ///   `image.reencoded` when the encoder itself failed).
-    public func checkResults(subject: String = "") -> [CheckResult] {
+    package func checkResults(subject: String = "") -> [CheckResult] {
         let digest = Evidence("original.sha256", evidence.original.sha256)
         let originalBytes = Evidence("original.bytes", String(evidence.original.bytes))
         var results: [CheckResult] = []

@@ -13,22 +13,22 @@ internal import CImageCodecs
 /// ``ImageInfo/orientation`` says how to turn them (``GrayImage/applying(_:)``).
 /// Colour management (ICC profiles, PNG gAMA/cHRM beyond libpng's sRGB conversion of 16-bit
 /// data) is not applied.
-public enum ImageCodec {
+package enum ImageCodec {
     /// The scales a decoder accepts: `1 / scaleDenominator` of each dimension. JPEG scales in
     /// the DCT domain (libjpeg `scale_num/scale_denom`, cheaper than a full decode); PNG decodes
     /// at full size and box-averages.
-    public static let supportedScaleDenominators = [1, 2, 4, 8]
+    package static let supportedScaleDenominators = [1, 2, 4, 8]
 
     /// Reads the header: dimensions, components, bit depth, colour space, progressive/interlace,
     /// alpha, EXIF orientation. Does not decode pixels and does not apply ``ImageLimits``
     /// (a header may declare any size; decoding checks the limits).
-    public static func probe(_ bytes: [UInt8]) throws(ImageError) -> ImageInfo {
+    package static func probe(_ bytes: [UInt8]) throws(ImageError) -> ImageInfo {
         try probe(bytes, scaleDenominator: 1).info
     }
 
     /// Decodes to 8-bit grey at `1 / scaleDenominator` (1, 2, 4 or 8), with any alpha
     /// composited over white. The EXIF orientation is not applied.
-    public static func decodeGray(
+    package static func decodeGray(
         _ bytes: [UInt8], scaleDenominator: Int = 1, limits: ImageLimits = .default
     ) throws(ImageError) -> GrayImage {
         GrayImage(unchecked: try decode(bytes, components: 1, scaleDenominator: scaleDenominator, limits: limits).raster)
@@ -37,7 +37,7 @@ public enum ImageCodec {
     /// Decodes to 8-bit RGB at `1 / scaleDenominator` (1, 2, 4 or 8). Greyscale is expanded,
     /// CMYK/YCCK converted (Adobe-inverted when an Adobe marker is present), alpha composited
     /// over white, 16-bit reduced to 8. The EXIF orientation is not applied.
-    public static func decodeRGB(
+    package static func decodeRGB(
         _ bytes: [UInt8], scaleDenominator: Int = 1, limits: ImageLimits = .default
     ) throws(ImageError) -> RGBImage {
         RGBImage(unchecked: try decode(bytes, components: 3, scaleDenominator: scaleDenominator, limits: limits).raster)

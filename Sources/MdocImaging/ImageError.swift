@@ -4,42 +4,42 @@
 /// and never on the wording of ``reason`` (which carries the codec's own message).
 public struct ImageError: Error, Sendable, Hashable, CustomStringConvertible {
     /// A stable error code. The raw string is what reports and the store persist.
-    public struct Code: Sendable, Hashable, CustomStringConvertible {
-        public let rawValue: String
+    package struct Code: Sendable, Hashable, CustomStringConvertible {
+        package let rawValue: String
         private init(_ rawValue: String) { self.rawValue = rawValue }
 
         /// Zero bytes.
-        public static let empty = Code("empty")
+        package static let empty = Code("empty")
         /// The bytes start with neither the JPEG (`FF D8 FF`) nor the PNG signature.
-        public static let notAnImage = Code("notAnImage")
+        package static let notAnImage = Code("notAnImage")
         /// The data ends early: libjpeg's "Premature end of JPEG file", libpng's "read beyond
         /// end of data", or fewer bytes than a signature.
-        public static let truncated = Code("truncated")
+        package static let truncated = Code("truncated")
         /// The data violates the format (bad marker, bad Huffman code, bad chunk CRC, ...).
-        public static let corrupt = Code("corrupt")
+        package static let corrupt = Code("corrupt")
         /// Well-formed but not supported: 12-bit or lossless JPEG, unusual component counts.
-        public static let unsupported = Code("unsupported")
+        package static let unsupported = Code("unsupported")
         /// The header declares more pixels than ``ImageLimits/maxPixels`` (a decompression
         /// bomb), or dimensions the codec refuses. Checked before any pixel is decoded.
-        public static let tooManyPixels = Code("tooManyPixels")
+        package static let tooManyPixels = Code("tooManyPixels")
         /// The input has more bytes than ``ImageLimits/maxInputBytes``.
-        public static let tooLarge = Code("tooLarge")
+        package static let tooLarge = Code("tooLarge")
         /// The encoder failed.
-        public static let encodeFailed = Code("encodeFailed")
+        package static let encodeFailed = Code("encodeFailed")
         /// A parameter out of range (a scale that is not 1, 2, 4 or 8, a quality outside 1...100,
         /// pixel buffers that do not match their dimensions).
-        public static let invalidArgument = Code("invalidArgument")
+        package static let invalidArgument = Code("invalidArgument")
         /// The QR scanner (zbar) reported an internal failure.
-        public static let scanFailed = Code("scanFailed")
+        package static let scanFailed = Code("scanFailed")
 
-        public var description: String { rawValue }
+        package var description: String { rawValue }
     }
 
-    public let code: Code
+    package let code: Code
     /// What went wrong, for people; includes the codec's message when there is one.
-    public let reason: String
+    package let reason: String
 
-    public init(_ code: Code, _ reason: String) {
+    package init(_ code: Code, _ reason: String) {
         self.code = code
         self.reason = reason
     }

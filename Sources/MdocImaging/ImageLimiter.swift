@@ -1,5 +1,5 @@
 import Foundation
-public import MdocChecks
+import MdocChecks
 internal import MdocCrypto
 
 /// Fits document-scan uploads under a byte limit (DESIGN.md, "Images": at most 1,000,000 bytes),
@@ -27,17 +27,17 @@ public enum ImageLimiter {
     /// The document-scan upload limit: 1,000,000 bytes.
     public static let defaultLimit = 1_000_000
     /// The scales tried, in order (`1 / d` of each dimension).
-    public static let scaleDenominators = [1, 2, 4, 8]
+    package static let scaleDenominators = [1, 2, 4, 8]
     /// A fitting pass at least this fraction of the limit ends the search.
-    public static let acceptFraction = 0.90
+    package static let acceptFraction = 0.90
     /// Once a pass fits, further (upward) passes stop at this many passes for the scale.
-    public static let maxPassesPerScale = 4
+    package static let maxPassesPerScale = 4
     /// Another pass is made only if the model expects at least this many quality steps more.
-    public static let minimumQualityGain = 2
+    package static let minimumQualityGain = 2
 
     /// Fits `original` under `limit` bytes. Never throws: every failure is a
     /// ``FitDecision/rejected(_:reason:)`` outcome with its `image.*` check id.
-    public static func fit(_ original: [UInt8], limit: Int = defaultLimit, options: FitOptions = .default) -> FitOutcome {
+    package static func fit(_ original: [UInt8], limit: Int = defaultLimit, options: FitOptions = .default) -> FitOutcome {
         var evidence = FitEvidence(
             limit: limit,
             original: .init(
@@ -89,7 +89,7 @@ public enum ImageLimiter {
     }
 
     /// The `image.*` check an ``ImageError`` fails.
-    public static func checkID(for error: ImageError) -> CheckID {
+    package static func checkID(for error: ImageError) -> CheckID {
         switch error.code {
         case .empty: .imageEmpty
         case .notAnImage: .imageNotAnImage

@@ -1,5 +1,5 @@
 /// The container formats MdocImaging reads, identified by their leading signature bytes.
-public enum ImageFormat: String, Sendable, Hashable, Codable, CaseIterable {
+package enum ImageFormat: String, Sendable, Hashable, Codable, CaseIterable {
     /// JPEG (ITU-T T.81): starts `FF D8 FF`.
     case jpeg
     /// PNG (ISO/IEC 15948): starts `89 50 4E 47 0D 0A 1A 0A`.
@@ -11,7 +11,7 @@ public enum ImageFormat: String, Sendable, Hashable, Codable, CaseIterable {
     static let pngSignature: [UInt8] = [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A]
 
     /// Identifies the format from the magic bytes only; says nothing about the rest of the data.
-    public static func sniff<Bytes: Collection>(_ bytes: Bytes) -> ImageFormat where Bytes.Element == UInt8 {
+    package static func sniff<Bytes: Collection>(_ bytes: Bytes) -> ImageFormat where Bytes.Element == UInt8 {
         if bytes.starts(with: jpegSignature) { return .jpeg }
         if bytes.starts(with: pngSignature) { return .png }
         return .unknown
@@ -28,7 +28,7 @@ public enum ImageFormat: String, Sendable, Hashable, Codable, CaseIterable {
 }
 
 /// The colour model of the stored samples.
-public enum ImageColorSpace: String, Sendable, Hashable, Codable {
+package enum ImageColorSpace: String, Sendable, Hashable, Codable {
     case gray
     case rgb
     /// JPEG YCbCr (JFIF): decoded to RGB.
@@ -44,7 +44,7 @@ public enum ImageColorSpace: String, Sendable, Hashable, Codable {
 
 /// The EXIF orientation (TIFF tag 0x0112, values 1...8): how the stored pixels must be
 /// transformed to be displayed upright.
-public enum ImageOrientation: Int, Sendable, Hashable, Codable, CaseIterable {
+package enum ImageOrientation: Int, Sendable, Hashable, Codable, CaseIterable {
     /// 1: stored upright.
     case up = 1
     /// 2: mirror horizontally.
@@ -63,38 +63,38 @@ public enum ImageOrientation: Int, Sendable, Hashable, Codable, CaseIterable {
     case left = 8
 
     /// Whether applying the orientation exchanges width and height (5...8).
-    public var swapsDimensions: Bool { rawValue >= 5 }
+    package var swapsDimensions: Bool { rawValue >= 5 }
 }
 
 /// What a header declares, read without decoding pixels.
 public struct ImageInfo: Sendable, Hashable, Codable {
-    public var format: ImageFormat
-    public var width: Int
-    public var height: Int
+    package var format: ImageFormat
+    package var width: Int
+    package var height: Int
     /// Channels stored in the file (JPEG components; PNG: 1 grey, 2 grey+alpha, 3 RGB or palette, 4 RGBA).
-    public var components: Int
+    package var components: Int
     /// Bits per sample as stored (JPEG data precision, PNG IHDR bit depth).
-    public var bitDepth: Int
+    package var bitDepth: Int
     /// JPEG progressive (SOF2) or PNG interlaced (Adam7).
-    public var progressive: Bool
-    public var colorSpace: ImageColorSpace
+    package var progressive: Bool
+    package var colorSpace: ImageColorSpace
     /// PNG with an alpha channel or a tRNS chunk (composited over white when decoded). Always false for JPEG.
-    public var hasAlpha: Bool
+    package var hasAlpha: Bool
     /// The EXIF orientation, when the file carries an EXIF IFD0 orientation tag (JPEG APP1 `Exif`,
     /// PNG `eXIf`); `nil` otherwise (display as stored).
-    public var orientation: ImageOrientation?
+    package var orientation: ImageOrientation?
     /// JPEG only: the libjpeg quality (1...100) whose scaled ITU-T T.81 Annex K table best
     /// matches the luminance quantisation table. An estimate (other encoders use other tables);
     /// `nil` for PNG.
-    public var estimatedQuality: Int?
+    package var estimatedQuality: Int?
 
     /// `width * height`, saturating (dimensions come from untrusted headers).
-    public var pixelCount: Int {
+    package var pixelCount: Int {
         let (product, overflow) = width.multipliedReportingOverflow(by: height)
         return overflow ? Int.max : product
     }
 
-    public init(
+    package init(
         format: ImageFormat, width: Int, height: Int, components: Int, bitDepth: Int,
         progressive: Bool, colorSpace: ImageColorSpace, hasAlpha: Bool, orientation: ImageOrientation?,
         estimatedQuality: Int? = nil
@@ -115,20 +115,20 @@ public struct ImageInfo: Sendable, Hashable, Codable {
 /// Named limits applied to untrusted images before any pixel is decoded.
 public struct ImageLimits: Sendable, Hashable, Codable {
     /// Default largest input accepted: 64 MiB.
-    public static let defaultMaxInputBytes = 64 * 1024 * 1024
+    package static let defaultMaxInputBytes = 64 * 1024 * 1024
     /// Default largest pixel count decoded: 120 megapixels (a 12 MP phone photo is 12,000,000;
     /// a 600 dpi A4 scan about 35,000,000). A header declaring more is a decompression bomb.
-    public static let defaultMaxPixels = 120_000_000
+    package static let defaultMaxPixels = 120_000_000
 
     public static let `default` = ImageLimits()
 
     /// Inputs with more bytes are refused unread (``ImageError/Code/tooLarge``).
-    public var maxInputBytes: Int
+    package var maxInputBytes: Int
     /// Headers declaring more pixels (`width * height`) are refused before decoding
     /// (``ImageError/Code/tooManyPixels``).
-    public var maxPixels: Int
+    package var maxPixels: Int
 
-    public init(maxInputBytes: Int = defaultMaxInputBytes, maxPixels: Int = defaultMaxPixels) {
+    package init(maxInputBytes: Int = defaultMaxInputBytes, maxPixels: Int = defaultMaxPixels) {
         self.maxInputBytes = maxInputBytes
         self.maxPixels = maxPixels
     }
@@ -152,14 +152,14 @@ public struct ImageLimits: Sendable, Hashable, Codable {
 }
 
 /// 8-bit greyscale pixels, rows packed top to bottom, no padding.
-public struct GrayImage: Sendable, Hashable {
-    public let width: Int
-    public let height: Int
+package struct GrayImage: Sendable, Hashable {
+    package let width: Int
+    package let height: Int
     /// `width * height` samples.
-    public let pixels: [UInt8]
+    package let pixels: [UInt8]
 
     /// Fails with ``ImageError/Code/invalidArgument`` unless `pixels.count == width * height`.
-    public init(width: Int, height: Int, pixels: [UInt8]) throws(ImageError) {
+    package init(width: Int, height: Int, pixels: [UInt8]) throws(ImageError) {
         try Raster.checkShape(width: width, height: height, components: 1, count: pixels.count)
         self.width = width
         self.height = height
@@ -175,20 +175,20 @@ public struct GrayImage: Sendable, Hashable {
     var raster: Raster { Raster(width: width, height: height, components: 1, pixels: pixels) }
 
     /// The pixels transformed as the EXIF `orientation` says, so that they display upright.
-    public func applying(_ orientation: ImageOrientation) -> GrayImage {
+    package func applying(_ orientation: ImageOrientation) -> GrayImage {
         GrayImage(unchecked: raster.applying(orientation))
     }
 }
 
 /// 8-bit RGB pixels, three samples per pixel, rows packed top to bottom, no padding.
-public struct RGBImage: Sendable, Hashable {
-    public let width: Int
-    public let height: Int
+package struct RGBImage: Sendable, Hashable {
+    package let width: Int
+    package let height: Int
     /// `width * height * 3` samples (R, G, B).
-    public let pixels: [UInt8]
+    package let pixels: [UInt8]
 
     /// Fails with ``ImageError/Code/invalidArgument`` unless `pixels.count == width * height * 3`.
-    public init(width: Int, height: Int, pixels: [UInt8]) throws(ImageError) {
+    package init(width: Int, height: Int, pixels: [UInt8]) throws(ImageError) {
         try Raster.checkShape(width: width, height: height, components: 3, count: pixels.count)
         self.width = width
         self.height = height
@@ -204,7 +204,7 @@ public struct RGBImage: Sendable, Hashable {
     var raster: Raster { Raster(width: width, height: height, components: 3, pixels: pixels) }
 
     /// The pixels transformed as the EXIF `orientation` says, so that they display upright.
-    public func applying(_ orientation: ImageOrientation) -> RGBImage {
+    package func applying(_ orientation: ImageOrientation) -> RGBImage {
         RGBImage(unchecked: raster.applying(orientation))
     }
 }

@@ -3,16 +3,16 @@ internal import CZBar
 /// One decoded QR code symbol.
 public struct QRSymbol: Sendable, Hashable, Codable {
     /// The payload exactly as zbar returns it with `ZBAR_CFG_BINARY` set (no charset conversion).
-    public let bytes: [UInt8]
+    package let bytes: [UInt8]
 
-    public init(bytes: [UInt8]) { self.bytes = bytes }
+    package init(bytes: [UInt8]) { self.bytes = bytes }
 
     /// The payload as UTF-8 text, or `nil` when it is not valid UTF-8.
-    public var text: String? { String(validating: bytes, as: UTF8.self) }
+    package var text: String? { String(validating: bytes, as: UTF8.self) }
 
     /// Whether the text starts with the `mdoc:` scheme (ISO/IEC 18013-5 §8.2.2.3), compared
     /// case-insensitively as RFC 3986 §3.1 says for schemes.
-    public var isMdocURI: Bool {
+    package var isMdocURI: Bool {
         guard bytes.count >= 5 else { return false }
         let scheme = bytes.prefix(5).map { byte in (0x41...0x5A).contains(byte) ? byte | 0x20 : byte }
         return scheme == Array("mdoc:".utf8)
@@ -26,16 +26,16 @@ public struct QRSymbol: Sendable, Hashable, Codable {
 /// other symbology is switched off). zbar's QR finder locates the finder patterns at any
 /// rotation, so a code turned in the image plane is found; mirrored images are not (apply the
 /// EXIF orientation first). Perspective distortion and blur are handled as far as zbar does.
-public enum QRScanner {
+package enum QRScanner {
     /// Accepted values of the `lineStep` parameter.
-    public static let lineStepRange = 1...8
+    package static let lineStepRange = 1...8
 
     /// Returns every QR symbol zbar decodes, in zbar's order. An image without codes gives `[]`.
     ///
     /// `lineStep` is zbar's scan density (`ZBAR_CFG_X_DENSITY`, `ZBAR_CFG_Y_DENSITY`): every
     /// `lineStep`-th row and column is searched for finder patterns. 1 finds the smallest codes;
     /// 2 halves the line scanning and still finds codes whose modules are 2 pixels or more.
-    public static func scan(_ image: GrayImage, lineStep: Int = 1) throws(ImageError) -> [QRSymbol] {
+    package static func scan(_ image: GrayImage, lineStep: Int = 1) throws(ImageError) -> [QRSymbol] {
         guard lineStepRange.contains(lineStep) else {
             throw ImageError(.invalidArgument, "line step \(lineStep) is outside \(lineStepRange)")
         }

@@ -4,76 +4,76 @@
 /// and the rest of the batch goes on. Equality and hashing use the ``code`` only (the pattern of
 /// swift-asn1's `ASN1Error`): tests and the report store compare codes, never the ``reason`` text.
 /// Reasons name entries by path; they never carry file contents.
-public struct IngestError: Error, Hashable, CustomStringConvertible, Sendable {
+package struct IngestError: Error, Hashable, CustomStringConvertible, Sendable {
     /// A stable, machine-readable error code such as `ingest.pathTraversal`. Never renamed once
     /// shipped: it is stored in reports.
-    public struct Code: Hashable, Sendable, CustomStringConvertible {
+    package struct Code: Hashable, Sendable, CustomStringConvertible {
         /// The stable string, e.g. `"ingest.symlink"`.
-        public let rawValue: String
+        package let rawValue: String
 
         private init(_ rawValue: String) { self.rawValue = rawValue }
 
-        public var description: String { rawValue }
+        package var description: String { rawValue }
 
         /// The input path does not exist.
-        public static let notFound = Code("ingest.notFound")
+        package static let notFound = Code("ingest.notFound")
         /// The input exists but could not be opened, listed or read (permissions, I/O error).
-        public static let unreadable = Code("ingest.unreadable")
+        package static let unreadable = Code("ingest.unreadable")
         /// The input is neither a folder, a `.cbor` file nor an archive libarchive recognises
         /// (tar, zip, optionally gzip- or xz-compressed), or uses a feature refused here
         /// (encrypted zip entries).
-        public static let unsupportedInput = Code("ingest.unsupportedInput")
+        package static let unsupportedInput = Code("ingest.unsupportedInput")
         /// An archive entry path starts with `/`.
-        public static let absolutePath = Code("ingest.absolutePath")
+        package static let absolutePath = Code("ingest.absolutePath")
         /// An archive entry path has a `..` component.
-        public static let pathTraversal = Code("ingest.pathTraversal")
+        package static let pathTraversal = Code("ingest.pathTraversal")
         /// A symbolic link (archive entry or file-system entry). Links are never followed.
-        public static let symlink = Code("ingest.symlink")
+        package static let symlink = Code("ingest.symlink")
         /// A hard-link archive entry.
-        public static let hardlink = Code("ingest.hardlink")
+        package static let hardlink = Code("ingest.hardlink")
         /// A device, FIFO or socket (archive entry or file-system entry), or an entry of unknown type.
-        public static let specialFile = Code("ingest.specialFile")
+        package static let specialFile = Code("ingest.specialFile")
         /// More entries in one archive (or one directory listing) than ``IngestLimits/maxEntriesPerArchive``.
-        public static let tooManyEntries = Code("ingest.tooManyEntries")
+        package static let tooManyEntries = Code("ingest.tooManyEntries")
         /// A file or archive entry larger than ``IngestLimits/maxEntryBytes`` once expanded.
-        public static let entryTooLarge = Code("ingest.entryTooLarge")
+        package static let entryTooLarge = Code("ingest.entryTooLarge")
         /// An archive expanding to more than ``IngestLimits/maxTotalBytesPerArchive``.
-        public static let totalTooLarge = Code("ingest.totalTooLarge")
+        package static let totalTooLarge = Code("ingest.totalTooLarge")
         /// An archive expanding by more than ``IngestLimits/maxCompressionRatio`` (a decompression bomb).
-        public static let compressionRatio = Code("ingest.compressionRatio")
+        package static let compressionRatio = Code("ingest.compressionRatio")
         /// libarchive reported damaged or truncated data (header sizes that lie, broken compression).
-        public static let corruptArchive = Code("ingest.corruptArchive")
+        package static let corruptArchive = Code("ingest.corruptArchive")
         /// The entries of one transaction folder are not contiguous in the archive.
-        public static let splitTransaction = Code("ingest.splitTransaction")
+        package static let splitTransaction = Code("ingest.splitTransaction")
         /// A transaction with more than ``IngestLimits/maxFilesPerTransaction`` files.
-        public static let tooManyFiles = Code("ingest.tooManyFiles")
+        package static let tooManyFiles = Code("ingest.tooManyFiles")
         /// A path with more than ``IngestLimits/maxPathDepth`` components.
-        public static let pathTooDeep = Code("ingest.pathTooDeep")
+        package static let pathTooDeep = Code("ingest.pathTooDeep")
         /// A path longer than ``IngestLimits/maxPathBytes`` bytes.
-        public static let pathTooLong = Code("ingest.pathTooLong")
+        package static let pathTooLong = Code("ingest.pathTooLong")
         /// A path that is not valid UTF-8, or an empty file path.
-        public static let invalidPath = Code("ingest.invalidPath")
+        package static let invalidPath = Code("ingest.invalidPath")
         /// The same path twice within one transaction of an archive.
-        public static let duplicatePath = Code("ingest.duplicatePath")
+        package static let duplicatePath = Code("ingest.duplicatePath")
         /// A transaction whose files add up to more than ``IngestLimits/maxTransactionBytes``.
-        public static let transactionTooLarge = Code("ingest.transactionTooLarge")
+        package static let transactionTooLarge = Code("ingest.transactionTooLarge")
         /// ``ArchiveOutput`` could not create or write the archive.
-        public static let writeFailed = Code("ingest.writeFailed")
+        package static let writeFailed = Code("ingest.writeFailed")
     }
 
     /// The stable code.
-    public let code: Code
+    package let code: Code
     /// A human-readable explanation naming the path or entry concerned.
-    public let reason: String
+    package let reason: String
 
-    public init(_ code: Code, _ reason: String) {
+    package init(_ code: Code, _ reason: String) {
         self.code = code
         self.reason = reason
     }
 
-    public var description: String { "\(code.rawValue): \(reason)" }
+    package var description: String { "\(code.rawValue): \(reason)" }
 
-    public static func == (lhs: IngestError, rhs: IngestError) -> Bool { lhs.code == rhs.code }
+    package static func == (lhs: IngestError, rhs: IngestError) -> Bool { lhs.code == rhs.code }
 
-    public func hash(into hasher: inout Hasher) { hasher.combine(code) }
+    package func hash(into hasher: inout Hasher) { hasher.combine(code) }
 }

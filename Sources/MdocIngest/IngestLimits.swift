@@ -6,30 +6,30 @@
 public struct IngestLimits: Sendable, Hashable {
     /// Entries (files, directories, links, ...) in one archive. Also bounds the number of names
     /// in one directory listing and the distinct directories an archive's paths name.
-    public var maxEntriesPerArchive: Int
+    package var maxEntriesPerArchive: Int
     /// Bytes of one file or archive entry, expanded.
-    public var maxEntryBytes: Int
+    package var maxEntryBytes: Int
     /// Bytes of all entries of one archive, expanded (holes of sparse entries included).
-    public var maxTotalBytesPerArchive: Int64
+    package var maxTotalBytesPerArchive: Int64
     /// Expanded bytes divided by compressed bytes consumed so far (`archive_filter_bytes(a, -1)`).
     /// Checked after every data block once more than ``compressionRatioGraceBytes`` have been
     /// expanded, so small archives with a high ratio (a few kilobytes of JSON) are not refused.
-    public var maxCompressionRatio: Double
+    package var maxCompressionRatio: Double
     /// Files in one transaction (directories not counted).
-    public var maxFilesPerTransaction: Int
+    package var maxFilesPerTransaction: Int
     /// Components of a path: of an archive entry path, or of a path below a folder input.
-    public var maxPathDepth: Int
+    package var maxPathDepth: Int
     /// UTF-8 bytes of an archive entry path or of a path below a folder input
     /// (an addition to the limits of the brief; `PATH_MAX` by default).
-    public var maxPathBytes: Int
+    package var maxPathBytes: Int
     /// Bytes of all files of one transaction together: the memory one ``TransactionBundle`` may
     /// hold (an addition to the limits of the brief).
-    public var maxTransactionBytes: Int
+    package var maxTransactionBytes: Int
 
     /// Expanded bytes of an archive before ``maxCompressionRatio`` is enforced: 1 MiB.
-    public static let compressionRatioGraceBytes: Int64 = 1 << 20
+    package static let compressionRatioGraceBytes: Int64 = 1 << 20
 
-    public init(
+    package init(
         maxEntriesPerArchive: Int = 1_000_000,
         maxEntryBytes: Int = 64 << 20,
         maxTotalBytesPerArchive: Int64 = 64 << 30,
@@ -51,5 +51,5 @@ public struct IngestLimits: Sendable, Hashable {
 
     /// 1,000,000 entries; 64 MiB per entry; 64 GiB per archive; ratio 200; 10,000 files and
     /// 256 MiB per transaction; 32 path components of at most 4096 bytes.
-    public static let `default` = IngestLimits()
+    package static let `default` = IngestLimits()
 }

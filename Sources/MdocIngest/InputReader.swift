@@ -1,4 +1,4 @@
-public import Foundation
+import Foundation
 
 #if canImport(Glibc)
 import Glibc
@@ -61,22 +61,22 @@ import Darwin
 /// Memory: at most one transaction's files at a time, plus the listings of the directories
 /// being walked and 16 bytes per directory of the archive being read.
 /// This type does not interpret `-`: the caller reads path lists with ``readPathList(from:)``.
-public struct InputReader: Sequence, Sendable {
-    public let inputs: [String]
-    public let limits: IngestLimits
+package struct InputReader: Sequence, Sendable {
+    package let inputs: [String]
+    package let limits: IngestLimits
 
-    public init(inputs: [String], limits: IngestLimits = .default) {
+    package init(inputs: [String], limits: IngestLimits = .default) {
         self.inputs = inputs
         self.limits = limits
     }
 
-    public func makeIterator() -> Iterator { Iterator(cursor: IngestCursor(inputs: inputs, limits: limits)) }
+    package func makeIterator() -> Iterator { Iterator(cursor: IngestCursor(inputs: inputs, limits: limits)) }
 
     /// Pulls one item at a time; work happens inside ``next()``.
-    public struct Iterator: IteratorProtocol {
+    package struct Iterator: IteratorProtocol {
         let cursor: IngestCursor
 
-        public mutating func next() -> IngestItem? { cursor.next() }
+        package mutating func next() -> IngestItem? { cursor.next() }
     }
 }
 
@@ -166,7 +166,7 @@ final class IngestCursor {
 /// ends, lines that are empty or only white space skipped. Other white space is kept (file names
 /// may have spaces). Bytes that are not UTF-8 are repaired (such a path then fails `notFound`).
 /// Reads until end of file; a read error ends the list (the paths read before it are returned).
-public func readPathList(from handle: FileHandle) -> [String] {
+package func readPathList(from handle: FileHandle) -> [String] {
     var bytes: [UInt8] = []
     while true {
         let chunk: Data

@@ -284,7 +284,7 @@ func hasCBORExtension(_ name: String) -> Bool {
 /// - Returns: `nil` when the folder exists afterwards, else what is in the way, for a message
 ///   that says what to fix: "`/a/b` is a file, not a folder", or the system's reason for the
 ///   first component that could not be made ("Permission denied", "Read-only file system", ...).
-public func makeDirectories(_ path: String) -> String? {
+package func makeDirectories(_ path: String) -> String? {
     guard !path.isEmpty else { return "the path is empty" }
     var prefix = path.hasPrefix("/") ? "/" : ""
     for component in path.split(separator: "/", omittingEmptySubsequences: true) {

@@ -10,26 +10,26 @@ public struct TransactionBundle: Sendable {
     /// The folder name (or the archive's file name when the archive root is the transaction
     /// folder), or the file name of a lone `.cbor`. The caller may override it with
     /// `transaction.json`'s `id`.
-    public let name: String
+    package let name: String
     /// Where it came from: the input path (folder or `.cbor` file); inside an archive
     /// `"<archive path>!/<folder path inside>"` (`"<archive path>!/"` for the archive root,
     /// `"<archive path>!/<path>.cbor"` for a lone `.cbor` entry).
-    public let source: String
+    package let source: String
     /// Relative POSIX path (no leading `./`, `/`-separated, relative to the transaction folder)
     /// → the file's bytes.
-    public let files: [String: [UInt8]]
+    package let files: [String: [UInt8]]
     /// SHA-256 of each file's bytes, by the same paths as ``files``.
-    public let fileDigests: [String: [UInt8]]
+    package let fileDigests: [String: [UInt8]]
     /// The content identity of the transaction: see ``contentHash(fileDigests:)`` for the exact
     /// serialization. Every file counts, `transaction.json` and unknown files included; the
     /// ``name`` and ``source`` do not.
-    public let contentHash: [UInt8]
+    package let contentHash: [UInt8]
 
     /// Lower-case hex of ``contentHash``.
-    public var contentHashHex: String { hexString(contentHash) }
+    package var contentHashHex: String { hexString(contentHash) }
 
     /// Builds a bundle and computes its digests.
-    public init(name: String, source: String, files: [String: [UInt8]]) {
+    package init(name: String, source: String, files: [String: [UInt8]]) {
         var digests: [String: [UInt8]] = [:]
         digests.reserveCapacity(files.count)
         for (path, bytes) in files {
@@ -44,12 +44,12 @@ public struct TransactionBundle: Sendable {
 
     /// Paths of ``files`` that are not bundle files this project knows (sorted), for the caller
     /// to record. See ``isKnownFile(path:)``.
-    public var unknownFiles: [String] {
+    package var unknownFiles: [String] {
         files.keys.filter { !Self.isKnownFile(path: $0) }.sorted(by: Self.pathPrecedes)
     }
 
     /// Domain-separation prefix of the content-hash serialization, version 1.
-    public static let contentHashDomain: [UInt8] = Array("mdocverify-bundle-content-v1".utf8)
+    package static let contentHashDomain: [UInt8] = Array("mdocverify-bundle-content-v1".utf8)
 
     /// The content hash of a set of files given their SHA-256 digests.
     ///
@@ -63,7 +63,7 @@ public struct TransactionBundle: Sendable {
     /// Every field has a fixed length or a length prefix, so two different sets of
     /// (path, digest) pairs never serialize alike. Independent of the order files were read in,
     /// of the archive form and of the bundle's name.
-    public static func contentHash(fileDigests: [String: [UInt8]]) -> [UInt8] {
+    package static func contentHash(fileDigests: [String: [UInt8]]) -> [UInt8] {
         var context = DigestContext(.sha256)
         context.update(contentHashDomain)
         context.update(bigEndian64(UInt64(fileDigests.count)))
@@ -92,7 +92,7 @@ public struct TransactionBundle: Sendable {
     /// `session-establishment.cbor`, `session-data.cbor`, `session-data-<n>.cbor` (n decimal),
     /// `reader-key.pem`, `session-transcript.cbor`, `device-request.cbor`.
     /// (`documents/` alone does not make a transaction folder.)
-    public static let markerFileNames: Set<String> = [
+    package static let markerFileNames: Set<String> = [
         "transaction.json",
         "engagement.png", "engagement.jpg", "engagement.jpeg", "engagement.txt",
         "device-response.cbor",
@@ -105,7 +105,7 @@ public struct TransactionBundle: Sendable {
 
     /// Whether `name` (one path component) marks a transaction folder (see ``markerFileNames``;
     /// `session-data-1.cbor`, `session-data-2.cbor`, … also do).
-    public static func isMarkerFileName(_ name: String) -> Bool {
+    package static func isMarkerFileName(_ name: String) -> Bool {
         if markerFileNames.contains(name) { return true }
         let prefix = "session-data-"
         let suffix = ".cbor"
@@ -116,7 +116,7 @@ public struct TransactionBundle: Sendable {
 
     /// Whether a bundle-relative path is a known bundle file: a marker file at the top, or
     /// anything directly under `documents/` (the manifest and the scans it lists).
-    public static func isKnownFile(path: String) -> Bool {
+    package static func isKnownFile(path: String) -> Bool {
         let parts = path.split(separator: "/", omittingEmptySubsequences: false)
         switch parts.count {
         case 1: return isMarkerFileName(path)
@@ -127,21 +127,21 @@ public struct TransactionBundle: Sendable {
 }
 
 /// A failure to ingest one input, one archive or one transaction of an archive.
-public struct IngestFailure: Sendable, Error, Hashable, CustomStringConvertible {
+package struct IngestFailure: Sendable, Error, Hashable, CustomStringConvertible {
     /// The input path, the archive path, or the transaction's source (`"<archive>!/<folder>"`).
-    public let source: String
-    public let error: IngestError
+    package let source: String
+    package let error: IngestError
 
-    public init(source: String, error: IngestError) {
+    package init(source: String, error: IngestError) {
         self.source = source
         self.error = error
     }
 
-    public var description: String { "\(source): \(error)" }
+    package var description: String { "\(source): \(error)" }
 }
 
 /// One item streamed by ``InputReader``.
-public enum IngestItem: Sendable {
+package enum IngestItem: Sendable {
     case transaction(TransactionBundle)
     case failure(IngestFailure)
 }

@@ -1,17 +1,17 @@
-public import Foundation
-public import MdocCBOR
-public import MdocCOSE
-public import MdocCrypto
-public import MdocModel
+import Foundation
+import MdocCBOR
+import MdocCOSE
+import MdocCrypto
+import MdocModel
 import MdocTime
 
 /// One data element to issue.
-public struct SampleElement: Sendable {
-    public var namespace: String
-    public var identifier: String
-    public var value: CBORNode
+package struct SampleElement: Sendable {
+    package var namespace: String
+    package var identifier: String
+    package var value: CBORNode
 
-    public init(_ namespace: String, _ identifier: String, _ value: CBORNode) {
+    package init(_ namespace: String, _ identifier: String, _ value: CBORNode) {
         self.namespace = namespace
         self.identifier = identifier
         self.value = value
@@ -19,7 +19,7 @@ public struct SampleElement: Sendable {
 }
 
 /// How the holder's device authenticates the response (§9.1.3).
-public enum DeviceAuthMode: Sendable {
+package enum DeviceAuthMode: Sendable {
     /// deviceSignature with the device key.
     case signature
     /// deviceMac keyed with EMacKey derived from the device key and this reader ephemeral public key.
@@ -27,45 +27,45 @@ public enum DeviceAuthMode: Sendable {
 }
 
 /// What to issue in one mdoc document, and how to present it.
-public struct DocumentSpec: Sendable {
-    public var docType = "org.iso.18013.5.1.mDL"
+package struct DocumentSpec: Sendable {
+    package var docType = "org.iso.18013.5.1.mDL"
     /// Elements issued AND disclosed in the response.
-    public var disclosed: [SampleElement]
+    package var disclosed: [SampleElement]
     /// Elements issued (their digests are in the MSO) but not disclosed.
-    public var undisclosed: [SampleElement] = []
-    public var digestAlgorithm: HashFunction = .sha256
-    public var signed: Date
-    public var validFrom: Date
-    public var validUntil: Date
-    public var expectedUpdate: Date?
-    public var deviceKey: PrivateKey
-    public var authorizedNameSpaces: [String] = []
-    public var authorizedDataElements: [String: [String]] = [:]
-    public var deviceSignedElements: [SampleElement] = []
-    public var deviceAuth: DeviceAuthMode = .signature
+    package var undisclosed: [SampleElement] = []
+    package var digestAlgorithm: HashFunction = .sha256
+    package var signed: Date
+    package var validFrom: Date
+    package var validUntil: Date
+    package var expectedUpdate: Date?
+    package var deviceKey: PrivateKey
+    package var authorizedNameSpaces: [String] = []
+    package var authorizedDataElements: [String: [String]] = [:]
+    package var deviceSignedElements: [SampleElement] = []
+    package var deviceAuth: DeviceAuthMode = .signature
 
     // Knobs for defects (defaults produce a conforming document).
-    public var msoDocType: String? = nil
-    public var msoVersion = "1.0"
-    public var digestAlgorithmName: String? = nil
-    public var includeX5chain = true
+    package var msoDocType: String? = nil
+    package var msoVersion = "1.0"
+    package var digestAlgorithmName: String? = nil
+    package var includeX5chain = true
     /// Certificates (DER) sent after the DS in x5chain, which then becomes an array (RFC 9360).
-    public var additionalX5chain: [[UInt8]] = []
+    package var additionalX5chain: [[UInt8]] = []
     /// Put x5chain in the protected header instead of the unprotected one.
-    public var x5chainInProtected = false
+    package var x5chainInProtected = false
     /// Sign with this DS key and certificate instead of the authority's (longer chains).
-    public var signer: (key: PrivateKey, certificate: Certificate)? = nil
-    public var issuerAlgorithm: COSEAlgorithm? = nil
-    public var tamperElementAfterSigning = false
-    public var tamperMSOAfterSigning = false
-    public var dropDigestOfFirstElement = false
-    public var invalidDeviceKeyInMSO = false
-    public var signDeviceAuthWithOtherKey = false
+    package var signer: (key: PrivateKey, certificate: Certificate)? = nil
+    package var issuerAlgorithm: COSEAlgorithm? = nil
+    package var tamperElementAfterSigning = false
+    package var tamperMSOAfterSigning = false
+    package var dropDigestOfFirstElement = false
+    package var invalidDeviceKeyInMSO = false
+    package var signDeviceAuthWithOtherKey = false
     /// Where the IssuerSignedItem salts (`random`) and digest ids come from: a seeded stream for
     /// reproducible samples, or `nil` for the system generator.
-    public var randomness: SampleRandom? = nil
+    package var randomness: SampleRandom? = nil
 
-    public init(disclosed: [SampleElement], signed: Date, validityDays: Int = 365, deviceKey: PrivateKey) {
+    package init(disclosed: [SampleElement], signed: Date, validityDays: Int = 365, deviceKey: PrivateKey) {
         self.disclosed = disclosed
         self.signed = signed
         self.validFrom = signed
@@ -76,9 +76,9 @@ public struct DocumentSpec: Sendable {
 
 /// Issues mdoc documents and assembles DeviceResponses, as an issuing authority and a holder's
 /// device would (§9.1.2 issuer data authentication, §9.1.3 mdoc authentication).
-public enum MdocIssuer {
+package enum MdocIssuer {
     /// Builds the CBOR node of one Document (`{docType, issuerSigned, deviceSigned}`).
-    public static func document(_ spec: DocumentSpec, authority: IssuingAuthority, transcript: SessionTranscript) throws
+    package static func document(_ spec: DocumentSpec, authority: IssuingAuthority, transcript: SessionTranscript) throws
         -> CBORNode
     {
         let hash = spec.digestAlgorithm
@@ -224,7 +224,7 @@ public enum MdocIssuer {
     }
 
     /// A DeviceResponse (§8.3.2.1.2.2) around documents.
-    public static func deviceResponse(documents: [CBORNode], status: UInt64 = 0, version: String = "1.0") -> [UInt8] {
+    package static func deviceResponse(documents: [CBORNode], status: UInt64 = 0, version: String = "1.0") -> [UInt8] {
         var entries: [CBORNode.Entry] = [.init("version", .text(version))]
         if !documents.isEmpty { entries.append(.init("documents", .array(documents))) }
         entries.append(.init("status", .unsigned(status)))
@@ -241,12 +241,12 @@ public enum MdocIssuer {
     }
 
     /// `tdate = #6.0(tstr)` in UTC with second precision (§9.1.2.4).
-    public static func tdate(_ date: Date) -> CBORNode {
+    package static func tdate(_ date: Date) -> CBORNode {
         .tagged(0, .text(RFC3339.format(date)))
     }
 
     /// `full-date = #6.1004(tstr)` (RFC 8943).
-    public static func fullDate(_ date: Date) -> CBORNode {
+    package static func fullDate(_ date: Date) -> CBORNode {
         .tagged(1004, .text(FullDate.format(date)))
     }
 }

@@ -1,22 +1,22 @@
 import CQREncode
 import Foundation
-public import MdocImaging
+import MdocImaging
 
 /// A QR code symbol as a square matrix of modules (ISO/IEC 18004), made with libqrencode.
 ///
 /// Used by the sample generator to render the device engagement `mdoc:` URI as the QR code a
 /// holder's device would show (ISO 18013-5 §8.2.2.3). The whole payload is encoded in 8-bit byte
 /// mode, so any text round-trips byte for byte.
-public struct QRCodeMatrix: Sendable, Hashable {
+package struct QRCodeMatrix: Sendable, Hashable {
     /// The QR version chosen (1...40).
-    public let version: Int
+    package let version: Int
     /// Modules per side (21 + 4 × (version − 1)).
-    public let size: Int
+    package let size: Int
     /// Row-major, `size * size` entries; `true` is a dark module.
-    public let modules: [Bool]
+    package let modules: [Bool]
 
     /// The error-correction level (ISO/IEC 18004 §5.3.8).
-    public enum ErrorCorrection: Sendable {
+    package enum ErrorCorrection: Sendable {
         /// About 7% of codewords can be restored.
         case low
         /// About 15%: the usual choice for a code on a screen.
@@ -37,12 +37,12 @@ public struct QRCodeMatrix: Sendable, Hashable {
     }
 
     /// Largest payload accepted: a version-40 symbol holds at most 2953 bytes at level L.
-    public static let maxPayloadBytes = 2953
+    package static let maxPayloadBytes = 2953
 
     /// Encodes `text` (its UTF-8 bytes, byte mode) in the smallest version that fits.
     /// - Throws: ``SampleError/Code/qrEncodingFailed`` when the text is empty, longer than
     ///   ``maxPayloadBytes``, or does not fit a version-40 symbol at `correction`.
-    public init(encoding text: String, correction: ErrorCorrection = .medium) throws(SampleError) {
+    package init(encoding text: String, correction: ErrorCorrection = .medium) throws(SampleError) {
         let bytes = Array(text.utf8)
         guard !bytes.isEmpty else { throw SampleError(.qrEncodingFailed, "nothing to encode in the QR code") }
         guard bytes.count <= Self.maxPayloadBytes else {
@@ -72,7 +72,7 @@ public struct QRCodeMatrix: Sendable, Hashable {
     }
 
     /// Whether the module at (`x`, `y`) is dark; `false` outside the symbol (the quiet zone).
-    public func isDark(x: Int, y: Int) -> Bool {
+    package func isDark(x: Int, y: Int) -> Bool {
         guard x >= 0, y >= 0, x < size, y < size else { return false }
         return modules[y * size + x]
     }
@@ -82,7 +82,7 @@ public struct QRCodeMatrix: Sendable, Hashable {
     /// per module.
     /// - Throws: ``SampleError/Code/invalidOption`` when `scale` is outside 1...64 or `quietZone`
     ///   outside 0...16.
-    public func grayImage(scale: Int = 8, quietZone: Int = 4) throws(SampleError) -> GrayImage {
+    package func grayImage(scale: Int = 8, quietZone: Int = 4) throws(SampleError) -> GrayImage {
         guard (1...64).contains(scale) else { throw SampleError(.invalidOption, "QR module scale \(scale) is outside 1...64") }
         guard (0...16).contains(quietZone) else {
             throw SampleError(.invalidOption, "QR quiet zone \(quietZone) is outside 0...16 modules")
@@ -107,7 +107,7 @@ public struct QRCodeMatrix: Sendable, Hashable {
     }
 
     /// The symbol as an 8-bit greyscale PNG (``PNGEncoder``).
-    public func png(scale: Int = 8, quietZone: Int = 4) throws(SampleError) -> [UInt8] {
+    package func png(scale: Int = 8, quietZone: Int = 4) throws(SampleError) -> [UInt8] {
         let image = try grayImage(scale: scale, quietZone: quietZone)
         do {
             return try PNGEncoder.encode(gray: image)

@@ -1,5 +1,5 @@
-public import Foundation
-public import MdocChecks
+import Foundation
+import MdocChecks
 import MdocCrypto
 
 /// A named defect the generator can plant in a transaction, with the check(s) it must trip.
@@ -8,7 +8,7 @@ import MdocCrypto
 /// extension is refused both by the extension check and by OpenSSL's path validation),
 /// ``expectedFailures`` lists both. An IACA without basicConstraints is still accepted by
 /// OpenSSL as a trust anchor, so only the Annex B profile check catches it.
-public enum SampleDefect: String, Sendable, CaseIterable, Codable {
+package enum SampleDefect: String, Sendable, CaseIterable, Codable {
     case tamperedElement
     case tamperedMSO
     case wrongDocType
@@ -36,7 +36,7 @@ public enum SampleDefect: String, Sendable, CaseIterable, Codable {
     case errorStatus
 
     /// The check ids that must fail, and no other.
-    public var expectedFailures: Set<CheckID> {
+    package var expectedFailures: Set<CheckID> {
         switch self {
         case .tamperedElement: [.msoDigest]
         case .tamperedMSO: [.issuerSignature]
@@ -66,7 +66,7 @@ public enum SampleDefect: String, Sendable, CaseIterable, Codable {
     }
 
     /// Whether the defect lives in the certificates (the authority must be built with it).
-    public var needsOwnAuthority: Bool {
+    package var needsOwnAuthority: Bool {
         switch self {
         case .dsNotChained, .dsExpired, .dsMissingEKU, .dsWrongKeyUsage, .dsCountryMismatch, .dsValidityTooLong,
             .dsUnknownCriticalExtension, .iacaNotCA:
@@ -77,7 +77,7 @@ public enum SampleDefect: String, Sendable, CaseIterable, Codable {
 
     /// Applies the defect to the certificate profile (for ``needsOwnAuthority`` defects).
     /// `verificationTime` is the instant the sample will be judged at.
-    public func apply(to profile: inout IssuingAuthority.Profile, verificationTime: Date) {
+    package func apply(to profile: inout IssuingAuthority.Profile, verificationTime: Date) {
         switch self {
         case .dsExpired:
             // DS valid for 200 days ending 10 days before the verification time; the MSO was
@@ -96,7 +96,7 @@ public enum SampleDefect: String, Sendable, CaseIterable, Codable {
 
     /// Applies the defect to the document spec. `verificationTime` is the instant judged;
     /// `authority` the one that signs.
-    public func apply(to spec: inout DocumentSpec, verificationTime: Date, authority: IssuingAuthority) {
+    package func apply(to spec: inout DocumentSpec, verificationTime: Date, authority: IssuingAuthority) {
         switch self {
         case .tamperedElement: spec.tamperElementAfterSigning = true
         case .tamperedMSO:

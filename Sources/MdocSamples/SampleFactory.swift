@@ -1,5 +1,5 @@
-public import Foundation
-public import MdocCrypto
+import Foundation
+import MdocCrypto
 import MdocCBOR
 import MdocCOSE
 import MdocImaging
@@ -7,40 +7,40 @@ import MdocModel
 import MdocTime
 
 /// One generated transaction, in memory.
-public struct SampleTransaction: Sendable {
+package struct SampleTransaction: Sendable {
     /// `tx-00001` …: the folder name and `transaction.json`'s id.
-    public var id: String
+    package var id: String
     /// Bundle-relative paths and contents, in the order they are written.
-    public var files: [(path: String, bytes: [UInt8])]
-    public var expectation: SampleExpectation
+    package var files: [(path: String, bytes: [UInt8])]
+    package var expectation: SampleExpectation
 
     /// The files as a dictionary (what a `TransactionBundle` takes).
-    public var fileMap: [String: [UInt8]] {
+    package var fileMap: [String: [UInt8]] {
         Dictionary(files.map { ($0.path, $0.bytes) }, uniquingKeysWith: { _, last in last })
     }
 }
 
 /// What the verifier must conclude about one transaction (one entry of `expected.json`).
-public struct SampleExpectation: Sendable, Equatable, Codable {
-    public var transaction: String
+package struct SampleExpectation: Sendable, Equatable, Codable {
+    package var transaction: String
     /// The ``SampleDefect`` planted, or nil.
-    public var defect: String?
+    package var defect: String?
     /// The check ids that must fail, and no other (sorted).
-    public var expectedFailures: [String]
+    package var expectedFailures: [String]
     /// The verdict at the verification time: `valid` or `invalid`.
-    public var expectedVerdict: String
+    package var expectedVerdict: String
     /// Whether the consent has expired (adds `consent.window`).
-    public var consentExpired: Bool
+    package var consentExpired: Bool
     /// The issuing authority's curve.
-    public var curve: String
+    package var curve: String
     /// `signature` or `mac`.
-    public var deviceAuth: String
+    package var deviceAuth: String
 
     enum CodingKeys: String, CodingKey {
         case transaction, defect, expectedFailures, expectedVerdict, consentExpired, curve, deviceAuth
     }
 
-    public init(
+    package init(
         transaction: String, defect: String?, expectedFailures: [String], expectedVerdict: String, consentExpired: Bool,
         curve: String, deviceAuth: String
     ) {
@@ -54,7 +54,7 @@ public struct SampleExpectation: Sendable, Equatable, Codable {
     }
 
     /// Writes `"defect": null` rather than leaving the key out.
-    public func encode(to encoder: any Encoder) throws {
+    package func encode(to encoder: any Encoder) throws {
         var container = encoder.container(keyedBy: CodingKeys.self)
         try container.encode(transaction, forKey: .transaction)
         if let defect { try container.encode(defect, forKey: .defect) } else { try container.encodeNil(forKey: .defect) }
@@ -66,27 +66,27 @@ public struct SampleExpectation: Sendable, Equatable, Codable {
     }
 
     /// Reads `expected.json` (a JSON array of expectations).
-    public static func decodeList(_ json: [UInt8]) throws -> [SampleExpectation] {
+    package static func decodeList(_ json: [UInt8]) throws -> [SampleExpectation] {
         try JSONDecoder().decode([SampleExpectation].self, from: Data(json))
     }
 }
 
 /// The trust material of a sample set: every IACA certificate a verifier must trust, and a CRL
 /// per IACA (empty, or revoking the DS of the `revokedDS` defect).
-public struct SampleTrust: Sendable {
-    public var anchors: [Certificate]
-    public var crls: [CRL]
+package struct SampleTrust: Sendable {
+    package var anchors: [Certificate]
+    package var crls: [CRL]
     /// File names and PEM contents, as written to the trust folder.
-    public var files: [(name: String, bytes: [UInt8])]
+    package var files: [(name: String, bytes: [UInt8])]
 }
 
 /// Makes the transactions of a ``SampleGenerator`` one at a time, in memory (the generator
 /// writes them; the benchmark and tests use them directly). Holds the issuing authorities,
 /// created on first use; not thread-safe.
-public final class SampleFactory {
-    public let options: SampleGenerator
+package final class SampleFactory {
+    package let options: SampleGenerator
     /// ``SampleGenerator/verificationTime`` truncated to whole seconds.
-    public let verificationTime: Date
+    package let verificationTime: Date
     /// Per transaction (index − 1): 0 = nothing planted, 1...n = defect n − 1, ``expiredMark``.
     private var marks: [UInt8]
     private static let expiredMark: UInt8 = 255
@@ -96,7 +96,7 @@ public final class SampleFactory {
 
     static let day: TimeInterval = 86_400
     /// Capture times fall in the 180 days before the verification time.
-    public static let captureWindowDays = 180
+    package static let captureWindowDays = 180
     static let namespace = "org.iso.18013.5.1"
     static let docType = "org.iso.18013.5.1.mDL"
     static let sources = ["kiosk-01", "kiosk-02", "kiosk-03", "kiosk-04", "kiosk-05", "central"]
@@ -109,7 +109,7 @@ public final class SampleFactory {
         let slug: String
     }
 
-    public init(_ options: SampleGenerator) throws(SampleError) {
+    package init(_ options: SampleGenerator) throws(SampleError) {
         try options.validateOptions()
         self.options = options
         self.verificationTime = Date(timeIntervalSince1970: options.verificationTime.timeIntervalSince1970.rounded(.down))
@@ -132,13 +132,13 @@ public final class SampleFactory {
     }
 
     /// The id of transaction `index` (1-based): `tx-00001`.
-    public func id(at index: Int) -> String {
+    package func id(at index: Int) -> String {
         let digits = String(index)
         return "tx-" + String(repeating: "0", count: max(0, idWidth - digits.count)) + digits
     }
 
     /// The defect planted in transaction `index` (1-based), if any.
-    public func defect(at index: Int) -> SampleDefect? {
+    package func defect(at index: Int) -> SampleDefect? {
         guard index >= 1, index <= marks.count else { return nil }
         let mark = marks[index - 1]
         guard mark != 0, mark != Self.expiredMark else { return nil }
@@ -208,7 +208,7 @@ public final class SampleFactory {
     /// before the verification time, nextUpdate 30 days after). Creates the authorities the
     /// planned transactions need that were not used yet, so it may be called before or after
     /// making them.
-    public func trustMaterial() throws(SampleError) -> SampleTrust {
+    package func trustMaterial() throws(SampleError) -> SampleTrust {
         for curve in options.curves { _ = try authority(curve: curve, defect: nil) }
         for position in marks.indices {
             if let defect = defect(at: position + 1) { _ = try authority(curve: curve(at: position + 1), defect: defect) }
@@ -235,7 +235,7 @@ public final class SampleFactory {
     // MARK: Transactions
 
     /// Makes transaction `index` (1 ... count).
-    public func transaction(at index: Int) throws(SampleError) -> SampleTransaction {
+    package func transaction(at index: Int) throws(SampleError) -> SampleTransaction {
         guard index >= 1, index <= marks.count else {
             throw SampleError(.invalidOption, "transaction \(index) is outside 1...\(marks.count)")
         }

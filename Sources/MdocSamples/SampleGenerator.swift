@@ -1,5 +1,5 @@
-public import Foundation
-public import MdocCrypto
+import Foundation
+import MdocCrypto
 import MdocIngest
 
 /// Writes sample transaction bundles (DESIGN.md, "The transaction bundle") that verify out of
@@ -42,52 +42,52 @@ import MdocIngest
 /// A `.tar.gz` output is written through ``ArchiveWriter`` one transaction at a time (memory
 /// does not grow with the count); the trust folder goes next to it as `<name>-trust/` and the
 /// expectations as `<name>-expected.json`.
-public struct SampleGenerator: Sendable {
+package struct SampleGenerator: Sendable {
     /// Most transactions in one run.
-    public static let maxCount = 1_000_000
+    package static let maxCount = 1_000_000
     /// The curves an issuing authority can use (signature curves of ISO 18013-5 §9.1.5.2).
-    public static let supportedCurves: [Curve] = [
+    package static let supportedCurves: [Curve] = [
         .p256, .p384, .p521, .brainpoolP256r1, .brainpoolP320r1, .brainpoolP384r1, .brainpoolP512r1, .ed25519, .ed448,
     ]
 
     /// Where to write: a folder (created; must be new or empty) or a `.tar.gz`/`.tgz` file (must not exist).
-    public var out: String
+    package var out: String
     /// Transactions to write (1 ... ``maxCount``).
-    public var count = 20
-    public var seed: UInt64 = 1
+    package var count = 20
+    package var seed: UInt64 = 1
     /// Share of transactions with one planted ``SampleDefect`` (0 ... 1).
-    public var invalidShare = 0.25
+    package var invalidShare = 0.25
     /// Share of transactions (among those without a defect) whose consent has expired (0 ... 1).
-    public var expiredConsentShare = 0.05
+    package var expiredConsentShare = 0.05
     /// Share of defect-free transactions authenticated with deviceMac instead of deviceSignature.
-    public var deviceMacShare = 0.2
+    package var deviceMacShare = 0.2
     /// Issuing-authority curves, used round-robin over the transactions.
-    public var curves: [Curve] = [.p256]
-    public var withQR = false
-    public var withSession = false
-    public var withScans = false
+    package var curves: [Curve] = [.p256]
+    package var withQR = false
+    package var withSession = false
+    package var withScans = false
     /// The instant the defects are planned against (and capture times precede). Truncated to
     /// whole seconds (certificates and MSO dates carry seconds).
-    public var verificationTime: Date
+    package var verificationTime: Date
 
-    public init(out: String, verificationTime: Date = Date()) {
+    package init(out: String, verificationTime: Date = Date()) {
         self.out = out
         self.verificationTime = verificationTime
     }
 
     /// Where the output goes.
-    public struct Layout: Sendable, Equatable {
+    package struct Layout: Sendable, Equatable {
         /// The folder, or the archive file.
-        public var output: String
-        public var isArchive: Bool
+        package var output: String
+        package var isArchive: Bool
         /// The trust folder (IACA certificates and CRLs, PEM).
-        public var trust: String
+        package var trust: String
         /// The expectations file.
-        public var expected: String
+        package var expected: String
     }
 
     /// The output paths for ``out``.
-    public var layout: Layout {
+    package var layout: Layout {
         let lower = out.lowercased()
         let isArchive = lower.hasSuffix(".tar.gz") || lower.hasSuffix(".tgz")
         guard isArchive else {
@@ -107,7 +107,7 @@ public struct SampleGenerator: Sendable {
 
     /// Checks the options (not the output path; ``generate(progress:)`` checks that).
     /// - Throws: ``SampleError/Code/invalidOption`` naming the option.
-    public func validateOptions() throws(SampleError) {
+    package func validateOptions() throws(SampleError) {
         guard (1...Self.maxCount).contains(count) else {
             throw SampleError(.invalidOption, "count \(count) is outside 1...\(Self.maxCount)")
         }
@@ -130,7 +130,7 @@ public struct SampleGenerator: Sendable {
 
     /// The curve named `name`, leniently: `p256`, `P-256`, `p-256`, `secp256r1`, `ed25519`,
     /// `brainpoolP256r1` … (case and dashes ignored); nil for unknown names and non-signature curves.
-    public static func curve(named name: String) -> Curve? {
+    package static func curve(named name: String) -> Curve? {
         func key(_ s: String) -> String { s.lowercased().replacingOccurrences(of: "-", with: "").replacingOccurrences(of: "_", with: "") }
         let wanted = key(name)
         let aliases = ["secp256r1": "p256", "prime256v1": "p256", "secp384r1": "p384", "secp521r1": "p521"]
@@ -139,17 +139,17 @@ public struct SampleGenerator: Sendable {
     }
 
     /// What a run wrote.
-    public struct Summary: Sendable {
-        public var layout: Layout
-        public var transactions: Int
+    package struct Summary: Sendable {
+        package var layout: Layout
+        package var transactions: Int
         /// Transactions with a planted defect.
-        public var defective: Int
+        package var defective: Int
         /// Transactions (without a defect) whose consent has expired.
-        public var expiredConsent: Int
+        package var expiredConsent: Int
         /// Bytes of transaction files written (before compression).
-        public var bytes: Int
+        package var bytes: Int
         /// The verification time the expectations hold at.
-        public var verificationTime: Date
+        package var verificationTime: Date
     }
 
     /// Generates and writes everything. `progress` is called after each transaction with the
@@ -157,7 +157,7 @@ public struct SampleGenerator: Sendable {
     /// - Throws: ``SampleError``: `invalidOption` (also for an output folder that is not empty,
     ///   or an archive or trust folder that already exists), `writeFailed`, `cryptoFailed`,
     ///   `imageFailed`, `qrEncodingFailed`.
-    public func generate(progress: ((Int) -> Void)? = nil) throws(SampleError) -> Summary {
+    package func generate(progress: ((Int) -> Void)? = nil) throws(SampleError) -> Summary {
         try validateOptions()
         let layout = self.layout
         try Self.prepare(layout)

@@ -1,4 +1,4 @@
-public import MdocCrypto
+import MdocCrypto
 
 /// Deterministic pseudo-random numbers for the sample generator: SHA-256 in counter mode over
 /// `domain ‖ seed ‖ label ‖ counter`.
@@ -7,7 +7,7 @@ public import MdocCrypto
 /// not depend on how many numbers another one used. Everything here is reproducible across runs,
 /// machines and Swift versions (no standard-library shuffles or `random(in:)`, whose algorithms
 /// are not specified). Not for secrets: sample keys come from ``SampleKeys`` (HKDF).
-public struct SampleRandom: RandomNumberGenerator, Sendable {
+package struct SampleRandom: RandomNumberGenerator, Sendable {
     private let prefix: [UInt8]
     private var counter: UInt64 = 0
     private var block: [UInt8] = []
@@ -15,20 +15,20 @@ public struct SampleRandom: RandomNumberGenerator, Sendable {
 
     static let domain = Array("mdocverify-samples/random/v1".utf8)
 
-    public init(seed: UInt64, label: String) {
+    package init(seed: UInt64, label: String) {
         let labelBytes = Array(label.utf8)
         prefix = Self.domain + bigEndian(seed) + bigEndian(UInt64(labelBytes.count)) + labelBytes
     }
 
     /// The next 64 bits.
-    public mutating func next() -> UInt64 {
+    package mutating func next() -> UInt64 {
         var value: UInt64 = 0
         for byte in bytes(8) { value = value << 8 | UInt64(byte) }
         return value
     }
 
     /// The next `count` bytes.
-    public mutating func bytes(_ count: Int) -> [UInt8] {
+    package mutating func bytes(_ count: Int) -> [UInt8] {
         var out: [UInt8] = []
         out.reserveCapacity(max(0, count))
         while out.count < count {
@@ -45,7 +45,7 @@ public struct SampleRandom: RandomNumberGenerator, Sendable {
     }
 
     /// A uniform integer in `0..<bound` (rejection sampling, no modulo bias); 0 when `bound` ≤ 1.
-    public mutating func below(_ bound: Int) -> Int {
+    package mutating func below(_ bound: Int) -> Int {
         guard bound > 1 else { return 0 }
         let limit = UInt64(bound)
         let threshold = (0 &- limit) % limit  // 2^64 mod bound
@@ -56,27 +56,27 @@ public struct SampleRandom: RandomNumberGenerator, Sendable {
     }
 
     /// A uniform integer in `range`.
-    public mutating func int(in range: ClosedRange<Int>) -> Int {
+    package mutating func int(in range: ClosedRange<Int>) -> Int {
         let (width, overflow) = range.upperBound.subtractingReportingOverflow(range.lowerBound)
         guard !overflow, width < Int.max else { return range.lowerBound }
         return range.lowerBound + below(width + 1)
     }
 
     /// A uniform number in `0 ..< 1` with 53 bits of precision.
-    public mutating func unit() -> Double {
+    package mutating func unit() -> Double {
         Double(next() >> 11) * 0x1.0p-53
     }
 
     /// `true` with probability `p`.
-    public mutating func chance(_ p: Double) -> Bool { unit() < p }
+    package mutating func chance(_ p: Double) -> Bool { unit() < p }
 
     /// One element of a non-empty array (the first of an empty one is not defined: returns nil).
-    public mutating func pick<T>(_ list: [T]) -> T? {
+    package mutating func pick<T>(_ list: [T]) -> T? {
         list.isEmpty ? nil : list[below(list.count)]
     }
 
     /// A Fisher–Yates shuffle of `list`.
-    public mutating func shuffled<T>(_ list: [T]) -> [T] {
+    package mutating func shuffled<T>(_ list: [T]) -> [T] {
         var items = list
         var i = items.count - 1
         while i > 0 {
@@ -96,12 +96,12 @@ public struct SampleRandom: RandomNumberGenerator, Sendable {
 /// The same seed and label always give the same key. The signatures made with these keys are
 /// still randomized: OpenSSL 3.0 has no deterministic-nonce ECDSA (RFC 6979), so certificates,
 /// MSO signatures and deviceSignature differ from run to run (EdDSA signatures do not).
-public enum SampleKeys {
+package enum SampleKeys {
     /// Attempts before giving up on a curve (each succeeds with probability at least 1/2).
-    public static let maxAttempts = 64
+    package static let maxAttempts = 64
     static let salt = Array("mdocverify-samples/keys/v1".utf8)
 
-    public static func derive(curve: Curve, seed: UInt64, label: String) throws(SampleError) -> PrivateKey {
+    package static func derive(curve: Curve, seed: UInt64, label: String) throws(SampleError) -> PrivateKey {
         let seedMaterial = SecureBytes(bigEndian(seed))
         for attempt in 0..<maxAttempts {
             var raw: [UInt8]

@@ -10,8 +10,8 @@ import MdocImaging
 ///
 /// Everything derives from the seed: the same arguments give the same pixels and the same bytes
 /// (for a given libjpeg/libpng). Nothing here is personal data.
-public enum SyntheticScan {
-    public enum Kind: String, Sendable, CaseIterable {
+package enum SyntheticScan {
+    package enum Kind: String, Sendable, CaseIterable {
         /// A white page with lines of text-like strokes, a coloured header band and a photo box.
         case textDocument
         /// Smooth colour gradients, shapes and grain.
@@ -19,11 +19,11 @@ public enum SyntheticScan {
     }
 
     /// Largest pixel count rendered (24 megapixels, the top of the range scans come in).
-    public static let maxPixels = 24_000_000
+    package static let maxPixels = 24_000_000
 
     /// Renders `kind` at `width` x `height` (each at least 64; at most ``maxPixels`` pixels).
     /// `noise` is the grain amplitude (peak deviation per sample, 0...64).
-    public static func render(
+    package static func render(
         _ kind: Kind, width: Int, height: Int, seed: UInt64, noise: Int = 6
     ) throws(ImageError) -> RGBImage {
         guard width >= 64, height >= 64, width <= maxPixels / height else {
@@ -39,7 +39,7 @@ public enum SyntheticScan {
     }
 
     /// Width and height for about `megapixels` million pixels at `aspect` (height / width).
-    public static func dimensions(megapixels: Double, aspect: Double) -> (width: Int, height: Int) {
+    package static func dimensions(megapixels: Double, aspect: Double) -> (width: Int, height: Int) {
         let pixels = max(4096.0, min(Double(maxPixels), megapixels * 1_000_000))
         let width = (pixels / max(0.25, min(aspect, 4))).squareRoot()
         let w = Int(width.rounded())
@@ -48,7 +48,7 @@ public enum SyntheticScan {
 
     /// A scan of `kind` at about `megapixels` (8...24 in realistic use), JPEG at `quality`
     /// (92...95 is what scanning apps use). A4 portrait proportions for documents, 3:4 for photos.
-    public static func jpeg(
+    package static func jpeg(
         _ kind: Kind, megapixels: Double, quality: Int, seed: UInt64, noise: Int = 6
     ) throws(ImageError) -> [UInt8] {
         let size = dimensions(megapixels: megapixels, aspect: kind == .textDocument ? 1.414 : 4.0 / 3.0)
@@ -57,7 +57,7 @@ public enum SyntheticScan {
     }
 
     /// The same as a PNG (lossless, so much larger per pixel than the JPEG).
-    public static func png(
+    package static func png(
         _ kind: Kind, megapixels: Double, seed: UInt64, noise: Int = 6
     ) throws(ImageError) -> [UInt8] {
         let size = dimensions(megapixels: megapixels, aspect: kind == .textDocument ? 1.414 : 4.0 / 3.0)

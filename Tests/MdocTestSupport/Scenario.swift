@@ -17,9 +17,9 @@ public struct Scenario {
     public let trust: TrustStore
     public let transcript: SessionTranscript
     public let readerKey: PrivateKey
-    public let authority: IssuingAuthority
+    package let authority: IssuingAuthority
 
-    public init(curve: Curve = .p256, defect: SampleDefect? = nil, deviceAuthMac: Bool = false) throws {
+    package init(curve: Curve = .p256, defect: SampleDefect? = nil, deviceAuthMac: Bool = false) throws {
         let t = Self.verificationTime
         var profile = IssuingAuthority.Profile(notBefore: t.addingTimeInterval(-100 * 86_400))
         if let defect, defect.needsOwnAuthority { defect.apply(to: &profile, verificationTime: t) }
@@ -66,7 +66,7 @@ public struct Scenario {
         self.response = MdocIssuer.deviceResponse(documents: [document], status: defect == .errorStatus ? 10 : 0)
     }
 
-    public static let elements: [SampleElement] = [
+    package static let elements: [SampleElement] = [
         SampleElement("org.iso.18013.5.1", "family_name", .text("Doe")),
         SampleElement("org.iso.18013.5.1", "given_name", .text("Jane")),
         SampleElement("org.iso.18013.5.1", "birth_date", MdocIssuer.fullDate(Date(timeIntervalSince1970: 0))),

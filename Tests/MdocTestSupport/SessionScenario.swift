@@ -19,7 +19,7 @@ public struct SessionScenario {
     public let keys: SessionKeys
     public let deviceResponse: [UInt8]
     public private(set) var deviceRequest: [UInt8]
-    public let authority: IssuingAuthority
+    package let authority: IssuingAuthority
     /// The reader PKI that signed readerAuth, if any.
     public let reader: ReaderPKI?
     let eReaderKeyBytes: [UInt8]
