@@ -1,9 +1,8 @@
 // swift-tools-version:6.0
 // mdocverify: batch and offline verification of ISO/IEC 18013-5 mobile documents.
 //
-// Layers, bottom to top (DESIGN.md, "Architecture"). A target may depend only on targets
-// listed before it. Each C library sits behind exactly one system-library (or shim) target,
-// and each of those is imported by exactly one Swift target:
+// Layers, bottom to top: a target may depend only on targets listed before it. Each C library
+// sits behind one system-library (or shim) target, imported by exactly one Swift target:
 //   COpenSSL     -> MdocCrypto
 //   CImageCodecs -> MdocImaging   (libjpeg + libpng, with the setjmp shim libjpeg needs)
 //   CZBar        -> MdocImaging
@@ -12,10 +11,8 @@
 import PackageDescription
 
 /// The executables allocate through jemalloc (Debian `libjemalloc-dev`, installed by bin/setup):
-/// a batch run makes and frees millions of small objects from several threads, where glibc's
-/// allocator spent ~10 % of the CPU (arena locks, fastbin consolidation). Measured in
-/// BENCHMARKS.md ("Allocator"). Libraries and test bundles keep the system allocator; the CLI
-/// tests run the real binary, so they run on jemalloc.
+/// a batch run makes and frees millions of small objects on several threads (BENCHMARKS.md,
+/// "Allocator"). Libraries and test bundles keep the system allocator.
 let jemalloc: [LinkerSetting] = [.linkedLibrary("jemalloc", .when(platforms: [.linux]))]
 
 let package = Package(

@@ -1,8 +1,6 @@
-/// The vocabulary of verification outcomes shared by every layer.
-///
-/// DESIGN.md, "The checks": every verification produces a list of check results, never a single
-/// boolean. A check has a stable dotted id that never changes meaning once shipped (it is stored
-/// in reports and proofs), a status, the clause it enforces, and evidence.
+// The vocabulary of verification outcomes shared by every layer: every verification produces a
+// list of check results, never a single boolean. A check has a stable dotted id that never
+// changes meaning once shipped (reports and proofs store it), a status, a clause and evidence.
 
 /// A stable, dotted check identifier such as `mso.digest` or `issuer.chain`.
 ///
@@ -65,7 +63,7 @@ public enum CheckStatus: String, Sendable, Codable, CaseIterable, Comparable {
     public static func < (lhs: CheckStatus, rhs: CheckStatus) -> Bool { lhs.severity < rhs.severity }
 }
 
-/// The instant a time-dependent check was judged at (DESIGN.md: capture time and verification time).
+/// The instant a time-dependent check was judged at: capture time or verification time.
 public enum CheckInstant: String, Sendable, Codable, CaseIterable {
     /// When the transaction was captured ("was it valid when presented?").
     case capture
@@ -130,8 +128,7 @@ public enum Verdict: String, Sendable, Codable, CaseIterable {
     public static func judge(_ results: [CheckResult], at instant: CheckInstant) -> Verdict {
         var sawRequiredUnchecked = false
         var sawAny = false
-        // By index, reading only the fields needed: `for result in results` copied every
-        // result (its strings and evidence retained and released) on each judgement.
+        // By index, reading only the fields needed, so no result is copied.
         for index in results.indices {
             let judged = results[index].instant
             guard judged == nil || judged == instant else { continue }

@@ -2,8 +2,8 @@ import Foundation
 import MdocChecks
 internal import MdocCrypto
 
-/// Fits document-scan uploads under a byte limit (DESIGN.md, "Images": at most 1,000,000 bytes),
-/// re-encoding them as baseline JPEG with libjpeg when they are larger.
+/// Fits document-scan uploads under a byte limit (by default 1,000,000 bytes), re-encoding them
+/// as baseline JPEG with libjpeg when they are larger.
 ///
 /// - At or under the limit, the upload is kept byte for byte, after checking that it decodes
 ///   (JPEG at 1/8 scale, which still entropy-decodes every block; PNG in full).

@@ -1,7 +1,7 @@
 internal import CImageCodecs
 
-/// Packed 8-bit pixels with 1 (grey) or 3 (RGB) components: the internal form shared by the
-/// public ``GrayImage`` and ``RGBImage``. The shape invariant `pixels.count == width * height *
+/// Packed 8-bit pixels with 1 (grey) or 3 (RGB) components: the internal form shared by
+/// ``GrayImage`` and ``RGBImage``. The shape invariant `pixels.count == width * height *
 /// components` holds for every value built here.
 struct Raster: Sendable, Hashable {
     var width: Int

@@ -181,10 +181,9 @@ final class ArchiveScanner {
 
     /// The components of an entry path: split at `/`, without empty and `.` components.
     ///
-    /// An ASCII path (every archive mdocverify writes, and nearly every other) is split byte by
-    /// byte: for ASCII, characters and bytes are the same thing, so this is exactly what the
-    /// `Character`-based split gives, at a fraction of its cost (it ran twice for every entry).
-    /// Any other path takes that split itself, so that its grapheme rules still apply.
+    /// An ASCII path (nearly every archive's) is split byte by byte, which for ASCII gives what
+    /// the `Character`-based split gives without its grapheme breaking; any other path takes
+    /// that split itself, so that its grapheme rules still apply.
     static func pathComponents(_ path: String) -> [String] {
         var path = path
         if let components = path.withUTF8({ asciiPathComponents($0) }) { return components }
@@ -229,11 +228,9 @@ final class ArchiveScanner {
 
     /// The entry path as UTF-8 (libarchive's UTF-8 view, else the raw bytes if they are UTF-8).
     ///
-    /// A raw path that is all ASCII is that view already, and is taken without asking for it:
-    /// libarchive converts a tar header's name from the locale's charset to UTF-8 on request
-    /// (through iconv, ~0.7 µs an entry, twice per entry). It gives a raw path only when it has
-    /// one exactly (a name it holds as UTF-8 and cannot convert losslessly gives none), and ASCII
-    /// is the same bytes in the locale's charset and in UTF-8.
+    /// A raw path that is all ASCII is that view already and is taken as it is, sparing
+    /// libarchive's conversion from the locale's charset (iconv) on every call. libarchive gives a
+    /// raw path only when it has one exactly, and ASCII is the same bytes in any charset it uses.
     private func entryPath(_ entry: OpaquePointer) throws(IngestError) -> String {
         if let raw = archive_entry_pathname(entry), let path = Self.asciiString(raw) {
             return path

@@ -6,31 +6,18 @@ import Musl
 import Darwin
 #endif
 
-/// Streams the transactions of one archive in two passes over the same file descriptor.
-///
-/// **Pass one** (``ArchiveLayout/scan(_:)``) reads every header and all data and enforces every
-/// limit of ``IngestLimits`` plus the refusals of ``ArchiveScanner/nextEntry()``. Any violation
-/// yields exactly one failure item (source: the archive path) and nothing else from the archive.
-///
-/// **Pass two** runs only after a clean pass one. It reads the archive again and groups regular
-/// file entries by transaction folder, with the rules of folder inputs:
+/// Streams the transactions of one archive in the two passes ``InputReader`` describes
+/// ("Archives") over the same file descriptor: pass one is ``ArchiveLayout/scan(_:)``, pass two
+/// groups regular file entries by transaction folder, by the rules of folder inputs:
 /// - the transaction of a file is the outermost directory above it that directly contains a
 ///   marker file (``TransactionBundle/isMarkerFileName(_:)``); its path inside the bundle is
 ///   relative to that directory (the archive root itself can be the transaction folder);
 /// - a `*.cbor` file in no transaction folder is a lone DeviceResponse transaction;
 /// - any other file in no transaction folder is ignored; directory entries carry nothing.
 ///
-/// Entries of one transaction folder are expected to be contiguous, as in any tar or zip of a
-/// directory tree. A transaction folder whose entries resume after entries outside it
-/// (found in pass one) yields one `splitTransaction` failure, at the place of its first
-/// entry, instead of a bundle; the other transactions still come. Within a transaction, a path
-/// seen twice gives `duplicatePath`, too many files `tooManyFiles`, too many bytes
-/// `transactionTooLarge`: again a failure for that transaction only.
-///
-/// A read error that appears only in pass two (the file changed between the passes, or
-/// libarchive failed differently) yields one failure item for the archive *after* the
-/// transactions already yielded; the transaction being assembled at that moment is dropped.
-/// Pass two enforces the same limits as pass one.
+/// Within a transaction, a path seen twice gives `duplicatePath`, too many files `tooManyFiles`,
+/// too many bytes `transactionTooLarge`: a failure for that transaction only. Pass two enforces
+/// the limits of pass one again (the file may have changed in between).
 ///
 /// Memory: one transaction's files at a time, plus one 16-byte key per directory of the archive.
 final class ArchiveSession {

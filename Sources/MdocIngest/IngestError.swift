@@ -1,7 +1,7 @@
 /// Why an input, an archive or one transaction of it could not be ingested.
 ///
-/// DESIGN.md, "Untrusted input": bad input gives an error with a stable code and a clear message,
-/// and the rest of the batch goes on. Equality and hashing use the ``code`` only (the pattern of
+/// Inputs are untrusted: bad input gives an error with a stable code and a clear message, and
+/// the rest of the batch goes on. Equality and hashing use the ``code`` only (the pattern of
 /// swift-asn1's `ASN1Error`): tests and the report store compare codes, never the ``reason`` text.
 /// Reasons name entries by path; they never carry file contents.
 package struct IngestError: Error, Hashable, CustomStringConvertible, Sendable {

@@ -1,4 +1,4 @@
-/// Bounds on what one input may cost, enforced while reading (DESIGN.md, "Untrusted input").
+/// Bounds on what one untrusted input may cost, enforced while reading.
 ///
 /// Every limit is inclusive: a value equal to the limit passes, one more fails.
 /// Sizes are always the bytes actually read or expanded, never sizes declared in archive headers
@@ -19,11 +19,11 @@ public struct IngestLimits: Sendable, Hashable {
     package var maxFilesPerTransaction: Int
     /// Components of a path: of an archive entry path, or of a path below a folder input.
     package var maxPathDepth: Int
-    /// UTF-8 bytes of an archive entry path or of a path below a folder input
-    /// (an addition to the limits of the brief; `PATH_MAX` by default).
+    /// UTF-8 bytes of an archive entry path or of a path below a folder input (`PATH_MAX` by
+    /// default).
     package var maxPathBytes: Int
     /// Bytes of all files of one transaction together: the memory one ``TransactionBundle`` may
-    /// hold (an addition to the limits of the brief).
+    /// hold.
     package var maxTransactionBytes: Int
 
     /// Expanded bytes of an archive before ``maxCompressionRatio`` is enforced: 1 MiB.

@@ -8,7 +8,7 @@ import Musl
 import Darwin
 #endif
 
-/// Streams transactions out of inputs, in order (DESIGN.md, "The transaction bundle").
+/// Streams transactions out of inputs, in order.
 ///
 /// Each input path is one of:
 /// - a **transaction folder** (it directly contains a marker file, see

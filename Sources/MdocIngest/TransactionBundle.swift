@@ -1,6 +1,6 @@
 internal import MdocCrypto
 
-/// The files of one captured transaction (DESIGN.md, "The transaction bundle"), exactly as read.
+/// The files of one captured transaction (the bundle layout is in the README), exactly as read.
 ///
 /// A bundle is produced from a transaction folder, from the entries under one folder of an
 /// archive, or from a lone `*.cbor` file (then ``files`` is `["device-response.cbor": bytes]`).

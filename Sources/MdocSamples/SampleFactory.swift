@@ -408,7 +408,7 @@ package final class SampleFactory {
     }
 }
 
-/// `transaction.json` (DESIGN.md, "The transaction bundle").
+/// `transaction.json` of a bundle: id, capture time, source and consent record.
 struct TransactionRecord: Encodable {
     struct Consent: Encodable {
         var reference: String

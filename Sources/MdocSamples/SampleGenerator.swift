@@ -2,10 +2,10 @@ import Foundation
 import MdocCrypto
 import MdocIngest
 
-/// Writes sample transaction bundles (DESIGN.md, "The transaction bundle") that verify out of
-/// the box: a folder (or a `.tar.gz`) of `tx-00001/`, `tx-00002/`, …, the trust folder holding
-/// the sample IACA certificates and their CRLs, and `expected.json` saying what the verifier must
-/// conclude about each transaction.
+/// Writes sample transaction bundles (the layout is in the README) that verify out of the box:
+/// a folder (or a `.tar.gz`) of `tx-00001/`, `tx-00002/`, …, the trust folder holding the sample
+/// IACA certificates and their CRLs, and `expected.json` saying what the verifier must conclude
+/// about each transaction.
 ///
 /// What one transaction holds:
 /// - `transaction.json`: id, capturedAt (spread over the 180 days before ``verificationTime``),
@@ -24,7 +24,7 @@ import MdocIngest
 /// - ``withQR``: `engagement.png`, the URI as a QR code, *instead of* `engagement.txt` (a bundle
 ///   with both is verified from the text, and the image would never be read);
 /// - ``withScans``: `documents/manifest.json` and one or two document scans, some above the
-///   1 MB upload limit (DESIGN.md, "Images").
+///   1 MB upload limit.
 ///
 /// Planted defects: ``invalidShare`` of the transactions get exactly one ``SampleDefect``
 /// (round-robin over ``SampleDefect/allCases`` from a seed-dependent start), planned against

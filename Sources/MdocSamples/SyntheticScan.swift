@@ -1,7 +1,7 @@
 import MdocImaging
 
-/// Deterministic generators of realistic document-scan uploads, for tests and benchmarks of the
-/// 1 MB re-encoder (DESIGN.md, "Images").
+/// Deterministic generators of realistic document-scan uploads, for samples, tests and benchmarks
+/// of the re-encoder that fits uploads under 1 MB (``ImageLimiter``).
 ///
 /// The pictures imitate what phones and flatbeds produce: a slightly uneven paper tone with sensor
 /// noise, lines of dark glyph-like strokes, a coloured header band and a photo box (the

@@ -2,12 +2,9 @@ import Foundation
 import MdocImaging
 import MdocSamples
 
-/// Imaging benchmarks (DESIGN.md, "Performance"): QR decoding of engagement images and fitting
-/// document scans under the 1 MB limit. Single-threaded; each figure is the median of several
-/// runs timed with `ContinuousClock`.
-///
-/// Targets: photo QR at most 100 ms median on one core, 12 MP re-encode at most 400 ms, at most
-/// 2 passes on average over scans from 1.2 to 15 MB.
+/// Imaging benchmarks: QR decoding of engagement images and fitting document scans under the
+/// 1 MB limit (targets in main.swift). Single-threaded; each figure is the median of several runs
+/// timed with `ContinuousClock`.
 ///
 /// The engagement images are read from `Tests/MdocImagingTests/Fixtures` of the source tree
 /// (found from this file's path, or from the current directory); when they are missing those

@@ -9,13 +9,13 @@ import MdocSamples
 /// End to end: a `.tar.gz` of N generated transactions through the release `mdocverify verify`
 /// (store and proofs on), run as a child process so its peak RSS (`ru_maxrss` from `wait4`) is
 /// its own. Measured for 1,000 and 10,000 transactions to show memory stays flat, each `repeats`
-/// times into a new folder: the rate and CPU are the median run's (a 10,000-transaction run
-/// varies by ±5 % on a quiet 2-core machine with what the file system and page cache are doing),
-/// the slowest and fastest rates are reported beside it, peak RSS is the largest.
+/// times into a new folder: the rate and CPU are the median run's (runs vary with what the file
+/// system and page cache are doing), the slowest and fastest rates are reported beside it, peak
+/// RSS is the largest.
 func pipelineBenchmarks(binary: String, counts: [Int] = [1_000, 10_000], repeats: Int = 3) throws -> [(name: String, value: Double, unit: String)] {
     var rows: [(name: String, value: Double, unit: String)] = []
-    // Under the package's .build, not /tmp: on this machine /tmp's directory has so many recently
-    // deleted inodes that creating a file there costs ~0.8 ms (0.05 ms elsewhere on the same disk).
+    // Under the package's .build, not /tmp: creating files in a folder of a file system with many
+    // recently deleted inodes costs several times more (BENCHMARKS.md, "How to run").
     let root = FileManager.default.currentDirectoryPath + "/.build/bench-tmp-\(ProcessInfo.processInfo.processIdentifier)"
     defer { try? FileManager.default.removeItem(atPath: root) }
     try FileManager.default.createDirectory(atPath: root, withIntermediateDirectories: true)

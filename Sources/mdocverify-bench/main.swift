@@ -1,131 +1,21 @@
 import Foundation
-import MdocChecks
 import MdocCrypto
-import MdocModel
-import MdocPipeline
 import MdocSamples
 import MdocTime
-import MdocTrust
-import MdocVerification
 
-// mdocverify-bench: throughput on this machine (DESIGN.md, "Performance"). Run through
-// `bin/bench` (release build), never from tests.
+// mdocverify-bench: throughput on the machine it runs on (BENCHMARKS.md records the figures).
+// Run through `bin/bench` (release build), never from tests.
 //
 // (a) the bound: signature verifications per second through MdocCrypto (`PublicKey.verify`), and
 //     OpenSSL's own figure from `openssl speed -seconds <s> ecdsap256` when `openssl` is on PATH;
-// (b) DeviceResponse verifications per second (a generated mDL: 12 disclosed elements,
-//     deviceSignature, with its SessionTranscript, judged at capture and verification time) on
-//     one core and on all cores, for P-256, P-384 and Ed25519, each as a ratio to the
-//     two-verification bound (bound / 2: the issuer signature and the device signature; the
-//     DS → IACA chain is validated once and cached);
+// (b) DeviceResponse verifications per second (ResponseBench.swift) on one core and on all
+//     cores, for P-256, P-384 and Ed25519, each as a ratio to the two-verification bound
+//     (bound / 2: the issuer signature and the device signature);
 // (c) imaging (QR decoding, re-encoding under 1 MB): `imagingBenchmarks()` in ImagingBench.swift;
-// (d) END-TO-END PIPELINE: the lead adds it (see the marked spot below).
+// (d) end to end: `mdocverify verify` over generated batches (PipelineBench.swift);
 // (e) reports: `mdocverify report` over a synthetic store of a million transactions (ReportBench.swift).
 //
 // Prints a table and writes JSON (default reports/bench.json).
-
-struct BenchOptions {
-    var seconds = 3.0
-    var out = "reports/bench.json"
-    var imaging = true
-    var openssl = true
-    var pipeline = true
-    /// The report benchmark (ReportBench.swift): `mdocverify report` over a synthetic store.
-    var report = true
-    var reportTransactions = 1_000_000
-    /// Build the report benchmark's store here and keep it (reused when it exists).
-    var reportStore: String?
-    var threads = ProcessInfo.processInfo.activeProcessorCount
-    /// Rounds of the paired P-256 one-core measurement (0: none).
-    var rounds = 5
-    /// Verify the P-256 response this many times and exit (for `valgrind --tool=callgrind`).
-    var profileResponses: Int?
-    /// With --profile-responses: leave the CRLs out of the trust store.
-    var profileWithoutCRLs = false
-    /// Parse a PKCS#8 P-256 reader key this many times (and compare it with its COSE_Key) and exit.
-    var profileReaderKeys: Int?
-    /// Write the end-to-end batch (N transactions, `.tar.gz`) and its trust folder into a folder and exit.
-    var writeBatch: (count: Int, folder: String)?
-
-    static let usage = """
-        usage: mdocverify-bench [--seconds S] [--threads N] [--out FILE] [--no-imaging] [--no-openssl] [--no-pipeline] [--no-report]
-          --seconds S    time per measurement (default 3)
-          --threads N    threads for the all-cores figures (default: all cores)
-          --rounds N     rounds of the paired one-core P-256 measurement: each round measures the
-                         response and its bounds (MdocCrypto, `openssl speed`) one after the other,
-                         and the ratio targets take the median round (default 5; 0: unpaired only)
-          --out FILE     JSON results (default reports/bench.json)
-          --no-imaging   skip the imaging benchmarks
-          --no-openssl   skip `openssl speed`
-          --no-pipeline  skip the end-to-end pipeline runs
-          --no-report    skip the report benchmark (a synthetic store of --report-transactions, default 1000000)
-          --report-transactions N
-                         transactions of the report benchmark's store
-          --report-store PATH
-                         build the report benchmark's store at PATH and keep it; reuse it when it exists
-          --profile-responses N
-                         only verify the P-256 sample response N times, single-threaded, and exit
-                         (for profiling: valgrind --tool=callgrind .build/release/mdocverify-bench --profile-responses 300)
-          --profile-without-crls
-                         with --profile-responses: no CRL in the trust store (revocation unchecked)
-          --profile-reader-keys N
-                         only parse a PKCS#8 PEM reader key N times, matching it to its COSE_Key, and exit
-          --write-batch N DIR
-                         only write the end-to-end batch (DIR/batch-N.tar.gz, DIR/trust/) and exit
-                         (for profiling `mdocverify verify` on the benchmark's input)
-        """
-
-    static func parse(_ arguments: [String]) -> BenchOptions {
-        var options = BenchOptions()
-        var rest = arguments.dropFirst()[...]
-        func value(_ flag: String) -> String {
-            guard let next = rest.popFirst() else { fail("\(flag) needs a value\n\(usage)") }
-            return next
-        }
-        while let argument = rest.popFirst() {
-            switch argument {
-            case "--seconds":
-                guard let s = Double(value(argument)), s.isFinite, s >= 0.1, s <= 600 else { fail("--seconds must be 0.1...600") }
-                options.seconds = s
-            case "--threads":
-                guard let n = Int(value(argument)), (1...1024).contains(n) else { fail("--threads must be 1...1024") }
-                options.threads = n
-            case "--rounds":
-                guard let n = Int(value(argument)), (0...100).contains(n) else { fail("--rounds must be 0...100") }
-                options.rounds = n
-            case "--out": options.out = value(argument)
-            case "--no-imaging": options.imaging = false
-            case "--no-openssl": options.openssl = false
-            case "--no-pipeline": options.pipeline = false
-            case "--no-report": options.report = false
-            case "--report-transactions":
-                guard let n = Int(value(argument)), (1...10_000_000).contains(n) else { fail("--report-transactions must be 1...10000000") }
-                options.reportTransactions = n
-            case "--report-store": options.reportStore = value(argument)
-            case "--profile-without-crls": options.profileWithoutCRLs = true
-            case "--profile-reader-keys":
-                guard let n = Int(value(argument)), (1...10_000_000).contains(n) else { fail("--profile-reader-keys must be 1...10000000") }
-                options.profileReaderKeys = n
-            case "--write-batch":
-                guard let n = Int(value(argument)), (1...10_000_000).contains(n) else { fail("--write-batch needs a count 1...10000000 and a folder") }
-                options.writeBatch = (n, value(argument))
-            case "--profile-responses":
-                guard let n = Int(value(argument)), (1...10_000_000).contains(n) else { fail("--profile-responses must be 1...10000000") }
-                options.profileResponses = n
-            case "-h", "--help":
-                print(usage)
-                exit(0)
-            default: fail("unknown argument \(argument)\n\(usage)")
-            }
-        }
-        return options
-    }
-}
-
-func fail(_ message: String) -> Never {
-    FileHandle.standardError.write(Data("mdocverify-bench: \(message)\n".utf8))
-    exit(2)
-}
 
 /// One figure.
 struct Figure {
@@ -133,189 +23,6 @@ struct Figure {
     var value: Double
     var unit: String
     var note: String = ""
-}
-
-// MARK: - Timing
-
-/// Calls `body` in a loop for `seconds` on the current thread; returns calls per second.
-/// `body` returns false when a result is wrong (the run is aborted: a fast wrong answer is no figure).
-func rate(seconds: Double, _ body: () -> Bool) -> Double {
-    let clock = ContinuousClock()
-    let warmUp = clock.now.advanced(by: .milliseconds(200))
-    while clock.now < warmUp { guard body() else { fail("a verification gave a wrong result") } }
-    let start = clock.now
-    let deadline = start.advanced(by: .milliseconds(Int64(seconds * 1000)))
-    var calls = 0
-    while clock.now < deadline {
-        for _ in 0..<16 { guard body() else { fail("a verification gave a wrong result") } }
-        calls += 16
-    }
-    let elapsed = start.duration(to: clock.now)
-    return Double(calls) / (Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18)
-}
-
-/// Totals of the worker threads.
-final class Tally: @unchecked Sendable {  // every access holds `lock`
-    private let lock = NSLock()
-    private var total = 0.0
-    func add(_ value: Double) { lock.withLock { total += value } }
-    var value: Double { lock.withLock { total } }
-}
-
-/// `threads` threads each run `rate(seconds:body)` at once; returns the summed calls per second.
-func parallelRate(threads: Int, seconds: Double, _ body: @escaping @Sendable () -> Bool) -> Double {
-    let tally = Tally()
-    DispatchQueue.concurrentPerform(iterations: threads) { _ in
-        tally.add(rate(seconds: seconds, body))
-    }
-    return tally.value
-}
-
-// MARK: - The bound
-
-/// Signature verifications per second of `curve` through MdocCrypto: a 32-byte message (like
-/// `openssl speed`, which verifies a digest), SHA-256/384 for ECDSA, pure EdDSA.
-func verifyBound(curve: Curve, threads: Int, seconds: Double) throws -> Double {
-    let body = try boundBody(curve: curve)
-    return threads == 1 ? rate(seconds: seconds, body) : parallelRate(threads: threads, seconds: seconds, body)
-}
-
-/// One verification of the bound: a fresh key's signature over a 32-byte message.
-func boundBody(curve: Curve) throws -> @Sendable () -> Bool {
-    let key = try PrivateKey.generate(curve: curve)
-    let hash: HashFunction? = curve.kind == .edwards ? nil : (curve == .p384 ? .sha384 : .sha256)
-    let message = SecureRandom.bytes(32)
-    let signature = try key.sign(message: message, hash: hash)
-    let publicKey = key.publicKey
-    return { (try? publicKey.verify(signature: signature, message: message, hash: hash)) == true }
-}
-
-/// `openssl speed -seconds <s> [-multi N] ecdsap256`: the verify/s column of the nistp256 row.
-func opensslSpeed(seconds: Double, multi: Int) -> Double? {
-    let candidates = (ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin").split(separator: ":").map { "\($0)/openssl" }
-    guard let executable = candidates.first(where: { FileManager.default.isExecutableFile(atPath: $0) }) else { return nil }
-    let process = Process()
-    process.executableURL = URL(fileURLWithPath: executable)
-    var arguments = ["speed", "-seconds", String(max(1, Int(seconds.rounded())))]
-    if multi > 1 { arguments += ["-multi", String(multi)] }
-    process.arguments = arguments + ["ecdsap256"]
-    let pipe = Pipe()
-    process.standardOutput = pipe
-    process.standardError = FileHandle.nullDevice
-    do {
-        try process.run()
-    } catch {
-        return nil
-    }
-    let output = String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-    process.waitUntilExit()
-    guard process.terminationStatus == 0 else { return nil }
-    // " 256 bits ecdsa (nistp256)   0.0000s   0.0001s  40000.0  12000.0": sign/s, then verify/s.
-    for line in output.split(separator: "\n") where line.contains("ecdsa (nistp256)") && !line.hasPrefix("+") {
-        if let last = line.split(separator: " ").last, let value = Double(last) { return value }
-    }
-    return nil
-}
-
-// MARK: - DeviceResponse verification
-
-/// A generated mDL response on `curve` with what verifying it needs.
-struct ResponseFixture {
-    let response: [UInt8]
-    let verifier: DeviceResponseVerifier
-}
-
-/// `withCRLs: false` leaves the CRLs out of the trust store: the revocation check is then
-/// `unchecked` (not required for the verdict). It shows what the CRL handling costs.
-func responseFixture(curve: Curve, withCRLs: Bool = true) throws -> ResponseFixture {
-    var generator = SampleGenerator(out: "", verificationTime: Date())
-    generator.count = 1
-    generator.seed = 2026
-    generator.curves = [curve]
-    generator.invalidShare = 0
-    generator.expiredConsentShare = 0
-    generator.deviceMacShare = 0
-    let factory = try SampleFactory(generator)
-    let transaction = try factory.transaction(at: 1)
-    let files = transaction.fileMap
-    guard let response = files["device-response.cbor"], let transcriptBytes = files["session-transcript.cbor"],
-        let json = files["transaction.json"]
-    else { fail("the sample lacks device-response.cbor, session-transcript.cbor or transaction.json") }
-    let trust = try factory.trustMaterial()
-    let options = VerificationOptions(
-        trust: TrustStore(anchors: trust.anchors, crls: withCRLs ? trust.crls : []), verificationTime: factory.verificationTime,
-        captureTime: try TransactionMetadata(json: json).capturedAt,
-        sessionTranscript: try SessionTranscript(decoding: transcriptBytes))
-    let verifier = DeviceResponseVerifier(options: options)
-    let result = verifier.verify(response)
-    let failing = result.checks.filter { $0.status == .fail }
-    guard result.verdict == .valid, failing.isEmpty else { fail("the \(curve) sample does not verify: \(failing)") }
-    guard result.checks.contains(where: { $0.id == .deviceSignature && $0.status == .pass }) else {
-        fail("the \(curve) sample's deviceSignature was not verified")
-    }
-    return ResponseFixture(response: response, verifier: verifier)
-}
-
-/// One round of the paired measurement: P-256 responses on one core and, right before or after
-/// them, the bounds (through MdocCrypto; `openssl speed` when `openssl` is true and present).
-struct PairedRound {
-    var responses: Double
-    var bound: Double
-    var openssl: Double?
-}
-
-/// `rounds` rounds of P-256 responses and their bounds on the current thread, measured one after
-/// the other in each round (the order reversed every other round), `seconds` each (`openssl speed`
-/// takes whole seconds, at least one). The machine's speed drifts between minutes (a virtual
-/// machine's neighbours, frequency): a ratio of figures taken seconds apart is steadier than one of
-/// figures taken a minute apart, and the median round is steadier still.
-func pairedRounds(_ fixture: ResponseFixture, rounds: Int, seconds: Double, openssl: Bool) throws -> [PairedRound] {
-    let bound = try boundBody(curve: .p256)
-    let verifier = fixture.verifier
-    let response = fixture.response
-    var results: [PairedRound] = []
-    for round in 0..<rounds {
-        var result = PairedRound(responses: 0, bound: 0, openssl: nil)
-        let steps: [() -> Void] = [
-            { result.responses = rate(seconds: seconds) { verifier.verify(response).verdict == .valid } },
-            { result.bound = rate(seconds: seconds, bound) },
-            { if openssl { result.openssl = opensslSpeed(seconds: seconds, multi: 1) } },
-        ]
-        for step in round % 2 == 0 ? steps : steps.reversed() { step() }
-        results.append(result)
-    }
-    return results
-}
-
-/// The median of `values` (the mean of the middle two for an even count); nil when empty.
-func median(_ values: [Double]) -> Double? {
-    let sorted = values.sorted()
-    guard !sorted.isEmpty else { return nil }
-    let middle = sorted.count / 2
-    return sorted.count % 2 == 1 ? sorted[middle] : (sorted[middle - 1] + sorted[middle]) / 2
-}
-
-func responseRate(_ fixture: ResponseFixture, threads: Int, seconds: Double) -> Double {
-    let verifier = fixture.verifier
-    let response = fixture.response
-    let body: @Sendable () -> Bool = { verifier.verify(response).verdict == .valid }
-    return threads == 1 ? rate(seconds: seconds, body) : parallelRate(threads: threads, seconds: seconds, body)
-}
-
-// MARK: - Machine
-
-func cpuModel() -> String {
-    guard let text = try? String(contentsOfFile: "/proc/cpuinfo", encoding: .utf8) else { return "unknown" }
-    for line in text.split(separator: "\n") where line.hasPrefix("model name") {
-        if let value = line.split(separator: ":", maxSplits: 1).last { return value.trimmingCharacters(in: .whitespaces) }
-    }
-    return "unknown"
-}
-
-/// The 1-minute load average (other processes compete for the cores: figures drop when it is high).
-func loadAverage() -> Double? {
-    guard let text = try? String(contentsOfFile: "/proc/loadavg", encoding: .utf8) else { return nil }
-    return text.split(separator: " ").first.flatMap { Double($0) }
 }
 
 // MARK: - Run
@@ -460,13 +167,17 @@ if options.imaging {
     for (name, value, unit) in imagingBenchmarks() { record(Figure(name: name, value: value, unit: unit)) }
 }
 
+/// The mdocverify built beside this executable (any --scratch-path), else .build/release's.
+func mdocverifyBinary() -> String {
+    let sibling = ((Bundle.main.executablePath ?? CommandLine.arguments[0]) as NSString).deletingLastPathComponent + "/mdocverify"
+    return FileManager.default.isExecutableFile(atPath: sibling)
+        ? sibling : FileManager.default.currentDirectoryPath + "/.build/release/mdocverify"
+}
+
 // (d) End to end: a 1,000- and a 10,000-transaction `.tar.gz` through the release `mdocverify
 //     verify` (store and proofs on, all cores), as a child process so that its peak RSS is its own.
 if options.pipeline {
-    // The mdocverify built beside this executable (any --scratch-path), else .build/release's.
-    let sibling = ((Bundle.main.executablePath ?? CommandLine.arguments[0]) as NSString).deletingLastPathComponent + "/mdocverify"
-    let binary = FileManager.default.isExecutableFile(atPath: sibling)
-        ? sibling : FileManager.default.currentDirectoryPath + "/.build/release/mdocverify"
+    let binary = mdocverifyBinary()
     if FileManager.default.isExecutableFile(atPath: binary) {
         do {
             for (name, value, unit) in try pipelineBenchmarks(binary: binary) {
@@ -483,9 +194,7 @@ if options.pipeline {
 
 // (e) Reports: `mdocverify report` over a synthetic store (ReportBench.swift), as a child process.
 if options.report {
-    let sibling = ((Bundle.main.executablePath ?? CommandLine.arguments[0]) as NSString).deletingLastPathComponent + "/mdocverify"
-    let binary = FileManager.default.isExecutableFile(atPath: sibling)
-        ? sibling : FileManager.default.currentDirectoryPath + "/.build/release/mdocverify"
+    let binary = mdocverifyBinary()
     do {
         for (name, value, unit) in try reportBenchmarks(binary: binary, transactions: options.reportTransactions, storePath: options.reportStore) {
             let key = name.replacingOccurrences(of: "report ", with: "report.").replacingOccurrences(of: " tx: ", with: "tx.")
@@ -498,7 +207,8 @@ if options.report {
 
 // MARK: - Targets and output
 
-/// A target of the issues: the figure must reach `minimum`, or (`atMost`) stay at or under it.
+/// A target figure (BENCHMARKS.md, "Targets"): it must reach `minimum`, or (`atMost`) stay at
+/// or under it.
 struct Target {
     var name: String
     var figure: String
