@@ -110,6 +110,9 @@ let package = Package(
             resources: [.copy("Vectors")]),
         .testTarget(name: "MdocTimeTests", dependencies: ["MdocTime"]),
         .testTarget(name: "MdocChecksTests", dependencies: ["MdocChecks"]),
+        .testTarget(
+            name: "MdocSamplesTests",
+            dependencies: ["MdocSamples", "MdocCBOR", "MdocCrypto", "MdocImaging", "MdocIngest", "MdocTestSupport", "MdocTime"]),
         .testTarget(name: "MdocCBORTests", dependencies: ["MdocCBOR", "MdocTestSupport"]),
         .testTarget(name: "MdocCryptoTests", dependencies: ["COpenSSL", "MdocCrypto", "MdocTestSupport"]),
         .testTarget(
