@@ -109,7 +109,9 @@ let package = Package(
             path: "Tests/MdocTestSupport",
             resources: [.copy("Vectors")]),
         .testTarget(name: "MdocCBORTests", dependencies: ["MdocCBOR", "MdocTestSupport"]),
-        .testTarget(name: "MdocCryptoTests", dependencies: ["COpenSSL", "MdocCrypto", "MdocTestSupport"]),
+        .testTarget(
+            name: "MdocCryptoTests", dependencies: ["COpenSSL", "MdocCrypto", "MdocTestSupport"],
+            resources: [.copy("Vectors")]),
         .testTarget(
             name: "MdocVerificationTests",
             dependencies: [
