@@ -444,6 +444,18 @@ public final class PublicKey: @unchecked Sendable {
             guard let curve = Curve.forGroupName(name) else {
                 throw CryptoError(.unsupportedCurve, "EC curve \(name) is not supported")
             }
+            // OpenSSL names explicit parameters after the built-in curve they resemble, even with
+            // a cofactor missing or wrong; only a named curve is allowed (RFC 5480 §2.1.1).
+            var encoding = [CChar](repeating: 0, count: 32)
+            let explicit = encoding.withUnsafeMutableBufferPointer { text in
+                guard let base = text.baseAddress else { return false }
+                return EVP_PKEY_get_utf8_string_param(key, cString("encoding"), base, text.count, &length) == 1
+                    && String(cString: base) == "explicit"
+            }
+            ERR_clear_error()
+            guard !explicit else {
+                throw CryptoError(.unsupportedCurve, "EC key with explicit curve parameters (only named curves are allowed)")
+            }
             return curve
         }
         for curve in [Curve.ed25519, .ed448, .x25519, .x448] where EVP_PKEY_is_a(key, cString(curve.keyType)) == 1 {
