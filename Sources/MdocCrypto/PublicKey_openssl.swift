@@ -165,9 +165,26 @@ public final class PublicKey: @unchecked Sendable {
                 EVP_PKEY_free(key)
                 throw CryptoError(.invalidKey, "trailing bytes after the SubjectPublicKeyInfo")
             }
+            // d2i also takes BER (long-form or indefinite lengths, constructed strings); the
+            // key must be DER (RFC 5280 §4.1), so its encoding must be exactly the input.
+            guard Self.encodes(key, as: buffer) else {
+                EVP_PKEY_free(key)
+                throw CryptoError(.invalidKey, "the SubjectPublicKeyInfo is not DER")
+            }
             return key
         }
         self.init(parts: try Self.finish(taking: key))
+    }
+
+    /// Whether `key`'s DER SubjectPublicKeyInfo is exactly `der`.
+    private static func encodes(_ key: OpaquePointer, as der: UnsafeBufferPointer<UInt8>) -> Bool {
+        guard i2d_PUBKEY(key, nil) == der.count else { return false }
+        var encoded = [UInt8](repeating: 0, count: der.count)
+        let written = encoded.withUnsafeMutableBufferPointer { buffer -> Int32 in
+            var cursor = buffer.baseAddress
+            return i2d_PUBKEY(key, &cursor)
+        }
+        return written == der.count && encoded.elementsEqual(der)
     }
 
     /// A second owner of an existing key (a certificate's), validated like any other.
