@@ -9,7 +9,7 @@ extension PrivateKey {
     ///   ``Curve/coordinateByteCount`` bytes (RFC 9053 §2.1). Signatures are randomised.
     /// - EdDSA (RFC 8032, pure): `hash` must be nil; returns the raw signature.
     /// - Throws: `.unsupportedAlgorithm` for a missing/superfluous hash or an X25519/X448 key.
-    public func sign(message: some Collection<UInt8>, hash: HashFunction?) throws -> [UInt8] {
+    package func sign(message: some Collection<UInt8>, hash: HashFunction?) throws -> [UInt8] {
         switch curve.kind {
         case .montgomery:
             throw CryptoError(.unsupportedAlgorithm, "\(curve) keys cannot sign")
@@ -99,7 +99,7 @@ extension PrivateKey {
     /// scalar multiplication that would double the cost of the agreement.
     /// - Throws: `.keyMismatch` when the peer is on another curve, `.unsupportedAlgorithm` for
     ///   Ed25519/Ed448 keys, `.invalidKey` when OpenSSL refuses the peer or the result.
-    public func sharedSecret(with peer: PublicKey) throws -> SecureBytes {
+    package func sharedSecret(with peer: PublicKey) throws -> SecureBytes {
         guard curve == peer.curve else {
             throw CryptoError(.keyMismatch, "cannot agree a key between \(curve) and \(peer.curve)")
         }

@@ -11,9 +11,9 @@ public final class PrivateKey: @unchecked Sendable {
     // never mutated afterwards; each signing or derivation creates its own EVP_PKEY_CTX, and
     // OpenSSL 3 keys are safe for concurrent read-only use.
 
-    public let curve: Curve
+    package let curve: Curve
     /// The matching public key.
-    public let publicKey: PublicKey
+    package let publicKey: PublicKey
     /// The OpenSSL key, once built.
     private let built: Mutex<KeyHandle?>
 
@@ -134,7 +134,7 @@ public final class PrivateKey: @unchecked Sendable {
     }
 
     /// A fresh key pair from OpenSSL's DRBG.
-    public static func generate(curve: Curve) throws -> PrivateKey {
+    package static func generate(curve: Curve) throws -> PrivateKey {
         guard let context = EVP_PKEY_CTX_new_from_name(nil, cString(curve.keyType), nil) else {
             throw CryptoError.fromOpenSSL(.openSSL, "EVP_PKEY_CTX_new_from_name(\(curve.keyType)) failed")
         }
@@ -158,7 +158,7 @@ public final class PrivateKey: @unchecked Sendable {
     /// Encrypted keys are refused (no passphrase prompt is ever shown). The first key block is used.
     /// - Throws: `.invalidPEM` when no unencrypted private key can be read, `.unsupportedCurve` /
     ///   `.unsupportedAlgorithm` for other key types, `.invalidKey` when the key fails validation.
-    public convenience init(pem: [UInt8]) throws {
+    package convenience init(pem: [UInt8]) throws {
         // Fast path for the common case, an unencrypted PKCS#8 EC key: OpenSSL's ASN.1 parsers
         // instead of its slower decoder framework (a batch opens one reader key per
         // transaction). Anything else takes the general path below.
@@ -182,7 +182,7 @@ public final class PrivateKey: @unchecked Sendable {
 
     /// A key from a DER PKCS#8 PrivateKeyInfo (RFC 5958 §2). Trailing bytes are rejected.
     /// - Throws: `.invalidKey`, `.unsupportedCurve`, `.unsupportedAlgorithm`.
-    public convenience init(pkcs8DER der: [UInt8]) throws {
+    package convenience init(pkcs8DER der: [UInt8]) throws {
         let key = try der.withUnsafeBufferPointer { buffer -> OpaquePointer in
             guard let base = buffer.baseAddress else { throw CryptoError(.invalidKey, "empty PKCS#8 input") }
             var cursor: UnsafePointer<UInt8>? = base
@@ -205,7 +205,7 @@ public final class PrivateKey: @unchecked Sendable {
     /// ``Curve/coordinateByteCount`` bytes (SEC1 §2.3.7; COSE_Key `d`, RFC 9053 §7.1.1), with
     /// 1 ≤ d < n; for OKP curves the RFC 8032 / RFC 7748 private key.
     /// - Throws: `.invalidLength`, `.invalidKey` (d = 0 or d ≥ n).
-    public convenience init(curve: Curve, rawPrivate: [UInt8]) throws {
+    package convenience init(curve: Curve, rawPrivate: [UInt8]) throws {
         guard rawPrivate.count == curve.coordinateByteCount else {
             throw CryptoError(
                 .invalidLength,
@@ -229,7 +229,7 @@ public final class PrivateKey: @unchecked Sendable {
 
     /// The key as PKCS#8 PEM (`-----BEGIN PRIVATE KEY-----`, RFC 5958, RFC 7468 §10), unencrypted.
     /// The returned string holds the secret and cannot be wiped; keep it out of logs.
-    public func pkcs8PEM() throws -> String {
+    package func pkcs8PEM() throws -> String {
         let bio = try makeMemoryBIO([])
         defer { BIO_free(bio) }  // a memory BIO clears its buffer when freed
         guard PEM_write_bio_PrivateKey(bio, try pkey, nil, nil, 0, nil, nil) == 1 else {
@@ -242,7 +242,7 @@ public final class PrivateKey: @unchecked Sendable {
 
     /// The raw private value: EC scalar d left-padded to ``Curve/coordinateByteCount`` bytes, or
     /// the OKP raw private key (the inverse of ``init(curve:rawPrivate:)``).
-    public func rawPrivateBytes() throws -> SecureBytes {
+    package func rawPrivateBytes() throws -> SecureBytes {
         if curve.kind == .weierstrass {
             var number: OpaquePointer?
             guard EVP_PKEY_get_bn_param(try pkey, cString("priv"), &number) == 1, let number else {

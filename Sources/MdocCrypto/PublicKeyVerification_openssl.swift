@@ -13,7 +13,7 @@ extension PublicKey {
     /// - Returns: false when the signature does not verify (including r or s out of range).
     /// - Throws: `.invalidSignatureEncoding` for a signature of the wrong length,
     ///   `.unsupportedAlgorithm` for a missing or superfluous `hash` or an X25519/X448 key.
-    public func verify(
+    package func verify(
         signature: some Collection<UInt8>, message: some Collection<UInt8>, hash: HashFunction?
     ) throws -> Bool {
         switch curve.kind {

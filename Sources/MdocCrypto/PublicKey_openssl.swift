@@ -52,7 +52,7 @@ public final class PublicKey: @unchecked Sendable {
         }
     }
     /// The key's curve.
-    public let curve: Curve
+    package let curve: Curve
     /// For ECDSA keys read from certificates and SubjectPublicKeyInfo (DS keys, verified again and
     /// again): a context already initialised for `EVP_PKEY_verify`. Each verification duplicates
     /// it, which skips the per-call fetch of the signature implementation. Keys imported from a
@@ -99,7 +99,7 @@ public final class PublicKey: @unchecked Sendable {
     /// ``Curve/coordinateByteCount`` bytes, big-endian.
     /// - Throws: `.unsupportedCurve` for a non-Weierstrass curve, `.invalidLength` for a
     ///   coordinate of the wrong length, `.invalidPoint` for a point not on the curve.
-    public convenience init(curve: Curve, x: [UInt8], y: [UInt8]) throws {
+    package convenience init(curve: Curve, x: [UInt8], y: [UInt8]) throws {
         guard curve.kind == .weierstrass else {
             throw CryptoError(.unsupportedCurve, "\(curve) keys have no affine coordinates")
         }
@@ -115,7 +115,7 @@ public final class PublicKey: @unchecked Sendable {
     /// `02‖x` / `03‖x`. The point at infinity (`00`) and hybrid forms are rejected.
     /// - Throws: `.unsupportedCurve`, `.invalidLength` (length or prefix does not match the curve),
     ///   `.invalidPoint`.
-    public convenience init(curve: Curve, sec1Point: [UInt8]) throws {
+    package convenience init(curve: Curve, sec1Point: [UInt8]) throws {
         guard curve.kind == .weierstrass else {
             throw CryptoError(.unsupportedCurve, "\(curve) keys have no SEC1 point encoding")
         }
@@ -133,7 +133,7 @@ public final class PublicKey: @unchecked Sendable {
 
     /// An OKP key (RFC 9053 §7.2, RFC 8032 / RFC 7748 encodings) for Ed25519, Ed448, X25519 or X448.
     /// - Throws: `.unsupportedCurve` for a Weierstrass curve, `.invalidLength` for a key of the wrong length.
-    public convenience init(curve: Curve, raw: [UInt8]) throws {
+    package convenience init(curve: Curve, raw: [UInt8]) throws {
         guard curve.kind != .weierstrass else {
             throw CryptoError(.unsupportedCurve, "\(curve) keys are not raw OKP keys")
         }
@@ -152,7 +152,7 @@ public final class PublicKey: @unchecked Sendable {
     /// Ed/X keys). Trailing bytes are rejected. EC keys must use a named supported curve.
     /// - Throws: `.invalidKey` (not a SubjectPublicKeyInfo, trailing bytes, invalid point),
     ///   `.unsupportedCurve`, `.unsupportedAlgorithm` (e.g. RSA).
-    public convenience init(subjectPublicKeyInfoDER der: [UInt8]) throws {
+    package convenience init(subjectPublicKeyInfoDER der: [UInt8]) throws {
         let key = try der.withUnsafeBufferPointer { buffer -> OpaquePointer in
             guard let base = buffer.baseAddress else {
                 throw CryptoError(.invalidKey, "empty SubjectPublicKeyInfo")
@@ -197,7 +197,7 @@ public final class PublicKey: @unchecked Sendable {
 
     /// The affine coordinates of an EC key, each left-padded to ``Curve/coordinateByteCount``
     /// bytes (the COSE_Key EC2 `x`/`y`, RFC 9053 §7.1.1); nil for OKP keys.
-    public var affineCoordinates: (x: [UInt8], y: [UInt8])? {
+    package var affineCoordinates: (x: [UInt8], y: [UInt8])? {
         guard curve.kind == .weierstrass else { return nil }
         if let point = uncompressedPoint {
             let n = curve.coordinateByteCount
@@ -208,7 +208,7 @@ public final class PublicKey: @unchecked Sendable {
     }
 
     /// The uncompressed SEC1 point `04‖x‖y` of an EC key; nil for OKP keys.
-    public var sec1UncompressedPoint: [UInt8]? {
+    package var sec1UncompressedPoint: [UInt8]? {
         if let uncompressedPoint { return uncompressedPoint }
         guard let (x, y) = affineCoordinates else { return nil }
         return [0x04] + x + y
@@ -227,7 +227,7 @@ public final class PublicKey: @unchecked Sendable {
     }
 
     /// The raw public key of an OKP key (RFC 8032 / RFC 7748 encoding); nil for EC keys.
-    public var rawOKP: [UInt8]? {
+    package var rawOKP: [UInt8]? {
         guard curve.kind != .weierstrass, let pkey = try? pkey else { return nil }
         var length = 0
         guard EVP_PKEY_get_raw_public_key(pkey, nil, &length) == 1, length > 0 else { return nil }
@@ -238,7 +238,7 @@ public final class PublicKey: @unchecked Sendable {
 
     /// The DER SubjectPublicKeyInfo (RFC 5280 §4.1.2.7). EC points are encoded as OpenSSL keeps
     /// them (uncompressed unless the key was built from a compressed point).
-    public var subjectPublicKeyInfoDER: [UInt8] {
+    package var subjectPublicKeyInfoDER: [UInt8] {
         let pkey: OpaquePointer
         do {
             pkey = try self.pkey
@@ -257,7 +257,7 @@ public final class PublicKey: @unchecked Sendable {
     }
 
     /// Whether both objects hold the same public key (`EVP_PKEY_eq`: same type, curve and point).
-    public func isSameKey(as other: PublicKey) -> Bool {
+    package func isSameKey(as other: PublicKey) -> Bool {
         guard let pkey = try? pkey, let otherKey = try? other.pkey else { return false }
         let result = EVP_PKEY_eq(pkey, otherKey)
         if result != 1 { _ = drainOpenSSLErrors() }
