@@ -40,6 +40,8 @@ extension PrivateKey {
             ) == 1,
             length <= der.count
         else { throw CryptoError.fromOpenSSL(.openSSL, "EVP_PKEY_sign failed") }
+        // The pkcs11 engine's legacy path queues an error even when it signs; drop it.
+        if inToken { ERR_clear_error() }
         return try Self.rawSignature(der: Array(der.prefix(length)), halfLength: curve.coordinateByteCount)
     }
 

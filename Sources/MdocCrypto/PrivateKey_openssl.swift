@@ -30,11 +30,16 @@ public final class PrivateKey: @unchecked Sendable {
     /// here (in ``SecureBytes``, wiped when this key goes away) after the OpenSSL key is built.
     let pendingEC: (scalar: SecureBytes, point: [UInt8])?
 
-    private init(taking key: OpaquePointer, curve: Curve, publicKey: PublicKey) {
+    /// Whether the key lives in a PKCS#11 token (``init(pkcs11URI:environment:)``): it signs
+    /// there, and its private value cannot be exported.
+    let inToken: Bool
+
+    private init(taking key: OpaquePointer, curve: Curve, publicKey: PublicKey, inToken: Bool) {
         built = Mutex(KeyHandle(pointer: key))
         pendingEC = nil
         self.curve = curve
         self.publicKey = publicKey
+        self.inToken = inToken
     }
 
     private init(curve: Curve, scalar: SecureBytes, point: [UInt8], publicKey: PublicKey) {
@@ -42,6 +47,7 @@ public final class PrivateKey: @unchecked Sendable {
         pendingEC = (scalar, point)
         self.curve = curve
         self.publicKey = publicKey
+        inToken = false
     }
 
     deinit {
@@ -91,7 +97,7 @@ public final class PrivateKey: @unchecked Sendable {
 
     /// Takes ownership of `key` (freed if this throws), identifies its curve and derives the
     /// public key.
-    private convenience init(taking key: OpaquePointer, check: Bool) throws {
+    convenience init(taking key: OpaquePointer, check: Bool, inToken: Bool = false) throws {
         do {
             let curve = try PublicKey.curveOf(key)
             if check {
@@ -112,7 +118,9 @@ public final class PrivateKey: @unchecked Sendable {
                     EVP_PKEY_get_octet_string_param(key, "pub", $0.baseAddress, $0.count, &pointLength) == 1
                 }
                 if ok, pointLength == point.count {
-                    self.init(taking: key, curve: curve, publicKey: try PublicKey(curve: curve, sec1Point: point))
+                    self.init(
+                        taking: key, curve: curve, publicKey: try PublicKey(curve: curve, sec1Point: point),
+                        inToken: inToken)
                     return
                 }
                 ERR_clear_error()
@@ -126,7 +134,7 @@ public final class PrivateKey: @unchecked Sendable {
             }
             guard written == length else { throw CryptoError.fromOpenSSL(.openSSL, "i2d_PUBKEY failed") }
             let publicKey = try PublicKey(subjectPublicKeyInfoDER: spki)
-            self.init(taking: key, curve: curve, publicKey: publicKey)
+            self.init(taking: key, curve: curve, publicKey: publicKey, inToken: inToken)
         } catch {
             EVP_PKEY_free(key)
             throw error
@@ -230,6 +238,7 @@ public final class PrivateKey: @unchecked Sendable {
     /// The key as PKCS#8 PEM (`-----BEGIN PRIVATE KEY-----`, RFC 5958, RFC 7468 §10), unencrypted.
     /// The returned string holds the secret and cannot be wiped; keep it out of logs.
     package func pkcs8PEM() throws -> String {
+        try refuseExportFromToken()
         let bio = try makeMemoryBIO([])
         defer { BIO_free(bio) }  // a memory BIO clears its buffer when freed
         guard PEM_write_bio_PrivateKey(bio, try pkey, nil, nil, 0, nil, nil) == 1 else {
@@ -243,6 +252,7 @@ public final class PrivateKey: @unchecked Sendable {
     /// The raw private value: EC scalar d left-padded to ``Curve/coordinateByteCount`` bytes, or
     /// the OKP raw private key (the inverse of ``init(curve:rawPrivate:)``).
     package func rawPrivateBytes() throws -> SecureBytes {
+        try refuseExportFromToken()
         if curve.kind == .weierstrass {
             var number: OpaquePointer?
             guard EVP_PKEY_get_bn_param(try pkey, cString("priv"), &number) == 1, let number else {
@@ -268,6 +278,12 @@ public final class PrivateKey: @unchecked Sendable {
                     == 1,
                 length == expected
             else { throw CryptoError.fromOpenSSL(.openSSL, "cannot read the raw private key") }
+        }
+    }
+
+    private func refuseExportFromToken() throws {
+        guard !inToken else {
+            throw CryptoError(.keyNotExportable, "the key stays in its PKCS#11 token; its private value cannot be exported")
         }
     }
 }
