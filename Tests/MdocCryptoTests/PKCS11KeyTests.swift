@@ -51,19 +51,28 @@ final class SoftHSMTokens: @unchecked Sendable {  // immutable after init
 
     /// Runs a tool from PATH (Debian `softhsm2`, `opensc`; bin/setup installs them).
     private static func run(_ tool: String, _ arguments: [String]) throws {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = [tool] + arguments
-        let output = Pipe()
-        process.standardOutput = output
-        process.standardError = output
-        try process.run()
-        let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        process.waitUntilExit()
-        guard process.terminationStatus == 0 else {
-            throw ToolFailure(description: "\(tool) \(arguments.joined(separator: " ")) failed (run bin/setup): \(text)")
+        let (status, output) = try runProcess("/usr/bin/env", [tool] + arguments)
+        guard status == 0 else {
+            throw ToolFailure(description: "\(tool) \(arguments.joined(separator: " ")) failed (run bin/setup): \(output)")
         }
     }
+}
+
+/// Runs `executable` to completion; its exit status and its standard output and error together.
+private func runProcess(
+    _ executable: String, _ arguments: [String], environment: [String: String]? = nil
+) throws -> (status: Int32, output: String) {
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: executable)
+    process.arguments = arguments
+    if let environment { process.environment = environment }
+    let output = Pipe()
+    process.standardOutput = output
+    process.standardError = output
+    try process.run()
+    let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+    process.waitUntilExit()
+    return (process.terminationStatus, text)
 }
 
 /// Private keys loaded from a PKCS#11 token (``PrivateKey/init(pkcs11URI:environment:)``) sign
@@ -202,20 +211,12 @@ final class PKCS11EngineTests: XCTestCase {
 
     func testMissingEngineIsUnavailable() throws {
         let empty = try TemporaryFolder(prefix: "mdoc-no-engines")
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: CommandLine.arguments[0])
-        process.arguments = ["MdocCryptoTests.PKCS11EngineTests/testWithoutTheEngine"]
         var environment = ProcessInfo.processInfo.environment
         environment["OPENSSL_ENGINES"] = empty.path
         environment[Self.childMarker] = "1"
-        process.environment = environment
-        let output = Pipe()
-        process.standardOutput = output
-        process.standardError = output
-        try process.run()
-        let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        process.waitUntilExit()
-        XCTAssertEqual(process.terminationStatus, 0, text)
+        let (status, text) = try runProcess(
+            CommandLine.arguments[0], ["MdocCryptoTests.PKCS11EngineTests/testWithoutTheEngine"], environment: environment)
+        XCTAssertEqual(status, 0, text)
         XCTAssertTrue(text.contains("Executed 1 test, with 0 failures"), text)
         XCTAssertTrue(text.contains("PKCS11EngineTests.testWithoutTheEngine' passed"), text)
     }

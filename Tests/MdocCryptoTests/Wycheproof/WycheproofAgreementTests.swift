@@ -64,8 +64,12 @@ final class WycheproofAgreementTests: XCTestCase {
                 throw Wycheproof.SetupError(description: "no normal case first")
             }
             let header = Array(normal.public.bytes.dropLast(1 + 2 * n))
+            // A file uses a few dozen private keys for its cases: each is made once (d·G).
+            var keys: [[UInt8]: PrivateKey] = [:]
             return { test in
-                let key = try PrivateKey(curve: curve, rawPrivate: try Self.scalar(test.private.bytes, curve: curve))
+                let scalar = try Self.scalar(test.private.bytes, curve: curve)
+                let key = try keys[scalar] ?? PrivateKey(curve: curve, rawPrivate: scalar)
+                keys[scalar] = key
                 let spki = test.public.bytes
                 var results = [
                     ("SubjectPublicKeyInfo", Result { try key.sharedSecret(with: try PublicKey(subjectPublicKeyInfoDER: spki)).bytes })
