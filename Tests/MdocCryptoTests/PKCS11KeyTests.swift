@@ -84,6 +84,15 @@ final class PKCS11KeyTests: XCTestCase {
         tokens = try SoftHSMTokens.shared.get()
     }
 
+    /// The tokens live as long as the process (SoftHSM holds them open); their folder goes when
+    /// the last of these tests has run.
+    override class func tearDown() {
+        if case .success(let tokens) = SoftHSMTokens.shared {
+            try? FileManager.default.removeItem(atPath: tokens.folder.path)
+        }
+        super.tearDown()
+    }
+
     private func uri(_ path: String, _ query: String = "pin-value=\(SoftHSMTokens.signerPIN)") -> String {
         "pkcs11:\(path)?module-path=\(SoftHSMTokens.modulePath)" + (query.isEmpty ? "" : "&\(query)")
     }
