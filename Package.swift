@@ -114,7 +114,9 @@ let package = Package(
             name: "MdocSamplesTests",
             dependencies: ["MdocSamples", "MdocCBOR", "MdocCrypto", "MdocImaging", "MdocIngest", "MdocTestSupport", "MdocTime"]),
         .testTarget(name: "MdocCBORTests", dependencies: ["MdocCBOR", "MdocTestSupport"]),
-        .testTarget(name: "MdocCryptoTests", dependencies: ["COpenSSL", "MdocCrypto", "MdocTestSupport"]),
+        .testTarget(
+            name: "MdocCryptoTests", dependencies: ["COpenSSL", "MdocCrypto", "MdocTestSupport"],
+            resources: [.copy("Vectors")]),
         .testTarget(
             name: "MdocVerificationTests",
             dependencies: [

@@ -20,6 +20,8 @@
 #include <openssl/x509.h>
 #include <openssl/x509_vfy.h>
 #include <openssl/x509v3.h>
+#include <openssl/engine.h>
+#include <openssl/ui.h>
 
 /* Wrappers for OpenSSL function-like macros and composite constants, which Swift cannot import. */
 
@@ -52,4 +54,36 @@ static inline const ASN1_OBJECT *mdoc_algor_object_param(const X509_ALGOR *a) {
     X509_ALGOR_get0(&obj, &ptype, &pval, a);
     return ptype == V_ASN1_OBJECT ? (const ASN1_OBJECT *)pval : NULL;
 }
+
+/* Keys in a PKCS#11 token, through the "pkcs11" engine (libp11; Debian libengine-pkcs11-openssl).
+   OpenSSL 3.0 deprecates the ENGINE API, but Debian 12 has no PKCS#11 provider; these wrappers
+   are the only callers, so the deprecation warnings stay here. */
+#pragma clang diagnostic push
+#pragma clang diagnostic ignored "-Wdeprecated-declarations"
+
+/* A functional reference to a new pkcs11 engine for the PKCS#11 module at module_path (NULL: the
+   engine's default module), quiet on stderr; NULL when the engine cannot be loaded or set up. */
+static inline ENGINE *mdoc_engine_pkcs11(const char *module_path) {
+    ENGINE *engine = ENGINE_by_id("pkcs11");
+    if (engine == NULL) return NULL;
+    if ((module_path != NULL && !ENGINE_ctrl_cmd_string(engine, "MODULE_PATH", module_path, 0))
+        || !ENGINE_ctrl_cmd_string(engine, "QUIET", NULL, 0) || !ENGINE_init(engine)) {
+        ENGINE_free(engine);
+        return NULL;
+    }
+    ENGINE_free(engine); /* the functional reference from ENGINE_init keeps it */
+    return engine;
+}
+
+/* Sets the PIN the engine logs in with. */
+static inline int mdoc_engine_set_pin(ENGINE *engine, const char *pin) {
+    return ENGINE_ctrl_cmd_string(engine, "PIN", pin, 0);
+}
+
+/* The private key a PKCS#11 URI names, never prompting for a PIN; NULL when it cannot be loaded. */
+static inline EVP_PKEY *mdoc_engine_load_private_key(ENGINE *engine, const char *uri) {
+    return ENGINE_load_private_key(engine, uri, UI_null(), NULL);
+}
+
+#pragma clang diagnostic pop
 #endif

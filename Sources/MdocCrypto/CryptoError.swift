@@ -37,6 +37,20 @@ public struct CryptoError: Error, Hashable, Sendable, CustomStringConvertible {
         public static let keyMismatch = Code("crypto.keyMismatch")
         /// Any other OpenSSL failure (usually resource exhaustion).
         public static let openSSL = Code("crypto.openSSL")
+        /// A PKCS#11 URI (RFC 7512) that cannot be used: malformed, an unknown or repeated
+        /// attribute, an unreadable `pin-source`.
+        package static let invalidPKCS11URI = Code("crypto.invalidPKCS11URI")
+        /// PKCS#11 keys cannot be reached: the OpenSSL pkcs11 engine or the PKCS#11 module is
+        /// missing or fails to load.
+        package static let pkcs11Unavailable = Code("crypto.pkcs11Unavailable")
+        /// No token matches the URI (or the token holds no private key).
+        package static let pkcs11TokenNotFound = Code("crypto.pkcs11TokenNotFound")
+        /// The token refused the login: wrong, missing, expired or locked PIN.
+        package static let pkcs11LoginFailed = Code("crypto.pkcs11LoginFailed")
+        /// The token holds no private key matching the URI's `object` / `id`.
+        package static let pkcs11KeyNotFound = Code("crypto.pkcs11KeyNotFound")
+        /// The private value of a key held in a token cannot be exported.
+        package static let keyNotExportable = Code("crypto.keyNotExportable")
     }
 
     public let code: Code

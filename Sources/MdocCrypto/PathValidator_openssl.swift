@@ -9,7 +9,7 @@ public enum PathValidator {
     /// - Parameters:
     ///   - at: the validation instant (`X509_VERIFY_PARAM_set_time`); `nil` disables every time
     ///     check (`X509_V_FLAG_NO_CHECK_TIME`), for callers that judge validity themselves at
-    ///     their own instants (capture time and verification time, DESIGN.md "The checks").
+    ///     their own instants (capture time and verification time).
     ///   - allowPartialChain: `X509_V_FLAG_PARTIAL_CHAIN`: a trusted certificate that is not
     ///     self-signed is accepted as the anchor (ISO 18013-5 IACA lists may hold such).
     /// - Returns: the validated chain, leaf first and anchor last, or the first failure OpenSSL

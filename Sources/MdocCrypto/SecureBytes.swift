@@ -35,13 +35,9 @@ public final class SecureBytes: @unchecked Sendable {
         self.count = count
         base = UnsafeMutableRawPointer.allocate(byteCount: max(count, 1), alignment: 16)
         base.initializeMemory(as: UInt8.self, repeating: 0, count: max(count, 1))
-        do {
-            try body(UnsafeMutableRawBufferPointer(start: base, count: count))
-        } catch {
-            OPENSSL_cleanse(base, max(count, 1))
-            base.deallocate()
-            throw error
-        }
+        // Every stored property is set: if `body` throws, the object is released through
+        // `deinit`, which wipes and frees the buffer (freeing it here too would free it twice).
+        try body(UnsafeMutableRawBufferPointer(start: base, count: count))
     }
 
     deinit {

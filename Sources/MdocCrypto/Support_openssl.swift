@@ -7,7 +7,22 @@ import MdocTime
 
 /// Drains this thread's OpenSSL error queue into one line ("" when it is empty).
 func drainOpenSSLErrors() -> String {
-    var messages: [String] = []
+    drainOpenSSLErrorQueue().map(\.text).joined(separator: "; ")
+}
+
+/// One entry of OpenSSL's error queue.
+struct OpenSSLError {
+    /// The library that reported it, as OpenSSL names it ("" when unknown).
+    let library: String
+    /// Its reason code within that library.
+    let reason: Int32
+    /// OpenSSL's one-line rendering.
+    let text: String
+}
+
+/// Drains this thread's OpenSSL error queue, oldest entry first.
+func drainOpenSSLErrorQueue() -> [OpenSSLError] {
+    var errors: [OpenSSLError] = []
     var buffer = [CChar](repeating: 0, count: 256)
     while true {
         let code = ERR_get_error()
@@ -17,10 +32,11 @@ func drainOpenSSLErrors() -> String {
             ERR_error_string_n(code, base, pointer.count)
             return String(cString: base)
         }
-        // The queue holds at most ERR_NUM_ERRORS (16) entries; keep the message bounded anyway.
-        if messages.count < 16 { messages.append(text) }
+        let library = ERR_lib_error_string(code).map { String(cString: $0) } ?? ""
+        // The queue holds at most ERR_NUM_ERRORS (16) entries; keep the result bounded anyway.
+        if errors.count < 16 { errors.append(OpenSSLError(library: library, reason: ERR_GET_REASON(code), text: text)) }
     }
-    return messages.joined(separator: "; ")
+    return errors
 }
 
 extension CryptoError {

@@ -331,6 +331,24 @@ final class KeyTests: XCTestCase {
             hex("4a5d9d5ba4ce2de1728e3bf480350f25e07e21c947d19e3376f09b3c1e161742"))
     }
 
+    /// A refused X25519/X448 agreement (a low-order peer gives the all-zero secret, RFC 7748
+    /// §6.1) throws `.invalidKey` and releases the half-made secret once: with allocations in
+    /// between, every later agreement still gives the right secret (it used to be freed twice).
+    func testRefusedAgreementReleasesItsSecretOnce() throws {
+        for curve in [Curve.x25519, .x448] {
+            let key = try PrivateKey.generate(curve: curve)
+            let peer = try PrivateKey.generate(curve: curve)
+            let lowOrder = try PublicKey(curve: curve, raw: [UInt8](repeating: 0, count: curve.coordinateByteCount))
+            let expected = try key.sharedSecret(with: peer.publicKey).bytes
+            for _ in 0..<1_000 {
+                assertCode(.invalidKey, try key.sharedSecret(with: lowOrder))
+                let others = (0..<4).map { _ in SecureBytes(SecureRandom.bytes(curve.coordinateByteCount)) }
+                XCTAssertEqual(try key.sharedSecret(with: peer.publicKey).bytes, expected, "\(curve)")
+                XCTAssertEqual(others.map(\.count), [Int](repeating: curve.coordinateByteCount, count: 4))
+            }
+        }
+    }
+
     // RFC 8032 §7.1 test 1 (empty message).
     func testEd25519RFC8032() throws {
         let key = try PrivateKey(
