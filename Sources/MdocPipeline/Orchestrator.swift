@@ -326,7 +326,7 @@ public final class Orchestrator: Sendable {
             BatchFiles.syncFileSystem(of: proofsDirectory)
             let sorted = proofs.sorted { $0.referenceCode < $1.referenceCode }
             do {
-                let manifest = try signer.signManifest(runID: runID, createdAt: Date(), proofs: sorted)
+                let manifest = try signer.sign(manifest: try RunManifest(runID: runID, createdAt: Date(), proofFiles: sorted))
                 let relative = "runs/\(runID).cose"
                 let path = (configuration.outDirectory as NSString).appendingPathComponent(relative)
                 try FileManager.default.createDirectory(
@@ -596,7 +596,7 @@ public final class Orchestrator: Sendable {
                 uploadID: upload.uploadID, documentType: upload.documentType, side: upload.side, outcome: upload.outcome.rawValue,
                 reason: upload.reason, original: original, output: output, passes: upload.passes)
         }
-        let bytes = try signer.sign(evidence: signed)
+        let bytes = try signer.sign(evidence: signed).bytes
         let relative = "proofs/\(runID)/\(verified.referenceCode).cose"
         try BatchFiles.write(bytes, to: (configuration.outDirectory as NSString).appendingPathComponent(relative))
         return (relative, HashFunction.sha256.hash(bytes))

@@ -4,9 +4,8 @@ public import MdocChecks
 import MdocCrypto
 import MdocCOSE
 
-/// The evidence a proof bundle carries (DESIGN.md, "What a run leaves behind"): enough for an
-/// auditor to see what was verified, by which checks, against which trust material, without
-/// trusting us. No element values.
+/// The evidence a proof carries: enough for an auditor to see what was verified, by which
+/// checks, against which trust material, without trusting the processor. No element values.
 public struct ProofEvidence: Sendable {
     public struct Input: Sendable {
         public var path: String
@@ -28,7 +27,7 @@ public struct ProofEvidence: Sendable {
         }
     }
 
-    /// One document-scan upload's evidence (issue: the 1 MB limit, with the evidence kept).
+    /// One document-scan upload's evidence: the original and what was kept under the size limit.
     public struct Upload: Sendable {
         public var uploadID: String
         public var documentType: String
@@ -229,42 +228,4 @@ public enum ProofFormat {
     public static let manifestContentType = "application/vnd.mdocverify.run-manifest+cbor"
 
     static func rfc3339(_ date: Date) -> String { RFC3339.format(date) }
-}
-
-/// Signs proofs and run manifests as tagged COSE_Sign1 (RFC 9052) with the processor key, its
-/// certificate in x5chain (label 33, unprotected), alg and content type in the protected header,
-/// so that any COSE library can check them.
-public struct ProofSigner: Sendable {
-    public let identity: ProcessorIdentity
-
-    public init(identity: ProcessorIdentity) {
-        self.identity = identity
-    }
-
-    public func sign(evidence: ProofEvidence) throws -> [UInt8] {
-        try sign(payload: evidence.cbor(), contentType: ProofFormat.contentType)
-    }
-
-    public func sign(payload: [UInt8], contentType: String) throws -> [UInt8] {
-        try COSESign1.sign(
-            payload: payload, key: identity.key,
-            protected: [.init(.int(3), .text(contentType))],
-            unprotected: [.init(.int(33), .bytes(identity.certificate.der))], detached: false, tagged: true)
-    }
-
-    /// A run manifest: the run id, the proofs (reference code and SHA-256 of each file, sorted
-    /// by reference code), their count and Merkle root.
-    public func signManifest(runID: String, createdAt: Date, proofs: [(referenceCode: String, sha256: [UInt8])]) throws -> [UInt8] {
-        let sorted = proofs.sorted { $0.referenceCode < $1.referenceCode }
-        let root = MerkleTree.root(leaves: sorted.map(\.sha256))
-        let payload = CBORNode.map([
-            .init(.text("format"), .text(ProofFormat.manifestContentType)),
-            .init(.text("runId"), .text(runID)),
-            .init(.text("createdAt"), .tagged(0, .text(ProofFormat.rfc3339(createdAt)))),
-            .init(.text("proofCount"), .unsigned(UInt64(sorted.count))),
-            .init(.text("merkleRoot"), .bytes(root)),
-            .init(.text("proofs"), .array(sorted.map { .array([.text($0.referenceCode), .bytes($0.sha256)]) })),
-        ]).encoded()
-        return try sign(payload: payload, contentType: ProofFormat.manifestContentType)
-    }
 }

@@ -32,6 +32,13 @@ public enum ReferenceCode {
         return groups.joined(separator: "-")
     }
 
+    /// The reference code of the transaction whose id (the hex SHA-256 of its content) is
+    /// `transactionID`; nil when that is not 64 hex digits.
+    public static func make(transactionID: String) -> String? {
+        guard transactionID.utf8.count == 64, let hash = bytesFromHex(transactionID) else { return nil }
+        return make(contentHash: hash)
+    }
+
     /// Whether `text` has the shape of a reference code.
     public static func isWellFormed(_ text: String) -> Bool {
         let groups = text.split(separator: "-", omittingEmptySubsequences: false)
