@@ -124,7 +124,9 @@ let package = Package(
         .testTarget(
             name: "MdocPipelineTests",
             dependencies: ["MdocPipeline", "MdocProof", "MdocStore", "MdocReports", "MdocSamples", "MdocTestSupport"]),
-        .testTarget(name: "CLITests", dependencies: ["MdocTestSupport", "MdocSamples", "MdocStore"]),
+        .testTarget(
+            name: "MdocProofTests", dependencies: ["MdocProof", "MdocCBOR", "MdocChecks", "MdocCrypto", "MdocTestSupport"]),
+        .testTarget(name: "CLITests", dependencies: ["MdocTestSupport", "MdocSamples", "MdocStore", "MdocProof", "MdocCrypto"]),
         .testTarget(
             name: "MdocReportsTests",
             dependencies: ["MdocReports", "MdocPipeline", "MdocSamples", "MdocStore", "MdocTestSupport"]),
