@@ -29,12 +29,12 @@ public struct ProofSigner: Sendable {
     }
 
     /// A transaction's proof: deterministic CBOR of its evidence, signed.
-    public func sign(evidence: ProofEvidence) throws -> SignedProof {
+    package func sign(evidence: ProofEvidence) throws -> SignedProof {
         SignedProof(referenceCode: evidence.referenceCode, bytes: try sign(payload: evidence.cbor(), contentType: ProofFormat.contentType))
     }
 
     /// A run's manifest, signed.
-    public func sign(manifest: RunManifest) throws -> [UInt8] {
+    package func sign(manifest: RunManifest) throws -> [UInt8] {
         try sign(payload: manifest.payload(), contentType: ProofFormat.manifestContentType)
     }
 

@@ -49,8 +49,8 @@ public enum ReferenceCode {
 /// A Merkle tree over proof hashes (RFC 6962 §2.1 shape: leaves `SHA-256(0x00 ‖ h)`, nodes
 /// `SHA-256(0x01 ‖ left ‖ right)`, an odd last node promoted), so a run manifest commits to
 /// every proof with one hash and a removed or altered proof is detectable.
-public enum MerkleTree {
-    public static func root(leaves: [[UInt8]]) -> [UInt8] {
+package enum MerkleTree {
+    package static func root(leaves: [[UInt8]]) -> [UInt8] {
         guard !leaves.isEmpty else { return HashFunction.sha256.hash([UInt8]()) }
         var level = leaves.map { HashFunction.sha256.hash([0x00] + $0) }
         while level.count > 1 {

@@ -38,11 +38,11 @@ public enum RunFile {
     }
 
     /// Where an appended proof lies in its run file.
-    public struct Location: Sendable, Hashable {
-        public let referenceCode: String
-        public let offset: Int
-        public let length: Int
-        public let sha256: [UInt8]
+    package struct Location: Sendable, Hashable {
+        package let referenceCode: String
+        package let offset: Int
+        package let length: Int
+        package let sha256: [UInt8]
 
         /// A location recorded elsewhere (the store keeps each proof's), to build a manifest from.
         package init(referenceCode: String, offset: Int, length: Int, sha256: [UInt8]) {
@@ -92,13 +92,13 @@ public enum RunFile {
     }
 
     /// What cutting a torn tail did, for the audit log.
-    public struct Cut: Sendable, Hashable {
-        public let path: String
-        public let previousLength: Int
-        public let length: Int
+    package struct Cut: Sendable, Hashable {
+        package let path: String
+        package let previousLength: Int
+        package let length: Int
         /// SHA-256 of the bytes removed.
-        public let removedSHA256: [UInt8]
-        public var removedBytes: Int { previousLength - length }
+        package let removedSHA256: [UInt8]
+        package var removedBytes: Int { previousLength - length }
     }
 
     /// A run file that cannot be read or written, with a stable code.
@@ -134,7 +134,7 @@ public enum RunFile {
 
     /// Cuts the file at `path` back to `length` bytes (a torn tail's offset, or the length a
     /// commit recorded) and flushes it; returns what was removed. Only bytes past `length` change.
-    public static func cut(path: String, to length: Int) throws(Failure) -> Cut {
+    package static func cut(path: String, to length: Int) throws(Failure) -> Cut {
         let fd = open(path, O_RDWR | O_CLOEXEC)
         guard fd >= 0 else { throw Failure(.io, "cannot open \(path): \(FileIO.lastError)") }
         defer { close(fd) }

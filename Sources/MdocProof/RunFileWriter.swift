@@ -7,9 +7,9 @@ import Synchronization
 /// cannot be written whole is cut back off, so the file holds whole batches only (unless the
 /// process dies inside the write: the next reader then finds a torn tail). ``flush()`` makes
 /// what was appended durable (`fsync`); call it before committing the batch's records elsewhere.
-public final class RunFileWriter: Sendable {
-    public let path: String
-    public let limits: RunFile.Limits
+package final class RunFileWriter: Sendable {
+    package let path: String
+    package let limits: RunFile.Limits
     private let state: Mutex<State>
 
     private struct State {
@@ -20,7 +20,7 @@ public final class RunFileWriter: Sendable {
     }
 
     /// Creates the run file at `path`; an existing file is never reused.
-    public init(creating path: String, limits: RunFile.Limits = .default) throws(RunFile.Failure) {
+    package init(creating path: String, limits: RunFile.Limits = .default) throws(RunFile.Failure) {
         let fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
         guard fd >= 0 else { throw RunFile.Failure(.io, "cannot create \(path): \(FileIO.lastError)") }
         self.path = path
@@ -35,11 +35,11 @@ public final class RunFileWriter: Sendable {
     }
 
     /// Bytes appended so far.
-    public var length: Int { state.withLock { $0.length } }
+    package var length: Int { state.withLock { $0.length } }
 
     /// Appends `proofs` in order; their locations, in the same order. Nothing is written when a
     /// proof is over the record limit or the file would hold too many records.
-    public func append(_ proofs: [SignedProof]) throws(RunFile.Failure) -> [RunFile.Location] {
+    package func append(_ proofs: [SignedProof]) throws(RunFile.Failure) -> [RunFile.Location] {
         try state.withLock { state throws(RunFile.Failure) -> [RunFile.Location] in
             guard state.fd >= 0 else { throw RunFile.Failure(.io, "\(path) is closed") }
             guard state.records + proofs.count <= limits.maxRecords else {
@@ -73,7 +73,7 @@ public final class RunFileWriter: Sendable {
     }
 
     /// Makes every appended byte durable (`fsync`; the first time also the folder's entry).
-    public func flush() throws(RunFile.Failure) {
+    package func flush() throws(RunFile.Failure) {
         try state.withLock { state throws(RunFile.Failure) in
             guard state.fd >= 0 else { throw RunFile.Failure(.io, "\(path) is closed") }
             guard fsync(state.fd) == 0 else { throw RunFile.Failure(.io, "cannot flush \(path): \(FileIO.lastError)") }
@@ -85,7 +85,7 @@ public final class RunFileWriter: Sendable {
     }
 
     /// Flushes and closes the file; later appends fail.
-    public func close() throws(RunFile.Failure) {
+    package func close() throws(RunFile.Failure) {
         try flush()
         state.withLock { state in
             Foundation.close(state.fd)

@@ -1,6 +1,6 @@
-public import Foundation
-public import MdocCBOR
-import MdocChecks
+import Foundation
+import MdocCBOR
+internal import MdocChecks
 
 /// The payload of a signed run manifest (content type ``ProofFormat/manifestContentType``):
 /// the run id, when it was signed, every proof of the run (reference code and SHA-256, sorted by
@@ -14,19 +14,19 @@ import MdocChecks
 /// ```
 /// A run whose proofs are files of their own (`<out>/proofs/<run>/<code>.cose`) has no
 /// `runFile` and lists `[code, sha256]` pairs.
-public struct RunManifest: Sendable {
-    public struct Entry: Sendable, Hashable {
-        public let referenceCode: String
-        public let sha256: [UInt8]
+package struct RunManifest: Sendable {
+    package struct Entry: Sendable, Hashable {
+        package let referenceCode: String
+        package let sha256: [UInt8]
         /// Where the proof lies in the run file (nil when proofs are files of their own).
-        public let offset: Int?
-        public let length: Int?
+        package let offset: Int?
+        package let length: Int?
     }
 
     /// The run file a manifest commits to: its name in `<out>/proofs/` and its length when signed.
-    public struct RunFileCommitment: Sendable, Hashable {
-        public let name: String
-        public let length: Int
+    package struct RunFileCommitment: Sendable, Hashable {
+        package let name: String
+        package let length: Int
 
         package init(name: String, length: Int) {
             self.name = name
@@ -35,27 +35,27 @@ public struct RunManifest: Sendable {
     }
 
     /// An inconsistent manifest: refused when building one, reported when verifying one.
-    public struct Failure: Error, Sendable, Hashable, CustomStringConvertible {
-        public let description: String
+    package struct Failure: Error, Sendable, Hashable, CustomStringConvertible {
+        package let description: String
     }
 
-    public let runID: String
+    package let runID: String
     /// The signing time as written (RFC 3339).
-    public let createdAt: String
-    public let runFile: RunFileCommitment?
+    package let createdAt: String
+    package let runFile: RunFileCommitment?
     /// The proofs as listed: sorted by reference code when built here.
-    public let entries: [Entry]
+    package let entries: [Entry]
     /// The count and root the manifest states (equal to the entries' when built here).
-    public let statedCount: Int
-    public let statedRoot: [UInt8]
+    package let statedCount: Int
+    package let statedRoot: [UInt8]
 
     /// The Merkle root of the entries as listed.
-    public var merkleRoot: [UInt8] { MerkleTree.root(leaves: entries.map(\.sha256)) }
+    package var merkleRoot: [UInt8] { MerkleTree.root(leaves: entries.map(\.sha256)) }
 
     /// A manifest for the proofs appended to the run file `runFile` (of `runFileLength` bytes).
     /// Refuses two proofs for one reference code (different or the same appended twice), a
     /// malformed reference code, and locations outside the file or overlapping.
-    public init(runID: String, createdAt: Date, runFileLength: Int, proofs: [RunFile.Location]) throws(Failure) {
+    package init(runID: String, createdAt: Date, runFileLength: Int, proofs: [RunFile.Location]) throws(Failure) {
         let entries = proofs.map { Entry(referenceCode: $0.referenceCode, sha256: $0.sha256, offset: $0.offset, length: $0.length) }
         try self.init(
             runID: runID, createdAt: createdAt, entries: entries,
@@ -64,7 +64,7 @@ public struct RunManifest: Sendable {
 
     /// A manifest for proofs written as files of their own. The same proof listed twice is
     /// listed once; two different proofs for one reference code are refused.
-    public init(runID: String, createdAt: Date, proofFiles: [(referenceCode: String, sha256: [UInt8])]) throws(Failure) {
+    package init(runID: String, createdAt: Date, proofFiles: [(referenceCode: String, sha256: [UInt8])]) throws(Failure) {
         var seen = Set<Entry>()
         let entries = proofFiles.map { Entry(referenceCode: $0.referenceCode, sha256: $0.sha256, offset: nil, length: nil) }
             .filter { seen.insert($0).inserted }
@@ -83,7 +83,7 @@ public struct RunManifest: Sendable {
 
     /// Reads a manifest's payload. Only its shape is checked here; ``inconsistencies()`` and
     /// the root tell whether what it lists holds together.
-    public init(payload: CBOR) throws(Failure) {
+    package init(payload: CBOR) throws(Failure) {
         func bad(_ what: String) -> Failure { Failure(description: "not an mdocverify run manifest: \(what)") }
         guard let map = payload.map, map["format"]?.text == ProofFormat.manifestContentType else { throw bad("no manifest format") }
         guard let runID = map["runId"]?.text else { throw bad("no runId") }
@@ -123,7 +123,7 @@ public struct RunManifest: Sendable {
     }
 
     /// The deterministic CBOR of the payload (RFC 8949 §4.2.1).
-    public func payload() -> [UInt8] {
+    package func payload() -> [UInt8] {
         var fields: [CBORNode.Entry] = [
             .init(.text("format"), .text(ProofFormat.manifestContentType)),
             .init(.text("runId"), .text(runID)),
@@ -150,7 +150,7 @@ public struct RunManifest: Sendable {
     /// name, a run file not named after the run, malformed, unsorted or repeated reference
     /// codes, locations missing, outside the committed length or overlapping, and a stated
     /// count or root that is not the entries'.
-    public func inconsistencies() -> [Failure] {
+    package func inconsistencies() -> [Failure] {
         var found: [Failure] = []
         if !Self.isSafeName(runID) { found.append(Failure(description: "the run id \(runID.debugDescription) is not a file name")) }
         if let runFile, runFile.name != RunFile.fileName(runID: runID) {
