@@ -132,6 +132,19 @@ public enum RunFile {
         public var description: String { "\(code): \(reason)" }
     }
 
+    /// The bytes of the file at `path` past `committedLength` (the length recorded when its last
+    /// batch was committed), found from the file's length alone; nil when there are none.
+    /// A file shorter than its committed length has lost committed proofs: an error.
+    package static func uncommittedTail(path: String, committedLength: Int) throws(Failure) -> Tail? {
+        var status = stat()
+        guard stat(path, &status) == 0 else { throw Failure(.io, "cannot read \(path): \(FileIO.lastError)") }
+        let length = Int(status.st_size)
+        guard length >= committedLength else {
+            throw Failure(.badLength, "\(path) is \(length) bytes, shorter than the \(committedLength) bytes committed")
+        }
+        return length > committedLength ? Tail(kind: .pastCommittedLength, offset: committedLength, length: length - committedLength) : nil
+    }
+
     /// Cuts the file at `path` back to `length` bytes (a torn tail's offset, or the length a
     /// commit recorded) and flushes it; returns what was removed. Only bytes past `length` change.
     package static func cut(path: String, to length: Int) throws(Failure) -> Cut {

@@ -81,6 +81,24 @@ public final class RunFileReader {
         return try read(at: offset, sequential: false)
     }
 
+    /// The proof at `location` (as the store recorded it), read exactly and checked against its
+    /// SHA-256: a proof reused from an earlier run, to append again to the new run's file.
+    package func proof(at location: RunFile.Location) throws(RunFile.Failure) -> SignedProof {
+        guard location.offset >= 0, location.length > 0, location.length <= limits.maxRecordBytes,
+            location.offset <= readableLength - location.length
+        else {
+            throw RunFile.Failure(.badLength, "\(location.length) bytes at offset \(location.offset) are outside \(path)", offset: location.offset)
+        }
+        guard let bytes = FileIO.read(fd, at: location.offset, count: location.length), bytes.count == location.length else {
+            throw RunFile.Failure(.io, "cannot read \(path): \(FileIO.lastError)", offset: location.offset)
+        }
+        let proof = SignedProof(referenceCode: location.referenceCode, bytes: bytes)
+        guard proof.sha256 == location.sha256 else {
+            throw RunFile.Failure(.malformedRecord, "the proof \(location.referenceCode) at offset \(location.offset) of \(path) was altered", offset: location.offset)
+        }
+        return proof
+    }
+
     /// Decodes the item at `offset`, reading more of the file while it is cut short within the
     /// window, up to the record limit. Nil when it ends past ``readableLength``.
     private func read(at offset: Int, sequential: Bool) throws(RunFile.Failure) -> RunFile.Record? {

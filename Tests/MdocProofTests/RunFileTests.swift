@@ -212,3 +212,47 @@ final class RunFileTests: XCTestCase {
         XCTAssertNil(ReferenceCode.make(transactionID: id + "ab"))
     }
 }
+
+/// What the pipeline does with a run file across runs: reuse a proof recorded earlier, and cut
+/// what a killed run appended past its last commit.
+final class RunFileAcrossRunsTests: XCTestCase {
+    func testAProofRecordedEarlierIsReadExactlyAndAppendedAgain() throws {
+        let fixture = try ProofFixture()
+        let proofs = try fixture.proofs(0..<3)
+        let first = try fixture.writeRun("run-1", batches: [proofs])
+        let recorded = try RunFileWriter(creating: fixture.folder.url("scratch.cbor-seq")).append(proofs)
+        let reader = try RunFileReader(path: first.runFile)
+        let reused = try reader.proof(at: recorded[1])
+        XCTAssertEqual(reused, proofs[1])
+        try fixture.writeRun("run-2", batches: [[reused], try fixture.proofs(3..<4, runID: "run-2")])
+        let second = try fixture.verify("\(fixture.out)/runs/run-2.cose")
+        XCTAssertTrue(second.isIntact, "\(second.problems)")
+        XCTAssertEqual(Array(try ProofFixture.read("\(fixture.out)/proofs/run-2.cbor-seq").prefix(reused.bytes.count)), proofs[1].bytes)
+
+        let moved = RunFile.Location(referenceCode: proofs[1].referenceCode, offset: recorded[1].offset + 1, length: recorded[1].length, sha256: recorded[1].sha256)
+        XCTAssertThrowsError(try reader.proof(at: moved)) { XCTAssertEqual(($0 as? RunFile.Failure)?.code, .malformedRecord) }
+        let outside = RunFile.Location(referenceCode: proofs[2].referenceCode, offset: recorded[2].offset, length: recorded[2].length + 1, sha256: recorded[2].sha256)
+        XCTAssertThrowsError(try reader.proof(at: outside)) { XCTAssertEqual(($0 as? RunFile.Failure)?.code, .badLength) }
+    }
+
+    func testTheUncommittedTailOfAKilledRunIsFoundAndCut() throws {
+        let fixture = try ProofFixture()
+        let proofs = try fixture.proofs(0..<3)
+        let path = fixture.folder.url("run.cbor-seq")
+        let writer = try RunFileWriter(creating: path)
+        _ = try writer.append(Array(proofs[0..<2]))
+        try writer.flush()
+        let committed = writer.length
+        XCTAssertNil(try RunFile.uncommittedTail(path: path, committedLength: committed))
+        _ = try writer.append([proofs[2]])  // the process dies before its batch is committed
+        try ProofFixture.write(Array(try ProofFixture.read(path).dropLast(5)), path)
+        let tail = try XCTUnwrap(try RunFile.uncommittedTail(path: path, committedLength: committed))
+        XCTAssertEqual(tail, RunFile.Tail(kind: .pastCommittedLength, offset: committed, length: proofs[2].bytes.count - 5))
+        let cut = try RunFile.cut(path: path, to: tail.offset)
+        XCTAssertEqual(cut.removedSHA256, HashFunction.sha256.hash(Array(proofs[2].bytes.dropLast(5))))
+        XCTAssertNil(try RunFile.uncommittedTail(path: path, committedLength: committed))
+        XCTAssertThrowsError(try RunFile.uncommittedTail(path: path, committedLength: committed + 1)) {
+            XCTAssertEqual(($0 as? RunFile.Failure)?.code, .badLength)
+        }
+    }
+}
