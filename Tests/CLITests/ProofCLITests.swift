@@ -147,6 +147,30 @@ final class ProofCLITests: XCTestCase {
         XCTAssertEqual(try AuditScript.run(["--cert", "\(out)/keys/processor-cert.pem"] + manifests).status, 0)
     }
 
+    /// One path given twice, and an identical copy under another name, in one run (in one batch,
+    /// in successive batches, and verified again with --force): one transaction, one proof, and
+    /// evidence that verifies (it used to list two versions of one proof, and `proof verify`
+    /// reported an altered proof on untouched output).
+    func testTheSameInputTwiceInOneRunLeavesOneVerifiableProof() throws {
+        try FileManager.default.createDirectory(atPath: out, withIntermediateDirectories: true)
+        let copy = "\(out)/copy.cbor"
+        try FileManager.default.copyItem(
+            atPath: CLI.packageRoot.appendingPathComponent("samples/annex-d/device-response.cbor").path, toPath: copy)
+        for (index, options) in [[], ["--batch-size", "1"], ["--batch-size", "1", "--force"]].enumerated() {
+            let run = "\(out)/r\(index)"
+            let arguments = ["verify", copy, "samples/annex-d/device-response.cbor"] + annexD + ["--out", run, "--format", "json"] + options
+            let result = try CLI.run(arguments)
+            XCTAssertEqual(result.status, 0, "\(options): " + result.stdout + result.stderr)
+            let lines = result.stdout.split(separator: "\n")
+            XCTAssertEqual(lines.count, 3, "\(options)")
+            XCTAssertTrue(lines.first?.contains("\"transaction\":\"copy.cbor\"") == true, "\(options): " + result.stdout)
+            XCTAssertTrue(lines.dropFirst().allSatisfy { $0.contains("\"transaction\":\"device-response.cbor\"") }, result.stdout)
+            let verified = try CLI.run(["proof", "verify", run, "--cert", "\(run)/keys/processor-cert.pem"])
+            XCTAssertEqual(verified.status, 0, "\(options): " + verified.stdout)
+            XCTAssertTrue(verified.stdout.contains("1 proof(s) present, unaltered and signed"), "\(options): " + verified.stdout)
+        }
+    }
+
     // MARK: Pre-flight (exit 2, naming what to fix)
 
     func testPreflightNamesAnUnwritableOutputFolderAndDatabase() throws {
