@@ -62,6 +62,18 @@ final class ProofCLITests: XCTestCase {
         XCTAssertTrue(pinnedProof.stdout.contains("signed by O=mdocverify"), pinnedProof.stdout)
     }
 
+    /// The end of a run says how to check its proofs, with the certificate to trust; the
+    /// command as printed verifies.
+    func testTheRunSummaryNamesTheCertificateToCheckWith() throws {
+        let result = try CLI.run(["verify"] + annexD + ["--out", out, "--format", "text"])
+        XCTAssertEqual(result.status, 0, result.stderr)
+        let line = try XCTUnwrap((result.stdout + result.stderr).split(separator: "\n").first { $0.contains("check them: mdocverify ") })
+        let command = try XCTUnwrap(line.components(separatedBy: "check them: mdocverify ").last).split(separator: " ").map(String.init)
+        XCTAssertEqual(command.suffix(2), ["--cert", "\(out)/keys/processor-cert.pem"])
+        let checked = try CLI.run(command)
+        XCTAssertEqual(checked.status, 0, checked.stdout)
+    }
+
     func testProofVerifyDetectsAFlippedByteADeletedProofAndAnotherSigner() throws {
         let proof = try XCTUnwrap(try runOnce().first)
         var bytes = try Data(contentsOf: URL(fileURLWithPath: proof))
