@@ -83,6 +83,29 @@ final class RunFileCLITests: TemporaryFolderTestCase {
         XCTAssertEqual(try CLI.run(["proof", "verify", out, "--cert", cert]).status, 0, "restored, everything verifies again")
     }
 
+    /// A run killed before its manifest leaves a run file alone: its proofs are checked on their
+    /// own, and a torn tail is reported, by both tools.
+    func testARunFileWithoutManifestIsCheckedAloneByBothTools() throws {
+        try AuditScript.requireAvailable()
+        let run = try makeRun()
+        try FileManager.default.removeItem(atPath: run.manifest)
+        let alone = try CLI.run(["proof", "verify", out, "--cert", cert])
+        XCTAssertEqual(alone.status, 0, alone.stdout)
+        XCTAssertTrue(alone.stdout.contains("did not finish (no manifest): \(run.proofs.count) proof(s)"), alone.stdout)
+        let python = try AuditScript.run(["--cert", cert, run.runFile])
+        XCTAssertEqual(python.status, 0, python.stdout + python.stderr)
+        XCTAssertTrue(python.stdout.contains("did not finish (no manifest): \(run.proofs.count) proofs"), python.stdout)
+        try RunFileLayout.write(try RunFileLayout.read(run.runFile) + Array(run.proofs[0].bytes.prefix(40)), run.runFile)
+        for path in [out, run.runFile] {
+            let torn = try CLI.run(["proof", "verify", path, "--cert", cert])
+            XCTAssertEqual(torn.status, 1, torn.stdout)
+            XCTAssertTrue(torn.stdout.contains("torn tail: a record cut short at offset"), torn.stdout)
+            let pythonTorn = try AuditScript.run(["--cert", cert, path])
+            XCTAssertEqual(pythonTorn.status, 1, pythonTorn.stdout)
+            XCTAssertTrue(pythonTorn.stdout.contains("torn tail: a record cut short at offset"), pythonTorn.stdout)
+        }
+    }
+
     func testAnExportedProofVerifiesOnItsOwnWithBothTools() throws {
         try AuditScript.requireAvailable()
         let run = try makeRun()
