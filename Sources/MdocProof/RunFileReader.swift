@@ -105,12 +105,14 @@ public final class RunFileReader {
         let options = limits.decoding
         var wanted = min(Self.chunk, limits.maxRecordBytes)
         while true {
-            let available = try fill(from: offset, count: min(wanted, readableLength - offset), keep: sequential)
+            let requested = min(wanted, readableLength - offset)
+            let available = try fill(from: offset, count: requested, keep: sequential)
             do throws(CBORError) {
                 let item = try CBOR.decodingFirst(of: available, options: options)
                 return RunFile.Record(offset: offset, item: item, sha256: HashFunction.sha256.hash(item.encoded))
             } catch where error.code == .truncated {
-                if offset + available.count >= readableLength { return nil }
+                // The end of what is read, or of the file (a file that shrank since it was opened).
+                if available.count < requested || offset + available.count >= readableLength { return nil }
                 guard available.count < limits.maxRecordBytes else {
                     throw RunFile.Failure(
                         .recordTooLarge, "the record at offset \(offset) of \(path) is larger than \(limits.maxRecordBytes) bytes",
@@ -127,21 +129,21 @@ public final class RunFileReader {
         }
     }
 
-    /// `count` bytes from `offset` (fewer only at the end of what is read); sequential reads keep
-    /// what they read ahead for the next record.
+    /// `count` bytes from `offset` (fewer only at the end of the file); sequential reads read
+    /// ahead and keep what they read for the next record.
     private func fill(from offset: Int, count: Int, keep: Bool) throws(RunFile.Failure) -> ArraySlice<UInt8> {
         let start = offset - windowStart
         if offset >= windowStart, start + count <= window.count {
             return window[start..<(start + count)]
         }
-        guard let bytes = FileIO.read(fd, at: offset, count: max(count, keep ? Self.chunk : count)) else {
+        let size = keep ? min(max(count, Self.chunk), readableLength - offset) : count
+        guard let bytes = FileIO.read(fd, at: offset, count: size) else {
             throw RunFile.Failure(.io, "cannot read \(path): \(FileIO.lastError)", offset: offset)
         }
-        let limited = Array(bytes.prefix(readableLength - offset))
         if keep {
-            window = limited
+            window = bytes
             windowStart = offset
         }
-        return limited.prefix(count)
+        return bytes.prefix(count)
     }
 }

@@ -115,6 +115,21 @@ final class RunFileTests: XCTestCase {
         XCTAssertNil(reader.tail)
     }
 
+    /// A file cut shorter after it was opened ends in a torn tail where the bytes stop, without
+    /// waiting for bytes that will not come.
+    func testAFileThatShrinksWhileItIsReadEndsInATornTail() throws {
+        let fixture = try ProofFixture()
+        let proofs = try fixture.proofs(0..<3)
+        let path = fixture.folder.url("run.cbor-seq")
+        try ProofFixture.write(proofs.flatMap(\.bytes), path)
+        let reader = try RunFileReader(path: path)
+        XCTAssertEqual(truncate(path, off_t(proofs[0].bytes.count + 10)), 0)
+        XCTAssertEqual(try reader.next().map { Array($0.bytes) }, proofs[0].bytes)
+        XCTAssertNil(try reader.next())
+        XCTAssertEqual(reader.tail?.kind, .cutShort)
+        XCTAssertEqual(reader.tail?.offset, proofs[0].bytes.count)
+    }
+
     /// Records above a window's worth of bytes are read whole.
     func testARecordLargerThanTheReadWindowIsReadWhole() throws {
         let fixture = try ProofFixture()
