@@ -133,7 +133,10 @@ let package = Package(
             dependencies: [
                 "MdocPipeline", "MdocProof", "MdocStore", "MdocReports", "MdocSamples", "MdocTestSupport", "MdocTime",
             ]),
-        .testTarget(name: "CLITests", dependencies: ["MdocTestSupport", "MdocSamples", "MdocStore"]),
+        .testTarget(
+            name: "MdocProofTests",
+            dependencies: ["MdocProof", "MdocCBOR", "MdocChecks", "MdocCrypto", "MdocTestSupport", "MdocTime"]),
+        .testTarget(name: "CLITests", dependencies: ["MdocTestSupport", "MdocSamples", "MdocStore", "MdocProof", "MdocCrypto"]),
         .testTarget(
             name: "MdocReportsTests",
             dependencies: ["MdocReports", "MdocPipeline", "MdocSamples", "MdocStore", "MdocTestSupport"]),

@@ -159,7 +159,7 @@ func serialHex(_ integer: UnsafePointer<ASN1_INTEGER>?) -> String {
 }
 
 /// Bytes for a hexadecimal string of any length (an odd count gets a leading zero). Nil for non-hex.
-func bytesFromHex(_ text: String) -> [UInt8]? {
+package func bytesFromHex(_ text: String) -> [UInt8]? {
     var digits = Array(text.utf8)
     if digits.count % 2 == 1 { digits.insert(UInt8(ascii: "0"), at: 0) }
     var out: [UInt8] = []

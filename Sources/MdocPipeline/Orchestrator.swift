@@ -37,6 +37,9 @@ public final class Orchestrator: Sendable {
     let context: TransactionContext
     let proofsDirectory: String
     let seenResponses = Mutex<[String: String]>([:])
+    /// The SHA-256 of the proof signed for each transaction in this run: a transaction met again
+    /// in a later batch keeps that proof, never a second one for its reference code.
+    let signedInRun = Mutex<[String: [UInt8]]>([:])
     let stopRequested = Mutex<Bool>(false)
 
     /// Asks a running ``run(onEvent:)`` to stop (Ctrl-C): no further input is read; the batch
@@ -327,7 +330,7 @@ public final class Orchestrator: Sendable {
             BatchFiles.syncFileSystem(of: proofsDirectory)
             let sorted = proofs.sorted { $0.referenceCode < $1.referenceCode }
             do {
-                let manifest = try signer.signManifest(runID: runID, createdAt: Date(), proofs: sorted)
+                let manifest = try signer.sign(manifest: try RunManifest(runID: runID, createdAt: Date(), proofFiles: sorted))
                 let relative = "runs/\(runID).cose"
                 let path = (configuration.outDirectory as NSString).appendingPathComponent(relative)
                 try FileManager.default.createDirectory(
@@ -376,7 +379,7 @@ public final class Orchestrator: Sendable {
                     item.report.checks = outcome.checks
                     if verified.keepData {
                         do {
-                            if let proof = try writeProof(for: verified, checks: outcome.checks) {
+                            if let proof = try writeProof(for: verified, checks: outcome.checks, again: true) {
                                 outcome.proofPath = proof.path
                                 outcome.proofSHA256 = hexString(proof.sha256)
                                 item.proof = (verified.referenceCode, proof.sha256)
@@ -439,7 +442,7 @@ public final class Orchestrator: Sendable {
     /// results the batch may reuse (idempotency), and, after verification, one read for earlier
     /// transactions carrying the same DeviceResponses (`response.replayed`), before the proofs
     /// are signed.
-    func verifyConcurrently(_ bundles: [(Int, TransactionBundle)]) async -> [Processed] {
+    func verifyDistinct(_ bundles: [(Int, TransactionBundle)]) async -> [Processed] {
         let priors: [String: PriorVerification] = configuration.force || bundles.isEmpty ? [:]
             : ((try? store.priorVerifications(
                 transactionIDs: bundles.map(\.1.contentHashHex), trustSnapshotHash: trust.snapshotHash,
@@ -564,8 +567,10 @@ public final class Orchestrator: Sendable {
     }
 
     /// Signs and writes `<out>/proofs/<run>/<reference>.cose` (``BatchFiles/write(_:to:)``).
-    func writeProof(for verified: VerifiedTransaction, checks: [CheckResult]) throws -> (path: String, sha256: [UInt8])? {
+    func writeProof(for verified: VerifiedTransaction, checks: [CheckResult], again: Bool = false) throws -> (path: String, sha256: [UInt8])? {
         guard let signer else { return nil }
+        let relative = "proofs/\(runID)/\(verified.referenceCode).cose"
+        if !again, let earlier = signedInRun.withLock({ $0[verified.transactionID] }) { return (relative, earlier) }
         var certificates: [ProofEvidence.CertificateRef] = []
         for document in verified.documents {
             if let ds = document.dsCertificate {
@@ -597,10 +602,10 @@ public final class Orchestrator: Sendable {
                 uploadID: upload.uploadID, documentType: upload.documentType, side: upload.side, outcome: upload.outcome.rawValue,
                 reason: upload.reason, original: original, output: output, passes: upload.passes)
         }
-        let bytes = try signer.sign(evidence: signed)
-        let relative = "proofs/\(runID)/\(verified.referenceCode).cose"
-        try BatchFiles.write(bytes, to: (configuration.outDirectory as NSString).appendingPathComponent(relative))
-        return (relative, HashFunction.sha256.hash(bytes))
+        let proof = try signer.sign(evidence: signed)
+        try BatchFiles.write(proof.bytes, to: (configuration.outDirectory as NSString).appendingPathComponent(relative))
+        signedInRun.withLock { $0[verified.transactionID] = proof.sha256 }
+        return (relative, proof.sha256)
     }
 
     /// What the store keeps of a verified transaction (no element values unless --keep-values).

@@ -32,6 +32,13 @@ public enum ReferenceCode {
         return groups.joined(separator: "-")
     }
 
+    /// The reference code of the transaction whose id (the hex SHA-256 of its content) is
+    /// `transactionID`; nil when that is not 64 hex digits.
+    public static func make(transactionID: String) -> String? {
+        guard transactionID.utf8.count == 64, let hash = bytesFromHex(transactionID) else { return nil }
+        return make(contentHash: hash)
+    }
+
     /// Whether `text` has the shape of a reference code.
     public static func isWellFormed(_ text: String) -> Bool {
         let groups = text.split(separator: "-", omittingEmptySubsequences: false)
@@ -42,8 +49,8 @@ public enum ReferenceCode {
 /// A Merkle tree over proof hashes (RFC 6962 §2.1 shape: leaves `SHA-256(0x00 ‖ h)`, nodes
 /// `SHA-256(0x01 ‖ left ‖ right)`, an odd last node promoted), so a run manifest commits to
 /// every proof with one hash and a removed or altered proof is detectable.
-public enum MerkleTree {
-    public static func root(leaves: [[UInt8]]) -> [UInt8] {
+package enum MerkleTree {
+    package static func root(leaves: [[UInt8]]) -> [UInt8] {
         guard !leaves.isEmpty else { return HashFunction.sha256.hash([UInt8]()) }
         var level = leaves.map { HashFunction.sha256.hash([0x00] + $0) }
         while level.count > 1 {

@@ -1,145 +1,189 @@
 import ArgumentParser
 import Foundation
-import MdocCBOR
 import MdocCrypto
 import MdocProof
 
-/// `mdocverify proof verify|show`.
+/// `mdocverify proof verify|show|export`.
 struct ProofCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "proof",
-        abstract: "Check or show signed proof bundles and run manifests.",
-        subcommands: [ProofVerifyCommand.self, ProofShowCommand.self])
+        abstract: "Check, show or export signed proofs, run files and run manifests.",
+        subcommands: [ProofVerifyCommand.self, ProofShowCommand.self, ProofExportCommand.self])
+}
+
+/// Whose signature is accepted: `--cert` or `--processor-trust`, or nobody's identity checked.
+struct SignerOptions: ParsableArguments {
+    @Option(name: .long, help: "The processor certificate (PEM or DER) the signer must be, e.g. <out>/keys/processor-cert.pem.")
+    var cert: String?
+
+    @Option(name: .customLong("processor-trust"), help: "A folder of trusted processor certificates: the signer must be one of them or chain to one.")
+    var processorTrust: String?
+
+    func policy() throws -> SignerPolicy {
+        switch (cert, processorTrust) {
+        case (nil, nil):
+            return .notChecked
+        case (let cert?, nil):
+            guard let certificate = try? Certificate.parseAll(pemOrDER: try InputFile.read(cert)).first else {
+                throw SetupError("--cert \(cert) is not a certificate (PEM or DER)")
+            }
+            return .certificate(certificate)
+        case (nil, let folder?):
+            do {
+                return .trusted(try ProcessorTrust(directory: folder))
+            } catch {
+                throw SetupError("--processor-trust: \(error.description)")
+            }
+        case (.some, .some):
+            throw SetupError("give --cert or --processor-trust, not both")
+        }
+    }
+}
+
+/// The worst outcome met, which sets the exit code.
+enum ProofOutcome: Int32, Comparable {
+    /// Signatures valid and the signer trusted.
+    case verified = 0
+    /// Signatures valid; nobody checked whose certificate signed.
+    case signerNotChecked = 3
+    /// Something does not verify.
+    case invalid = 1
+
+    private var rank: Int { self == .verified ? 0 : self == .signerNotChecked ? 1 : 2 }
+    static func < (a: ProofOutcome, b: ProofOutcome) -> Bool { a.rank < b.rank }
+
+    /// What a valid signature amounts to with this signer status, as printed after it.
+    static func of(_ signer: SignerStatus) -> (outcome: ProofOutcome, text: String) {
+        switch signer {
+        case .notChecked:
+            return (.signerNotChecked, "signature valid; signer not checked")
+        case .trusted(let subject, let sha256):
+            return (.verified, "signed by \(TerminalText.escaped(subject)) (certificate SHA-256 \(sha256.prefix(16))…, trusted)")
+        case .untrusted(let reason):
+            return (.invalid, "signature valid, but \(reason): not verified")
+        }
+    }
 }
 
 struct ProofVerifyCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "verify",
-        abstract: "Verify a proof (.cose), a run manifest (runs/<run>.cose, with every proof it lists), or an output folder.",
-        discussion: "Exit codes: 0 everything verifies; 1 a signature, a proof or the manifest does not; 2 usage error.")
+        abstract: "Verify a proof (.cose), a run file (.cbor-seq), a run manifest (runs/<run>.cose), or an output folder.",
+        discussion: """
+            A run file or manifest is checked against the other: every proof listed, present, unaltered, \
+            in place and signed by the manifest's signer, no torn tail. Without --cert or --processor-trust \
+            only signatures are checked, not who made them.
 
-    @Argument(help: "A proof file, a run manifest, or an output folder (every run manifest in it).")
+            Exit codes: 0 everything verifies and the signer is trusted; 1 a signature, a proof, a run file \
+            or a manifest does not verify, or the signer is not the trusted one; 2 usage error; 3 every \
+            signature is valid but the signer was not checked (give --cert or --processor-trust).
+            """)
+
+    @Argument(help: "A proof, a run file, a run manifest, or an output folder (every run in it).")
     var path: String
 
-    @Option(name: .long, help: "Require this signer certificate (PEM or DER) instead of trusting the one in x5chain.")
-    var cert: String?
+    @OptionGroup var signer: SignerOptions
 
     func run() throws {
-        var expected: Certificate?
-        if let cert {
-            do {
-                expected = try Certificate.parseAll(pemOrDER: try InputFile.read(cert)).first
-            } catch {
-                throw SetupError("--cert \(cert) is not a certificate: \(error)")
-            }
-        }
+        let policy = try signer.policy()
         var isDirectory: ObjCBool = false
         guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else {
             throw SetupError("\(path) does not exist")
         }
-        var allGood = true
+        var worst = ProofOutcome.verified
         if isDirectory.boolValue {
-            let runs = (path as NSString).appendingPathComponent("runs")
-            let manifests = ((try? FileManager.default.contentsOfDirectory(atPath: runs)) ?? []).filter { $0.hasSuffix(".cose") }.sorted()
-            guard !manifests.isEmpty else { throw SetupError("\(path) has no runs/*.cose manifest: give a proof or manifest file") }
-            for name in manifests {
-                allGood = verifyFile((runs as NSString).appendingPathComponent(name), expected: expected) && allGood
+            let folder = OutputFolder(path: path)
+            guard !folder.manifestPaths.isEmpty || !folder.runFilePaths.isEmpty else {
+                throw SetupError("\(path) has no runs/*.cose manifest and no proofs/*.cbor-seq run file: give an output folder, a run file or a proof")
             }
+            for check in folder.verify(policy: policy) { worst = max(worst, report(check)) }
+        } else if path.hasSuffix(".\(RunFile.fileExtension)") {
+            worst = verifyRunFile(path, policy: policy)
         } else {
-            allGood = verifyFile(path, expected: expected)
+            worst = try verifySigned(path, policy: policy)
         }
-        if !allGood { throw ExitCode(1) }
+        if worst == .signerNotChecked {
+            print("Signatures are valid, but nobody checked who signed: pass --cert with the processor's certificate "
+                + "(<out>/keys/processor-cert.pem, or the one given with --signing-cert) or --processor-trust DIR.")
+        }
+        if worst != .verified { throw ExitCode(worst.rawValue) }
     }
 
-    /// Verifies one file; prints one line (and the problems) for it.
-    func verifyFile(_ file: String, expected: Certificate?) -> Bool {
-        let bytes: [UInt8]
-        do { bytes = try InputFile.read(file) } catch {
-            print("\(Style.red("✗")) \(file): \(error)")
-            return false
-        }
-        do {
-            let opened = try ProofVerifier.open(bytes, expectedSigner: expected)
-            if opened.contentType == ProofFormat.manifestContentType {
-                // <out>/runs/<run>.cose → <out>/proofs/<run>/
-                let out = ((file as NSString).deletingLastPathComponent as NSString).deletingLastPathComponent
-                let proofs = (out as NSString).appendingPathComponent("proofs")
-                let report = try ProofVerifier.verifyManifest(bytes, proofsRoot: proofs, expectedSigner: expected)
-                if report.ok {
-                    print("\(Style.green("✓")) run \(report.runID): manifest signature valid, \(report.listed) proof(s) present, unaltered and signed, Merkle root matches")
-                    return true
-                }
-                print("\(Style.red("✗")) run \(report.runID): \(file)")
-                if !report.signatureValid { print("    the manifest signature does not verify") }
-                if !report.merkleRootValid { print("    the Merkle root does not match the listed proofs") }
-                for code in report.missing { print("    missing proof: \(code).cose") }
-                for code in report.altered { print("    altered proof: \(code).cose (its SHA-256 differs from the manifest)") }
-                for code in report.badSignatures { print("    proof with a bad signature or another signer: \(code).cose") }
-                return false
+    /// A run file: against its manifest (`<out>/runs/<run>.cose`) when there is one, else alone.
+    func verifyRunFile(_ file: String, policy: SignerPolicy) -> ProofOutcome {
+        let proofs = (file as NSString).deletingLastPathComponent
+        let out = (proofs as NSString).deletingLastPathComponent
+        let runID = ((file as NSString).lastPathComponent as NSString).deletingPathExtension
+        let manifest = ((out as NSString).appendingPathComponent("runs") as NSString).appendingPathComponent("\(runID).cose")
+        if let bytes = try? InputFile.read(manifest) {
+            do {
+                return report(try RunVerifier.verify(manifest: bytes, manifestPath: manifest, outputFolder: out, policy: policy))
+            } catch {
+                print("\(Style.red("✗")) \(TerminalText.escaped(manifest)): \(TerminalText.escaped(error.description))")
+                return .invalid
             }
-            let reference = opened.payload.map?["referenceCode"]?.text ?? "?"
-            if opened.signatureValid {
-                print("\(Style.green("✓")) proof \(reference): signature valid, signed by \(opened.signer.subject.rfc2253)")
-                return true
-            }
-            print("\(Style.red("✗")) proof \(reference): the signature does not verify (\(file))")
-            return false
-        } catch {
-            print("\(Style.red("✗")) \(file): \(error)")
-            return false
         }
+        return report(RunVerifier.verify(runFile: file, policy: policy))
     }
-}
 
-struct ProofShowCommand: ParsableCommand {
-    static let configuration = CommandConfiguration(
-        commandName: "show", abstract: "Print the evidence of a proof (or a run manifest) as JSON.")
-
-    @Argument(help: "A proof or run manifest file.")
-    var file: String
-
-    func run() throws {
+    /// A standalone proof, or a run manifest (with its run's proofs).
+    func verifySigned(_ file: String, policy: SignerPolicy) throws -> ProofOutcome {
         let bytes = try InputFile.read(file)
         let opened: ProofVerifier.Opened
         do {
-            opened = try ProofVerifier.open(bytes)
+            opened = try ProofVerifier.open(bytes, policy: policy)
         } catch {
-            throw SetupError("\(file): \(error)")
+            print("\(Style.red("✗")) \(TerminalText.escaped(file)): \(TerminalText.escaped(error.description))")
+            return .invalid
         }
-        var pairs: [(String, JSONValue)] = [
-            ("signatureValid", .bool(opened.signatureValid)),
-            ("signer", .string(opened.signer.subject.rfc2253)),
-            ("signerSHA256", .string(opened.signer.fingerprintHex)),
-            ("contentType", .optional(opened.contentType)),
-        ]
-        pairs.append(("evidence", Self.json(opened.payload)))
-        print(JSONValue.object(pairs).serialized())
+        if opened.isManifest {
+            // <out>/runs/<run>.cose → <out>
+            let out = ((file as NSString).deletingLastPathComponent as NSString).deletingLastPathComponent
+            do {
+                return report(try RunVerifier.verify(manifest: bytes, manifestPath: file, outputFolder: out, policy: policy))
+            } catch {
+                print("\(Style.red("✗")) \(TerminalText.escaped(file)): \(TerminalText.escaped(error.description))")
+                return .invalid
+            }
+        }
+        let reference = TerminalText.escaped(opened.referenceCode ?? "?")
+        guard opened.isProof else {
+            print("\(Style.red("✗")) \(TerminalText.escaped(file)): not an mdocverify proof or run manifest")
+            return .invalid
+        }
+        guard opened.signatureValid else {
+            print("\(Style.red("✗")) proof \(reference): the signature does not verify (\(TerminalText.escaped(file)))")
+            return .invalid
+        }
+        let (outcome, text) = ProofOutcome.of(opened.signer)
+        print("\(mark(outcome)) proof \(reference): \(text)")
+        return outcome
     }
 
-    /// CBOR → JSON: byte strings as hex, tdate tags as their text, check evidence pairs as objects.
-    static func json(_ item: CBOR) -> JSONValue {
-        switch item.value {
-        case .unsigned(let n): return n <= UInt64(Int64.max) ? .integer(Int64(n)) : .string(String(n))
-        case .negative(let n): return n < UInt64(Int64.max) ? .integer(-1 - Int64(n)) : .string("-1-\(n)")
-        case .bytes(let bytes): return .string(hexString(bytes))
-        case .text(let text): return .string(text)
-        case .array(let items):
-            if item.array?.allSatisfy({ $0.array?.count == 2 && $0.array?.first?.text != nil && $0.array?.last?.text != nil }) == true,
-                !(item.array ?? []).isEmpty
-            {
-                return .object(items.compactMap { pair in
-                    guard let array = pair.array, array.count == 2, let key = array[0].text else { return nil }
-                    return (key, json(array[1]))
-                })
-            }
-            return .array(items.map(json))
-        case .map(let map):
-            return .object(map.map { ($0.key.text ?? $0.key.diagnostic(expandEmbedded: false, pretty: false), json($0.value)) })
-        case .tagged(_, let content): return json(content)
-        case .bool(let b): return .bool(b)
-        case .null, .undefined: return .null
-        case .simple(let v): return .integer(Int64(v))
-        case .float(let d): return .number(d)
+    /// Prints one run's outcome: one line, then its problems.
+    func report(_ check: RunCheck) -> ProofOutcome {
+        let run = TerminalText.escaped(check.runID)
+        guard check.isIntact else {
+            print("\(Style.red("✗")) run \(run): \(TerminalText.escaped(check.manifestPath ?? check.proofsPath))")
+            for problem in check.problems { print("    \(TerminalText.escaped(problem.description))") }
+            return .invalid
+        }
+        let (outcome, text) = ProofOutcome.of(check.signer)
+        if check.manifestPath == nil {
+            print("\(mark(outcome)) run \(run): did not finish (no manifest): \(check.proofCount) proof(s), each \(text); "
+                + "whether any is missing cannot be checked without a manifest")
+        } else {
+            print("\(mark(outcome)) run \(run): manifest signature valid, \(check.proofCount) proof(s) present, unaltered and signed, "
+                + "Merkle root matches; \(text)")
+        }
+        return outcome
+    }
+
+    func mark(_ outcome: ProofOutcome) -> String {
+        switch outcome {
+        case .verified: Style.green("✓")
+        case .signerNotChecked: Style.yellow("?")
+        case .invalid: Style.red("✗")
         }
     }
 }

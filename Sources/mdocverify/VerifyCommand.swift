@@ -207,7 +207,7 @@ struct VerifyCommand: AsyncParsableCommand {
         }
         progress.finish()
         if outputFormat == .text || stderrIsTerminal {
-            let summary = Summary.text(result, out: out)
+            let summary = Summary.text(result, out: out, processorCertificate: signingCert ?? "\(out)/keys/processor-cert.pem")
             if outputFormat == .text { print(summary) } else { FileHandle.standardError.write(Data((summary + "\n").utf8)) }
         }
         if result.interrupted {
@@ -299,7 +299,7 @@ final class Progress: @unchecked Sendable {
 
 /// The end-of-run summary.
 enum Summary {
-    static func text(_ result: Orchestrator.RunResult, out: String) -> String {
+    static func text(_ result: Orchestrator.RunResult, out: String, processorCertificate: String) -> String {
         let s = result.summary
         var lines: [String] = []
         lines.append(Style.bold("Run \(result.runID)") + ": \(s.transactions) transaction(s)" + (s.reused > 0 ? ", \(s.reused) reused from earlier runs" : "")
@@ -329,7 +329,7 @@ enum Summary {
         lines.append("  database:   \(result.databasePath)")
         if let manifest = result.manifestPath {
             lines.append("  proofs:     \(result.proofCount) under \(out)/proofs/\(result.runID)/, run manifest \(manifest)")
-            lines.append(Style.dim("  check them: mdocverify proof verify \(manifest)"))
+            lines.append(Style.dim("  check them: mdocverify proof verify \(manifest) --cert \(processorCertificate)"))
         }
         let images = (out as NSString).appendingPathComponent("images")
         if let entries = try? FileManager.default.contentsOfDirectory(atPath: images), !entries.isEmpty {

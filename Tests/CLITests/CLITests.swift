@@ -227,7 +227,7 @@ final class CLITests: XCTestCase {
         XCTAssertEqual(try store.runSummary(runID: lastRun).transactions, count)
         // Its signed manifest commits to every transaction's proof, and every proof verifies.
         let manifest = "\(out)/r/runs/\(lastRun).cose"
-        let proofs = try CLI.run(["proof", "verify", manifest])
+        let proofs = try CLI.run(["proof", "verify", manifest, "--cert", "\(out)/r/keys/processor-cert.pem"])
         XCTAssertEqual(proofs.status, 0, proofs.stdout)
         XCTAssertTrue(proofs.stdout.contains("\(count) proof(s) present"), proofs.stdout)
     }

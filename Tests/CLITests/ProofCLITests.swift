@@ -5,9 +5,10 @@ import XCTest
 /// `mdocverify proof verify|show` as an auditor meets them, the processor key the run creates,
 /// the independent Python check (`scripts/verify-proof.py`), and the run's pre-flight errors.
 final class ProofCLITests: XCTestCase {
-    let annexD = ["samples/annex-d/device-response.cbor", "--trust", "samples/annex-d/trust",
+    static let annexD = ["samples/annex-d/device-response.cbor", "--trust", "samples/annex-d/trust",
                   "--transcript", "samples/annex-d/session-transcript.cbor", "--reader-key", "samples/annex-d/reader-key.pem",
                   "--at", "2021-01-01T00:00:00Z"]
+    var annexD: [String] { Self.annexD }
     var out = ""
 
     override func setUpWithError() throws {
@@ -41,16 +42,36 @@ final class ProofCLITests: XCTestCase {
         XCTAssertFalse(again.stderr.contains("created a local signing key"), again.stderr)
     }
 
+    /// Without a trusted certificate a valid signature names nobody and exits 3; with the
+    /// processor's certificate it exits 0 and names the signer.
     func testProofVerifyAcceptsAProofARunManifestAndTheOutputFolder() throws {
         let proof = try XCTUnwrap(try runOnce().first)
         let single = try CLI.run(["proof", "verify", proof])
-        XCTAssertEqual(single.status, 0, single.stdout)
-        XCTAssertTrue(single.stdout.contains("signature valid"), single.stdout)
+        XCTAssertEqual(single.status, 3, single.stdout)
+        XCTAssertTrue(single.stdout.contains("signature valid; signer not checked"), single.stdout)
+        XCTAssertFalse(single.stdout.contains("signed by"), single.stdout)
         let folder = try CLI.run(["proof", "verify", out])
-        XCTAssertEqual(folder.status, 0, folder.stdout)
+        XCTAssertEqual(folder.status, 3, folder.stdout)
         XCTAssertTrue(folder.stdout.contains("Merkle root matches"), folder.stdout)
+        XCTAssertFalse(folder.stdout.contains("signed by"), folder.stdout)
         let pinned = try CLI.run(["proof", "verify", out, "--cert", "\(out)/keys/processor-cert.pem"])
         XCTAssertEqual(pinned.status, 0, pinned.stdout)
+        XCTAssertTrue(pinned.stdout.contains("signed by O=mdocverify"), pinned.stdout)
+        let pinnedProof = try CLI.run(["proof", "verify", proof, "--cert", "\(out)/keys/processor-cert.pem"])
+        XCTAssertEqual(pinnedProof.status, 0, pinnedProof.stdout)
+        XCTAssertTrue(pinnedProof.stdout.contains("signed by O=mdocverify"), pinnedProof.stdout)
+    }
+
+    /// The end of a run says how to check its proofs, with the certificate to trust; the
+    /// command as printed verifies.
+    func testTheRunSummaryNamesTheCertificateToCheckWith() throws {
+        let result = try CLI.run(["verify"] + annexD + ["--out", out, "--format", "text"])
+        XCTAssertEqual(result.status, 0, result.stderr)
+        let line = try XCTUnwrap((result.stdout + result.stderr).split(separator: "\n").first { $0.contains("check them: mdocverify ") })
+        let command = try XCTUnwrap(line.components(separatedBy: "check them: mdocverify ").last).split(separator: " ").map(String.init)
+        XCTAssertEqual(command.suffix(2), ["--cert", "\(out)/keys/processor-cert.pem"])
+        let checked = try CLI.run(command)
+        XCTAssertEqual(checked.status, 0, checked.stdout)
     }
 
     func testProofVerifyDetectsAFlippedByteADeletedProofAndAnotherSigner() throws {
@@ -71,7 +92,8 @@ final class ProofCLITests: XCTestCase {
         XCTAssertEqual(deleted.status, 1)
         XCTAssertTrue(deleted.stdout.contains("missing proof"), deleted.stdout)
         try original.write(to: URL(fileURLWithPath: proof))
-        XCTAssertEqual(try CLI.run(["proof", "verify", out]).status, 0, "restored: everything verifies again")
+        XCTAssertEqual(try CLI.run(["proof", "verify", out, "--cert", "\(out)/keys/processor-cert.pem"]).status, 0,
+                       "restored: everything verifies again")
 
         // Pinned to a certificate that did not sign: refused.
         let other = try CLI.run(["proof", "verify", proof, "--cert", "samples/annex-d/trust/utopia-iaca.pem"])
@@ -101,19 +123,20 @@ final class ProofCLITests: XCTestCase {
 
     /// An auditor's check with a standard COSE stack (Python cbor2 + cryptography), not ours.
     func testTheIndependentPythonCheckAcceptsProofsAndManifestsAndCatchesTampering() throws {
-        let python = "/usr/bin/python3"
-        let probe = try Process.run(URL(fileURLWithPath: python), arguments: ["-c", "import cbor2, cryptography"])
-        probe.waitUntilExit()
-        try XCTSkipUnless(probe.terminationStatus == 0, "python3-cbor2 / python3-cryptography missing: run bin/setup")
+        try AuditScript.requireAvailable()
         let proof = try XCTUnwrap(try runOnce().first)
         let manifests = try FileManager.default.contentsOfDirectory(atPath: "\(out)/runs").map { "\(out)/runs/\($0)" }
         XCTAssertEqual(manifests.count, 1)
-        XCTAssertEqual(try runPython(python, [proof] + manifests), 0)
+        XCTAssertEqual(try AuditScript.run(["--cert", "\(out)/keys/processor-cert.pem", proof] + manifests).status, 0)
+        let unchecked = try AuditScript.run([proof] + manifests)
+        XCTAssertEqual(unchecked.status, 3, unchecked.stdout)
+        XCTAssertFalse(unchecked.stdout.contains("signed by"), unchecked.stdout)
         var bytes = try Data(contentsOf: URL(fileURLWithPath: proof))
         bytes[bytes.count / 2] ^= 0x01
         try bytes.write(to: URL(fileURLWithPath: proof))
-        XCTAssertEqual(try runPython(python, [proof]), 1)
-        XCTAssertEqual(try runPython(python, manifests), 1)
+        XCTAssertEqual(try AuditScript.run([proof]).status, 1)
+        XCTAssertEqual(try AuditScript.run(manifests).status, 1)
+        XCTAssertEqual(try AuditScript.run(["--cert", "\(out)/keys/processor-cert.pem"] + manifests).status, 1)
     }
 
     /// Re-verifying the same transaction later (here at another verification time) must not
@@ -129,25 +152,35 @@ final class ProofCLITests: XCTestCase {
         let manifests = try FileManager.default.contentsOfDirectory(atPath: "\(out)/runs").sorted().map { "\(out)/runs/\($0)" }
         XCTAssertEqual(manifests.count, 3)
         XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: "\(out)/proofs").count, 3, "one folder per run")
-        let all = try CLI.run(["proof", "verify", out])
+        let all = try CLI.run(["proof", "verify", out, "--cert", "\(out)/keys/processor-cert.pem"])
         XCTAssertEqual(all.status, 0, all.stdout)
         XCTAssertEqual(all.stdout.components(separatedBy: "Merkle root matches").count - 1, 3, all.stdout)
-        let python = "/usr/bin/python3"
-        let probe = try Process.run(URL(fileURLWithPath: python), arguments: ["-c", "import cbor2, cryptography"])
-        probe.waitUntilExit()
-        try XCTSkipUnless(probe.terminationStatus == 0, "python3-cbor2 / python3-cryptography missing: run bin/setup")
-        XCTAssertEqual(try runPython(python, manifests), 0)
+        try AuditScript.requireAvailable()
+        XCTAssertEqual(try AuditScript.run(["--cert", "\(out)/keys/processor-cert.pem"] + manifests).status, 0)
     }
 
-    private func runPython(_ python: String, _ files: [String]) throws -> Int32 {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: python)
-        process.arguments = [CLI.packageRoot.appendingPathComponent("scripts/verify-proof.py").path] + files
-        process.standardOutput = FileHandle.nullDevice
-        process.standardError = FileHandle.nullDevice
-        try process.run()
-        process.waitUntilExit()
-        return process.terminationStatus
+    /// One path given twice, and an identical copy under another name, in one run (in one batch,
+    /// in successive batches, and verified again with --force): one transaction, one proof, and
+    /// evidence that verifies (it used to list two versions of one proof, and `proof verify`
+    /// reported an altered proof on untouched output).
+    func testTheSameInputTwiceInOneRunLeavesOneVerifiableProof() throws {
+        try FileManager.default.createDirectory(atPath: out, withIntermediateDirectories: true)
+        let copy = "\(out)/copy.cbor"
+        try FileManager.default.copyItem(
+            atPath: CLI.packageRoot.appendingPathComponent("samples/annex-d/device-response.cbor").path, toPath: copy)
+        for (index, options) in [[], ["--batch-size", "1"], ["--batch-size", "1", "--force"]].enumerated() {
+            let run = "\(out)/r\(index)"
+            let arguments = ["verify", copy, "samples/annex-d/device-response.cbor"] + annexD + ["--out", run, "--format", "json"] + options
+            let result = try CLI.run(arguments)
+            XCTAssertEqual(result.status, 0, "\(options): " + result.stdout + result.stderr)
+            let lines = result.stdout.split(separator: "\n")
+            XCTAssertEqual(lines.count, 3, "\(options)")
+            XCTAssertTrue(lines.first?.contains("\"transaction\":\"copy.cbor\"") == true, "\(options): " + result.stdout)
+            XCTAssertTrue(lines.dropFirst().allSatisfy { $0.contains("\"transaction\":\"device-response.cbor\"") }, result.stdout)
+            let verified = try CLI.run(["proof", "verify", run, "--cert", "\(run)/keys/processor-cert.pem"])
+            XCTAssertEqual(verified.status, 0, "\(options): " + verified.stdout)
+            XCTAssertTrue(verified.stdout.contains("1 proof(s) present, unaltered and signed"), "\(options): " + verified.stdout)
+        }
     }
 
     // MARK: Pre-flight (exit 2, naming what to fix)

@@ -66,9 +66,9 @@ final class PipelineRunTests: TemporaryFolderTestCase {
         // Every proof verifies; the manifest commits to all of them.
         let manifestPath = try XCTUnwrap(result.manifestPath)
         let manifest = Array(try Data(contentsOf: URL(fileURLWithPath: manifestPath)))
-        let report = try ProofVerifier.verifyManifest(manifest, proofsRoot: "\(root)/out/proofs")
-        XCTAssertTrue(report.ok)
-        XCTAssertEqual(report.listed, 6)
+        let report = try RunVerifier.verify(manifest: manifest, outputFolder: "\(root)/out", policy: .notChecked)
+        XCTAssertTrue(report.isIntact, "\(report.problems)")
+        XCTAssertEqual(report.proofCount, 6)
 
         // Flip one byte of one proof: detected. Delete another: detected.
         let folder = "\(root)/out/proofs/\(result.runID)"
@@ -78,10 +78,10 @@ final class PipelineRunTests: TemporaryFolderTestCase {
         altered[altered.count / 2] ^= 0x01
         try Data(altered).write(to: URL(fileURLWithPath: "\(folder)/\(proofs[0])"))
         try FileManager.default.removeItem(atPath: "\(folder)/\(proofs[1])")
-        let tampered = try ProofVerifier.verifyManifest(manifest, proofsRoot: "\(root)/out/proofs")
-        XCTAssertFalse(tampered.ok)
-        XCTAssertEqual(tampered.altered.count, 1)
-        XCTAssertEqual(tampered.missing.count, 1)
+        let tampered = try RunVerifier.verify(manifest: manifest, outputFolder: "\(root)/out", policy: .notChecked)
+        XCTAssertFalse(tampered.isIntact)
+        XCTAssertEqual(tampered.problemKinds.filter { $0 == .altered }.count, 1)
+        XCTAssertEqual(tampered.problemKinds.filter { $0 == .missing }.count, 1)
 
         // Re-run the same command: nothing re-verified, same verdicts.
         let (second, secondEvents) = try await run(configuration([batch.inputs], trust: batch.trust))
@@ -100,11 +100,12 @@ final class PipelineRunTests: TemporaryFolderTestCase {
         // manifest verifies, and the first manifest still finds its own proofs (only the two
         // tampered with above are reported), not the newer ones.
         let thirdManifest = Array(try Data(contentsOf: URL(fileURLWithPath: try XCTUnwrap(third.manifestPath))))
-        XCTAssertTrue(try ProofVerifier.verifyManifest(thirdManifest, proofsRoot: "\(root)/out/proofs").ok)
-        let firstAgain = try ProofVerifier.verifyManifest(manifest, proofsRoot: "\(root)/out/proofs")
-        XCTAssertEqual(firstAgain.altered.count, 1)
-        XCTAssertEqual(firstAgain.missing.count, 1)
-        XCTAssertEqual(firstAgain.listed, 6)
+        XCTAssertTrue(try RunVerifier.verify(manifest: thirdManifest, outputFolder: "\(root)/out", policy: .notChecked).isIntact)
+        let firstAgain = try RunVerifier.verify(manifest: manifest, outputFolder: "\(root)/out", policy: .notChecked)
+        XCTAssertEqual(firstAgain.problemKinds.filter { $0 == .altered }.count, 1)
+        XCTAssertEqual(firstAgain.problemKinds.filter { $0 == .missing }.count, 1)
+        XCTAssertEqual(firstAgain.proofCount, 6)
+        XCTAssertEqual(firstAgain.problems.count, 2, "\(firstAgain.problems)")
 
         let store = try ReportStore(path: "\(root)/out/mdocverify.sqlite")
         XCTAssertTrue(try store.integrityCheck())

@@ -1,45 +1,44 @@
-public import Foundation
+package import Foundation
 import MdocCBOR
-public import MdocChecks
+package import MdocChecks
 import MdocCrypto
 import MdocCOSE
 import MdocTime
 
-/// The evidence a proof bundle carries (DESIGN.md, "What a run leaves behind"): enough for an
-/// auditor to see what was verified, by which checks, against which trust material, without
-/// trusting us. No element values.
-public struct ProofEvidence: Sendable {
-    public struct Input: Sendable {
-        public var path: String
-        public var sha256: [UInt8]
-        public init(path: String, sha256: [UInt8]) {
+/// The evidence a proof carries: enough for an auditor to see what was verified, by which
+/// checks, against which trust material, without trusting the processor. No element values.
+package struct ProofEvidence: Sendable {
+    package struct Input: Sendable {
+        package var path: String
+        package var sha256: [UInt8]
+        package init(path: String, sha256: [UInt8]) {
             self.path = path
             self.sha256 = sha256
         }
     }
 
-    public struct CertificateRef: Sendable {
-        public var role: String
-        public var sha256: String
-        public var subject: String
-        public init(role: String, sha256: String, subject: String) {
+    package struct CertificateRef: Sendable {
+        package var role: String
+        package var sha256: String
+        package var subject: String
+        package init(role: String, sha256: String, subject: String) {
             self.role = role
             self.sha256 = sha256
             self.subject = subject
         }
     }
 
-    /// One document-scan upload's evidence (issue: the 1 MB limit, with the evidence kept).
-    public struct Upload: Sendable {
-        public var uploadID: String
-        public var documentType: String
-        public var side: String
-        public var outcome: String
-        public var reason: String?
-        public var original: [(String, String)]
-        public var output: [(String, String)]
-        public var passes: Int
-        public init(
+    /// One document-scan upload's evidence: the original and what was kept under the size limit.
+    package struct Upload: Sendable {
+        package var uploadID: String
+        package var documentType: String
+        package var side: String
+        package var outcome: String
+        package var reason: String?
+        package var original: [(String, String)]
+        package var output: [(String, String)]
+        package var passes: Int
+        package init(
             uploadID: String, documentType: String, side: String, outcome: String, reason: String?,
             original: [(String, String)], output: [(String, String)], passes: Int
         ) {
@@ -54,25 +53,25 @@ public struct ProofEvidence: Sendable {
         }
     }
 
-    public var referenceCode: String
-    public var transactionID: String
-    public var name: String
-    public var source: String
-    public var capturedAt: Date?
-    public var verificationTime: Date
-    public var verifiedAt: Date
-    public var verdict: Verdict
-    public var verdictAtCapture: Verdict?
-    public var inputs: [Input]
-    public var checks: [CheckResult]
-    public var certificates: [CertificateRef]
-    public var trustSnapshot: String
-    public var consentReference: String?
-    public var processorVersion: String
-    public var runID: String
-    public var uploads: [Upload] = []
+    package var referenceCode: String
+    package var transactionID: String
+    package var name: String
+    package var source: String
+    package var capturedAt: Date?
+    package var verificationTime: Date
+    package var verifiedAt: Date
+    package var verdict: Verdict
+    package var verdictAtCapture: Verdict?
+    package var inputs: [Input]
+    package var checks: [CheckResult]
+    package var certificates: [CertificateRef]
+    package var trustSnapshot: String
+    package var consentReference: String?
+    package var processorVersion: String
+    package var runID: String
+    package var uploads: [Upload] = []
 
-    public init(
+    package init(
         referenceCode: String, transactionID: String, name: String, source: String, capturedAt: Date?,
         verificationTime: Date, verifiedAt: Date, verdict: Verdict, verdictAtCapture: Verdict?, inputs: [Input],
         checks: [CheckResult], certificates: [CertificateRef], trustSnapshot: String, consentReference: String?,
@@ -102,7 +101,7 @@ public struct ProofEvidence: Sendable {
     /// deterministic order (shorter encoded keys first, then bytewise), fixed here because every
     /// key is fixed; only the upload summaries, whose keys vary, go through ``CBORNode``. The
     /// bytes are those of the same map built as ``CBORNode`` values (a test compares them).
-    public func cbor() -> [UInt8] {
+    package func cbor() -> [UInt8] {
         var out = ProofCBORWriter()
         out.reserve(4096 + checks.count * 160)
         out.mapHead(18)
@@ -223,49 +222,11 @@ struct ProofCBORWriter {
 }
 
 /// Constants of the proof format.
-public enum ProofFormat {
+package enum ProofFormat {
     /// Content type (COSE header 3) of a transaction proof.
-    public static let contentType = "application/vnd.mdocverify.proof+cbor"
+    package static let contentType = "application/vnd.mdocverify.proof+cbor"
     /// Content type of a signed run manifest.
-    public static let manifestContentType = "application/vnd.mdocverify.run-manifest+cbor"
+    package static let manifestContentType = "application/vnd.mdocverify.run-manifest+cbor"
 
     static func rfc3339(_ date: Date) -> String { RFC3339.format(date) }
-}
-
-/// Signs proofs and run manifests as tagged COSE_Sign1 (RFC 9052) with the processor key, its
-/// certificate in x5chain (label 33, unprotected), alg and content type in the protected header,
-/// so that any COSE library can check them.
-public struct ProofSigner: Sendable {
-    public let identity: ProcessorIdentity
-
-    public init(identity: ProcessorIdentity) {
-        self.identity = identity
-    }
-
-    public func sign(evidence: ProofEvidence) throws -> [UInt8] {
-        try sign(payload: evidence.cbor(), contentType: ProofFormat.contentType)
-    }
-
-    public func sign(payload: [UInt8], contentType: String) throws -> [UInt8] {
-        try COSESign1.sign(
-            payload: payload, key: identity.key,
-            protected: [.init(.int(3), .text(contentType))],
-            unprotected: [.init(.int(33), .bytes(identity.certificate.der))], detached: false, tagged: true)
-    }
-
-    /// A run manifest: the run id, the proofs (reference code and SHA-256 of each file, sorted
-    /// by reference code), their count and Merkle root.
-    public func signManifest(runID: String, createdAt: Date, proofs: [(referenceCode: String, sha256: [UInt8])]) throws -> [UInt8] {
-        let sorted = proofs.sorted { $0.referenceCode < $1.referenceCode }
-        let root = MerkleTree.root(leaves: sorted.map(\.sha256))
-        let payload = CBORNode.map([
-            .init(.text("format"), .text(ProofFormat.manifestContentType)),
-            .init(.text("runId"), .text(runID)),
-            .init(.text("createdAt"), .tagged(0, .text(ProofFormat.rfc3339(createdAt)))),
-            .init(.text("proofCount"), .unsigned(UInt64(sorted.count))),
-            .init(.text("merkleRoot"), .bytes(root)),
-            .init(.text("proofs"), .array(sorted.map { .array([.text($0.referenceCode), .bytes($0.sha256)]) })),
-        ]).encoded()
-        return try sign(payload: payload, contentType: ProofFormat.manifestContentType)
-    }
 }

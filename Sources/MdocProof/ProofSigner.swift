@@ -1,0 +1,72 @@
+import MdocCrypto
+import Foundation
+import MdocCBOR
+import MdocCOSE
+
+/// One signed proof: a tagged COSE_Sign1 exactly as signed (or as read from a run file), its
+/// reference code and the SHA-256 of its bytes (the leaf the run manifest commits to).
+public struct SignedProof: Sendable, Hashable {
+    public let referenceCode: String
+    public let bytes: [UInt8]
+    public let sha256: [UInt8]
+
+    /// A proof whose reference code the caller knows (signed here, or listed by a manifest).
+    package init(referenceCode: String, bytes: [UInt8]) {
+        self.referenceCode = referenceCode
+        self.bytes = bytes
+        self.sha256 = HashFunction.sha256.hash(bytes)
+    }
+}
+
+/// Signs proofs and run manifests as tagged COSE_Sign1 (RFC 9052 §4.2) with the processor key,
+/// its certificate in x5chain (label 33, RFC 9360 §2, unprotected), alg and content type in the
+/// protected header, so that any COSE library can check them.
+public struct ProofSigner: Sendable {
+    public let identity: ProcessorIdentity
+
+    public init(identity: ProcessorIdentity) {
+        self.identity = identity
+    }
+
+    /// A transaction's proof: deterministic CBOR of its evidence, signed.
+    package func sign(evidence: ProofEvidence) throws -> SignedProof {
+        SignedProof(referenceCode: evidence.referenceCode, bytes: try sign(payload: evidence.cbor(), contentType: ProofFormat.contentType))
+    }
+
+    /// A run's manifest, signed.
+    package func sign(manifest: RunManifest) throws -> [UInt8] {
+        try sign(payload: manifest.payload(), contentType: ProofFormat.manifestContentType)
+    }
+
+    func sign(payload: [UInt8], contentType: String) throws -> [UInt8] {
+        try COSESign1.sign(
+            payload: payload, key: identity.key,
+            protected: [.init(.int(3), .text(contentType))],
+            unprotected: [.init(.int(33), .bytes(identity.certificate.der))], detached: false, tagged: true)
+    }
+}
+
+extension SignedProof {
+    public struct WriteFailure: Error, Sendable, CustomStringConvertible {
+        public let description: String
+    }
+
+    /// Writes the proof alone, as a standalone `.cose` file, at `path`, which must not exist:
+    /// complete and flushed under a temporary name beside it, then linked into place, so the
+    /// file is never seen half written and never replaces another.
+    public func write(toNewFile path: String) throws(WriteFailure) {
+        let folder = (path as NSString).deletingLastPathComponent
+        let temporary = (folder.isEmpty ? "." : folder) + "/.\((path as NSString).lastPathComponent).\(getpid()).tmp"
+        unlink(temporary)
+        do {
+            try FileIO.writeNewFile(bytes, to: temporary, mode: 0o644, sync: true)
+        } catch {
+            throw WriteFailure(description: error.description)
+        }
+        defer { unlink(temporary) }
+        guard link(temporary, path) == 0 else {
+            throw WriteFailure(description: errno == EEXIST ? "\(path) exists: give another file name" : "cannot write \(path): \(FileIO.lastError)")
+        }
+        FileIO.syncDirectory(folder.isEmpty ? "." : folder)
+    }
+}

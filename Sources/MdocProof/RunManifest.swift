@@ -1,0 +1,202 @@
+import Foundation
+import MdocCBOR
+import MdocTime
+
+/// The payload of a signed run manifest (content type ``ProofFormat/manifestContentType``):
+/// the run id, when it was signed, every proof of the run (reference code and SHA-256, sorted by
+/// reference code) with their count and Merkle root (``MerkleTree``), and the run file that
+/// holds them with its committed length and each proof's offset and length in it.
+///
+/// ```
+/// { "format": tstr, "runId": tstr, "createdAt": #6.0(tstr), "proofCount": uint,
+///   "merkleRoot": bstr, "proofs": [* [code: tstr, sha256: bstr, offset: uint, length: uint]],
+///   "runFile": { "name": tstr, "length": uint } }
+/// ```
+/// A run whose proofs are files of their own (`<out>/proofs/<run>/<code>.cose`) has no
+/// `runFile` and lists `[code, sha256]` pairs.
+package struct RunManifest: Sendable {
+    package struct Entry: Sendable, Hashable {
+        package let referenceCode: String
+        package let sha256: [UInt8]
+        /// Where the proof lies in the run file (nil when proofs are files of their own).
+        package let offset: Int?
+        package let length: Int?
+    }
+
+    /// The run file a manifest commits to: its name in `<out>/proofs/` and its length when signed.
+    package struct RunFileCommitment: Sendable, Hashable {
+        package let name: String
+        package let length: Int
+
+        package init(name: String, length: Int) {
+            self.name = name
+            self.length = length
+        }
+    }
+
+    /// An inconsistent manifest: refused when building one, reported when verifying one.
+    package struct Failure: Error, Sendable, Hashable, CustomStringConvertible {
+        package let description: String
+    }
+
+    package let runID: String
+    /// The signing time as written (RFC 3339).
+    package let createdAt: String
+    package let runFile: RunFileCommitment?
+    /// The proofs as listed: sorted by reference code when built here.
+    package let entries: [Entry]
+    /// The count and root the manifest states (equal to the entries' when built here).
+    package let statedCount: Int
+    package let statedRoot: [UInt8]
+
+    /// The Merkle root of the entries as listed.
+    package var merkleRoot: [UInt8] { MerkleTree.root(leaves: entries.map(\.sha256)) }
+
+    /// A manifest for the proofs appended to the run file `runFile` (of `runFileLength` bytes).
+    /// Refuses two proofs for one reference code (different or the same appended twice), a
+    /// malformed reference code, and locations outside the file or overlapping.
+    package init(runID: String, createdAt: Date, runFileLength: Int, proofs: [RunFile.Location]) throws(Failure) {
+        let entries = proofs.map { Entry(referenceCode: $0.referenceCode, sha256: $0.sha256, offset: $0.offset, length: $0.length) }
+        try self.init(
+            runID: runID, createdAt: createdAt, entries: entries,
+            runFile: RunFileCommitment(name: RunFile.fileName(runID: runID), length: runFileLength))
+    }
+
+    /// A manifest for proofs written as files of their own. The same proof listed twice is
+    /// listed once; two different proofs for one reference code are refused.
+    package init(runID: String, createdAt: Date, proofFiles: [(referenceCode: String, sha256: [UInt8])]) throws(Failure) {
+        var seen = Set<Entry>()
+        let entries = proofFiles.map { Entry(referenceCode: $0.referenceCode, sha256: $0.sha256, offset: nil, length: nil) }
+            .filter { seen.insert($0).inserted }
+        try self.init(runID: runID, createdAt: createdAt, entries: entries, runFile: nil)
+    }
+
+    private init(runID: String, createdAt: Date, entries: [Entry], runFile: RunFileCommitment?) throws(Failure) {
+        self.runID = runID
+        self.createdAt = RFC3339.format(createdAt)
+        self.runFile = runFile
+        self.entries = entries.sorted { $0.referenceCode < $1.referenceCode }
+        self.statedCount = entries.count
+        self.statedRoot = MerkleTree.root(leaves: self.entries.map(\.sha256))
+        if let first = inconsistencies().first { throw first }
+    }
+
+    /// Reads a manifest's payload. Only its shape is checked here; ``inconsistencies()`` and
+    /// the root tell whether what it lists holds together.
+    package init(payload: CBOR) throws(Failure) {
+        func bad(_ what: String) -> Failure { Failure(description: "not an mdocverify run manifest: \(what)") }
+        guard let map = payload.map, map["format"]?.text == ProofFormat.manifestContentType else { throw bad("no manifest format") }
+        guard let runID = map["runId"]?.text else { throw bad("no runId") }
+        guard let createdAt = map["createdAt"]?.tagContent?.text ?? map["createdAt"]?.text else { throw bad("no createdAt") }
+        guard let count = map["proofCount"]?.uint.flatMap({ Int(exactly: $0) }), let root = map["merkleRoot"]?.bytes,
+            let listed = map["proofs"]?.array
+        else { throw bad("no proofCount, merkleRoot or proofs") }
+        var entries: [Entry] = []
+        entries.reserveCapacity(listed.count)
+        for item in listed {
+            guard let fields = item.array, fields.count == 2 || fields.count == 4, let code = fields[0].text,
+                let hash = fields[1].bytes
+            else { throw bad("a proof entry is not [code, sha256] or [code, sha256, offset, length]") }
+            var offset: Int?, length: Int?
+            if fields.count == 4 {
+                guard let o = fields[2].uint.flatMap({ Int(exactly: $0) }), let l = fields[3].uint.flatMap({ Int(exactly: $0) }) else {
+                    throw bad("a proof entry's offset or length is not a count")
+                }
+                offset = o
+                length = l
+            }
+            entries.append(Entry(referenceCode: code, sha256: Array(hash), offset: offset, length: length))
+        }
+        var runFile: RunFileCommitment?
+        if let file = map["runFile"] {
+            guard let name = file.map?["name"]?.text, let length = file.map?["length"]?.uint.flatMap({ Int(exactly: $0) }) else {
+                throw bad("runFile is not {name, length}")
+            }
+            runFile = RunFileCommitment(name: name, length: length)
+        }
+        self.runID = runID
+        self.createdAt = createdAt
+        self.runFile = runFile
+        self.entries = entries
+        self.statedCount = count
+        self.statedRoot = Array(root)
+    }
+
+    /// The deterministic CBOR of the payload (RFC 8949 §4.2.1).
+    package func payload() -> [UInt8] {
+        var fields: [CBORNode.Entry] = [
+            .init(.text("format"), .text(ProofFormat.manifestContentType)),
+            .init(.text("runId"), .text(runID)),
+            .init(.text("createdAt"), .tagged(0, .text(createdAt))),
+            .init(.text("proofCount"), .unsigned(UInt64(statedCount))),
+            .init(.text("merkleRoot"), .bytes(statedRoot)),
+            .init(.text("proofs"), .array(entries.map { entry in
+                var fields: [CBORNode] = [.text(entry.referenceCode), .bytes(entry.sha256)]
+                if let offset = entry.offset, let length = entry.length {
+                    fields += [.unsigned(UInt64(offset)), .unsigned(UInt64(length))]
+                }
+                return .array(fields)
+            })),
+        ]
+        if let runFile {
+            fields.append(.init(.text("runFile"), .map([
+                .init(.text("name"), .text(runFile.name)), .init(.text("length"), .unsigned(UInt64(runFile.length))),
+            ])))
+        }
+        return CBORNode.map(fields).encoded()
+    }
+
+    /// Everything that does not hold together, in the order met: a run id that is no file
+    /// name, a run file not named after the run, malformed, unsorted or repeated reference
+    /// codes, locations missing, outside the committed length or overlapping, and a stated
+    /// count or root that is not the entries'.
+    package func inconsistencies() -> [Failure] {
+        var found: [Failure] = []
+        if !Self.isSafeName(runID) { found.append(Failure(description: "the run id \(runID.debugDescription) is not a file name")) }
+        if let runFile, runFile.name != RunFile.fileName(runID: runID) {
+            found.append(Failure(description: "the run file \(runFile.name.debugDescription) is not named after run \(runID)"))
+        }
+        var previous: Entry?
+        for entry in entries {
+            if !ReferenceCode.isWellFormed(entry.referenceCode) {
+                found.append(Failure(description: "\(entry.referenceCode.debugDescription) is not a reference code"))
+            }
+            if let previous, previous.referenceCode == entry.referenceCode {
+                found.append(Failure(description: previous.sha256 == entry.sha256
+                    ? "the proof \(entry.referenceCode) is listed twice"
+                    : "two different proofs for reference code \(entry.referenceCode) in one run"))
+            } else if let previous, previous.referenceCode > entry.referenceCode {
+                found.append(Failure(description: "the proofs are not sorted by reference code (\(entry.referenceCode))"))
+            }
+            if (entry.offset != nil) != (runFile != nil) {
+                found.append(Failure(description: "the proof \(entry.referenceCode) has no place in the run file, or a run file is missing"))
+            }
+            previous = entry
+        }
+        if let runFile {
+            var end = 0
+            for entry in entries.sorted(by: { ($0.offset ?? 0) < ($1.offset ?? 0) }) {
+                guard let offset = entry.offset, let length = entry.length else { continue }
+                if offset < end || length <= 0 || length > runFile.length - offset {
+                    found.append(Failure(description: "the proof \(entry.referenceCode) at offset \(offset) overlaps another or lies outside the run file"))
+                }
+                let (next, overflow) = offset.addingReportingOverflow(length)
+                end = overflow ? Int.max : max(end, next)
+            }
+        }
+        if statedCount != entries.count {
+            found.append(Failure(description: "the manifest states \(statedCount) proofs and lists \(entries.count)"))
+        }
+        if statedRoot != merkleRoot { found.append(Failure(description: "the Merkle root does not match the listed proofs")) }
+        return found
+    }
+
+    /// A run id usable as one path component: letters, digits, `-`, `_`, `.`, not `.` or `..`.
+    static func isSafeName(_ name: String) -> Bool {
+        guard !name.isEmpty, name.utf8.count <= 200, name != ".", name != ".." else { return false }
+        return name.utf8.allSatisfy { byte in
+            (byte >= 0x30 && byte <= 0x39) || (byte >= 0x41 && byte <= 0x5a) || (byte >= 0x61 && byte <= 0x7a)
+                || byte == 0x2d || byte == 0x5f || byte == 0x2e
+        }
+    }
+}

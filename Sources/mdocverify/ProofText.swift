@@ -1,0 +1,88 @@
+import MdocCBOR
+import MdocCrypto
+import MdocProof
+
+/// `proof show` as text: one labelled line per field, every value from the file escaped.
+enum ProofText {
+    static func line(_ label: String, _ value: String) {
+        print(label.padding(toLength: 14, withPad: " ", startingAt: 0) + value)
+    }
+
+    /// A field of the payload as text (tdate tags as their text), escaped; "-" when absent.
+    static func text(_ item: CBOR?) -> String {
+        guard let item, !item.isNull else { return "-" }
+        if let text = item.text ?? item.tagContent?.text { return TerminalText.escaped(text) }
+        if let n = item.uint { return String(n) }
+        if let bytes = item.bytes { return hexString(bytes) }
+        return TerminalText.escaped(item.diagnostic(expandEmbedded: false, pretty: false))
+    }
+
+    static func printSignature(_ opened: ProofVerifier.Opened) {
+        line("signature", opened.signatureValid ? "valid" : "DOES NOT VERIFY")
+        switch opened.signer {
+        case .notChecked:
+            line("signer", "not checked (embedded certificate SHA-256 \(opened.embeddedCertificate.fingerprintHex); "
+                + "give --cert or --processor-trust to check it)")
+        case .trusted(let subject, let sha256):
+            line("signer", "\(TerminalText.escaped(subject)) (certificate SHA-256 \(sha256), trusted)")
+        case .untrusted(let reason):
+            line("signer", "NOT TRUSTED: \(reason)")
+        }
+    }
+
+    static func printProof(_ payload: CBOR) {
+        let map = payload.map
+        line("proof", text(map?["referenceCode"]))
+        line("transaction", text(map?["transactionId"]))
+        line("name", text(map?["name"]))
+        line("source", text(map?["source"]))
+        line("verdict", "\(text(map?["verdict"])) (at capture: \(text(map?["verdictAtCapture"])))")
+        line("captured", text(map?["capturedAt"]))
+        line("verified", "\(text(map?["verifiedAt"])) (verification time \(text(map?["verificationTime"])))")
+        line("run", "\(text(map?["runId"])) (\(text(map?["processor"]?.map?["name"])) \(text(map?["processor"]?.map?["version"])))")
+        line("trust", "snapshot \(text(map?["trustSnapshot"]))")
+        line("consent", text(map?["consentReference"]))
+        for (index, input) in (map?["inputs"]?.array ?? []).enumerated() {
+            line(index == 0 ? "inputs" : "", "\(text(input.map?["path"]))  \(text(input.map?["sha256"]))")
+        }
+        for (index, certificate) in (map?["certificates"]?.array ?? []).enumerated() {
+            line(index == 0 ? "certificates" : "",
+                 "\(text(certificate.map?["role"]))  \(text(certificate.map?["subject"]))  \(text(certificate.map?["sha256"]))")
+        }
+        let checks = map?["checks"]?.array ?? []
+        var counts: [String: Int] = [:]
+        for check in checks { counts[text(check.map?["status"]), default: 0] += 1 }
+        line("checks", "\(checks.count): " + counts.sorted { $0.key < $1.key }.map { "\($0.value) \($0.key)" }.joined(separator: ", "))
+        for check in checks {
+            let status = text(check.map?["status"])
+            let mark = status == "pass" ? Style.green("✓") : status == "fail" ? Style.red("✗") : Style.yellow("·")
+            var parts = ["  \(mark) \(status.padding(toLength: 9, withPad: " ", startingAt: 0))", text(check.map?["id"])]
+            if let subject = check.map?["subject"] { parts.append("[\(text(subject))]") }
+            if let instant = check.map?["instant"] { parts.append("(at \(text(instant)))") }
+            parts.append(text(check.map?["detail"]))
+            print(parts.joined(separator: " "))
+        }
+        for upload in map?["uploads"]?.array ?? [] {
+            line("upload", "\(text(upload.map?["id"])) \(text(upload.map?["type"])) \(text(upload.map?["side"])): \(text(upload.map?["outcome"]))")
+        }
+    }
+
+    static func printManifest(_ payload: CBOR) {
+        let map = payload.map
+        line("run manifest", text(map?["runId"]))
+        line("created", text(map?["createdAt"]))
+        line("proofs", "\(text(map?["proofCount"])), Merkle root \(text(map?["merkleRoot"]))")
+        if let runFile = map?["runFile"]?.map {
+            line("run file", "proofs/\(text(runFile["name"])) (\(text(runFile["length"])) bytes committed)")
+        } else {
+            line("run file", "none: one file per proof in proofs/\(text(map?["runId"]))/")
+        }
+        for entry in map?["proofs"]?.array ?? [] {
+            let fields = entry.array ?? []
+            var parts = ["  \(text(fields.first))"]
+            if fields.count == 4 { parts.append("offset \(text(fields[2])), \(text(fields[3])) bytes") }
+            parts.append("SHA-256 \(text(fields.count > 1 ? fields[1] : nil))")
+            print(parts.joined(separator: "  "))
+        }
+    }
+}
