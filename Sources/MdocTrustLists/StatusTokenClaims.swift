@@ -12,8 +12,8 @@ public enum StatusTokenKind: String, Sendable, Hashable, CaseIterable {
     /// The media type `typ` must be.
     public var mediaType: String { rawValue }
 
-    /// The claim that holds the list.
-    var listClaim: Int64 {
+    /// The claim that holds the list (65533 status_list, 65530 identifier_list).
+    package var listClaim: Int64 {
         switch self {
         case .statusList: StatusTokenClaims.Key.statusList
         case .identifierList: StatusTokenClaims.Key.identifierList
