@@ -15,6 +15,11 @@ enum ListFixture {
     static let provider = make { try ListSigner(name: "Utopia Trust", notBefore: start) }
     static let alpha = make { try IssuingAuthority(curve: .p256, profile: .init(notBefore: start), name: "Alpha") }
     static let beta = make { try IssuingAuthority(curve: .p256, profile: .init(notBefore: start), name: "Beta") }
+    /// Alpha's status signer, issued by Alpha's IACA.
+    static let statusSigner = make {
+        try ListSigner(issuedBy: alpha.iaca, issuerKey: alpha.iacaKey, name: "Alpha Status", notBefore: start, validityDays: 365)
+    }
+    static let statusURI = "https://status.example.invalid/alpha/1"
 
     static func make<T>(_ body: () throws -> T) -> T {
         do {
@@ -47,6 +52,20 @@ enum ListFixture {
         return try COSESign1.sign(
             payload: payload.encoded(), key: provider.key, protected: x5chainInProtected ? [x5chain] : [],
             unprotected: x5chainInProtected ? [] : [x5chain], tagged: false)
+    }
+
+    /// A status list token of Alpha's signer: issued at `time` minus an hour, valid a day,
+    /// entries 0 valid, 1 revoked, 2 suspended, 3 application-specific, then valid.
+    static func statusToken(uri: String = statusURI, issuedAt: Date = time.addingTimeInterval(-3_600)) -> SampleStatusToken {
+        SampleStatusToken(uri: uri, issuedAt: issuedAt, validFor: 86_400, content: .statusList(bits: 2, values: [0, 1, 2, 3] + Array(repeating: 0, count: 96)))
+    }
+
+    /// A CWT with these claims and protected typ (none when `nil`), signed by Alpha's status
+    /// signer with x5chain in the protected header (or none).
+    static func token(claims: CBORNode, typ: String?, x5chain: Bool = true) throws -> [UInt8] {
+        var protected: [CBORNode.Entry] = typ.map { [.init(16, .text($0))] } ?? []
+        if x5chain { protected.append(.init(33, .bytes(statusSigner.certificate.der))) }
+        return try COSESign1.sign(payload: claims.encoded(), key: statusSigner.key, protected: protected, tagged: true)
     }
 
     /// The error code `body` throws, or `nil`.
