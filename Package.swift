@@ -123,7 +123,9 @@ let package = Package(
         .testTarget(name: "MdocCBORTests", dependencies: ["MdocCBOR", "MdocTestSupport"]),
         .testTarget(
             name: "MdocTrustListsTests",
-            dependencies: ["MdocTrustLists", "MdocCBOR", "MdocCOSE", "MdocCrypto", "MdocSamples", "MdocTestSupport"]),
+            dependencies: [
+                "MdocTrustLists", "MdocCBOR", "MdocCOSE", "MdocCrypto", "MdocModel", "MdocSamples", "MdocTestSupport",
+            ]),
         .testTarget(
             name: "MdocCryptoTests", dependencies: ["COpenSSL", "MdocCrypto", "MdocTestSupport"],
             resources: [.copy("Vectors")]),

@@ -19,6 +19,12 @@ public struct MSOStatus: Sendable {
         public let uri: String
         /// The root its signer must chain to, when the MSO names one (else the document's IACA).
         public let certificate: Certificate?
+
+        package init(index: UInt64, uri: String, certificate: Certificate?) {
+            self.index = index
+            self.uri = uri
+            self.certificate = certificate
+        }
     }
 
     /// The document's identifier in an identifier list (listed = revoked).
@@ -26,6 +32,12 @@ public struct MSOStatus: Sendable {
         public let identifier: [UInt8]
         public let uri: String
         public let certificate: Certificate?
+
+        package init(identifier: [UInt8], uri: String, certificate: Certificate?) {
+            self.identifier = identifier
+            self.uri = uri
+            self.certificate = certificate
+        }
     }
 
     public let statusList: StatusListReference?
