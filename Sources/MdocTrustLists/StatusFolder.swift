@@ -117,15 +117,15 @@ public final class StatusFolder: Sendable {
         }
     }
 
-    /// The tokens of `kind` answering `uri`, newest `iat` first, with their positions.
-    func tokens(_ kind: StatusTokenKind, answering uri: String) -> [(position: Int, entry: Entry)] {
-        (index[Lookup(kind: kind, uri: uri)] ?? []).map { ($0, entries[$0]) }
+    /// The positions in ``entries`` of the tokens of `kind` answering `uri`, newest `iat` first.
+    func positions(_ kind: StatusTokenKind, answering uri: String) -> [Int] {
+        index[Lookup(kind: kind, uri: uri)] ?? []
     }
 
     /// The tokens of `kind` answering `uri` whose [iat, exp] covers `time`, newest first. The
     /// first of them whose signature and signer hold is the one to use (``resolve(_:roots:at:)``).
     public func candidates(_ kind: StatusTokenKind, answering uri: String, at time: Date) -> [Entry] {
-        tokens(kind, answering: uri).map(\.entry).filter { $0.claims.covers(time) }
+        positions(kind, answering: uri).map { entries[$0] }.filter { $0.claims.covers(time) }
     }
 
     /// The signer of the token at `position` against `roots` at `time`; the path is established

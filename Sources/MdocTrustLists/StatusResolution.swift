@@ -70,14 +70,15 @@ extension StatusFolder {
     private func resolve(
         kind: StatusTokenKind, uri: String, roots: [Certificate], at time: Date, read: (StatusToken) -> StatusResolution.Outcome
     ) -> StatusResolution {
-        let tokens = tokens(kind, answering: uri)
-        guard !tokens.isEmpty else {
+        let positions = positions(kind, answering: uri)
+        guard !positions.isEmpty else {
             return StatusResolution(
                 time: time, outcome: .unknown(TrustListError(.noToken, "no \(kind.mediaType) token of the folder answers \(uri)")),
                 token: nil, signer: nil)
         }
         var firstFailure: StatusResolution?
-        for (position, entry) in tokens where entry.claims.covers(time) {
+        for position in positions where entries[position].claims.covers(time) {
+            let entry = entries[position]
             let signer = signer(of: position, roots: roots, at: time)
             guard let failure = entry.signature.failure ?? signer.failures.first else {
                 return StatusResolution(time: time, outcome: read(entry.token), token: entry, signer: signer)
@@ -90,7 +91,7 @@ extension StatusFolder {
         return StatusResolution(
             time: time,
             outcome: .unknown(
-                TrustListError(.noCurrentToken, "\(tokens.count) token(s) answer \(uri), but none is current at \(RFC3339.format(time))")),
+                TrustListError(.noCurrentToken, "\(positions.count) token(s) answer \(uri), but none is current at \(RFC3339.format(time))")),
             token: nil, signer: nil)
     }
 }
