@@ -84,13 +84,8 @@ public struct CertificateList: Sendable {
             what: "the \(kind)")
         let envelope = try SignedEnvelope(
             item, placement: kind.placement, cwt: false, limits: limits, malformed: .listMalformed, what: "the \(kind)")
-        let payload: CBOR
-        do {
-            payload = try CBOR(decoding: envelope.payload, options: limits.decodingOptions(bytes: limits.maximumListBytes))
-        } catch {
-            throw TrustListError(.listMalformed, "the \(kind)'s payload is not well-formed CBOR: \(error)")
-        }
-        guard let map = payload.map else { throw TrustListError(.listMalformed, "the \(kind)'s payload is not a map") }
+        let map = try envelope.payloadMap(
+            maximumBytes: limits.maximumListBytes, limits: limits, malformed: .listMalformed, what: "the \(kind)'s payload")
         let reader = FieldReader(map: map, what: "the \(kind)", missing: .listMissingField, invalid: .listInvalidField)
         self.kind = kind
         self.envelope = envelope

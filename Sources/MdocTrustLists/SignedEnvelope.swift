@@ -90,6 +90,21 @@ public struct SignedEnvelope: Sendable {
         }
     }
 
+    /// The payload decoded as a map (a list's fields, a token's claims) under the limits for
+    /// files of `maximumBytes`; `malformed` when it is not one.
+    func payloadMap(maximumBytes: Int, limits: TrustListLimits, malformed: TrustListError.Code, what: String) throws(TrustListError)
+        -> CBORMap
+    {
+        let payload: CBOR
+        do {
+            payload = try CBOR(decoding: self.payload, options: limits.decodingOptions(bytes: maximumBytes))
+        } catch {
+            throw TrustListError(malformed, "\(what) is not well-formed CBOR: \(error)")
+        }
+        guard let map = payload.map else { throw TrustListError(malformed, "\(what) is not a map") }
+        return map
+    }
+
     /// Decodes `bytes` as one CBOR item under the limits, rejecting a file over `maximumBytes`
     /// before reading it.
     static func decodeItem(

@@ -70,13 +70,8 @@ public struct StatusTokenClaims: Sendable {
             let wanted = expected.map(\.mediaType) ?? StatusTokenKind.allCases.map(\.mediaType).joined(separator: " or ")
             throw TrustListError(.tokenWrongType, "the token's protected typ is \(type.map { "\"\($0)\"" } ?? "absent"), not \(wanted)")
         }
-        let payload: CBOR
-        do {
-            payload = try CBOR(decoding: envelope.payload, options: limits.decodingOptions(bytes: limits.maximumTokenBytes))
-        } catch {
-            throw TrustListError(.tokenMalformed, "the token's claims are not well-formed CBOR: \(error)")
-        }
-        guard let claims = payload.map else { throw TrustListError(.tokenMalformed, "the token's claims are not a map") }
+        let claims = try envelope.payloadMap(
+            maximumBytes: limits.maximumTokenBytes, limits: limits, malformed: .tokenMalformed, what: "the token's claims")
         guard let subject = claims[Key.subject] else { throw TrustListError(.tokenMissingClaim, "the token has no sub") }
         guard let subjectText = subject.text else { throw TrustListError(.tokenInvalidClaim, "the token's sub is not a text string") }
         guard let issued = claims[Key.issuedAt] else { throw TrustListError(.tokenMissingClaim, "the token has no iat") }
