@@ -107,7 +107,7 @@ public final class StatusFolder: Sendable {
         }
         defer { try? handle.close() }
         do {
-            let data = try handle.read(upToCount: limit + 1) ?? Data()
+            let data = try handle.read(upToCount: limit == .max ? limit : limit + 1) ?? Data()
             guard data.count <= limit else {
                 return .failure(TrustListError(.tokenTooLarge, "\(path) is over the limit of \(limit) bytes"))
             }

@@ -31,7 +31,13 @@ public struct TrustListLimits: Sendable, Hashable {
     /// containers no longer than the input, and room for every item a file of that size and
     /// these counts can hold.
     func decodingOptions(bytes: Int) -> CBORDecodingOptions {
-        let items = max(CBORDecodingOptions.defaultMaxItems, maximumIdentifiers * 3 + 1_000, maximumEntries * 64)
+        // Saturating: limits are settable, and a huge one must not trap. An identifier takes two
+        // items (key and value), an entry a few dozen.
+        let identifiers = maximumIdentifiers.multipliedReportingOverflow(by: 3)
+        let entries = maximumEntries.multipliedReportingOverflow(by: 64)
+        let items = max(
+            CBORDecodingOptions.defaultMaxItems, identifiers.overflow ? .max : identifiers.partialValue,
+            entries.overflow ? .max : entries.partialValue)
         return CBORDecodingOptions(maxDepth: 16, maxItems: items, maxLength: max(bytes, 1))
     }
 }

@@ -39,7 +39,7 @@ final class AAMVAVicalTests: XCTestCase {
         XCTAssertEqual(list.entries.map(\.index), Array(0..<14))
         // Each entry's certificate is the IACA it describes.
         for entry in list.entries {
-            XCTAssertEqual(hexString(entry.serialNumber), entry.certificate.serialNumberHex, "entry \(entry.index)")
+            XCTAssertEqual(entry.serialNumber, bytesFromHex(entry.certificate.serialNumberHex), "entry \(entry.index)")
             XCTAssertEqual(entry.issuer.map(Array.init), entry.certificate.issuer.der, "entry \(entry.index)")
         }
     }

@@ -165,6 +165,8 @@ final class StatusFolderTests: XCTestCase {
         limits.maximumTokenFiles = 6
         XCTAssertEqual(ListFixture.code { _ = try self.folder(limits: limits) }, .tooManyFiles)
         limits = TrustListLimits()
+        limits.maximumTokenBytes = .max
+        XCTAssertEqual(try folder(limits: limits).entries.count, 4, "the largest limit reads whole files")
         limits.maximumTokenBytes = 100
         let small = try folder(limits: limits)
         XCTAssertTrue(small.entries.isEmpty)

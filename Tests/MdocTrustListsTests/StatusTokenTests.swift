@@ -191,6 +191,19 @@ final class StatusTokenTests: XCTestCase {
         XCTAssertEqual(code { _ = try StatusToken(decoding: identifiers[...], limits: limits) }, .tooManyIdentifiers)
     }
 
+    /// Limits are settable: the largest ones saturate instead of trapping.
+    func testTheLargestLimitsDoNotTrap() throws {
+        var limits = TrustListLimits()
+        limits.maximumTokenBytes = .max
+        limits.maximumIdentifiers = .max
+        limits.maximumEntries = .max
+        limits.maximumStatusListBytes = .max
+        let token = try StatusListToken(decoding: try ListFixture.statusToken().signed(by: signer)[...], limits: limits)
+        XCTAssertEqual(token.list.count, 100)
+        let list = try CertificateList(decoding: try ListFixture.signed(ListFixture.list(.vical))[...], kind: .vical, limits: limits)
+        XCTAssertEqual(list.entries.count, 2)
+    }
+
     func testTheTokenWindowAndTimeToLive() throws {
         let claims = try StatusListToken(decoding: try ListFixture.statusToken().signed(by: signer)[...]).claims
         XCTAssertTrue(claims.covers(claims.issuedAt))
