@@ -8,6 +8,7 @@
 //   CZBar        -> MdocImaging
 //   CArchive     -> MdocIngest
 //   CQREncode    -> MdocSamples   (QR rendering for the sample generator)
+//   CZlib        -> MdocTrustLists (status lists: zlib, RFC 1950)
 import PackageDescription
 
 /// The executables allocate through jemalloc (Debian `libjemalloc-dev`, installed by bin/setup):
@@ -40,6 +41,9 @@ let package = Package(
         .systemLibrary(
             name: "CQREncode", pkgConfig: "libqrencode",
             providers: [.apt(["libqrencode-dev"])]),
+        .systemLibrary(
+            name: "CZlib", pkgConfig: "zlib",
+            providers: [.apt(["zlib1g-dev"])]),
         .target(
             name: "CImageCodecs",
             linkerSettings: [.linkedLibrary("jpeg"), .linkedLibrary("png16")]),
@@ -51,6 +55,9 @@ let package = Package(
         .target(name: "MdocCrypto", dependencies: ["COpenSSL", "MdocTime"]),
         .target(name: "MdocCOSE", dependencies: ["MdocCBOR", "MdocCrypto"]),
         .target(name: "MdocModel", dependencies: ["MdocCBOR", "MdocCOSE", "MdocCrypto", "MdocTime"]),
+        .target(
+            name: "MdocTrustLists",
+            dependencies: ["CZlib", "MdocCBOR", "MdocCOSE", "MdocCrypto", "MdocModel", "MdocTime"]),
         .target(name: "MdocTrust", dependencies: ["MdocCrypto", "MdocChecks", "MdocTime"]),
         .target(
             name: "MdocVerification",
@@ -77,7 +84,7 @@ let package = Package(
             name: "MdocSamples",
             dependencies: [
                 "CQREncode", "MdocCBOR", "MdocCrypto", "MdocCOSE", "MdocModel", "MdocImaging", "MdocIngest",
-                "MdocTime",
+                "MdocTime", "MdocTrustLists",
             ]),
 
         // MARK: Executables
@@ -86,7 +93,7 @@ let package = Package(
             dependencies: [
                 "MdocChecks", "MdocCBOR", "MdocCrypto", "MdocModel", "MdocTrust", "MdocVerification",
                 "MdocImaging", "MdocIngest", "MdocStore", "MdocProof", "MdocReports", "MdocPipeline",
-                "MdocSamples", "MdocTime",
+                "MdocSamples", "MdocTime", "MdocTrustLists",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             linkerSettings: jemalloc),
@@ -115,6 +122,11 @@ let package = Package(
             dependencies: ["MdocSamples", "MdocCBOR", "MdocCrypto", "MdocImaging", "MdocIngest", "MdocTestSupport", "MdocTime"]),
         .testTarget(name: "MdocCBORTests", dependencies: ["MdocCBOR", "MdocTestSupport"]),
         .testTarget(
+            name: "MdocTrustListsTests",
+            dependencies: [
+                "MdocTrustLists", "MdocCBOR", "MdocCOSE", "MdocCrypto", "MdocModel", "MdocSamples", "MdocTestSupport",
+            ]),
+        .testTarget(
             name: "MdocCryptoTests", dependencies: ["COpenSSL", "MdocCrypto", "MdocTestSupport"],
             resources: [.copy("Vectors")]),
         .testTarget(
@@ -136,7 +148,9 @@ let package = Package(
         .testTarget(
             name: "MdocProofTests",
             dependencies: ["MdocProof", "MdocCBOR", "MdocChecks", "MdocCrypto", "MdocTestSupport", "MdocTime"]),
-        .testTarget(name: "CLITests", dependencies: ["MdocTestSupport", "MdocSamples", "MdocStore", "MdocProof", "MdocCrypto"]),
+        .testTarget(
+            name: "CLITests",
+            dependencies: ["MdocTestSupport", "MdocSamples", "MdocStore", "MdocProof", "MdocCrypto", "MdocTrustLists"]),
         .testTarget(
             name: "MdocReportsTests",
             dependencies: ["MdocReports", "MdocPipeline", "MdocSamples", "MdocStore", "MdocTestSupport"]),

@@ -61,6 +61,8 @@ package struct DocumentSpec: Sendable {
     package var dropDigestOfFirstElement = false
     package var invalidDeviceKeyInMSO = false
     package var signDeviceAuthWithOtherKey = false
+    /// The MSO's `status` (18013-5 second edition §12.3.6), e.g. ``SampleStatusToken/msoStatus(statusList:identifierList:)``.
+    package var msoStatus: CBORNode? = nil
     /// Where the IssuerSignedItem salts (`random`) and digest ids come from: a seeded stream for
     /// reproducible samples, or `nil` for the system generator.
     package var randomness: SampleRandom? = nil
@@ -156,7 +158,7 @@ package enum MdocIssuer {
             .init("deviceKeyInfo", .map(deviceKeyInfo)),
             .init("docType", .text(spec.msoDocType ?? spec.docType)),
             .init("validityInfo", .map(validity)),
-        ])
+        ] + (spec.msoStatus.map { [CBORNode.Entry("status", $0)] } ?? []))
         let msoBytes = CBORNode.embedded(mso).encoded()
 
         // issuerAuth: COSE_Sign1, untagged, x5chain = the DS certificate as one bstr (Annex D form).

@@ -1,0 +1,144 @@
+public import Foundation
+import MdocCrypto
+import Synchronization
+
+/// The status and identifier list tokens of a folder (`--status DIR`), each file as it was
+/// fetched from its uri, several per uri over time. Which uri a token answers is read from its
+/// `sub`, so file names are free.
+///
+/// Every token is decoded, its list inflated and its signature verified once, when the folder is
+/// read; ``resolve(_:roots:at:)`` then costs a dictionary lookup, a cached chain and a bit
+/// extraction. Files that are not usable tokens are listed in ``refused`` with their reason;
+/// they never stop the others.
+public final class StatusFolder: Sendable {
+    /// A token of the folder.
+    public struct Entry: Sendable {
+        /// The file's name in the folder.
+        public let file: String
+        public let token: StatusToken
+        /// The signature over the token as received, verified when read.
+        public let signature: Fact
+
+        public var claims: StatusTokenClaims { token.claims }
+    }
+
+    /// A file that is not a usable token.
+    public struct RefusedFile: Sendable {
+        public let file: String
+        public let error: TrustListError
+    }
+
+    /// The folder read.
+    public let directory: String
+    /// The tokens, by file name.
+    public let entries: [Entry]
+    public let refused: [RefusedFile]
+    /// For each kind and uri, the positions in ``entries``, newest `iat` first.
+    private let index: [Lookup: [Int]]
+    /// The signer paths established so far, per token and set of roots (time-independent).
+    private let paths = Mutex<[PathKey: (Fact, [Certificate])]>([:])
+
+    /// Bound on cached signer paths: a batch has a handful of issuers per token.
+    static let pathCacheLimit = 10_000
+
+    struct Lookup: Hashable {
+        let kind: StatusTokenKind
+        let uri: String
+    }
+
+    struct PathKey: Hashable {
+        let entry: Int
+        let roots: [[UInt8]]
+    }
+
+    /// Reads every regular file of `directory` (not recursive; names starting with "." are
+    /// skipped). Throws only when the folder cannot be listed or holds more than
+    /// ``TrustListLimits/maximumTokenFiles`` files.
+    public convenience init(directory: String, limits: TrustListLimits = .default) throws(TrustListError) {
+        let names: [String]
+        do {
+            names = try FileManager.default.contentsOfDirectory(atPath: directory).filter { !$0.hasPrefix(".") }.sorted()
+        } catch {
+            throw TrustListError(.folderUnreadable, "cannot list the status folder \(directory): \(error.localizedDescription)")
+        }
+        guard names.count <= limits.maximumTokenFiles else {
+            throw TrustListError(
+                .tooManyFiles, "the status folder \(directory) holds \(names.count) files, over the limit of \(limits.maximumTokenFiles)")
+        }
+        var files: [(name: String, bytes: Result<[UInt8], TrustListError>)] = []
+        for name in names {
+            let path = (directory as NSString).appendingPathComponent(name)
+            var isDirectory: ObjCBool = false
+            guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory), !isDirectory.boolValue else { continue }
+            files.append((name, Self.read(path, limit: limits.maximumTokenBytes)))
+        }
+        self.init(directory: directory, files: files, limits: limits)
+    }
+
+    /// The tokens of `files` (name and bytes, or why they could not be read).
+    init(directory: String, files: [(name: String, bytes: Result<[UInt8], TrustListError>)], limits: TrustListLimits) {
+        var entries: [Entry] = []
+        var refused: [RefusedFile] = []
+        for (name, bytes) in files {
+            do {
+                let token = try StatusToken(decoding: try bytes.get()[...], limits: limits)
+                entries.append(Entry(file: name, token: token, signature: token.claims.envelope.verifySignature()))
+            } catch {
+                refused.append(RefusedFile(file: name, error: error))
+            }
+        }
+        var index: [Lookup: [Int]] = [:]
+        for (position, entry) in entries.enumerated() {
+            index[Lookup(kind: entry.claims.kind, uri: entry.claims.subject), default: []].append(position)
+        }
+        for key in index.keys {
+            index[key]?.sort { entries[$0].claims.issuedAt > entries[$1].claims.issuedAt }
+        }
+        self.directory = directory
+        self.entries = entries
+        self.refused = refused
+        self.index = index
+    }
+
+    /// The bytes of the file at `path`, refused unread when larger than `limit`.
+    static func read(_ path: String, limit: Int) -> Result<[UInt8], TrustListError> {
+        guard let handle = FileHandle(forReadingAtPath: path) else {
+            return .failure(TrustListError(.fileUnreadable, "cannot open \(path)"))
+        }
+        defer { try? handle.close() }
+        do {
+            let data = try handle.read(upToCount: limit == .max ? limit : limit + 1) ?? Data()
+            guard data.count <= limit else {
+                return .failure(TrustListError(.tokenTooLarge, "\(path) is over the limit of \(limit) bytes"))
+            }
+            return .success(Array(data))
+        } catch {
+            return .failure(TrustListError(.fileUnreadable, "cannot read \(path): \(error.localizedDescription)"))
+        }
+    }
+
+    /// The positions in ``entries`` of the tokens of `kind` answering `uri`, newest `iat` first.
+    func positions(_ kind: StatusTokenKind, answering uri: String) -> [Int] {
+        index[Lookup(kind: kind, uri: uri)] ?? []
+    }
+
+    /// The tokens of `kind` answering `uri` whose [iat, exp] covers `time`, newest first. The
+    /// first of them whose signature and signer hold is the one to use (``resolve(_:roots:at:)``).
+    public func candidates(_ kind: StatusTokenKind, answering uri: String, at time: Date) -> [Entry] {
+        positions(kind, answering: uri).map { entries[$0] }.filter { $0.claims.covers(time) }
+    }
+
+    /// The signer of the token at `position` against `roots` at `time`; the path is established
+    /// once per token and set of roots.
+    func signer(of position: Int, roots: [Certificate], at time: Date) -> SignerValidation {
+        let chain = entries[position].claims.envelope.chain
+        let key = PathKey(entry: position, roots: roots.map(\.sha256Fingerprint))
+        if let path = paths.withLock({ $0[key] }) { return SignerChain.validation(chain: chain, path: path, at: time) }
+        let path = SignerChain.path(chain, roots: roots)
+        paths.withLock { cache in
+            if cache.count >= Self.pathCacheLimit { cache.removeAll(keepingCapacity: true) }
+            cache[key] = path
+        }
+        return SignerChain.validation(chain: chain, path: path, at: time)
+    }
+}
