@@ -8,6 +8,7 @@
 //   CZBar        -> MdocImaging
 //   CArchive     -> MdocIngest
 //   CQREncode    -> MdocSamples   (QR rendering for the sample generator)
+//   CLibPQ       -> MdocPostgres  (PostgreSQL's client library)
 import PackageDescription
 
 /// The executables allocate through jemalloc (Debian `libjemalloc-dev`, installed by bin/setup):
@@ -40,6 +41,9 @@ let package = Package(
         .systemLibrary(
             name: "CQREncode", pkgConfig: "libqrencode",
             providers: [.apt(["libqrencode-dev"])]),
+        .systemLibrary(
+            name: "CLibPQ", pkgConfig: "libpq",
+            providers: [.apt(["libpq-dev"])]),
         .target(
             name: "CImageCodecs",
             linkerSettings: [.linkedLibrary("jpeg"), .linkedLibrary("png16")]),
@@ -59,6 +63,7 @@ let package = Package(
         // MARK: Edges
         .target(name: "MdocImaging", dependencies: ["CImageCodecs", "CZBar", "MdocChecks", "MdocCrypto"]),
         .target(name: "MdocIngest", dependencies: ["CArchive", "MdocCrypto"]),
+        .target(name: "MdocPostgres", dependencies: ["CLibPQ"]),
         .target(
             name: "MdocStore",
             dependencies: [

@@ -1,0 +1,123 @@
+import CLibPQ
+
+/// A libpq connection URI (`postgresql://[user[:password]@][host][:port][/dbname][?param=value&…]`),
+/// checked by libpq's own parser, that never shows its password.
+///
+/// `description`, `debugDescription` and reflection give ``redacted``; every text that libpq
+/// returns about a connection passes through ``redact(_:)`` before it reaches an error.
+public struct PostgresURI: Sendable, Hashable, CustomStringConvertible, CustomDebugStringConvertible,
+    CustomReflectable
+{
+    /// The environment variable that names the database when `--db` does not.
+    public static let environmentVariable = "MDOCVERIFY_DB"
+
+    /// The URI as given, password included: only handed to libpq.
+    let text: String
+    /// The password as written in the URI (user info or `password=`) and as decoded by libpq.
+    private let secrets: [String]
+    /// The database the URI names, when it names one.
+    public let database: String?
+    /// The role the URI names, when it names one.
+    public let user: String?
+
+    /// Parses `text`; throws `pg.invalidURI` when it is not a `postgresql://` or `postgres://`
+    /// URI libpq accepts (the message never repeats the password).
+    public init(_ text: String) throws(PostgresError) {
+        let written = Self.writtenSecrets(text)
+        guard Self.hasPostgresScheme(text) else {
+            throw PostgresError(
+                .invalidURI,
+                "the database must be a PostgreSQL connection URI starting with postgresql:// (\(Self.redact(text, written)))"
+            )
+        }
+        var message: UnsafeMutablePointer<CChar>?
+        guard let options = PQconninfoParse(text, &message) else {
+            let detail = message.map { String(cString: $0) } ?? "out of memory"
+            if let message { PQfreemem(message) }
+            throw PostgresError(
+                .invalidURI, "the database URI is not valid: \(Self.redact(Self.firstLine(detail), written))")
+        }
+        defer { PQconninfoFree(options) }
+        var values: [String: String] = [:]
+        var option = options
+        while let keyword = option.pointee.keyword {
+            if let value = option.pointee.val { values[String(cString: keyword)] = String(cString: value) }
+            option += 1
+        }
+        self.text = text
+        self.secrets = (written + [values["password"]].compactMap { $0 }).filter { !$0.isEmpty }
+        self.database = values["dbname"]
+        self.user = values["user"]
+    }
+
+    /// The URI named by ``environmentVariable`` in `environment`, or nil when it is unset or empty.
+    public static func fromEnvironment(_ environment: [String: String]) throws(PostgresError) -> PostgresURI? {
+        guard let text = environment[environmentVariable], !text.isEmpty else { return nil }
+        return try PostgresURI(text)
+    }
+
+    /// True when `text` starts with a scheme libpq reads as a URI: the CLI's test for whether
+    /// `--db` names a PostgreSQL database rather than a SQLite file.
+    public static func hasPostgresScheme(_ text: String) -> Bool {
+        text.hasPrefix("postgresql://") || text.hasPrefix("postgres://")
+    }
+
+    /// The URI with its password replaced by `***`.
+    public var redacted: String { redact(text) }
+    public var description: String { redacted }
+    public var debugDescription: String { "PostgresURI(\(redacted))" }
+    public var customMirror: Mirror { Mirror(self, children: ["redacted": redacted]) }
+
+    /// `message` with every occurrence of this URI's password replaced by `***`.
+    public func redact(_ message: String) -> String { Self.redact(message, secrets) }
+
+    private static func redact(_ message: String, _ secrets: [String]) -> String {
+        var text = message
+        // Longest first, so that a decoded password inside its encoded form leaves no tail.
+        for secret in secrets.sorted(by: { $0.count > $1.count }) where !secret.isEmpty {
+            text = text.replacing(secret, with: "***")
+        }
+        return text
+    }
+
+    private static func firstLine(_ text: String) -> String {
+        String(text.split(separator: "\n", maxSplits: 1).first ?? "")
+    }
+
+    /// The password as written, found the way libpq's URI parser finds it: the user info ends at
+    /// the first `@` that comes before any `/`, the password after its first `:`; and any
+    /// `password=` query parameter. Both forms are kept, as written and percent-decoded.
+    private static func writtenSecrets(_ text: String) -> [String] {
+        guard let scheme = text.firstRange(of: "://") else { return [] }
+        let rest = text[scheme.upperBound...]
+        var found: [Substring] = []
+        var afterUserInfo = rest
+        if let at = rest.firstIndex(where: { $0 == "@" || $0 == "/" }), rest[at] == "@" {
+            let userInfo = rest[..<at]
+            if let colon = userInfo.firstIndex(of: ":") { found.append(userInfo[userInfo.index(after: colon)...]) }
+            afterUserInfo = rest[rest.index(after: at)...]
+        }
+        if let question = afterUserInfo.firstIndex(of: "?") {
+            for pair in afterUserInfo[afterUserInfo.index(after: question)...].split(separator: "&") {
+                if pair.hasPrefix("password=") { found.append(pair.dropFirst("password=".count)) }
+            }
+        }
+        return found.flatMap { written in [String(written), percentDecoded(written)].compactMap { $0 } }
+    }
+
+    private static func percentDecoded(_ text: Substring) -> String? {
+        var bytes: [UInt8] = []
+        var utf8 = text.utf8[...]
+        while let byte = utf8.popFirst() {
+            guard byte == UInt8(ascii: "%") else {
+                bytes.append(byte)
+                continue
+            }
+            guard let high = utf8.popFirst().flatMap(hexDigitValue), let low = utf8.popFirst().flatMap(hexDigitValue) else {
+                return nil
+            }
+            bytes.append(high << 4 | low)
+        }
+        return String(validating: bytes, as: UTF8.self)
+    }
+}
