@@ -113,6 +113,7 @@ let package = Package(
             ],
             path: "Tests/MdocTestSupport",
             resources: [.copy("Vectors")]),
+        .target(name: "MdocPostgresTestSupport", dependencies: ["MdocPostgres"], path: "Tests/MdocPostgresTestSupport"),
         .testTarget(name: "MdocTimeTests", dependencies: ["MdocTime"]),
         .testTarget(name: "MdocChecksTests", dependencies: ["MdocChecks"]),
         .testTarget(
@@ -140,5 +141,6 @@ let package = Package(
         .testTarget(
             name: "MdocReportsTests",
             dependencies: ["MdocReports", "MdocPipeline", "MdocSamples", "MdocStore", "MdocTestSupport"]),
+        .testTarget(name: "MdocPostgresTests", dependencies: ["MdocPostgres", "MdocPostgresTestSupport"]),
     ]
 )

@@ -56,6 +56,7 @@ extension PostgresConnection {
 
     /// Runs `body` in a transaction: committed when `body` returns, rolled back when it throws
     /// (the error is rethrown). Retrying on ``PostgresError/isRetryable`` is the caller's choice.
+    @discardableResult
     public func transaction<T>(
         _ isolation: PostgresIsolation = .readCommitted, _ body: () throws -> T
     ) throws -> T {

@@ -41,11 +41,13 @@ public final class PostgresConnection {
             throw PostgresError(.unexpectedResult, "libpq could not allocate a connection (out of memory)")
         }
         handle = connection
+        // Notices (`relation … already exists, skipping`) are for people at a prompt, not for a batch's stderr.
+        PQsetNoticeReceiver(connection, { _, _ in }, nil)
         // With SQLSTATEs in the messages: a failed start-up has no result to read them from.
         PQsetErrorVerbosity(connection, PQERRORS_VERBOSE)
         try waitForConnection(connection)
         PQsetErrorVerbosity(connection, PQERRORS_DEFAULT)
-        _ = try execute("SET TimeZone = 'UTC'; SET DateStyle = 'ISO, YMD'; SET bytea_output = 'hex'")
+        try executeScript("SET TimeZone = 'UTC'; SET DateStyle = 'ISO, YMD'; SET bytea_output = 'hex'")
     }
 
     deinit { if let handle { PQfinish(handle) } }
@@ -76,6 +78,7 @@ public final class PostgresConnection {
     private func waitForConnection(_ connection: OpaquePointer) throws(PostgresError) {
         let seconds = Self.connectTimeout(connection)
         let deadline = ContinuousClock.now + .seconds(seconds)
+        // A Unix socket that is not there fails at once: the start is already over.
         var state = PQstatus(connection) == CONNECTION_BAD ? PGRES_POLLING_FAILED : PGRES_POLLING_WRITING
         while state != PGRES_POLLING_OK && state != PGRES_POLLING_FAILED {
             let remaining = ContinuousClock.now.duration(to: deadline)

@@ -25,10 +25,9 @@ public struct PostgresURI: Sendable, Hashable, CustomStringConvertible, CustomDe
     public init(_ text: String) throws(PostgresError) {
         let written = Self.writtenSecrets(text)
         guard Self.hasPostgresScheme(text) else {
+            // Not echoed: a keyword/value connection string would show its password.
             throw PostgresError(
-                .invalidURI,
-                "the database must be a PostgreSQL connection URI starting with postgresql:// (\(Self.redact(text, written)))"
-            )
+                .invalidURI, "the database must be a PostgreSQL connection URI: postgresql://[user@]host[:port]/database")
         }
         var message: UnsafeMutablePointer<CChar>?
         guard let options = PQconninfoParse(text, &message) else {
@@ -43,6 +42,11 @@ public struct PostgresURI: Sendable, Hashable, CustomStringConvertible, CustomDe
         while let keyword = option.pointee.keyword {
             if let value = option.pointee.val { values[String(cString: keyword)] = String(cString: value) }
             option += 1
+        }
+        // libpq checks ports only when it connects, and a failure there looks like any other.
+        for port in (values["port"] ?? "").split(separator: ",", omittingEmptySubsequences: false)
+        where !port.isEmpty && !(Int(port).map { (1...65_535).contains($0) } ?? false) {
+            throw PostgresError(.invalidURI, "the database URI's port \"\(Self.redact(String(port), written))\" is not a port number (1-65535)")
         }
         self.text = text
         self.secrets = (written + [values["password"]].compactMap { $0 }).filter { !$0.isEmpty }
