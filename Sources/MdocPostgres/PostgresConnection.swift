@@ -16,6 +16,13 @@ import Darwin
 public final class PostgresConnection {
     /// Seconds to wait for the server when the URI sets no `connect_timeout`.
     public static let defaultConnectTimeoutSeconds = 10
+    /// Milliseconds sent data may stay unacknowledged before the connection counts as lost,
+    /// when the URI sets no `tcp_user_timeout`: a cut network fails a statement instead of
+    /// hanging it for the kernel's quarter of an hour.
+    public static let defaultTCPUserTimeoutMilliseconds = 30_000
+    /// Seconds of silence before TCP keepalive probes an idle connection (`keepalives_idle`),
+    /// between probes (`keepalives_interval`), and probes lost before it counts as dead.
+    public static let defaultKeepalive = (idleSeconds: 30, intervalSeconds: 10, count: 3)
 
     public let uri: PostgresURI
     private var handle: OpaquePointer?
@@ -31,6 +38,10 @@ public final class PostgresConnection {
         // Later entries override earlier ones: the URI may set its own timeout, never the encoding.
         let settings: [(String, String)] = [
             ("connect_timeout", String(Self.defaultConnectTimeoutSeconds)),
+            ("tcp_user_timeout", String(Self.defaultTCPUserTimeoutMilliseconds)),
+            ("keepalives_idle", String(Self.defaultKeepalive.idleSeconds)),
+            ("keepalives_interval", String(Self.defaultKeepalive.intervalSeconds)),
+            ("keepalives_count", String(Self.defaultKeepalive.count)),
             ("dbname", uri.text),
             ("client_encoding", "UTF8"),
             ("fallback_application_name", "mdocverify"),
