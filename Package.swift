@@ -142,5 +142,6 @@ let package = Package(
             name: "MdocReportsTests",
             dependencies: ["MdocReports", "MdocPipeline", "MdocSamples", "MdocStore", "MdocTestSupport"]),
         .testTarget(name: "MdocPostgresTests", dependencies: ["MdocPostgres", "MdocPostgresTestSupport"]),
+        .testTarget(name: "DeploymentTests", dependencies: ["MdocPostgresTestSupport"]),
     ]
 )

@@ -11,6 +11,7 @@ public enum Command {
     public struct Failure: Error, CustomStringConvertible {
         public let command: [String]
         public let status: Int32
+        public let stdout: String
         public let stderr: String
         public var description: String {
             "\(command.joined(separator: " ")) exited with \(status): \(stderr.trimmingCharacters(in: .whitespacesAndNewlines))"
@@ -47,7 +48,9 @@ public enum Command {
         process.waitUntilExit()
         guard process.terminationStatus == 0 else {
             let stderr = errData.withLock { String(decoding: $0, as: UTF8.self) }
-            throw Failure(command: arguments, status: process.terminationStatus, stderr: stderr)
+            throw Failure(
+                command: arguments, status: process.terminationStatus, stdout: String(decoding: outData, as: UTF8.self),
+                stderr: stderr)
         }
         return String(decoding: outData, as: UTF8.self)
     }

@@ -24,7 +24,7 @@ public final class ThrowawayPostgres: Sendable {
         if let port { arguments += ["--port", String(port)] }
         if let networkNamespace { arguments += ["--netns", networkNamespace] }
         let lines = try Command.run(arguments).split(separator: "\n").map(String.init)
-        guard lines.count == 2 else { throw Command.Failure(command: arguments, status: 0, stderr: lines.joined()) }
+        guard lines.count == 2 else { throw Command.Failure(command: arguments, status: 0, stdout: lines.joined(), stderr: "") }
         folder = lines[0]
         uri = lines[1]
     }

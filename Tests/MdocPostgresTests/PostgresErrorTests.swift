@@ -43,6 +43,9 @@ final class PostgresErrorTests: PostgresTestCase {
             """)
         addTeardownBlock { try? admin.executeScript("DROP ROLE IF EXISTS \(role)") }
         let server = clusterURI.with(database: "postgres")
+        let savedPassword = ProcessInfo.processInfo.environment["PGPASSWORD"]
+        unsetenv("PGPASSWORD")
+        defer { if let savedPassword { setenv("PGPASSWORD", savedPassword, 1) } else { unsetenv("PGPASSWORD") } }
 
         let wrong = assertPostgresError(.authentication) {
             _ = try PostgresConnection(try PostgresURI(server.with(user: role, password: "wrong secret").text))
@@ -61,6 +64,11 @@ final class PostgresErrorTests: PostgresTestCase {
         // The right password goes through the same path.
         let connection = try PostgresConnection(try PostgresURI(server.with(user: role, password: password).text))
         XCTAssertEqual(try connection.execute("SELECT current_user").rows[0].decode(0, as: String.self), role)
+
+        // Or from PGPASSWORD, as deploy/kubernetes passes it, with a URI that holds none.
+        setenv("PGPASSWORD", password, 1)
+        let fromEnvironment = try PostgresConnection(try PostgresURI(server.with(user: role, password: nil).text))
+        XCTAssertEqual(try fromEnvironment.execute("SELECT current_user").rows[0].decode(0, as: String.self), role)
     }
 
     func testAMissingDatabaseIsNamed() throws {
