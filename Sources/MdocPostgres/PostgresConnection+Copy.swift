@@ -2,14 +2,14 @@ import CLibPQ
 
 extension PostgresConnection {
     /// Bytes of COPY data gathered before each `PQputCopyData`.
-    public static let copyChunkBytes = 64 * 1024
+    package static let copyChunkBytes = 64 * 1024
 
     /// Inserts `rows` into `table`'s `columns` with one `COPY … FROM STDIN` in binary form;
     /// returns the number of rows the server stored. Each value must have the column's exact
     /// type (the server refuses a mismatch: `pg.server`, SQLSTATE 22P03); NULL is allowed,
     /// text-form literals are not. A refused row aborts the whole COPY.
     @discardableResult
-    public func copy<Rows: Sequence<[PostgresValue]>>(
+    package func copy<Rows: Sequence<[PostgresValue]>>(
         into table: String, columns: [String], rows: Rows
     ) throws(PostgresError) -> Int {
         let connection = try liveHandle()

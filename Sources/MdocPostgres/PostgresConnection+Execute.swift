@@ -1,23 +1,23 @@
 import CLibPQ
 
 /// A statement prepared on one connection (`PQprepare`), executed with ``PostgresConnection/execute(_:_:results:)-(PostgresStatement,_,_)``.
-public struct PostgresStatement: Hashable, Sendable {
+package struct PostgresStatement: Hashable, Sendable {
     let name: String
     let connectionSerial: Int
     /// The parameter types the statement was prepared with; values must match them.
-    public let parameterTypes: [PostgresType]
+    package let parameterTypes: [PostgresType]
 }
 
 extension PostgresConnection {
     /// The most parameters one statement takes (the protocol counts them in 16 bits).
-    public static let maximumParameterCount = 65_535
+    package static let maximumParameterCount = 65_535
     /// The largest parameter value, in bytes (PostgreSQL's limit for one field, 1 GiB).
-    public static let maximumValueBytes = 1 << 30
+    package static let maximumValueBytes = 1 << 30
 
     /// Runs one statement with `parameters` bound to `$1`, `$2`, …; the result's cells come in
     /// `results` form. Throws the error the server's SQLSTATE maps to (``PostgresError/Code``).
     @discardableResult
-    public func execute(
+    package func execute(
         _ sql: String, _ parameters: [PostgresValue] = [], results: PostgresFormat = .binary
     ) throws(PostgresError) -> PostgresResult {
         let connection = try liveHandle()
@@ -30,14 +30,14 @@ extension PostgresConnection {
 
     /// Runs a script of statements separated by semicolons, without parameters (`PQexec`), as
     /// one implicit transaction unless it holds its own BEGIN/COMMIT.
-    public func executeScript(_ sql: String) throws(PostgresError) {
+    package func executeScript(_ sql: String) throws(PostgresError) {
         let connection = try liveHandle()
         try Self.checkStatementText(sql)
         _ = try checked(PQexec(connection, sql), Self.commandName(sql))
     }
 
     /// Prepares `sql` on this connection with its parameters' types.
-    public func prepare(_ sql: String, parameterTypes: [PostgresType]) throws(PostgresError) -> PostgresStatement {
+    package func prepare(_ sql: String, parameterTypes: [PostgresType]) throws(PostgresError) -> PostgresStatement {
         let connection = try liveHandle()
         try Self.checkStatementText(sql)
         guard parameterTypes.count <= Self.maximumParameterCount else {
@@ -54,7 +54,7 @@ extension PostgresConnection {
 
     /// Runs a prepared statement; each non-NULL typed value must have the type it was prepared with.
     @discardableResult
-    public func execute(
+    package func execute(
         _ statement: PostgresStatement, _ parameters: [PostgresValue] = [], results: PostgresFormat = .binary
     ) throws(PostgresError) -> PostgresResult {
         let connection = try liveHandle()

@@ -1,14 +1,14 @@
 import CLibPQ
 
 /// The isolation level a transaction begins with.
-public enum PostgresIsolation: String, Sendable {
+package enum PostgresIsolation: String, Sendable {
     case readCommitted = "READ COMMITTED"
     case repeatableRead = "REPEATABLE READ"
     case serializable = "SERIALIZABLE"
 }
 
 /// Where a connection stands between statements (`PQtransactionStatus`).
-public enum PostgresTransactionState: Sendable {
+package enum PostgresTransactionState: Sendable {
     /// Outside a transaction block.
     case idle
     /// A statement is running.
@@ -22,7 +22,7 @@ public enum PostgresTransactionState: Sendable {
 }
 
 extension PostgresConnection {
-    public var transactionState: PostgresTransactionState {
+    package var transactionState: PostgresTransactionState {
         guard let handle = try? liveHandle() else { return .unknown }
         switch PQtransactionStatus(handle) {
         case PQTRANS_IDLE: return .idle
@@ -33,13 +33,13 @@ extension PostgresConnection {
         }
     }
 
-    public func begin(_ isolation: PostgresIsolation = .readCommitted) throws(PostgresError) {
+    package func begin(_ isolation: PostgresIsolation = .readCommitted) throws(PostgresError) {
         try executeScript("BEGIN ISOLATION LEVEL \(isolation.rawValue)")
     }
 
     /// Commits the open transaction. Throws `pg.transactionAborted` when a statement of it had
     /// failed (PostgreSQL then answers COMMIT with a rollback, and no error).
-    public func commit() throws(PostgresError) {
+    package func commit() throws(PostgresError) {
         if transactionState == .failed {
             try rollback()
             throw PostgresError(.transactionAborted, "a statement of the transaction failed, so it was rolled back")
@@ -50,14 +50,14 @@ extension PostgresConnection {
         }
     }
 
-    public func rollback() throws(PostgresError) {
+    package func rollback() throws(PostgresError) {
         try executeScript("ROLLBACK")
     }
 
     /// Runs `body` in a transaction: committed when `body` returns, rolled back when it throws
     /// (the error is rethrown). Retrying on ``PostgresError/isRetryable`` is the caller's choice.
     @discardableResult
-    public func transaction<T>(
+    package func transaction<T>(
         _ isolation: PostgresIsolation = .readCommitted, _ body: () throws -> T
     ) throws -> T {
         try begin(isolation)

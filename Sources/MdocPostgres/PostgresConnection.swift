@@ -13,18 +13,18 @@ import Darwin
 /// (or thread); the compiler keeps it there. The connection closes when the value goes away.
 /// Every session runs with `TimeZone` UTC, `DateStyle` ISO and `bytea_output` hex, so that text
 /// results read the same whatever the server's configuration.
-public final class PostgresConnection {
+package final class PostgresConnection {
     /// Seconds to wait for the server when the URI sets no `connect_timeout`.
-    public static let defaultConnectTimeoutSeconds = 10
+    package static let defaultConnectTimeoutSeconds = 10
     /// Milliseconds sent data may stay unacknowledged before the connection counts as lost,
     /// when the URI sets no `tcp_user_timeout`: a cut network fails a statement instead of
     /// hanging it for the kernel's quarter of an hour.
-    public static let defaultTCPUserTimeoutMilliseconds = 30_000
+    package static let defaultTCPUserTimeoutMilliseconds = 30_000
     /// Seconds of silence before TCP keepalive probes an idle connection (`keepalives_idle`),
     /// between probes (`keepalives_interval`), and probes lost before it counts as dead.
-    public static let defaultKeepalive = (idleSeconds: 30, intervalSeconds: 10, count: 3)
+    package static let defaultKeepalive = (idleSeconds: 30, intervalSeconds: 10, count: 3)
 
-    public let uri: PostgresURI
+    package let uri: PostgresURI
     private var handle: OpaquePointer?
     /// Distinguishes this connection's prepared statements from another's.
     let serial: Int
@@ -32,7 +32,7 @@ public final class PostgresConnection {
 
     /// Connects to the server `uri` names; throws `pg.unreachable`, `pg.authentication`,
     /// `pg.databaseMissing` or `pg.connectionRefused` with the host and port in the reason.
-    public init(_ uri: PostgresURI) throws(PostgresError) {
+    package init(_ uri: PostgresURI) throws(PostgresError) {
         self.uri = uri
         serial = connectionSerials.add(1, ordering: .relaxed).newValue
         // Later entries override earlier ones: the URI may set its own timeout, never the encoding.
@@ -64,19 +64,19 @@ public final class PostgresConnection {
     deinit { if let handle { PQfinish(handle) } }
 
     /// Closes the connection now; every later call throws `pg.connectionLost`.
-    public func close() {
+    package func close() {
         if let handle { PQfinish(handle) }
         handle = nil
     }
 
     /// The server's version as an integer (150018 for 15.18).
-    public var serverVersion: Int { handle.map { Int(PQserverVersion($0)) } ?? 0 }
+    package var serverVersion: Int { handle.map { Int(PQserverVersion($0)) } ?? 0 }
 
     /// The process id of the server backend serving this connection.
-    public var backendProcessID: Int32 { handle.map { PQbackendPID($0) } ?? 0 }
+    package var backendProcessID: Int32 { handle.map { PQbackendPID($0) } ?? 0 }
 
     /// Where the connection is: `the socket /run/postgresql/.s.PGSQL.5432` or `db.example:5432`.
-    public var serverDescription: String { handle.map(Self.describeServer) ?? "a closed connection" }
+    package var serverDescription: String { handle.map(Self.describeServer) ?? "a closed connection" }
 
     /// The live handle; `pg.connectionLost` once closed.
     func liveHandle() throws(PostgresError) -> OpaquePointer {

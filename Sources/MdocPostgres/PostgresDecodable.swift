@@ -1,18 +1,18 @@
 /// A Swift type a result cell decodes into, from the text or the binary form of the PostgreSQL
 /// types it accepts. A cell of another type, a NULL (except into an `Optional`) or a malformed
 /// value throws `pg.typeMismatch`.
-public protocol PostgresDecodable {
+package protocol PostgresDecodable {
     init(postgres cell: PostgresCell) throws(PostgresError)
 }
 
 extension Optional: PostgresDecodable where Wrapped: PostgresDecodable {
-    public init(postgres cell: PostgresCell) throws(PostgresError) {
+    package init(postgres cell: PostgresCell) throws(PostgresError) {
         self = cell.isNull ? nil : try Wrapped(postgres: cell)
     }
 }
 
 extension Bool: PostgresDecodable {
-    public init(postgres cell: PostgresCell) throws(PostgresError) {
+    package init(postgres cell: PostgresCell) throws(PostgresError) {
         guard cell.type == .bool else { throw cell.mismatch("is not a boolean") }
         let bytes = try cell.value()
         switch (cell.format, Array(bytes)) {
@@ -25,7 +25,7 @@ extension Bool: PostgresDecodable {
 
 extension Int64: PostgresDecodable {
     /// From `smallint`, `integer` or `bigint`.
-    public init(postgres cell: PostgresCell) throws(PostgresError) {
+    package init(postgres cell: PostgresCell) throws(PostgresError) {
         let width: Int
         switch cell.type {
         case .int2: width = 2
@@ -49,7 +49,7 @@ extension Int64: PostgresDecodable {
 
 extension Int32: PostgresDecodable {
     /// From `smallint` or `integer`.
-    public init(postgres cell: PostgresCell) throws(PostgresError) {
+    package init(postgres cell: PostgresCell) throws(PostgresError) {
         guard cell.type == .int2 || cell.type == .int4 else { throw cell.mismatch("is not a smallint or integer") }
         guard let value = Int32(exactly: try Int64(postgres: cell)) else { throw cell.mismatch("is out of range") }
         self = value
@@ -58,7 +58,7 @@ extension Int32: PostgresDecodable {
 
 extension Int16: PostgresDecodable {
     /// From `smallint`.
-    public init(postgres cell: PostgresCell) throws(PostgresError) {
+    package init(postgres cell: PostgresCell) throws(PostgresError) {
         guard cell.type == .int2 else { throw cell.mismatch("is not a smallint") }
         guard let value = Int16(exactly: try Int64(postgres: cell)) else { throw cell.mismatch("is out of range") }
         self = value
@@ -67,7 +67,7 @@ extension Int16: PostgresDecodable {
 
 extension Int: PostgresDecodable {
     /// From `smallint`, `integer` or `bigint`.
-    public init(postgres cell: PostgresCell) throws(PostgresError) {
+    package init(postgres cell: PostgresCell) throws(PostgresError) {
         guard let value = Int(exactly: try Int64(postgres: cell)) else { throw cell.mismatch("is out of range") }
         self = value
     }
@@ -75,7 +75,7 @@ extension Int: PostgresDecodable {
 
 extension Double: PostgresDecodable {
     /// From `double precision` or `real`; the text forms `NaN`, `Infinity` and `-Infinity` too.
-    public init(postgres cell: PostgresCell) throws(PostgresError) {
+    package init(postgres cell: PostgresCell) throws(PostgresError) {
         guard cell.type == .float8 || cell.type == .float4 else { throw cell.mismatch("is not a floating-point number") }
         let bytes = try cell.value()
         if cell.format == .text {
@@ -96,7 +96,7 @@ extension Double: PostgresDecodable {
 extension String: PostgresDecodable {
     /// From the text types and `json`/`jsonb` in either form, and from any type in text form
     /// (its text, as PostgreSQL writes it).
-    public init(postgres cell: PostgresCell) throws(PostgresError) {
+    package init(postgres cell: PostgresCell) throws(PostgresError) {
         switch (cell.type, cell.format) {
         case (_, .text), (.text, .binary), (.varchar, .binary), (.bpchar, .binary), (.name, .binary),
             (.json, .binary):
@@ -116,7 +116,7 @@ extension String: PostgresDecodable {
 
 extension Array: PostgresDecodable where Element == UInt8 {
     /// From `bytea`: the bytes themselves in binary form, `\x` and hex digits in text form.
-    public init(postgres cell: PostgresCell) throws(PostgresError) {
+    package init(postgres cell: PostgresCell) throws(PostgresError) {
         guard cell.type == .bytea else { throw cell.mismatch("is not bytea") }
         let bytes = try cell.value()
         if cell.format == .binary {
@@ -152,7 +152,7 @@ func hexDigitValue(_ byte: UInt8) -> UInt8? {
 extension PostgresTimestamp: PostgresDecodable {
     /// From `timestamp with time zone` in binary form (ask for text results, and decode a
     /// `String`, for its text form).
-    public init(postgres cell: PostgresCell) throws(PostgresError) {
+    package init(postgres cell: PostgresCell) throws(PostgresError) {
         guard cell.type == .timestamptz else { throw cell.mismatch("is not a timestamp with time zone") }
         guard cell.format == .binary else { throw cell.mismatch("is in text form; decode it as a String") }
         let bytes = try cell.value()

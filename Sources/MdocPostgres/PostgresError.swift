@@ -4,61 +4,61 @@
 /// on the text. Reasons name hosts, ports, databases, roles and SQLSTATEs; they never carry a
 /// password (every text from libpq passes through ``PostgresURI/redact(_:)``) nor the details
 /// of a server error, which may quote stored values.
-public struct PostgresError: Error, Sendable, Hashable, CustomStringConvertible {
+package struct PostgresError: Error, Sendable, Hashable, CustomStringConvertible {
     /// A stable error code. Codes are never renamed or reused for another meaning.
-    public struct Code: Hashable, Sendable, CustomStringConvertible {
-        public let rawValue: String
+    package struct Code: Hashable, Sendable, CustomStringConvertible {
+        package let rawValue: String
         private init(_ rawValue: String) { self.rawValue = rawValue }
-        public var description: String { rawValue }
+        package var description: String { rawValue }
 
         /// The text is not a libpq connection URI (`postgresql://…` or `postgres://…`).
-        public static let invalidURI = Code("pg.invalidURI")
+        package static let invalidURI = Code("pg.invalidURI")
         /// No server answered at the host and port (or socket) the URI names: refused, no route,
         /// unknown host, timed out, or the server is starting up or shutting down.
-        public static let unreachable = Code("pg.unreachable")
+        package static let unreachable = Code("pg.unreachable")
         /// The server refused the role's credentials, or needed a password none was given for.
-        public static let authentication = Code("pg.authentication")
+        package static let authentication = Code("pg.authentication")
         /// The server runs, but the database the URI names does not exist (SQLSTATE 3D000).
-        public static let databaseMissing = Code("pg.databaseMissing")
+        package static let databaseMissing = Code("pg.databaseMissing")
         /// Any other refusal while connecting (too many connections, a role without LOGIN, …).
-        public static let connectionRefused = Code("pg.connectionRefused")
+        package static let connectionRefused = Code("pg.connectionRefused")
         /// The connection broke while in use (server stopped or crashed, network cut). The open
         /// transaction was rolled back, unless the break came during COMMIT: then its outcome is
         /// unknown, and writers must be idempotent.
-        public static let connectionLost = Code("pg.connectionLost")
+        package static let connectionLost = Code("pg.connectionLost")
         /// The database holds a schema version newer than this build knows.
-        public static let schemaNewer = Code("pg.schemaNewer")
+        package static let schemaNewer = Code("pg.schemaNewer")
         /// The server could not extend a file: its disk is full (SQLSTATE 53100).
-        public static let diskFull = Code("pg.diskFull")
+        package static let diskFull = Code("pg.diskFull")
         /// A serializable or repeatable-read transaction lost a conflict (SQLSTATE 40001).
-        public static let serializationFailure = Code("pg.serializationFailure")
+        package static let serializationFailure = Code("pg.serializationFailure")
         /// The server broke a deadlock by aborting this transaction (SQLSTATE 40P01).
-        public static let deadlock = Code("pg.deadlock")
+        package static let deadlock = Code("pg.deadlock")
         /// A NOT NULL, CHECK, UNIQUE, FOREIGN KEY or exclusion constraint refused a row
         /// (SQLSTATE class 23); ``PostgresError/constraint`` names it.
-        public static let constraintViolation = Code("pg.constraintViolation")
+        package static let constraintViolation = Code("pg.constraintViolation")
         /// A statement of the transaction failed earlier, so COMMIT rolled it back.
-        public static let transactionAborted = Code("pg.transactionAborted")
+        package static let transactionAborted = Code("pg.transactionAborted")
         /// Any other error the server reported; ``PostgresError/sqlState`` says which.
-        public static let server = Code("pg.server")
+        package static let server = Code("pg.server")
         /// A result value does not have the type or shape asked for.
-        public static let typeMismatch = Code("pg.typeMismatch")
+        package static let typeMismatch = Code("pg.typeMismatch")
         /// An argument this layer refuses before sending it (too many parameters, a NUL in a
         /// text-format parameter, a prepared statement of another connection, a COPY row of the
         /// wrong width).
-        public static let invalidArgument = Code("pg.invalidArgument")
+        package static let invalidArgument = Code("pg.invalidArgument")
         /// libpq answered in a way the call does not expect (out of memory, a result of another
         /// kind than the statement implies).
-        public static let unexpectedResult = Code("pg.unexpectedResult")
+        package static let unexpectedResult = Code("pg.unexpectedResult")
     }
 
-    public let code: Code
+    package let code: Code
     /// What happened, for people; says what to do where there is something to do.
-    public let reason: String
+    package let reason: String
     /// The server's SQLSTATE when the server reported the error (e.g. `53100`).
-    public let sqlState: String?
+    package let sqlState: String?
     /// The constraint that refused a row, for ``Code/constraintViolation``.
-    public let constraint: String?
+    package let constraint: String?
 
     init(_ code: Code, _ reason: String, sqlState: String? = nil, constraint: String? = nil) {
         self.code = code
@@ -69,21 +69,21 @@ public struct PostgresError: Error, Sendable, Hashable, CustomStringConvertible 
 
     /// True when the same work may succeed if tried again: in a new transaction for a
     /// serialization failure or deadlock, on a new connection for a lost or unreachable server.
-    public var isRetryable: Bool {
+    package var isRetryable: Bool {
         switch code {
         case .serializationFailure, .deadlock, .connectionLost, .unreachable: true
         default: false
         }
     }
 
-    public var description: String {
+    package var description: String {
         var text = "\(code): \(reason)"
         if let sqlState { text += " (SQLSTATE \(sqlState))" }
         return text
     }
 
-    public static func == (lhs: PostgresError, rhs: PostgresError) -> Bool { lhs.code == rhs.code }
-    public func hash(into hasher: inout Hasher) { hasher.combine(code) }
+    package static func == (lhs: PostgresError, rhs: PostgresError) -> Bool { lhs.code == rhs.code }
+    package func hash(into hasher: inout Hasher) { hasher.combine(code) }
 }
 
 extension PostgresError {

@@ -4,10 +4,10 @@ import CLibPQ
 ///
 /// `@unchecked Sendable`: libpq never changes a `PGresult` after handing it over, and reading
 /// one from several threads is safe (libpq's thread-safety notes); it is freed once, in deinit.
-public final class PostgresResult: @unchecked Sendable {
+package final class PostgresResult: @unchecked Sendable {
     private let handle: OpaquePointer
-    public let rowCount: Int
-    public let columnCount: Int
+    package let rowCount: Int
+    package let columnCount: Int
 
     init(_ handle: OpaquePointer) {
         self.handle = handle
@@ -19,36 +19,36 @@ public final class PostgresResult: @unchecked Sendable {
 
     /// The rows affected by an INSERT, UPDATE, DELETE, MERGE, SELECT, FETCH, MOVE or COPY; nil
     /// for other commands.
-    public var affectedRows: Int? {
+    package var affectedRows: Int? {
         guard let text = PQcmdTuples(handle) else { return nil }
         return Int(String(cString: text))
     }
 
     /// The command tag the server sent (`INSERT 0 3`, `COMMIT`, `ROLLBACK`, …).
-    public var commandTag: String { PQcmdStatus(handle).map { String(cString: $0) } ?? "" }
+    package var commandTag: String { PQcmdStatus(handle).map { String(cString: $0) } ?? "" }
 
-    public func columnName(_ column: Int) throws(PostgresError) -> String {
+    package func columnName(_ column: Int) throws(PostgresError) -> String {
         try checkColumn(column)
         return PQfname(handle, Int32(column)).map { String(cString: $0) } ?? ""
     }
 
-    public func columnType(_ column: Int) throws(PostgresError) -> PostgresType {
+    package func columnType(_ column: Int) throws(PostgresError) -> PostgresType {
         try checkColumn(column)
         return PostgresType(oid: PQftype(handle, Int32(column)))
     }
 
     /// The rows, in the order the server sent them.
-    public var rows: Rows { Rows(result: self) }
+    package var rows: Rows { Rows(result: self) }
 
-    public struct Rows: RandomAccessCollection, Sendable {
+    package struct Rows: RandomAccessCollection, Sendable {
         let result: PostgresResult
-        public var startIndex: Int { 0 }
-        public var endIndex: Int { result.rowCount }
-        public subscript(position: Int) -> PostgresRow { PostgresRow(result: result, index: position) }
+        package var startIndex: Int { 0 }
+        package var endIndex: Int { result.rowCount }
+        package subscript(position: Int) -> PostgresRow { PostgresRow(result: result, index: position) }
     }
 
     /// The cell at `row`, `column`; throws `pg.invalidArgument` outside the result.
-    public func cell(row: Int, column: Int) throws(PostgresError) -> PostgresCell {
+    package func cell(row: Int, column: Int) throws(PostgresError) -> PostgresCell {
         guard row >= 0, row < rowCount else {
             throw PostgresError(.invalidArgument, "no row \(row): the result has \(rowCount)")
         }
@@ -72,28 +72,28 @@ public final class PostgresResult: @unchecked Sendable {
 }
 
 /// One row of a ``PostgresResult``.
-public struct PostgresRow: Sendable {
+package struct PostgresRow: Sendable {
     let result: PostgresResult
-    public let index: Int
+    package let index: Int
 
     /// The value of `column` as `T` (an `Optional` for a column that may be NULL).
-    public func decode<T: PostgresDecodable>(_ column: Int, as type: T.Type = T.self) throws(PostgresError) -> T {
+    package func decode<T: PostgresDecodable>(_ column: Int, as type: T.Type = T.self) throws(PostgresError) -> T {
         try T(postgres: result.cell(row: index, column: column))
     }
 }
 
 /// One value of a result, in the form the server sent it. Its bytes stay valid while the
 /// result lives (the cell holds it).
-public struct PostgresCell: @unchecked Sendable {
-    public let type: PostgresType
-    public let format: PostgresFormat
+package struct PostgresCell: @unchecked Sendable {
+    package let type: PostgresType
+    package let format: PostgresFormat
     /// The value's bytes (its text or binary form); nil for NULL.
-    public let bytes: UnsafeRawBufferPointer?
+    package let bytes: UnsafeRawBufferPointer?
     let result: PostgresResult
-    public let row: Int
-    public let column: Int
+    package let row: Int
+    package let column: Int
 
-    public var isNull: Bool { bytes == nil }
+    package var isNull: Bool { bytes == nil }
 
     /// `pg.typeMismatch` for this cell: "row 3, column 1 (bigint, binary): <what>".
     func mismatch(_ what: String) -> PostgresError {

@@ -1,14 +1,14 @@
 /// The schema version a store keeps in its database: one row of one integer column, `version`,
 /// in a table of its own. A build refuses a database whose version is newer than it knows
 /// (`pg.schemaNewer`), before it reads or writes anything else.
-public struct PostgresSchemaVersion: Sendable {
+package struct PostgresSchemaVersion: Sendable {
     /// The table that holds the version (unqualified; the connection's search path finds it).
-    public let table: String
+    package let table: String
 
-    public init(table: String = "schema_version") { self.table = table }
+    package init(table: String = "schema_version") { self.table = table }
 
     /// The recorded version, or nil when the table does not exist (a database no build wrote to).
-    public func read(on connection: PostgresConnection) throws(PostgresError) -> Int? {
+    package func read(on connection: PostgresConnection) throws(PostgresError) -> Int? {
         let name = try PostgresConnection.quoteIdentifier(table)
         let exists = try connection.execute("SELECT to_regclass($1) IS NOT NULL", [.text(name)])
         guard try exists.rows.first?.decode(0, as: Bool.self) == true else { return nil }
@@ -17,7 +17,7 @@ public struct PostgresSchemaVersion: Sendable {
     }
 
     /// Records `version` (creating the table when needed); call it in the migration's transaction.
-    public func record(_ version: Int, on connection: PostgresConnection) throws(PostgresError) {
+    package func record(_ version: Int, on connection: PostgresConnection) throws(PostgresError) {
         guard let value = Int32(exactly: version), value > 0 else {
             throw PostgresError(.invalidArgument, "a schema version is a positive integer, not \(version)")
         }
@@ -30,7 +30,7 @@ public struct PostgresSchemaVersion: Sendable {
     /// The recorded version (nil for a database no build wrote to) when this build, which knows
     /// versions up to `supported`, can use the database; `pg.schemaNewer` otherwise.
     @discardableResult
-    public func check(supported: Int, on connection: PostgresConnection) throws(PostgresError) -> Int? {
+    package func check(supported: Int, on connection: PostgresConnection) throws(PostgresError) -> Int? {
         guard let version = try read(on: connection) else { return nil }
         guard version <= supported else {
             let database = connection.uri.database.map { "\"\($0)\" " } ?? ""

@@ -5,24 +5,24 @@ import CLibPQ
 ///
 /// `description`, `debugDescription` and reflection give ``redacted``; every text that libpq
 /// returns about a connection passes through ``redact(_:)`` before it reaches an error.
-public struct PostgresURI: Sendable, Hashable, CustomStringConvertible, CustomDebugStringConvertible,
+package struct PostgresURI: Sendable, Hashable, CustomStringConvertible, CustomDebugStringConvertible,
     CustomReflectable
 {
     /// The environment variable that names the database when `--db` does not.
-    public static let environmentVariable = "MDOCVERIFY_DB"
+    package static let environmentVariable = "MDOCVERIFY_DB"
 
     /// The URI as given, password included: only handed to libpq.
     let text: String
     /// The password as written in the URI (user info or `password=`) and as decoded by libpq.
     private let secrets: [String]
     /// The database the URI names, when it names one.
-    public let database: String?
+    package let database: String?
     /// The role the URI names, when it names one.
-    public let user: String?
+    package let user: String?
 
     /// Parses `text`; throws `pg.invalidURI` when it is not a `postgresql://` or `postgres://`
     /// URI libpq accepts (the message never repeats the password).
-    public init(_ text: String) throws(PostgresError) {
+    package init(_ text: String) throws(PostgresError) {
         let written = Self.writtenSecrets(text)
         guard Self.hasPostgresScheme(text) else {
             // Not echoed: a keyword/value connection string would show its password.
@@ -55,25 +55,25 @@ public struct PostgresURI: Sendable, Hashable, CustomStringConvertible, CustomDe
     }
 
     /// The URI named by ``environmentVariable`` in `environment`, or nil when it is unset or empty.
-    public static func fromEnvironment(_ environment: [String: String]) throws(PostgresError) -> PostgresURI? {
+    package static func fromEnvironment(_ environment: [String: String]) throws(PostgresError) -> PostgresURI? {
         guard let text = environment[environmentVariable], !text.isEmpty else { return nil }
         return try PostgresURI(text)
     }
 
     /// True when `text` starts with a scheme libpq reads as a URI: the CLI's test for whether
     /// `--db` names a PostgreSQL database rather than a SQLite file.
-    public static func hasPostgresScheme(_ text: String) -> Bool {
+    package static func hasPostgresScheme(_ text: String) -> Bool {
         text.hasPrefix("postgresql://") || text.hasPrefix("postgres://")
     }
 
     /// The URI with its password replaced by `***`.
-    public var redacted: String { redact(text) }
-    public var description: String { redacted }
-    public var debugDescription: String { "PostgresURI(\(redacted))" }
-    public var customMirror: Mirror { Mirror(self, children: ["redacted": redacted]) }
+    package var redacted: String { redact(text) }
+    package var description: String { redacted }
+    package var debugDescription: String { "PostgresURI(\(redacted))" }
+    package var customMirror: Mirror { Mirror(self, children: ["redacted": redacted]) }
 
     /// `message` with every occurrence of this URI's password replaced by `***`.
-    public func redact(_ message: String) -> String { Self.redact(message, secrets) }
+    package func redact(_ message: String) -> String { Self.redact(message, secrets) }
 
     private static func redact(_ message: String, _ secrets: [String]) -> String {
         var text = message

@@ -1,26 +1,26 @@
 /// A PostgreSQL type, by its OID (the `pg_type` row; built-in OIDs never change).
-public struct PostgresType: Hashable, Sendable, CustomStringConvertible {
-    public let oid: UInt32
-    public init(oid: UInt32) { self.oid = oid }
+package struct PostgresType: Hashable, Sendable, CustomStringConvertible {
+    package let oid: UInt32
+    package init(oid: UInt32) { self.oid = oid }
 
     /// No type: the server infers it from the statement (text-format parameters).
-    public static let unspecified = PostgresType(oid: 0)
-    public static let bool = PostgresType(oid: 16)
-    public static let bytea = PostgresType(oid: 17)
-    public static let name = PostgresType(oid: 19)
-    public static let int8 = PostgresType(oid: 20)
-    public static let int2 = PostgresType(oid: 21)
-    public static let int4 = PostgresType(oid: 23)
-    public static let text = PostgresType(oid: 25)
-    public static let json = PostgresType(oid: 114)
-    public static let float4 = PostgresType(oid: 700)
-    public static let float8 = PostgresType(oid: 701)
-    public static let bpchar = PostgresType(oid: 1042)
-    public static let varchar = PostgresType(oid: 1043)
-    public static let timestamptz = PostgresType(oid: 1184)
-    public static let jsonb = PostgresType(oid: 3802)
+    package static let unspecified = PostgresType(oid: 0)
+    package static let bool = PostgresType(oid: 16)
+    package static let bytea = PostgresType(oid: 17)
+    package static let name = PostgresType(oid: 19)
+    package static let int8 = PostgresType(oid: 20)
+    package static let int2 = PostgresType(oid: 21)
+    package static let int4 = PostgresType(oid: 23)
+    package static let text = PostgresType(oid: 25)
+    package static let json = PostgresType(oid: 114)
+    package static let float4 = PostgresType(oid: 700)
+    package static let float8 = PostgresType(oid: 701)
+    package static let bpchar = PostgresType(oid: 1042)
+    package static let varchar = PostgresType(oid: 1043)
+    package static let timestamptz = PostgresType(oid: 1184)
+    package static let jsonb = PostgresType(oid: 3802)
 
-    public var description: String {
+    package var description: String {
         switch self {
         case .bool: "boolean"
         case .bytea: "bytea"
@@ -42,15 +42,15 @@ public struct PostgresType: Hashable, Sendable, CustomStringConvertible {
 }
 
 /// How a value travels on the wire: PostgreSQL's text form or its binary ("send") form.
-public enum PostgresFormat: Int32, Sendable {
+package enum PostgresFormat: Int32, Sendable {
     case text = 0
     case binary = 1
 }
 
 /// An instant with PostgreSQL's resolution: microseconds since 1970-01-01T00:00:00Z.
-public struct PostgresTimestamp: Hashable, Sendable, Comparable, CustomStringConvertible {
-    public let microsecondsSinceUnixEpoch: Int64
-    public init(microsecondsSinceUnixEpoch: Int64) { self.microsecondsSinceUnixEpoch = microsecondsSinceUnixEpoch }
+package struct PostgresTimestamp: Hashable, Sendable, Comparable, CustomStringConvertible {
+    package let microsecondsSinceUnixEpoch: Int64
+    package init(microsecondsSinceUnixEpoch: Int64) { self.microsecondsSinceUnixEpoch = microsecondsSinceUnixEpoch }
 
     /// Microseconds from the Unix epoch to PostgreSQL's epoch, 2000-01-01T00:00:00Z.
     static let postgresEpochOffset: Int64 = 946_684_800_000_000
@@ -67,14 +67,14 @@ public struct PostgresTimestamp: Hashable, Sendable, Comparable, CustomStringCon
         microsecondsSinceUnixEpoch = unix
     }
 
-    public static func < (lhs: Self, rhs: Self) -> Bool { lhs.microsecondsSinceUnixEpoch < rhs.microsecondsSinceUnixEpoch }
-    public var description: String { "\(microsecondsSinceUnixEpoch) µs since 1970-01-01T00:00:00Z" }
+    package static func < (lhs: Self, rhs: Self) -> Bool { lhs.microsecondsSinceUnixEpoch < rhs.microsecondsSinceUnixEpoch }
+    package var description: String { "\(microsecondsSinceUnixEpoch) µs since 1970-01-01T00:00:00Z" }
 }
 
 /// A statement parameter. Typed values go in binary form with their type named, so the server
 /// never guesses and text cannot be cut at a NUL; ``literal(_:)`` goes in text form with no type,
 /// for what the server should parse itself (`numeric`, `interval`, arrays, …).
-public enum PostgresValue: Hashable, Sendable {
+package enum PostgresValue: Hashable, Sendable {
     case null
     case bool(Bool)
     case int16(Int16)
@@ -89,7 +89,7 @@ public enum PostgresValue: Hashable, Sendable {
     case literal(String)
 
     /// The type the parameter is declared with.
-    public var type: PostgresType {
+    package var type: PostgresType {
         switch self {
         case .null, .literal: .unspecified
         case .bool: .bool

@@ -16,7 +16,7 @@ open class PostgresTestCase: XCTestCase {
     }
 
     /// The URI of this test's own database, made on first use and dropped after the test.
-    public func database() throws -> PostgresURI {
+    package func database() throws -> PostgresURI {
         if let databaseURI { return databaseURI }
         let name = "test_" + UUID().uuidString.lowercased().replacingOccurrences(of: "-", with: "")
         let admin = try PostgresConnection(try PostgresURI(clusterURI.text))
@@ -32,11 +32,11 @@ open class PostgresTestCase: XCTestCase {
     }
 
     /// A new connection to this test's database.
-    public func connect() throws -> PostgresConnection { try PostgresConnection(try database()) }
+    package func connect() throws -> PostgresConnection { try PostgresConnection(try database()) }
 
     /// Runs `body`, which must throw a ``PostgresError`` with `code`; returns it.
     @discardableResult
-    public func assertPostgresError(
+    package func assertPostgresError(
         _ code: PostgresError.Code, file: StaticString = #filePath, line: UInt = #line, _ body: () throws -> Void
     ) -> PostgresError? {
         do {

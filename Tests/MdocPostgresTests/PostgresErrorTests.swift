@@ -17,6 +17,19 @@ final class PostgresErrorTests: PostgresTestCase {
         XCTAssertEqual(error?.isRetryable, true)
     }
 
+    /// A server that accepts the TCP connection and never answers: the connect timeout ends the wait.
+    func testAServerThatNeverAnswersIsUnreachableAfterTheTimeout() throws {
+        let listener = try SilentLoopbackListener()
+        let started = ContinuousClock.now
+        let error = assertPostgresError(.unreachable) {
+            _ = try PostgresConnection(try PostgresURI("postgresql://postgres@127.0.0.1:\(listener.port)/postgres?connect_timeout=2"))
+        }
+        let waited = ContinuousClock.now - started
+        XCTAssertTrue(error?.reason.contains("did not answer within 2 s") ?? false, "\(String(describing: error))")
+        XCTAssertGreaterThanOrEqual(waited, .milliseconds(1_900))
+        XCTAssertLessThan(waited, .seconds(5))
+    }
+
     func testAMissingSocketIsUnreachableAndNamesTheSocket() throws {
         let error = assertPostgresError(.unreachable) {
             _ = try PostgresConnection(try PostgresURI("postgresql://postgres@/postgres?host=/nonexistent/folder&port=5999"))
