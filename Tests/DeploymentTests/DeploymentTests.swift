@@ -68,10 +68,14 @@ final class DeploymentTests: XCTestCase {
         XCTAssertFalse(runtime.contains { $0.hasSuffix("-dev") }, "no -dev package in the runtime stage")
     }
 
-    /// The names in bin/setup's `packages=(…)`.
+    /// The names in bin/setup's `packages=(…)` and `packages+=(…)`.
     static func setupPackages(_ setup: String) -> [String] {
-        guard let start = setup.range(of: "packages=("), let end = setup[start.upperBound...].firstIndex(of: ")") else { return [] }
-        return setup[start.upperBound..<end].split(whereSeparator: \.isWhitespace).map(String.init)
+        setup.components(separatedBy: "packages").dropFirst().flatMap { part -> [String] in
+            guard part.hasPrefix("=(") || part.hasPrefix("+=("), let open = part.firstIndex(of: "("),
+                let end = part.firstIndex(of: ")")
+            else { return [] }
+            return part[part.index(after: open)..<end].split(whereSeparator: \.isWhitespace).map(String.init)
+        }
     }
 
     /// The packages a Dockerfile stage's `apt-get install` names.
