@@ -9,6 +9,7 @@
 //   CArchive     -> MdocIngest
 //   CQREncode    -> MdocSamples   (QR rendering for the sample generator)
 //   CZlib        -> MdocTrustLists (status lists: zlib, RFC 1950)
+//   CLibPQ       -> MdocPostgres  (PostgreSQL's client library)
 import PackageDescription
 
 /// The executables allocate through jemalloc (Debian `libjemalloc-dev`, installed by bin/setup):
@@ -44,6 +45,9 @@ let package = Package(
         .systemLibrary(
             name: "CZlib", pkgConfig: "zlib",
             providers: [.apt(["zlib1g-dev"])]),
+        .systemLibrary(
+            name: "CLibPQ", pkgConfig: "libpq",
+            providers: [.apt(["libpq-dev"])]),
         .target(
             name: "CImageCodecs",
             linkerSettings: [.linkedLibrary("jpeg"), .linkedLibrary("png16")]),
@@ -66,6 +70,7 @@ let package = Package(
         // MARK: Edges
         .target(name: "MdocImaging", dependencies: ["CImageCodecs", "CZBar", "MdocChecks", "MdocCrypto"]),
         .target(name: "MdocIngest", dependencies: ["CArchive", "MdocCrypto"]),
+        .target(name: "MdocPostgres", dependencies: ["CLibPQ"]),
         .target(
             name: "MdocStore",
             dependencies: [
@@ -115,6 +120,7 @@ let package = Package(
             ],
             path: "Tests/MdocTestSupport",
             resources: [.copy("Vectors")]),
+        .target(name: "MdocPostgresTestSupport", dependencies: ["MdocPostgres"], path: "Tests/MdocPostgresTestSupport"),
         .testTarget(name: "MdocTimeTests", dependencies: ["MdocTime"]),
         .testTarget(name: "MdocChecksTests", dependencies: ["MdocChecks"]),
         .testTarget(
@@ -154,5 +160,7 @@ let package = Package(
         .testTarget(
             name: "MdocReportsTests",
             dependencies: ["MdocReports", "MdocPipeline", "MdocSamples", "MdocStore", "MdocTestSupport"]),
+        .testTarget(name: "MdocPostgresTests", dependencies: ["MdocPostgres", "MdocPostgresTestSupport"]),
+        .testTarget(name: "DeploymentTests", dependencies: ["MdocPostgresTestSupport"]),
     ]
 )
