@@ -64,7 +64,7 @@ let package = Package(
         .target(
             name: "MdocStore",
             dependencies: [
-                "MdocChecks", "MdocCrypto", .product(name: "GRDB", package: "GRDB.swift"),
+                "MdocChecks", "MdocCBOR", "MdocCrypto", .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "GRDBSQLite", package: "GRDB.swift"),
             ]),
         .target(name: "MdocProof", dependencies: ["MdocChecks", "MdocCBOR", "MdocCOSE", "MdocCrypto"]),
@@ -120,7 +120,9 @@ let package = Package(
             name: "MdocImagingTests", dependencies: ["MdocImaging", "MdocTestSupport"],
             resources: [.copy("Fixtures")]),
         .testTarget(name: "MdocIngestTests", dependencies: ["MdocIngest", "MdocTestSupport"]),
-        .testTarget(name: "MdocStoreTests", dependencies: ["MdocStore", "MdocChecks", "MdocTestSupport"]),
+        .testTarget(
+            name: "MdocStoreTests",
+            dependencies: ["MdocStore", "MdocChecks", "MdocTestSupport", .product(name: "GRDB", package: "GRDB.swift")]),
         .testTarget(
             name: "MdocPipelineTests",
             dependencies: ["MdocPipeline", "MdocProof", "MdocStore", "MdocReports", "MdocSamples", "MdocTestSupport"]),

@@ -24,11 +24,11 @@ func storeBenchmarks(count: Int, folder: String, binary: String) throws -> [(nam
     try store.beginRun(RunInfo(
         id: "store-bench", startedAt: time, verificationTime: time, verificationTimeIsNow: false,
         trustSnapshotHash: StoreBenchOutcome.hex(1, salt: 9), optionsJSON: #"{"keepValues":false}"#,
-        processorVersion: "bench", inputs: ["bench"]))
+        processorVersion: "bench", inputs: ["bench"], proofFile: "proofs/store-bench.cbor-seq"))
     var start = 0
     while start < outcomes.count {
         let batch = Array(outcomes[start..<min(start + 256, outcomes.count)])
-        try store.record(batch, runID: "store-bench")
+        try store.record(StoreBatch(outcomes: batch, proofFileLength: Int64(start + batch.count) * 3_000), runID: "store-bench")
         start += batch.count
     }
     try store.finishRun(id: "store-bench", finishedAt: time, manifestPath: nil, merkleRoot: nil, proofCount: count)
@@ -141,6 +141,6 @@ enum StoreBenchOutcome {
             inputHashes: ["transaction.json", "engagement.txt", "session-establishment.cbor", "session-data.cbor"].enumerated().map {
                 InputHash(path: $0.element, sha256: hex(n * 4 + $0.offset, salt: 3))
             },
-            proofPath: "proofs/store-bench/\(reference).cose", proofSHA256: hex(n, salt: 4))
+            proof: ProofLocation(file: "proofs/store-bench.cbor-seq", offset: Int64(n) * 3_000, length: 3_000, sha256: hex(n, salt: 4)))
     }
 }
