@@ -51,6 +51,23 @@ func storeBenchmarks(count: Int, folder: String, binary: String) throws -> [(nam
     let size = fileSize("\(path)") + fileSize("\(path)-wal")
     rows.append(("store \(count) tx: database size", Double(size) / 1e6, "MB"))
 
+    // The report's queries over the run, in-process: the scope, its groups and failures, and
+    // every row of both CSV files.
+    let queryStart = ContinuousClock.now
+    var failedResults = 0, scopeRows = 0
+    try store.withReportQueries(cacheMegabytes: 16) { queries in
+        var queries = queries
+        try queries.select(.run("store-bench"))
+        _ = try queries.scopeGroups()
+        _ = try queries.failedChecks()
+        try queries.forEachTransaction(includeValues: false) { _ in scopeRows += 1 }
+        try queries.forEachFailure { _ in failedResults += 1 }
+    }
+    rows.append(("store \(count) tx: report queries (scope, groups, failures, both CSV streams)", seconds(ContinuousClock.now - queryStart) * 1e3, "ms"))
+    if scopeRows != count || failedResults != count / 10 * 2 {
+        rows.append(("store \(count) tx: WRONG number of rows in the report's queries", Double(scopeRows), ""))
+    }
+
     for (index, arguments) in [["--format", "html,csv,json"], ["--format", "csv"]].enumerated() {
         let started = ContinuousClock.now
         let process = Process()
