@@ -10,8 +10,10 @@ struct PreparedOutcome {
 
     var transaction: TransactionRecord
     var verification: VerificationRecord
-    /// Every check result kept, one row each (verification id filled in later).
-    var results: [CheckResultRecord]
+    /// Every check result kept, as stored in `check_results`.
+    var results: Data
+    /// The failed results, as `check_failure` indexes them (verification id filled in later).
+    var failures: [CheckFailureRecord]
     var documents: [DocumentRecord]
     /// The documents' elements, as stored in `disclosure`; `nil` when there are none.
     var elements: Data?
@@ -43,11 +45,13 @@ struct PreparedOutcome {
         proofSHA256Hex = proof?.sha256
 
         let kept = keep ? outcome.checks : outcome.checks.filter { $0.id == Self.consentWindowCheck }
-        results = kept.enumerated().map { seq, result in
-            CheckResultRecord(
-                verificationID: 0, seq: Int64(seq), checkID: result.id.rawValue, status: result.status.rawValue,
-                instant: result.instant?.rawValue, subject: result.subject, detail: result.detail,
-                evidence: result.evidence.isEmpty ? nil : StoredResults.encode(evidence: result.evidence))
+        results = StoredResults.encode(kept)
+        failures = kept.indices.compactMap { seq in
+            let result = kept[seq]
+            guard result.status == .fail else { return nil }
+            return CheckFailureRecord(
+                verificationID: 0, seq: Int64(seq), checkID: result.id.rawValue, instant: result.instant?.rawValue,
+                subject: result.subject, detail: result.detail)
         }
         guard keep else {
             documents = []

@@ -189,28 +189,52 @@ struct VerificationRecord: Codable, Equatable, FetchableRecord, MutablePersistab
     mutating func didInsert(_ inserted: InsertionSuccess) { id = inserted.rowID }
 }
 
-/// `check_result`: one check result of a verification.
-struct CheckResultRecord: Codable, Equatable, FetchableRecord, PersistableRecord, PositionalInsert {
-    static let databaseTableName = "check_result"
+/// `check_results`: every check result of a verification, one CBOR array (StoredResults).
+struct CheckResultsRecord: Codable, Equatable, FetchableRecord, PersistableRecord, PositionalInsert {
+    static let databaseTableName = "check_results"
+    var verificationID: Int64
+    var results: Data
+
+    enum CodingKeys: String, CodingKey, CaseIterable {
+        case verificationID = "verification_id"
+        case results
+    }
+
+    typealias Keys = CodingKeys
+    static let insertSQL = positionalInsertSQL(CodingKeys.self, table: databaseTableName)
+    var values: [(any DatabaseValueConvertible)?] { [verificationID, results] }
+
+    enum Columns {
+        static let verificationID = Column(CodingKeys.verificationID)
+        static let results = Column(CodingKeys.results)
+    }
+}
+
+/// `check_failure`: a result of a verification that failed (an index of `check_results`).
+struct CheckFailureRecord: Codable, Equatable, FetchableRecord, PersistableRecord, PositionalInsert {
+    static let databaseTableName = "check_failure"
     var verificationID: Int64
     var seq: Int64
     var checkID: String
-    var status: String
     var instant: String?
     var subject: String
     var detail: String
-    var evidence: Data?
 
     enum CodingKeys: String, CodingKey, CaseIterable {
         case verificationID = "verification_id"
         case seq
         case checkID = "check_id"
-        case status, instant, subject, detail, evidence
+        case instant, subject, detail
     }
 
     typealias Keys = CodingKeys
     static let insertSQL = positionalInsertSQL(CodingKeys.self, table: databaseTableName)
-    var values: [(any DatabaseValueConvertible)?] { [verificationID, seq, checkID, status, instant, subject, detail, evidence] }
+    var values: [(any DatabaseValueConvertible)?] { [verificationID, seq, checkID, instant, subject, detail] }
+
+    enum Columns {
+        static let verificationID = Column(CodingKeys.verificationID)
+        static let checkID = Column(CodingKeys.checkID)
+    }
 }
 
 /// `reused`: a run that took an earlier verification of a transaction instead of verifying it.

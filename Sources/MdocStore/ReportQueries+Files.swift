@@ -85,8 +85,7 @@ extension ReportQueries {
             FROM report_failing f
             CROSS JOIN report_scope s ON s.vid = f.vid
             CROSS JOIN txn t ON t.id = s.tid
-            CROSS JOIN check_result c ON c.verification_id = f.vid
-            WHERE c.status = 'fail'
+            CROSS JOIN check_failure c ON c.verification_id = f.vid
             ORDER BY f.vid, c.seq
             """
         ) { row in try body(ScopeFailureRow(row: row)) }

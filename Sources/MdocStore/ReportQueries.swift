@@ -143,9 +143,8 @@ package struct ReportQueries {
             try db.execute(sql: """
                 INSERT INTO report_failed
                 SELECT f.check_id, f.verification_id, count(*)
-                FROM check_result f JOIN report_scope s ON s.vid = f.verification_id
-                WHERE f.status = 'fail'
-                  AND f.verification_id BETWEEN (SELECT min(vid) FROM report_scope) AND (SELECT max(vid) FROM report_scope)
+                FROM check_failure f JOIN report_scope s ON s.vid = f.verification_id
+                WHERE f.verification_id BETWEEN (SELECT min(vid) FROM report_scope) AND (SELECT max(vid) FROM report_scope)
                 GROUP BY f.verification_id, f.check_id
                 """)
             try db.execute(sql: """

@@ -89,22 +89,11 @@ extension ReportStore {
     package func checkResults(verificationIDs: [Int64]) throws -> [Int64: [CheckResult]] {
         guard !verificationIDs.isEmpty else { return [:] }
         return try read { db in
-            let statement = try db.cachedStatement(sql: "SELECT * FROM check_result WHERE verification_id = ? ORDER BY seq")
+            let statement = try db.cachedStatement(sql: "SELECT results FROM check_results WHERE verification_id = ?")
             var found: [Int64: [CheckResult]] = [:]
             for id in Set(verificationIDs) {
-                let rows = try CheckResultRecord.fetchAll(statement, arguments: [id])
-                if rows.isEmpty { continue }
-                found[id] = try rows.map { row in
-                    guard let status = CheckStatus(rawValue: row.status) else { throw StoreError(.corruptRow, "status \(row.status)") }
-                    var instant: CheckInstant?
-                    if let text = row.instant {
-                        guard let value = CheckInstant(rawValue: text) else { throw StoreError(.corruptRow, "instant \(text)") }
-                        instant = value
-                    }
-                    return CheckResult(
-                        CheckID(row.checkID), status, row.detail, subject: row.subject, instant: instant,
-                        evidence: try row.evidence.map(StoredResults.decodeEvidence) ?? [])
-                }
+                guard let data = try Data.fetchOne(statement, arguments: [id]) else { continue }
+                found[id] = try StoredResults.decodeResults(data, verificationID: id)
             }
             return found
         }

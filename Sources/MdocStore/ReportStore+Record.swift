@@ -123,9 +123,10 @@ struct BatchWriter {
         }
         let verificationID = try verification.insertPositionally(db)
 
-        for var result in outcome.results {
-            result.verificationID = verificationID
-            try result.insertPositionally(db)
+        try CheckResultsRecord(verificationID: verificationID, results: outcome.results).insertPositionally(db)
+        for var failure in outcome.failures {
+            failure.verificationID = verificationID
+            try failure.insertPositionally(db)
         }
         // Certificates first: documents refer to them.
         for certificate in outcome.certificates where certificates.needsInsert(certificate.fingerprint) {

@@ -61,8 +61,7 @@ extension ReportStore {
                 db,
                 sql: """
                     SELECT f.check_id, count(DISTINCT f.verification_id) AS n
-                    FROM (\(Self.runVerificationsSQL)) s JOIN check_result f ON f.verification_id = s.vid
-                    WHERE f.status = 'fail'
+                    FROM (\(Self.runVerificationsSQL)) s JOIN check_failure f ON f.verification_id = s.vid
                     GROUP BY f.check_id
                     ORDER BY n DESC, f.check_id
                     LIMIT :limit

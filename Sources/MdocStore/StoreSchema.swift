@@ -94,19 +94,23 @@ enum StoreSchema {
         CREATE INDEX verification_history ON verification(transaction_id, id, verdict_now);
         CREATE INDEX verification_run ON verification(run_id);
 
-        -- Every check result of a verification, one row each; failed ones indexed.
-        CREATE TABLE check_result (
+        -- The check results of a verification, all of them, in one CBOR array (docs/schema.md).
+        CREATE TABLE check_results (
+          verification_id INTEGER PRIMARY KEY REFERENCES verification(id),
+          results         BLOB    NOT NULL CHECK (typeof(results) = 'blob' AND length(results) > 0)
+        );
+
+        -- The failed results of each verification, as the report lists them: an index of the
+        -- results above (SQLite cannot index inside a BLOB), written with them, never alone.
+        CREATE TABLE check_failure (
           verification_id INTEGER NOT NULL REFERENCES verification(id),
           seq             INTEGER NOT NULL CHECK (seq >= 0),
           check_id        TEXT    NOT NULL CHECK (length(check_id) > 0),
-          status          TEXT    NOT NULL CHECK (status = 'pass' OR status = 'fail' OR status = 'warn' OR status = 'skipped' OR status = 'unchecked'),
           instant         TEXT             CHECK (instant = 'capture' OR instant = 'verification'),
           subject         TEXT    NOT NULL,
           detail          TEXT    NOT NULL,
-          evidence        BLOB,
           PRIMARY KEY (verification_id, seq)
         ) WITHOUT ROWID;
-        CREATE INDEX check_result_failed ON check_result(verification_id, seq) WHERE status = 'fail';
 
         CREATE TABLE reused (
           run_id          TEXT    NOT NULL REFERENCES run(id),

@@ -66,28 +66,6 @@ enum StoredResults {
         }
     }
 
-    static func encode(evidence: [Evidence]) -> Data {
-        var out: [UInt8] = []
-        CBORNode.appendHead(major: 4, UInt64(evidence.count), to: &out)
-        for item in evidence {
-            CBORNode.appendHead(major: 4, 2, to: &out)
-            text(item.key, &out)
-            text(item.value, &out)
-        }
-        return Data(out)
-    }
-
-    static func decodeEvidence(_ data: Data) throws -> [Evidence] {
-        let corrupt = StoreError(.corruptRow, "check_result.evidence is not an array of pairs")
-        guard let pairs = try? CBOR(decoding: [UInt8](data)).array else { throw corrupt }
-        return try pairs.map { pair in
-            guard let pair = pair.array, pair.count == 2, let key = pair[0].text, let value = pair[1].text else {
-                throw corrupt
-            }
-            return Evidence(key, value)
-        }
-    }
-
     // MARK: Disclosed elements
 
     /// The elements of each document, by document index; `nil` when no document has any.
