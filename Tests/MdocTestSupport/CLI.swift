@@ -79,15 +79,7 @@ public enum CLI {
         process.standardOutput = out
         process.standardError = err
         try process.run()
-        // stderr is drained on another thread so that neither pipe can fill up and block the run.
-        let errorText = Mutex(Data())
-        let drained = DispatchSemaphore(value: 0)
-        let errHandle = err.fileHandleForReading
-        DispatchQueue.global().async {
-            let data = errHandle.readDataToEndOfFile()
-            errorText.withLock { $0 = data }
-            drained.signal()
-        }
+        let errorText = drainInBackground(err.fileHandleForReading)
         var output = Data()
         let reader = out.fileHandleForReading
         while !output.contains(0x0a) {
@@ -99,10 +91,10 @@ public enum CLI {
         if interrupted { kill(process.processIdentifier, SIGINT) }
         output.append(reader.readDataToEndOfFile())
         process.waitUntilExit()
-        drained.wait()
+        let errorData = errorText()
         guard interrupted else { return nil }
         return Result(status: process.terminationStatus, stdout: String(decoding: output, as: UTF8.self),
-                      stderr: String(decoding: errorText.withLock { $0 }, as: UTF8.self))
+                      stderr: String(decoding: errorData, as: UTF8.self))
     }
 }
 
@@ -153,19 +145,29 @@ extension CLI {
         process.standardError = err
         process.standardInput = FileHandle.nullDevice
         try process.run()
-        let errorText = Mutex(Data())
-        let drained = DispatchSemaphore(value: 0)
-        let errHandle = err.fileHandleForReading
-        DispatchQueue.global().async {
-            let data = errHandle.readDataToEndOfFile()
-            errorText.withLock { $0 = data }
-            drained.signal()
-        }
+        let errorText = drainInBackground(err.fileHandleForReading)
         let outData = out.fileHandleForReading.readDataToEndOfFile()
-        drained.wait()
+        let errorData = errorText()
         process.waitUntilExit()
         return Result(
             status: process.terminationStatus, stdout: String(decoding: outData, as: UTF8.self),
-            stderr: String(decoding: errorText.withLock { $0 }, as: UTF8.self))
+            stderr: String(decoding: errorData, as: UTF8.self))
+    }
+
+    /// Reads `handle` to its end on another thread, so that neither pipe of a process can fill
+    /// up and block it; the function returned waits for the end and gives what was read.
+    static func drainInBackground(_ handle: FileHandle) -> () -> Data {
+        let text = Mutex(Data())
+        let drained = DispatchSemaphore(value: 0)
+        DispatchQueue.global().async {
+            let data = handle.readDataToEndOfFile()
+            text.withLock { $0 = data }
+            drained.signal()
+        }
+        return {
+            drained.wait()
+            drained.signal()
+            return text.withLock { $0 }
+        }
     }
 }
