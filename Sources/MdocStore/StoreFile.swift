@@ -62,16 +62,24 @@ enum StoreFile {
                 "\(path) is not an mdocverify report database (\(what)); nothing was written to it: "
                     + "pass another --db, or move the file away")
         }
+        // Anything but a regular file (a folder, a FIFO that would block the read, a device) is
+        // refused before it is opened.
+        var status = stat()
+        guard stat(path, &status) == 0 else {
+            throw StoreError(.cannotOpen, "cannot open \(path): \(String(cString: strerror(errno)))")
+        }
+        guard status.st_mode & S_IFMT == S_IFREG else {
+            throw StoreError(
+                .cannotOpen,
+                "\(path) is \(status.st_mode & S_IFMT == S_IFDIR ? "a folder" : "not a regular file"), "
+                    + "not a report database: pass the database file with --db")
+        }
         let header: [UInt8]
         do {
             let handle = try FileHandle(forReadingFrom: URL(fileURLWithPath: path))
             defer { try? handle.close() }
             header = Array(try handle.read(upToCount: 100) ?? Data())
         } catch {
-            var status = stat()
-            if stat(path, &status) == 0, status.st_mode & S_IFMT == S_IFDIR {
-                throw StoreError(.cannotOpen, "\(path) is a folder, not a report database: pass the database file with --db")
-            }
             throw StoreError(.cannotOpen, "cannot read \(path): \(error.localizedDescription)")
         }
         guard !header.isEmpty else { throw notAStore("an empty file") }

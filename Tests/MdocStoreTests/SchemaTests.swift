@@ -117,6 +117,13 @@ final class SchemaTests: XCTestCase {
         let directory = folder.appendingPathComponent("a-folder").path
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         assertStoreError(.cannotOpen) { try ReportStore(path: directory) }
+        // A FIFO is refused before it is read (a read would wait for a writer forever).
+        let fifo = folder.appendingPathComponent("fifo.sqlite").path
+        XCTAssertEqual(mkfifo(fifo, 0o600), 0)
+        for access in [ReportStore.Access.readWrite, .readOnly] {
+            let error = assertStoreError(.cannotOpen) { try ReportStore(path: fifo, access: access) }
+            XCTAssertTrue(error?.reason.contains("not a regular file") == true, "\(String(describing: error))")
+        }
     }
 
     /// Opened for reading, a store writes nothing and a missing store is not created.
