@@ -126,7 +126,7 @@ extension StoreError {
         if let error = error as? StoreError { return error }
         if let error = error as? DatabaseError {
             let extended = error.extendedResultCode.rawValue
-            let message = error.message ?? "SQLite error"
+            let message = printable(error.message ?? "SQLite error")
             let code: Code =
                 switch error.resultCode {
                 case .SQLITE_CONSTRAINT: .constraintViolation
@@ -137,6 +137,21 @@ extension StoreError {
         }
         return StoreError(.database, "\(type(of: error)): \(error)", file: file, line: line)
     }
+}
+
+/// `text` with control characters written as `\u{XX}`: SQLite's messages can quote bytes of a
+/// damaged file, which must not reach a terminal raw.
+func printable(_ text: String) -> String {
+    guard text.unicodeScalars.contains(where: { $0.value < 0x20 || $0.value == 0x7f }) else { return text }
+    var out = ""
+    for scalar in text.unicodeScalars {
+        if scalar.value < 0x20 || scalar.value == 0x7f {
+            out += "\\u{" + String(scalar.value, radix: 16) + "}"
+        } else {
+            out.unicodeScalars.append(scalar)
+        }
+    }
+    return out
 }
 
 /// Runs `body`, turning any error it throws into a ``StoreError``.

@@ -1,7 +1,9 @@
 import Foundation
+import GRDB
 import MdocChecks
-import MdocStore
 import XCTest
+
+@testable import MdocStore
 
 final class SchemaTests: XCTestCase {
     func testMigrationCreatesEveryTableIndexAndTrigger() throws {
@@ -179,6 +181,16 @@ final class SchemaTests: XCTestCase {
         let blocker = folder.appendingPathComponent("reports")
         XCTAssertTrue(FileManager.default.createFile(atPath: blocker.path, contents: Data("x".utf8)))
         assertStoreError(.cannotOpen) { try ReportStore(path: blocker.appendingPathComponent("db.sqlite").path) }
+    }
+
+    /// SQLite's messages can quote bytes of a damaged file: they reach people with their control
+    /// characters escaped.
+    func testSQLiteMessagesAreMadePrintable() {
+        let error = StoreError.wrapping(
+            DatabaseError(resultCode: .SQLITE_CORRUPT, message: "malformed database schema (x\u{1b}[31m\u{0}y)"))
+        XCTAssertEqual(error.code, .database)
+        XCTAssertEqual(error.reason, "malformed database schema (x\\u{1b}[31m\\u{0}y)")
+        XCTAssertTrue(error.description.contains("SQLite 11: the database file is damaged"), error.description)
     }
 
     /// Every SQLite error a user can meet comes with words.
