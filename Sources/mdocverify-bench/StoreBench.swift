@@ -81,6 +81,19 @@ func storeBenchmarks(count: Int, folder: String, binary: String) throws -> [(nam
     return rows
 }
 
+/// `--store N DIR`: prints ``storeBenchmarks(count:folder:binary:)`` and exits.
+func runStoreBenchmarks(count: Int, folder: String) -> Never {
+    let sibling = ((Bundle.main.executablePath ?? CommandLine.arguments[0]) as NSString).deletingLastPathComponent + "/mdocverify"
+    do {
+        for (name, value, unit) in try storeBenchmarks(count: count, folder: folder, binary: sibling) {
+            print(name.padding(toLength: 70, withPad: " ", startingAt: 0) + String(format: "%12.1f %@", value, unit))
+        }
+        exit(0)
+    } catch {
+        fail("\(error)")
+    }
+}
+
 /// CPU seconds (user + system) and bytes written by this process so far.
 private func processUsage() -> (cpuSeconds: Double, bytesWritten: Int) {
     var usage = rusage()

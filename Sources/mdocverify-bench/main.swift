@@ -336,17 +336,7 @@ if let (count, folder) = options.writeBatch {
         fail("\(error)")
     }
 }
-if let (count, folder) = options.storeBench {
-    let sibling = ((Bundle.main.executablePath ?? CommandLine.arguments[0]) as NSString).deletingLastPathComponent + "/mdocverify"
-    do {
-        for (name, value, unit) in try storeBenchmarks(count: count, folder: folder, binary: sibling) {
-            print(name.padding(toLength: 70, withPad: " ", startingAt: 0) + String(format: "%12.1f %@", value, unit))
-        }
-        exit(0)
-    } catch {
-        fail("\(error)")
-    }
-}
+if let (count, folder) = options.storeBench { runStoreBenchmarks(count: count, folder: folder) }
 if let n = options.profileReaderKeys {
     do {
         print("parsed and matched \(try profileReaderKeys(n)) of \(n) reader keys")
