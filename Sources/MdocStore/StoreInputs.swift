@@ -2,8 +2,8 @@ import Foundation
 import MdocChecks
 
 // The values the pipeline hands to the store. Plain data: the store judges nothing, it records.
-// Hex strings (hashes, fingerprints) are lower-case (`MdocCrypto.hexString`); the schema refuses
-// anything else where it says so in docs/schema.md.
+// Hashes and fingerprints are lower-case hex (`MdocCrypto.hexString`) of SHA-256 digests (an
+// element's digest: of its MSO's algorithm); the store refuses anything else before writing.
 
 /// One run of `mdocverify verify`: what it was asked to do and with which trust material.
 package struct RunInfo: Sendable, Hashable {
