@@ -74,7 +74,7 @@ let package = Package(
         .target(
             name: "MdocStore",
             dependencies: [
-                "MdocChecks", "MdocCrypto", "MdocTime", .product(name: "GRDB", package: "GRDB.swift"),
+                "MdocChecks", "MdocCBOR", "MdocCrypto", "MdocTime", .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "GRDBSQLite", package: "GRDB.swift"),
             ]),
         .target(name: "MdocProof", dependencies: ["MdocChecks", "MdocCBOR", "MdocCOSE", "MdocCrypto", "MdocTime"]),
@@ -145,7 +145,9 @@ let package = Package(
             name: "MdocImagingTests", dependencies: ["MdocImaging", "MdocSamples", "MdocTestSupport"],
             resources: [.copy("Fixtures")]),
         .testTarget(name: "MdocIngestTests", dependencies: ["MdocIngest", "MdocSamples", "MdocTestSupport"]),
-        .testTarget(name: "MdocStoreTests", dependencies: ["MdocStore", "MdocChecks", "MdocTestSupport"]),
+        .testTarget(
+            name: "MdocStoreTests",
+            dependencies: ["MdocStore", "MdocChecks", "MdocTestSupport", .product(name: "GRDB", package: "GRDB.swift")]),
         .testTarget(
             name: "MdocPipelineTests",
             dependencies: [

@@ -34,7 +34,7 @@ extension Orchestrator {
             copy.report.name = verified.name
             copy.verified = verified
             copy.outcome = makeOutcome(
-                verified, responseSHA256: processed.responseSHA256, proofPath: outcome.proofPath, proofSHA256: outcome.proofSHA256)
+                verified, responseSHA256: processed.responseSHA256, proof: outcome.proof)
         } else {
             copy.report.name = bundle.name
         }

@@ -25,7 +25,7 @@ public final class Orchestrator: Sendable {
     public let isNow: Bool
     public let trust: TrustStore
     public let readerTrust: TrustStore?
-    public let store: ReportStore
+    package let store: ReportStore
     public let signer: ProofSigner?
     /// Runs left "running" by a killed process, marked interrupted by this pre-flight.
     public let interruptedRuns: [String]
@@ -39,7 +39,7 @@ public final class Orchestrator: Sendable {
     let seenResponses = Mutex<[String: String]>([:])
     /// The SHA-256 of the proof signed for each transaction in this run: a transaction met again
     /// in a later batch keeps that proof, never a second one for its reference code.
-    let signedInRun = Mutex<[String: [UInt8]]>([:])
+    let signedInRun = Mutex<[String: (location: ProofLocation, sha256: [UInt8])]>([:])
     let stopRequested = Mutex<Bool>(false)
 
     /// Asks a running ``run(onEvent:)`` to stop (Ctrl-C): no further input is read; the batch
@@ -258,12 +258,13 @@ public final class Orchestrator: Sendable {
     public func run(onEvent: (Event) -> Void) async throws -> RunResult {
         let startedAt = Date()
         let optionsJSON = """
-            {"jobs":\(configuration.jobs),"force":\(configuration.force),"freshFor":\(configuration.freshFor),"keepValues":\(configuration.keepValues),"imageLimit":\(configuration.imageLimit),"context":"\(contextHash)"}
+            {"jobs":\(configuration.jobs),"force":\(configuration.force),"freshFor":\(configuration.freshFor),"keepValues":\(configuration.keepValues),"imageLimit":\(configuration.imageLimit)}
             """
         do {
             try store.beginRun(RunInfo(
                 id: runID, startedAt: startedAt, verificationTime: verificationTime, verificationTimeIsNow: isNow,
-                trustSnapshotHash: trust.snapshotHash, optionsJSON: optionsJSON, processorVersion: ProcessorInfo.version,
+                trustSnapshotHash: trust.snapshotHash, contextHash: contextHash, optionsJSON: optionsJSON,
+                processorVersion: ProcessorInfo.version,
                 inputs: configuration.inputs))
         } catch {
             throw PipelineSetupError("cannot write the run to \(configuration.resolvedDatabasePath): \(error)")
@@ -380,8 +381,7 @@ public final class Orchestrator: Sendable {
                     if verified.keepData {
                         do {
                             if let proof = try writeProof(for: verified, checks: outcome.checks, again: true) {
-                                outcome.proofPath = proof.path
-                                outcome.proofSHA256 = hexString(proof.sha256)
+                                outcome.proof = proof.location
                                 item.proof = (verified.referenceCode, proof.sha256)
                             }
                         } catch {
@@ -413,11 +413,11 @@ public final class Orchestrator: Sendable {
             }
         }
         do {
-            let outcomes = batch.processed.compactMap(\.outcome)
-            if !outcomes.isEmpty { try store.record(outcomes, runID: runID) }
-            let reused = batch.processed.compactMap(\.reused)
-            if !reused.isEmpty { try store.recordReused(reused, runID: runID) }
-            if !failures.isEmpty { try store.recordIngestFailures(failures, runID: runID) }
+            try store.record(
+                StoreBatch(
+                    outcomes: batch.processed.compactMap(\.outcome), reused: batch.processed.compactMap(\.reused),
+                    ingestFailures: failures),
+                runID: runID)
         } catch {
             throw PipelineSetupError("cannot write to the report database: \(error)")
         }
@@ -510,10 +510,10 @@ public final class Orchestrator: Sendable {
             let report = TransactionReport(
                 name: bundle.name, inputPath: bundle.source, transactionID: transactionID, referenceCode: prior.referenceCode,
                 verdict: prior.verdictNow, verdictAtCapture: prior.verdictAtCapture, checks: storedChecks, documents: [],
-                proofPath: prior.proofPath, reused: true)
+                proofPath: prior.proof?.file, reused: true)
             var proof: (String, [UInt8])?
-            if let sha = prior.proofSHA256, let bytes = Self.decodeHex(sha) { proof = (prior.referenceCode, bytes) }
-            if let earlier = prior.proofPath, proof != nil {
+            if let sha = prior.proof?.sha256, let bytes = Self.decodeHex(sha) { proof = (prior.referenceCode, bytes) }
+            if let earlier = prior.proof?.file, proof != nil {
                 // The run's manifest commits to this proof too: its folder gets the file (a hard
                 // link), so that a run's folder and manifest are complete on their own.
                 BatchFiles.share(
@@ -543,34 +543,36 @@ public final class Orchestrator: Sendable {
             }
         }
 
-        var proofPath: String?
+        var proofLocation: ProofLocation?
         var proofHash: [UInt8]?
         var proofError: String?
         if verified.keepData {
             do {
                 if let proof = try writeProof(for: verified, checks: verified.checks) {
-                    proofPath = proof.path
+                    proofLocation = proof.location
                     proofHash = proof.sha256
                 }
             } catch {
                 proofError = "\(verified.name): \(error)"
             }
         }
-        let outcome = makeOutcome(verified, responseSHA256: responseHex, proofPath: proofPath, proofSHA256: proofHash.map(hexString))
+        let outcome = makeOutcome(verified, responseSHA256: responseHex, proof: proofLocation)
         let report = TransactionReport(
             name: verified.name, inputPath: verified.inputPath, transactionID: verified.transactionID, referenceCode: verified.referenceCode,
             verdict: verified.verdict, verdictAtCapture: verified.verdictAtCapture, checks: verified.checks,
-            documents: verified.documents, proofPath: proofPath, reused: false)
+            documents: verified.documents, proofPath: proofLocation?.file, reused: false)
         return Processed(
             report: report, outcome: outcome, reused: nil, responseSHA256: responseHex,
             proof: proofHash.map { (verified.referenceCode, $0) }, verified: verified, proofError: proofError)
     }
 
     /// Signs and writes `<out>/proofs/<run>/<reference>.cose` (``BatchFiles/write(_:to:)``).
-    func writeProof(for verified: VerifiedTransaction, checks: [CheckResult], again: Bool = false) throws -> (path: String, sha256: [UInt8])? {
+    func writeProof(
+        for verified: VerifiedTransaction, checks: [CheckResult], again: Bool = false
+    ) throws -> (location: ProofLocation, sha256: [UInt8])? {
         guard let signer else { return nil }
         let relative = "proofs/\(runID)/\(verified.referenceCode).cose"
-        if !again, let earlier = signedInRun.withLock({ $0[verified.transactionID] }) { return (relative, earlier) }
+        if !again, let earlier = signedInRun.withLock({ $0[verified.transactionID] }) { return earlier }
         var certificates: [ProofEvidence.CertificateRef] = []
         for document in verified.documents {
             if let ds = document.dsCertificate {
@@ -604,12 +606,14 @@ public final class Orchestrator: Sendable {
         }
         let proof = try signer.sign(evidence: signed)
         try BatchFiles.write(proof.bytes, to: (configuration.outDirectory as NSString).appendingPathComponent(relative))
-        signedInRun.withLock { $0[verified.transactionID] = proof.sha256 }
-        return (relative, proof.sha256)
+        // A proof file of its own: the whole file is the proof.
+        let location = ProofLocation(file: relative, offset: 0, length: Int64(proof.bytes.count), sha256: hexString(proof.sha256))
+        signedInRun.withLock { $0[verified.transactionID] = (location, proof.sha256) }
+        return (location, proof.sha256)
     }
 
     /// What the store keeps of a verified transaction (no element values unless --keep-values).
-    func makeOutcome(_ verified: VerifiedTransaction, responseSHA256: String?, proofPath: String?, proofSHA256: String?) -> TransactionOutcome {
+    func makeOutcome(_ verified: VerifiedTransaction, responseSHA256: String?, proof: ProofLocation?) -> TransactionOutcome {
         var consentState = ConsentState.none
         if verified.metadata.consent != nil {
             let windows = verified.checks.filter { $0.id == .consentWindow && $0.instant == .verification }
@@ -649,7 +653,7 @@ public final class Orchestrator: Sendable {
             verdictAtCapture: verified.verdictAtCapture, verdictNow: verified.verdict, referenceCode: verified.referenceCode,
             checks: verified.checks, documents: documents, certificates: certificates, images: verified.uploads,
             inputHashes: verified.fileDigests.map { InputHash(path: $0.path, sha256: hexString($0.sha256)) },
-            proofPath: proofPath, proofSHA256: proofSHA256, keepData: verified.keepData)
+            proof: proof, keepData: verified.keepData)
     }
 
     /// An element value for `--keep-values`: byte strings (portraits) as their SHA-256 unless

@@ -1,12 +1,12 @@
 import Foundation
 
 /// A language of the rendered reports. English is the default.
-public enum ReportLanguage: String, CaseIterable, Sendable {
+package enum ReportLanguage: String, CaseIterable, Sendable {
     case en
     case ar
 
     /// Whether the language is written right to left (`<html dir="rtl">`).
-    public var isRightToLeft: Bool { self == .ar }
+    package var isRightToLeft: Bool { self == .ar }
 }
 
 /// Formats numbers, shares, sizes and instants for one ``ReportLanguage``.
@@ -16,17 +16,17 @@ public enum ReportLanguage: String, CaseIterable, Sendable {
 /// swift-corelibs-foundation. Arabic gets Arabic-Indic digits (U+0660…U+0669), the Arabic
 /// thousands separator (U+066C), decimal separator (U+066B) and percent sign (U+066A). Month
 /// names come from the strings table (``ReportStrings``). Instants are shown in UTC.
-public struct ReportFormatter: Sendable {
-    public let language: ReportLanguage
+package struct ReportFormatter: Sendable {
+    package let language: ReportLanguage
     let strings: ReportStrings
 
-    public init(language: ReportLanguage) {
+    package init(language: ReportLanguage) {
         self.language = language
         self.strings = ReportStrings(language)
     }
 
     /// `digits` (ASCII 0-9, `.`, `,`, `%`, `-`) in the language's digits and separators.
-    public func localizeDigits(_ text: String) -> String {
+    package func localizeDigits(_ text: String) -> String {
         guard language == .ar else { return text }
         var out = String.UnicodeScalarView()
         for scalar in text.unicodeScalars {
@@ -43,7 +43,7 @@ public struct ReportFormatter: Sendable {
     }
 
     /// An integer with thousands grouping: `1,234,567` / `١٬٢٣٤٬٥٦٧`.
-    public func integer(_ value: Int) -> String {
+    package func integer(_ value: Int) -> String {
         let magnitude = String(value.magnitude)
         var grouped = ""
         for (i, character) in magnitude.enumerated() {
@@ -54,7 +54,7 @@ public struct ReportFormatter: Sendable {
     }
 
     /// A share (0…1) as a percentage with at most one decimal: `12.5%` / `١٢٫٥٪`.
-    public func percent(_ share: Double) -> String {
+    package func percent(_ share: Double) -> String {
         guard share.isFinite else { return "–" }
         let tenths = (share * 1000).rounded()
         let whole = Int(tenths / 10)
@@ -65,7 +65,7 @@ public struct ReportFormatter: Sendable {
     }
 
     /// A byte count in B, KB, MB or GB (powers of 1,000, like the image limit).
-    public func bytes(_ value: Int) -> String {
+    package func bytes(_ value: Int) -> String {
         let units: [(Double, ReportText)] = [(1e9, .unitGB), (1e6, .unitMB), (1e3, .unitKB)]
         for (size, unit) in units where Double(value) >= size {
             let scaled = (Double(value) / size * 10).rounded() / 10
@@ -76,7 +76,7 @@ public struct ReportFormatter: Sendable {
     }
 
     /// A store instant as `22 Nov 2026, 12:00 UTC`; the text itself when it is not an instant.
-    public func instant(_ text: String) -> String {
+    package func instant(_ text: String) -> String {
         guard let parts = Self.parts(text) else { return text }
         let hhmm = String(format: "%02d:%02d", parts.hour, parts.minute)
         return date(parts) + strings[.dateTimeSeparator] + localizeDigits(hhmm) + " " + strings[.utc]
@@ -84,7 +84,7 @@ public struct ReportFormatter: Sendable {
 
     /// A span of two instants, the end shortened to its time when on the same day:
     /// `22 Nov 2026, 12:00–12:05 UTC`; the start alone when there is no end.
-    public func span(from start: String, to end: String?) -> String {
+    package func span(from start: String, to end: String?) -> String {
         guard let end, let a = Self.parts(start), let b = Self.parts(end) else { return instant(start) }
         guard (a.year, a.month, a.day) == (b.year, b.month, b.day) else { return instant(start) + " – " + instant(end) }
         let from = String(format: "%02d:%02d", a.hour, a.minute), to = String(format: "%02d:%02d", b.hour, b.minute)
@@ -92,13 +92,13 @@ public struct ReportFormatter: Sendable {
     }
 
     /// The day of a store instant or `YYYY-MM-DD`: `22 Nov 2026`.
-    public func day(_ text: String) -> String {
+    package func day(_ text: String) -> String {
         guard let parts = Self.parts(text) else { return text }
         return date(parts)
     }
 
     /// A timeline period (`YYYY-MM-DD` → `22 Nov`, `YYYY-MM` → `Nov 2026`), short for axis labels.
-    public func period(_ text: String) -> String {
+    package func period(_ text: String) -> String {
         let fields = text.split(separator: "-").compactMap { Int($0) }
         guard fields.count >= 2, let month = Self.month(fields[1]) else { return text }
         if fields.count == 2 { return strings[month] + " " + localizeDigits(String(fields[0])) }
@@ -136,7 +136,7 @@ public struct ReportFormatter: Sendable {
     }
 
     /// A verdict's name.
-    public func verdict(_ raw: String?) -> String {
+    package func verdict(_ raw: String?) -> String {
         switch raw {
         case "valid": strings[.verdictValid]
         case "invalid": strings[.verdictInvalid]
@@ -147,7 +147,7 @@ public struct ReportFormatter: Sendable {
     }
 
     /// A consent state's name.
-    public func consent(_ raw: String) -> String {
+    package func consent(_ raw: String) -> String {
         switch raw {
         case "none": strings[.consentNone]
         case "valid": strings[.consentValid]
@@ -158,7 +158,7 @@ public struct ReportFormatter: Sendable {
     }
 
     /// A run status's name.
-    public func runStatus(_ raw: String) -> String {
+    package func runStatus(_ raw: String) -> String {
         switch raw {
         case "running": strings[.statusRunning]
         case "finished": strings[.statusFinished]
@@ -168,7 +168,7 @@ public struct ReportFormatter: Sendable {
     }
 
     /// An image outcome's name.
-    public func imageOutcome(_ raw: String) -> String {
+    package func imageOutcome(_ raw: String) -> String {
         switch raw {
         case "kept": strings[.imageKept]
         case "reencoded": strings[.imageReencoded]

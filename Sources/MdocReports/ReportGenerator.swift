@@ -2,7 +2,7 @@ import Foundation
 import MdocStore
 
 /// A file format of the report.
-public enum ReportFormat: String, CaseIterable, Sendable {
+package enum ReportFormat: String, CaseIterable, Sendable {
     /// One self-contained page (``ReportHTML``).
     case html
     /// `transactions.csv` (every transaction of the scope) and `check-failures.csv` (every
@@ -13,14 +13,14 @@ public enum ReportFormat: String, CaseIterable, Sendable {
 }
 
 /// Where and how to write a report.
-public struct ReportOutput: Sendable {
+package struct ReportOutput: Sendable {
     /// The folder the files go to (created when missing).
-    public var directory: String
-    public var formats: Set<ReportFormat>
+    package var directory: String
+    package var formats: Set<ReportFormat>
     /// The language of the HTML page (the JSON and CSV files have none).
-    public var language: ReportLanguage
+    package var language: ReportLanguage
 
-    public init(directory: String, formats: Set<ReportFormat> = Set(ReportFormat.allCases), language: ReportLanguage = .en) {
+    package init(directory: String, formats: Set<ReportFormat> = Set(ReportFormat.allCases), language: ReportLanguage = .en) {
         self.directory = directory
         self.formats = formats
         self.language = language
@@ -28,15 +28,15 @@ public struct ReportOutput: Sendable {
 }
 
 /// The files a report wrote, and the report itself.
-public struct ReportFiles: Sendable {
-    public var report: ComplianceReport
-    public var html: String?
-    public var json: String?
-    public var transactionsCSV: String?
-    public var checkFailuresCSV: String?
+package struct ReportFiles: Sendable {
+    package var report: ComplianceReport
+    package var html: String?
+    package var json: String?
+    package var transactionsCSV: String?
+    package var checkFailuresCSV: String?
 
     /// Every path written, in the order HTML, JSON, transactions CSV, check-failures CSV.
-    public var all: [String] { [html, json, transactionsCSV, checkFailuresCSV].compactMap { $0 } }
+    package var all: [String] { [html, json, transactionsCSV, checkFailuresCSV].compactMap { $0 } }
 }
 
 /// Builds a report from a store and writes its files: `report-<label>.html` (`.ar.html` in
@@ -45,9 +45,9 @@ public struct ReportFiles: Sendable {
 ///
 /// The model and both CSV files are read from one snapshot of the store, so they agree even
 /// while a run writes to it.
-public enum ReportGenerator {
+package enum ReportGenerator {
     /// The file name of `format` for `label` (the HTML in `language`; `suffix` picks a CSV file).
-    public static func fileName(label: String, format: ReportFormat, language: ReportLanguage = .en, csv suffix: String = "transactions") -> String {
+    package static func fileName(label: String, format: ReportFormat, language: ReportLanguage = .en, csv suffix: String = "transactions") -> String {
         switch format {
         case .html: "report-\(label)\(language == .en ? "" : "." + language.rawValue).html"
         case .json: "report-\(label).json"
@@ -59,13 +59,13 @@ public enum ReportGenerator {
     ///
     /// - Throws: ``ReportError`` (no runs, unknown run, empty period, unwritable folder);
     ///   ``MdocStore/StoreError`` for database errors.
-    public static func generate(store: ReportStore, request: ReportRequest, output: ReportOutput) throws -> ReportFiles {
+    package static func generate(store: ReportStore, request: ReportRequest, output: ReportOutput) throws -> ReportFiles {
         let folder = URL(fileURLWithPath: output.directory)
         // Paths as the caller gave the folder (relative stays relative).
         func path(_ name: String) -> String { (output.directory as NSString).appendingPathComponent(name) }
 
-        var files = try store.snapshot(cacheMegabytes: ReportLimits.cacheMegabytes) { reader -> ReportFiles in
-            var builder = ReportBuilder(reader: reader, request: request)
+        var files = try store.withReportQueries(cacheMegabytes: ReportLimits.cacheMegabytes) { queries -> ReportFiles in
+            var builder = ReportBuilder(queries: queries, request: request)
             try builder.prepare()
             let report = try builder.build()
             do {
@@ -77,10 +77,10 @@ public enum ReportGenerator {
             var files = ReportFiles(report: report)
             if output.formats.contains(.csv) {
                 let transactions = path(fileName(label: report.scope.label, format: .csv, csv: "transactions"))
-                _ = try ReportCSV.writeTransactions(reader: reader, path: transactions, includeValues: report.includesValues)
+                _ = try ReportCSV.writeTransactions(queries: builder.queries, path: transactions, includeValues: report.includesValues)
                 files.transactionsCSV = transactions
                 let failures = path(fileName(label: report.scope.label, format: .csv, csv: "check-failures"))
-                _ = try ReportCSV.writeCheckFailures(reader: reader, path: failures)
+                _ = try ReportCSV.writeCheckFailures(queries: builder.queries, path: failures)
                 files.checkFailuresCSV = failures
             }
             return files
@@ -109,7 +109,7 @@ public enum ReportGenerator {
 
     /// The report as JSON: keys sorted, indented, slashes unescaped; optional fields without a
     /// value are left out.
-    public static func json(_ report: ComplianceReport) throws -> Data {
+    package static func json(_ report: ComplianceReport) throws -> Data {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
         var data = try encoder.encode(report)

@@ -1,10 +1,10 @@
 import Foundation
 
 /// HTML escaping.
-public enum HTML {
+package enum HTML {
     /// `text` with `&`, `<`, `>`, `"` and `'` replaced by character references: safe in element
     /// content and in quoted attribute values.
-    public static func escape(_ text: String) -> String {
+    package static func escape(_ text: String) -> String {
         var out = ""
         out.reserveCapacity(text.utf8.count)
         for character in text.unicodeScalars {
@@ -26,19 +26,19 @@ public enum HTML {
 /// (`@media print`). Every value from the store is escaped. All UI text comes from the language's
 /// ``ReportStrings`` table; check ids, fingerprints and reference codes are kept as they are,
 /// and check summaries (the catalogue's, in English) are marked `lang="en"` in other languages.
-public struct ReportHTML {
-    public let report: ComplianceReport
-    public let language: ReportLanguage
+package struct ReportHTML {
+    package let report: ComplianceReport
+    package let language: ReportLanguage
     /// File name of the transactions CSV written beside the page, if any (named in the table's note).
-    public var transactionsCSVName: String?
+    package var transactionsCSVName: String?
     /// Turns a stored proof path into a link relative to the page, or `nil` for no link.
-    public var proofLink: @Sendable (String) -> String?
+    package var proofLink: @Sendable (String) -> String?
 
     let s: ReportStrings
     let f: ReportFormatter
     let charts: ReportCharts
 
-    public init(
+    package init(
         report: ComplianceReport, language: ReportLanguage, transactionsCSVName: String? = nil,
         proofLink: @escaping @Sendable (String) -> String? = { _ in nil }
     ) {
@@ -52,7 +52,7 @@ public struct ReportHTML {
     }
 
     /// The whole page.
-    public func render() -> String {
+    package func render() -> String {
         var html = "<!DOCTYPE html>\n"
         html += "<html lang=\"\(language.rawValue)\" dir=\"\(language.isRightToLeft ? "rtl" : "ltr")\">\n<head>\n"
         html += "<meta charset=\"utf-8\">\n<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n"
@@ -78,37 +78,37 @@ public struct ReportHTML {
 
     // MARK: Pieces
 
-    private func e(_ text: String) -> String { HTML.escape(text) }
+    func e(_ text: String) -> String { HTML.escape(text) }
 
     /// An identifier (check id, fingerprint, reference code): left to right, monospace.
-    private func code(_ text: String) -> String { "<code dir=\"ltr\">\(e(text))</code>" }
+    func code(_ text: String) -> String { "<code dir=\"ltr\">\(e(text))</code>" }
 
     /// A fingerprint shortened to its first 16 hex digits, the whole in the title.
-    private func fingerprint(_ hex: String) -> String {
+    func fingerprint(_ hex: String) -> String {
         "<code dir=\"ltr\" title=\"\(e(hex))\">\(e(String(hex.prefix(16))))…</code>"
     }
 
-    private func badge(_ verdict: String?) -> String {
+    func badge(_ verdict: String?) -> String {
         let cssClass = verdict.map { ["valid", "invalid", "indeterminate"].contains($0) ? $0 : "none" } ?? "none"
         return "<span class=\"badge \(cssClass)\">\(e(f.verdict(verdict)))</span>"
     }
 
-    private func num(_ value: Int) -> String { "<td class=\"num\">\(e(f.integer(value)))</td>" }
-    private func pct(_ value: Double) -> String { "<td class=\"num\">\(e(f.percent(value)))</td>" }
+    func num(_ value: Int) -> String { "<td class=\"num\">\(e(f.integer(value)))</td>" }
+    func pct(_ value: Double) -> String { "<td class=\"num\">\(e(f.percent(value)))</td>" }
 
-    private func th(_ keys: [ReportText], numeric: Set<ReportText> = []) -> String {
+    func th(_ keys: [ReportText], numeric: Set<ReportText> = []) -> String {
         "<thead><tr>" + keys.map { key in
             "<th\(numeric.contains(key) ? " class=\"num\"" : "")>\(e(s[key]))</th>"
         }.joined() + "</tr></thead>"
     }
 
-    private func section(_ id: String, _ title: ReportText, _ body: String) -> String {
+    func section(_ id: String, _ title: ReportText, _ body: String) -> String {
         "<section id=\"\(id)\">\n<h2>\(e(s[title]))</h2>\n\(body)\n</section>\n"
     }
 
-    private func note(_ text: String) -> String { "<p class=\"note\">\(text)</p>" }
+    func note(_ text: String) -> String { "<p class=\"note\">\(text)</p>" }
 
-    private func legend(_ items: [(String, String)]) -> String {
+    func legend(_ items: [(String, String)]) -> String {
         "<ul class=\"legend\">" + items.map { cssClass, label in
             "<li><span class=\"swatch \(cssClass)\"></span>\(e(label))</li>"
         }.joined() + "</ul>"
@@ -121,7 +121,7 @@ public struct ReportHTML {
         ])
     }
 
-    private func scopeTitle() -> String {
+    func scopeTitle() -> String {
         let scope = report.scope
         switch scope.kind {
         case .run: return s.format(.scopeRun, ["run": scope.runID ?? ""])
@@ -158,7 +158,7 @@ public struct ReportHTML {
         return String(format: "%04d-%02d-%02d", year, month, day)
     }
 
-    private func masthead() -> String {
+    func masthead() -> String {
         var html = "<header class=\"masthead\">\n<div class=\"brand\">\(e(s[.brand]))</div>\n"
         html += "<h1>\(e(s[.title]))</h1>\n<p class=\"scope\">\(e(scopeTitle()))</p>\n<dl class=\"meta\">\n"
         func item(_ key: ReportText, _ value: String) { html += "<dt>\(e(s[key]))</dt><dd>\(value)</dd>\n" }
@@ -179,7 +179,7 @@ public struct ReportHTML {
         return html
     }
 
-    private func toc() -> String {
+    func toc() -> String {
         let entries: [(String, ReportText)] = [
             ("overview", .sectionOverview), ("failures", .sectionFailures), ("timeline", .sectionTimeline),
             ("trust", .sectionTrust), ("changes", .sectionChanges), ("images", .sectionImages),
@@ -192,7 +192,7 @@ public struct ReportHTML {
 
     // MARK: Sections
 
-    private func overview() -> String {
+    func overview() -> String {
         let o = report.overview
         func count(_ shares: [ComplianceReport.Share], _ key: String) -> ComplianceReport.Share {
             shares.first { $0.key == key } ?? ComplianceReport.Share(key: key, count: 0, of: 0)
@@ -239,7 +239,7 @@ public struct ReportHTML {
         return section("overview", .sectionOverview, html)
     }
 
-    private func shareTable(_ rows: [(ComplianceReport.Share, String, String)]) -> String {
+    func shareTable(_ rows: [(ComplianceReport.Share, String, String)]) -> String {
         var html = "<table class=\"compact shares\"><tbody>"
         for (share, label, cssClass) in rows {
             html += "<tr><td><span class=\"swatch bar-\(cssClass == "none" ? "none" : cssClass)\"></span>\(e(label))</td>\(num(share.count))\(pct(share.share))</tr>"
@@ -247,7 +247,7 @@ public struct ReportHTML {
         return html + "</tbody></table>"
     }
 
-    private func failures() -> String {
+    func failures() -> String {
         let failures = report.failures
         var html = "<h3>\(e(s[.failuresByCheck]))</h3>"
         if failures.byCheck.isEmpty {
@@ -294,7 +294,7 @@ public struct ReportHTML {
         return section("failures", .sectionFailures, html)
     }
 
-    private func groupChart(_ rows: [(name: String, valid: Int, invalid: Int, indeterminate: Int, share: Double)], label: String) -> String {
+    func groupChart(_ rows: [(name: String, valid: Int, invalid: Int, indeterminate: Int, share: Double)], label: String) -> String {
         let bars = rows.prefix(ReportLimits.chartBars).map { row in
             ReportCharts.BarRow(
                 label: row.name,
@@ -316,7 +316,7 @@ public struct ReportHTML {
     }
 
     /// A short name for a chart: the subject's common name, else the subject, else the fingerprint.
-    private func issuerName(_ issuer: ComplianceReport.IssuerOutcome) -> String {
+    func issuerName(_ issuer: ComplianceReport.IssuerOutcome) -> String {
         guard let fingerprint = issuer.fingerprint else { return s[.noCertificate] }
         guard let subject = issuer.subject else { return String(fingerprint.prefix(16)) + "…" }
         return Self.commonName(subject) ?? subject
@@ -348,7 +348,7 @@ public struct ReportHTML {
         return nil
     }
 
-    private func issuerBlock(_ title: ReportText, _ issuers: [ComplianceReport.IssuerOutcome]) -> String {
+    func issuerBlock(_ title: ReportText, _ issuers: [ComplianceReport.IssuerOutcome]) -> String {
         var html = "<h3>\(e(s[title]))</h3>"
         guard !issuers.isEmpty else { return html + note(e(s[.noIssuers])) }
         html += groupChart(issuers.map { (issuerName($0), $0.valid, $0.invalid, $0.indeterminate, $0.notValidShare) }, label: s[title])
@@ -359,196 +359,6 @@ public struct ReportHTML {
             html += "<tr><td>\(name)</td><td>\(issuer.fingerprint.map(fingerprint) ?? "–")</td>\(num(issuer.transactions))\(num(issuer.valid))\(num(issuer.invalid))\(num(issuer.indeterminate))\(pct(issuer.notValidShare))</tr>"
         }
         return html + "</tbody></table>"
-    }
-
-    private func timeline() -> String {
-        let t = report.timeline
-        var html = note(e(s[t.granularity == "month" ? .timelineIntroMonth : .timelineIntro]))
-        if t.points.isEmpty {
-            html += note(e(s[.noTimeline]))
-        } else {
-            html += "<figure>\(charts.timeline(t.points, label: s[.sectionTimeline]))"
-            html += legend([
-                ("bar-valid", s[.verdictValid]), ("bar-invalid", s[.verdictInvalid]),
-                ("bar-indeterminate", s[.verdictIndeterminate]), ("line-rate", s[.failureRate]),
-            ]) + "</figure>"
-            html += "<details><summary>\(e(s[.timelineTable]))</summary><table class=\"compact\">"
-            html += th([.columnPeriod, .columnTransactions, .columnValid, .columnInvalid, .columnIndeterminate, .failureRate],
-                       numeric: [.columnTransactions, .columnValid, .columnInvalid, .columnIndeterminate, .failureRate]) + "<tbody>"
-            for point in t.points {
-                html += "<tr><td>\(e(t.granularity == "month" ? f.period(point.period) : f.day(point.period)))</td>\(num(point.transactions))\(num(point.valid))\(num(point.invalid))\(num(point.indeterminate))\(pct(point.notValidShare))</tr>"
-            }
-            html += "</tbody></table></details>"
-        }
-        if t.withoutCaptureTime > 0 {
-            html += note(e(s.format(.withoutCaptureTime, ["n": f.integer(t.withoutCaptureTime)])))
-        }
-        return section("timeline", .sectionTimeline, html)
-    }
-
-    private func trust() -> String {
-        let t = report.trust
-        var html = "<h3>\(e(s[.trustSnapshots]))</h3>"
-        if t.snapshots.isEmpty {
-            html += note(e(s[.nothingInScope]))
-        } else {
-            html += "<table>" + th([.columnSnapshot, .columnTransactions, .columnVerificationTimes], numeric: [.columnTransactions]) + "<tbody>"
-            for snapshot in t.snapshots {
-                let times = snapshot.firstVerificationTime == snapshot.lastVerificationTime
-                    ? f.instant(snapshot.firstVerificationTime)
-                    : f.instant(snapshot.firstVerificationTime) + " – " + f.instant(snapshot.lastVerificationTime)
-                html += "<tr><td>\(code(snapshot.hash))</td>\(num(snapshot.transactions))<td>\(e(times))</td></tr>"
-            }
-            html += "</tbody></table>"
-        }
-        html += "<h3>\(e(s[.certificatesSeen]))</h3>"
-        html += note(e(s.format(.trustSummary, [
-            "expired": f.integer(t.expired), "soon": f.integer(t.expiringWithin30Days),
-            "later": f.integer(t.expiringWithin90Days), "time": f.instant(report.referenceTime),
-        ])))
-        if t.certificates.isEmpty {
-            html += note(e(s[.noCertificates]))
-        } else {
-            html += "<table>" + th([.columnRole, .columnCertificate, .columnFingerprint, .columnNotAfter, .columnExpiry, .columnTransactions],
-                                   numeric: [.columnTransactions]) + "<tbody>"
-            for certificate in t.certificates {
-                let role = certificate.role == "ds" ? s[.roleDS] : certificate.role == "iaca" ? s[.roleIACA] : certificate.role
-                let expiry: String
-                switch certificate.expiry {
-                case "expired": expiry = "<span class=\"flag expired\">\(e(s[.expiryExpired]))</span>"
-                case "within30Days": expiry = "<span class=\"flag soon\">\(e(s[.expiryWithin30]))</span>"
-                case "within90Days": expiry = "<span class=\"flag later\">\(e(s[.expiryWithin90]))</span>"
-                case "later": expiry = "<span class=\"flag ok\">\(e(s[.expiryLater]))</span>"
-                default: expiry = "<span class=\"muted\">\(e(s[.expiryUnknown]))</span>"
-                }
-                let days = certificate.daysLeft.map { " <span class=\"muted\">(\(e(s.format(.daysLeft, ["n": f.integer($0)]))))</span>" } ?? ""
-                let row = certificate.expiry == "expired" || certificate.expiry == "within30Days" ? " class=\"alert\"" : ""
-                html += "<tr\(row)><td>\(e(role))</td><td><span dir=\"ltr\">\(e(certificate.subject ?? s[.unknownCertificate]))</span></td><td>\(fingerprint(certificate.fingerprint))</td>"
-                html += "<td class=\"nowrap\">\(e(certificate.notAfter.map(f.day) ?? "–"))</td><td>\(expiry)\(days)</td>\(num(certificate.transactions))</tr>"
-            }
-            html += "</tbody></table>"
-        }
-        return section("trust", .sectionTrust, html)
-    }
-
-    private func changes() -> String {
-        let c = report.changes
-        var html = note(e(s[.changesIntro]))
-        guard c.total > 0 else { return section("changes", .sectionChanges, html + note(e(s[.noChanges]))) }
-        html += "<ul class=\"transitions\">"
-        for transition in c.transitions {
-            html += "<li>\(badge(transition.from)) <span class=\"arrow\">\(language.isRightToLeft ? "←" : "→")</span> \(badge(transition.to)) <strong>\(e(f.integer(transition.count)))</strong></li>"
-        }
-        html += "</ul>"
-        html += "<table>" + th([.columnReference, .columnName, .columnPrevious, .columnNow, .columnFailingChecks, .columnPreviousRun]) + "<tbody>"
-        for row in c.rows {
-            html += "<tr><td>\(code(row.referenceCode))</td><td>\(e(row.displayName))<br><span class=\"muted\">\(e(row.source))</span></td>"
-            html += "<td>\(badge(row.previousVerdict))</td><td>\(badge(row.verdictNow))</td>"
-            html += "<td>\(row.failingChecks.map(code).joined(separator: " "))</td>"
-            html += "<td>\(code(row.previousRunID))<br><span class=\"muted\">\(e(f.instant(row.previousVerificationTime)))</span></td></tr>"
-        }
-        html += "</tbody></table>"
-        if c.truncated {
-            html += note(e(s.format(.listTruncated, ["shown": f.integer(c.rows.count), "total": f.integer(c.total)])))
-        }
-        return section("changes", .sectionChanges, html)
-    }
-
-    private func images() -> String {
-        let i = report.images
-        guard i.uploads > 0 else { return section("images", .sectionImages, note(e(s[.noImages]))) }
-        var html = note(e(s.format(.imagesSummary, [
-            "n": f.integer(i.uploads), "before": f.bytes(i.originalBytes), "after": f.bytes(i.outputBytes),
-        ])))
-        html += "<table class=\"compact\">" + th([.columnOutcome, .columnUploads, .columnBytesBefore, .columnBytesAfter],
-                                                 numeric: [.columnUploads, .columnBytesBefore, .columnBytesAfter]) + "<tbody>"
-        for outcome in i.byOutcome {
-            html += "<tr><td>\(e(f.imageOutcome(outcome.outcome)))</td>\(num(outcome.count))<td class=\"num\">\(e(f.bytes(outcome.originalBytes)))</td><td class=\"num\">\(e(f.bytes(outcome.outputBytes)))</td></tr>"
-        }
-        html += "</tbody></table>"
-        return section("images", .sectionImages, html)
-    }
-
-    private func consent() -> String {
-        let rows = report.consent.map { share in
-            ReportCharts.BarRow(
-                label: f.consent(share.key),
-                segments: [ReportCharts.Segment(count: share.count, cssClass: share.key == "expired" ? "bar-invalid" : "bar-accent")],
-                value: f.integer(share.count))
-        }
-        var html = note(e(s[.consentIntro]))
-        html += "<figure>\(charts.horizontalBars(rows, label: s[.sectionConsent]))</figure>"
-        html += "<table class=\"compact\">" + th([.columnConsent, .columnTransactions, .columnShare], numeric: [.columnTransactions, .columnShare]) + "<tbody>"
-        for share in report.consent {
-            html += "<tr><td>\(e(f.consent(share.key)))</td>\(num(share.count))\(pct(share.share))</tr>"
-        }
-        html += "</tbody></table>"
-        return section("consent", .sectionConsent, html)
-    }
-
-    private func transactions() -> String {
-        let list = report.transactions
-        var html = ""
-        if list.truncated {
-            html += note(e(s.format(.transactionsTruncated, [
-                "shown": f.integer(list.rows.count), "total": f.integer(list.total),
-                "csv": transactionsCSVName ?? s[.theCSV],
-            ])))
-        } else {
-            html += note(e(s.format(.transactionsAll, ["total": f.integer(list.total)])))
-        }
-        guard !list.rows.isEmpty else { return section("transactions", .sectionTransactions, html) }
-        var columns: [ReportText] = [.columnReference, .columnName, .columnSource, .columnCaptured, .columnAtCapture, .columnNow, .columnFailingChecks, .columnProof]
-        if report.includesValues { columns.insert(.columnHolder, at: 2) }
-        html += "<table class=\"transactions\">" + th(columns) + "<tbody>"
-        for row in list.rows {
-            html += "<tr><td>\(code(row.referenceCode))</td><td>\(e(row.displayName))</td>"
-            if report.includesValues { html += "<td>\(e(Self.holderName(row.values ?? [])))</td>" }
-            html += "<td>\(e(row.source))</td><td class=\"nowrap\">\(e(row.capturedAt.map(f.instant) ?? "–"))</td>"
-            html += "<td>\(badge(row.verdictAtCapture))</td><td>\(badge(row.verdictNow))</td>"
-            html += "<td>\(row.failingChecks.map(code).joined(separator: " "))</td><td>\(proof(row.proofPath))</td></tr>"
-        }
-        html += "</tbody></table>"
-        return section("transactions", .sectionTransactions, html)
-    }
-
-    private func proof(_ path: String?) -> String {
-        guard let path else { return "<span class=\"muted\">–</span>" }
-        let name = path.split(separator: "/").last.map(String.init) ?? path
-        guard let link = proofLink(path) else { return "<code dir=\"ltr\" title=\"\(e(path))\">\(e(name))</code>" }
-        return "<a href=\"\(e(link))\" title=\"\(e(path))\"><code dir=\"ltr\">\(e(name))</code></a>"
-    }
-
-    /// `given_name family_name` from stored values (diagnostic notation: text strings in quotes).
-    static func holderName(_ values: [ComplianceReport.ElementValue]) -> String {
-        func text(_ identifier: String) -> String? {
-            guard let value = values.first(where: { $0.identifier == identifier })?.value else { return nil }
-            if value.count >= 2, value.hasPrefix("\""), value.hasSuffix("\"") { return String(value.dropFirst().dropLast()) }
-            return value
-        }
-        return [text("given_name"), text("family_name")].compactMap { $0 }.joined(separator: " ")
-    }
-
-    private func ingest() -> String {
-        let i = report.ingestFailures
-        guard i.total > 0 else { return section("ingest", .sectionIngest, note(e(s[.noIngestFailures]))) }
-        var html = note(e(s.format(.ingestSummary, ["n": f.integer(i.total)])))
-        html += "<table>" + th([.columnInput, .columnCode, .columnReason]) + "<tbody>"
-        for row in i.rows {
-            html += "<tr><td><span dir=\"ltr\">\(e(row.source))</span></td><td>\(code(row.code))</td><td>\(e(row.reason))</td></tr>"
-        }
-        html += "</tbody></table>"
-        if i.truncated {
-            html += note(e(s.format(.listTruncated, ["shown": f.integer(i.rows.count), "total": f.integer(i.total)])))
-        }
-        return section("ingest", .sectionIngest, html)
-    }
-
-    private func footer() -> String {
-        var html = "<footer>"
-        html += "<p>\(e(s[report.includesValues ? .personalDataIncluded : .personalDataNone]))</p>"
-        html += "<p>\(e(s.format(.footerGenerated, ["generator": report.generator, "time": f.instant(report.generatedAt)])))</p>"
-        return html + "</footer>\n"
     }
 
     // MARK: Style

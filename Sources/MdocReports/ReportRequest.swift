@@ -1,9 +1,9 @@
 import Foundation
 
 /// What report to build: scope, times, personal data, limits.
-public struct ReportRequest: Sendable {
+package struct ReportRequest: Sendable {
     /// Which transactions the report covers.
-    public enum Scope: Sendable, Equatable {
+    package enum Scope: Sendable, Equatable {
         /// The most recently started run of the store.
         case latestRun
         /// The transactions run `id` touched (verified or reused).
@@ -13,21 +13,21 @@ public struct ReportRequest: Sendable {
         case period(since: Date?, until: Date?)
     }
 
-    public var scope: Scope
+    package var scope: Scope
     /// The instant certificate expiry is judged at (default: now).
-    public var referenceTime: Date
+    package var referenceTime: Date
     /// The wall-clock time written as ``ComplianceReport/generatedAt``.
-    public var generatedAt: Date
+    package var generatedAt: Date
     /// Written as ``ComplianceReport/generator``, e.g. `mdocverify 0.1.0`.
-    public var generator: String
+    package var generator: String
     /// Include element values (personal data) when the store has them.
-    public var includeValues: Bool
+    package var includeValues: Bool
     /// Most rows of the transaction table (``ReportLimits/transactionRows``).
-    public var transactionLimit: Int
+    package var transactionLimit: Int
     /// Most rows of the changes list (``ReportLimits/changeRows``).
-    public var changeLimit: Int
+    package var changeLimit: Int
 
-    public init(
+    package init(
         scope: Scope = .latestRun, referenceTime: Date = Date(), generatedAt: Date = Date(),
         generator: String = "mdocverify", includeValues: Bool = false
     ) {
@@ -42,9 +42,9 @@ public struct ReportRequest: Sendable {
 }
 
 /// Why a report could not be built. The messages say what to do.
-public struct ReportError: Error, Sendable, CustomStringConvertible {
+package struct ReportError: Error, Sendable, CustomStringConvertible {
     /// A stable code.
-    public enum Code: String, Sendable {
+    package enum Code: String, Sendable {
         /// The store holds no run yet.
         case noRuns = "report.noRuns"
         /// No run with the id asked for.
@@ -57,13 +57,13 @@ public struct ReportError: Error, Sendable, CustomStringConvertible {
         case cannotWrite = "report.cannotWrite"
     }
 
-    public let code: Code
-    public let message: String
+    package let code: Code
+    package let message: String
 
-    public init(_ code: Code, _ message: String) {
+    package init(_ code: Code, _ message: String) {
         self.code = code
         self.message = message
     }
 
-    public var description: String { message }
+    package var description: String { message }
 }

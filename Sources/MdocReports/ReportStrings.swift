@@ -1,7 +1,7 @@
 /// Every piece of UI text of the rendered reports, by key. Each language has one table
 /// (``ReportStrings/en``, ``ReportStrings/ar``) holding every key (a test checks that both have
 /// the same keys and the same `{placeholders}`).
-public enum ReportText: String, CaseIterable, Sendable {
+package enum ReportText: String, CaseIterable, Sendable {
     case title, brand, contents
     case scopeRun, scopePeriod, scopePeriodFrom, scopePeriodTo, scopeAll
     case runStarted, verificationTime, fixedTime, runStatus, trustSnapshot, signedProofs, merkleRoot, inputs, runs
@@ -35,17 +35,17 @@ public enum ReportText: String, CaseIterable, Sendable {
 }
 
 /// The strings of one language, with `{name}` placeholders filled by ``format(_:_:)``.
-public struct ReportStrings: Sendable {
-    public let language: ReportLanguage
-    public let table: [ReportText: String]
+package struct ReportStrings: Sendable {
+    package let language: ReportLanguage
+    package let table: [ReportText: String]
 
-    public init(_ language: ReportLanguage) {
+    package init(_ language: ReportLanguage) {
         self.language = language
         self.table = Self.table(for: language)
     }
 
     /// The table of `language`.
-    public static func table(for language: ReportLanguage) -> [ReportText: String] {
+    package static func table(for language: ReportLanguage) -> [ReportText: String] {
         switch language {
         case .en: en
         case .ar: ar
@@ -53,12 +53,12 @@ public struct ReportStrings: Sendable {
     }
 
     /// The text of `key` (English when the language's table lacks it, which a test forbids).
-    public subscript(key: ReportText) -> String {
+    package subscript(key: ReportText) -> String {
         table[key] ?? Self.en[key] ?? key.rawValue
     }
 
     /// The text of `key` with each `{name}` replaced by `values[name]`.
-    public func format(_ key: ReportText, _ values: [String: String]) -> String {
+    package func format(_ key: ReportText, _ values: [String: String]) -> String {
         var text = self[key]
         for (name, value) in values {
             text = text.replacingOccurrences(of: "{\(name)}", with: value)
@@ -68,7 +68,7 @@ public struct ReportStrings: Sendable {
 
     // MARK: English
 
-    public static let en: [ReportText: String] = [
+    package static let en: [ReportText: String] = [
         .title: "Compliance report",
         .brand: "mdocverify · ISO/IEC 18013-5 verification",
         .contents: "Contents",
@@ -213,7 +213,7 @@ public struct ReportStrings: Sendable {
 
     // MARK: Arabic
 
-    public static let ar: [ReportText: String] = [
+    package static let ar: [ReportText: String] = [
         .title: "تقرير الامتثال",
         .brand: "mdocverify · التحقق وفق ISO/IEC 18013-5",
         .contents: "المحتويات",

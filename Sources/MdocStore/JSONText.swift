@@ -1,10 +1,6 @@
-import MdocChecks
-
-/// A minimal, deterministic JSON writer (RFC 8259) for the few JSON columns the store fills
-/// itself: evidence lists, run inputs and audit details. Keys keep the order they are given in.
-///
-/// Hand-written because the write path serializes one evidence list per check result (tens of
-/// thousands per second) and `JSONEncoder` costs more than the row insert.
+/// A minimal, deterministic JSON writer (RFC 8259) for the JSON columns the store fills itself:
+/// run inputs and audit details (one per recorded transaction). Keys keep the order they are
+/// given in, which `JSONEncoder` does not promise.
 enum JSONText {
     /// A JSON value of the kinds the store writes.
     enum Value {
@@ -97,90 +93,29 @@ enum JSONText {
         return String(decoding: out, as: UTF8.self)
     }
 
-    /// Evidence as a JSON array of `[key, value]` pairs, in order (keys may repeat):
-    /// `[["alg","ES256"],["dsFingerprint","3f…"]]`; `[]` when there is none.
-    static func evidence(_ evidence: [Evidence]) -> String {
-        if evidence.isEmpty { return "[]" }
-        var capacity = 2
-        for item in evidence { capacity += item.key.utf8.count + item.value.utf8.count + 8 }
-        var out = [UInt8]()
-        out.reserveCapacity(capacity)
-        appendEvidence(evidence, to: &out)
-        return String(decoding: out, as: UTF8.self)
-    }
-
-    /// Passing check results as stored in `check_pass.results_json` (migration v3): a JSON array
-    /// with, per result of `results` at the positions `seqs` (in that order),
-    /// `[seq, check_id, instant, subject, detail, evidence]`, where `seq` is the position,
-    /// `instant` is `null` or its raw value and `evidence` is the array of ``evidence(_:)``.
-    /// Written once per verification instead of one row per result.
-    static func passResults(_ results: [CheckResult], at seqs: [Int]) -> String {
-        var capacity = 2
-        for seq in seqs {
-            let check = results[seq]
-            capacity += check.id.rawValue.utf8.count + check.subject.utf8.count + check.detail.utf8.count + 40
-            for item in check.evidence { capacity += item.key.utf8.count + item.value.utf8.count + 8 }
-        }
-        var out = [UInt8]()
-        out.reserveCapacity(capacity)
-        out.append(UInt8(ascii: "["))
-        for (index, seq) in seqs.enumerated() {
-            if index > 0 { out.append(UInt8(ascii: ",")) }
-            out.append(UInt8(ascii: "["))
-            appendDecimal(seq, to: &out)
-            out.append(UInt8(ascii: ","))
-            appendQuoted(results[seq].id.rawValue, to: &out)
-            out.append(UInt8(ascii: ","))
-            if let instant = results[seq].instant {
-                appendQuoted(instant.rawValue, to: &out)
-            } else {
-                out.append(contentsOf: "null".utf8)
+    /// Appends valid JSON text without the whitespace outside its strings (what SQLite's
+    /// `json()` gives for it: strings, numbers and escapes as they are).
+    static func appendMinified(_ json: String, to out: inout [UInt8]) {
+        var inString = false
+        var escaped = false
+        for byte in json.utf8 {
+            if inString {
+                out.append(byte)
+                if escaped {
+                    escaped = false
+                } else if byte == UInt8(ascii: "\\") {
+                    escaped = true
+                } else if byte == UInt8(ascii: "\"") {
+                    inString = false
+                }
+                continue
             }
-            out.append(UInt8(ascii: ","))
-            appendQuoted(results[seq].subject, to: &out)
-            out.append(UInt8(ascii: ","))
-            appendQuoted(results[seq].detail, to: &out)
-            out.append(UInt8(ascii: ","))
-            appendEvidence(results[seq].evidence, to: &out)
-            out.append(UInt8(ascii: "]"))
-        }
-        out.append(UInt8(ascii: "]"))
-        return String(decoding: out, as: UTF8.self)
-    }
-
-    /// Appends a non-negative integer in decimal (no `String` made for it).
-    static func appendDecimal(_ value: Int, to out: inout [UInt8]) {
-        guard value > 0 else {
-            out.append(value == 0 ? UInt8(ascii: "0") : UInt8(ascii: "-"))
-            if value < 0 { out.append(contentsOf: String(value.magnitude).utf8) }
-            return
-        }
-        var digits: (UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8,
-                     UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8) =
-            (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)
-        var rest = value
-        var count = 0
-        withUnsafeMutableBytes(of: &digits) { buffer in
-            while rest > 0 {
-                buffer[19 - count] = UInt8(ascii: "0") &+ UInt8(rest % 10)
-                rest /= 10
-                count += 1
+            switch byte {
+            case 0x20, 0x09, 0x0a, 0x0d: continue
+            case UInt8(ascii: "\""): inString = true
+            default: break
             }
-            out.append(contentsOf: buffer[(20 - count)...])
+            out.append(byte)
         }
-    }
-
-    /// Appends evidence as a JSON array of `[key, value]` string pairs.
-    static func appendEvidence(_ evidence: [Evidence], to out: inout [UInt8]) {
-        out.append(UInt8(ascii: "["))
-        for (index, item) in evidence.enumerated() {
-            if index > 0 { out.append(UInt8(ascii: ",")) }
-            out.append(UInt8(ascii: "["))
-            appendQuoted(item.key, to: &out)
-            out.append(UInt8(ascii: ","))
-            appendQuoted(item.value, to: &out)
-            out.append(UInt8(ascii: "]"))
-        }
-        out.append(UInt8(ascii: "]"))
     }
 }

@@ -14,6 +14,13 @@ public struct StoreError: Error, Sendable, Hashable, CustomStringConvertible {
 
         /// The database folder could not be created, or the database could not be opened.
         public static let cannotOpen = Code("store.cannotOpen")
+        /// A store opened for reading does not exist.
+        public static let notFound = Code("store.notFound")
+        /// The file is not an mdocverify store: an empty file, another application's SQLite
+        /// database, or not a SQLite database at all. Nothing was written to it.
+        public static let notAStore = Code("store.notAStore")
+        /// The store was written by an earlier build of mdocverify, before its schema was frozen.
+        public static let schemaTooOld = Code("store.schemaTooOld")
         /// The database was written by a newer mdocverify: it holds migrations this build does not know.
         public static let schemaTooNew = Code("store.schemaTooNew")
         /// No run with this id exists.
@@ -21,6 +28,8 @@ public struct StoreError: Error, Sendable, Hashable, CustomStringConvertible {
         /// The run is not `running` (finished or interrupted) and cannot take new results, or it
         /// is finished and cannot be begun again.
         public static let runNotRunning = Code("store.runNotRunning")
+        /// The run is running in another process (its lease is held): it cannot be begun here.
+        public static let runInUse = Code("store.runInUse")
         /// A batch holds more items than ``ReportStore/Limits/maximumBatchCount``.
         public static let batchTooLarge = Code("store.batchTooLarge")
         /// Two different transactions were given the same reference code.
@@ -28,13 +37,15 @@ public struct StoreError: Error, Sendable, Hashable, CustomStringConvertible {
         /// A reused verification does not exist, is superseded, or belongs to another transaction.
         public static let unknownVerification = Code("store.unknownVerification")
         /// An argument is not representable: a NaN date, a negative or non-finite freshness
-        /// window, a negative count.
+        /// window, a negative count, a hash that is not lower-case hex of the right length.
         public static let invalidArgument = Code("store.invalidArgument")
         /// The schema refused a row: a NOT NULL, CHECK, UNIQUE or FOREIGN KEY constraint, or a
         /// trigger (the audit log is append-only). ``StoreError/sqliteExtendedCode`` says which.
         public static let constraintViolation = Code("store.constraintViolation")
         /// A stored row does not have the shape the schema promises (the file was edited by hand).
         public static let corruptRow = Code("store.corruptRow")
+        /// The store was opened for reading only and a write was asked.
+        public static let readOnly = Code("store.readOnly")
         /// Any other SQLite error (I/O, busy for longer than the busy timeout, disk full).
         public static let database = Code("store.database")
     }
@@ -59,9 +70,12 @@ public struct StoreError: Error, Sendable, Hashable, CustomStringConvertible {
         self.line = line
     }
 
+    /// `code: reason`, and SQLite's code with what it means when the error came from SQLite.
     public var description: String {
         var text = "\(code): \(reason)"
-        if let sqliteExtendedCode { text += " (SQLite \(sqliteExtendedCode))" }
+        if let sqliteExtendedCode {
+            text += " (SQLite \(sqliteExtendedCode): \(Self.meaning(ofSQLiteCode: sqliteExtendedCode)))"
+        }
         return text
     }
 
@@ -70,6 +84,39 @@ public struct StoreError: Error, Sendable, Hashable, CustomStringConvertible {
 
     /// `SQLITE_CONSTRAINT_TRIGGER`: a trigger refused the statement (RAISE(ABORT, ...)).
     public static let sqliteConstraintTrigger: Int32 = 1811
+
+    /// What an SQLite result code means for someone running mdocverify, by its primary code
+    /// (the low byte of an extended code; https://www.sqlite.org/rescode.html).
+    public static func meaning(ofSQLiteCode code: Int32) -> String {
+        switch code & 0xff {
+        case 1: "an SQL error"
+        case 2: "an internal error of SQLite"
+        case 3: "permission denied by the operating system"
+        case 4: "the operation was aborted"
+        case 5: "the database is locked by another process for longer than the wait allows"
+        case 6: "a table is locked by another connection of this process"
+        case 7: "out of memory"
+        case 8: "the database or its folder is read-only"
+        case 9: "the operation was interrupted"
+        case 10: "a disk I/O error (the disk may be full, removed or failing)"
+        case 11: "the database file is damaged"
+        case 13: "the disk is full"
+        case 14:
+            "the database file cannot be opened (check the path, the permissions of the file and its folder, "
+                + "and whether the media is mounted read-only)"
+        case 15: "the database's lock protocol failed (the file may be on a network file system)"
+        case 17: "the database schema changed while reading"
+        case 18: "a value is too large"
+        case 19: "a constraint of the schema refused a value"
+        case 20: "a value has the wrong type"
+        case 21: "SQLite was misused"
+        case 22: "the file is too large for this system"
+        case 23: "access was denied"
+        case 25: "a parameter index is out of range"
+        case 26: "the file is not a database"
+        default: "SQLite result code \(code & 0xff)"
+        }
+    }
 }
 
 extension StoreError {
@@ -79,12 +126,32 @@ extension StoreError {
         if let error = error as? StoreError { return error }
         if let error = error as? DatabaseError {
             let extended = error.extendedResultCode.rawValue
-            let message = error.message ?? "SQLite error"
-            let code: Code = error.resultCode == .SQLITE_CONSTRAINT ? .constraintViolation : .database
+            let message = printable(error.message ?? "SQLite error")
+            let code: Code =
+                switch error.resultCode {
+                case .SQLITE_CONSTRAINT: .constraintViolation
+                case .SQLITE_READONLY: .readOnly
+                default: .database
+                }
             return StoreError(code, message, sqliteExtendedCode: extended, file: file, line: line)
         }
         return StoreError(.database, "\(type(of: error)): \(error)", file: file, line: line)
     }
+}
+
+/// `text` with control characters written as `\u{XX}`: SQLite's messages can quote bytes of a
+/// damaged file, which must not reach a terminal raw.
+func printable(_ text: String) -> String {
+    guard text.unicodeScalars.contains(where: { $0.value < 0x20 || $0.value == 0x7f }) else { return text }
+    var out = ""
+    for scalar in text.unicodeScalars {
+        if scalar.value < 0x20 || scalar.value == 0x7f {
+            out += "\\u{" + String(scalar.value, radix: 16) + "}"
+        } else {
+            out.unicodeScalars.append(scalar)
+        }
+    }
+    return out
 }
 
 /// Runs `body`, turning any error it throws into a ``StoreError``.

@@ -1,12 +1,12 @@
-/// Hashes stored as bytes (migration v4: `element_raw.digest`, `input_file_raw.sha256`).
+import Foundation
+import MdocCrypto
+
+/// Hashes and fingerprints: lower-case hex in the API, their bytes in the store.
 ///
-/// The API takes and gives hashes as lower-case hex (`MdocCrypto.hexString`); the write path
-/// binds the bytes that text stands for. Text that is not lower-case hex with an even number of
-/// digits is bound as it is, as TEXT, so that the schema's `typeof(...) = 'blob'` CHECK refuses
-/// it (`store.constraintViolation`, SQLite 275), as v1's hex CHECK did.
+/// Text that is not lower-case hex with an even number of digits, or not of the length a field
+/// needs, is refused with ``StoreError/Code/invalidArgument`` before anything is written.
 enum StoreHash {
-    /// The value of one hex digit (`0`–`9`, `a`–`f`), or `nil`. (Plain comparisons: a `switch`
-    /// over ranges was not inlined and cost more than the rest of the decoding.)
+    /// The value of one hex digit (`0`–`9`, `a`–`f`), or `nil`.
     @inline(__always)
     static func nibble(_ digit: UInt8) -> UInt8? {
         let decimal = digit &- UInt8(ascii: "0")
@@ -16,30 +16,41 @@ enum StoreHash {
         return nil
     }
 
-    /// Decodes lower-case hex digits into `out` (`digits.count / 2` bytes); `false`, with `out`
-    /// partly written, when a digit is not lower-case hex or their number is odd or zero.
-    static func decode(_ digits: UnsafeBufferPointer<UInt8>, into out: UnsafeMutableBufferPointer<UInt8>) -> Bool {
-        guard !digits.isEmpty, digits.count % 2 == 0, out.count >= digits.count / 2 else { return false }
-        var index = 0
-        while index < digits.count / 2 {
-            guard let high = nibble(digits[2 * index]), let low = nibble(digits[2 * index + 1]) else { return false }
-            out[index] = high << 4 | low
-            index += 1
+    /// The bytes of lower-case hex text, or `nil` when it is not (empty, odd, other characters).
+    static func bytes(hex: String) -> Data? {
+        var text = hex
+        return text.withUTF8 { digits -> Data? in
+            guard !digits.isEmpty, digits.count % 2 == 0 else { return nil }
+            var bytes = [UInt8](repeating: 0, count: digits.count / 2)
+            for index in bytes.indices {
+                guard let high = nibble(digits[2 * index]), let low = nibble(digits[2 * index + 1]) else { return nil }
+                bytes[index] = high << 4 | low
+            }
+            return Data(bytes)
         }
-        return true
     }
 
-    /// The bytes of lower-case hex text, or `nil` when it is not (empty, odd, other characters).
-    static func bytes(hex: String) -> [UInt8]? {
-        var text = hex
-        return text.withUTF8 { digits -> [UInt8]? in
-            guard !digits.isEmpty, digits.count % 2 == 0 else { return nil }
-            var ok = false
-            let result = [UInt8](unsafeUninitializedCapacity: digits.count / 2) { buffer, count in
-                ok = decode(digits, into: buffer)
-                count = ok ? digits.count / 2 : 0
-            }
-            return ok ? result : nil
+    /// The 32 bytes of a SHA-256 given as 64 lower-case hex digits; `field` names it in the error.
+    static func sha256(_ hex: String, _ field: @autoclosure () -> String) throws -> Data {
+        guard hex.utf8.count == 64, let bytes = bytes(hex: hex) else {
+            throw StoreError(.invalidArgument, "\(field()) is not a SHA-256 in lower-case hex (64 digits)")
         }
+        return bytes
+    }
+
+    /// ``sha256(_:_:)`` of an optional value.
+    static func sha256(optional hex: String?, _ field: @autoclosure () -> String) throws -> Data? {
+        guard let hex else { return nil }
+        return try sha256(hex, field())
+    }
+
+    /// Lower-case hex of stored bytes.
+    static func hex(_ data: Data) -> String {
+        hexString(data)
+    }
+
+    /// Lower-case hex of stored bytes, `nil` for `nil`.
+    static func hex(optional data: Data?) -> String? {
+        data.map(hex)
     }
 }

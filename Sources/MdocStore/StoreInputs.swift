@@ -2,57 +2,67 @@ import Foundation
 import MdocChecks
 
 // The values the pipeline hands to the store. Plain data: the store judges nothing, it records.
-// Hex strings (hashes, fingerprints) are lower-case (`MdocCrypto.hexString`); the schema refuses
-// anything else where it says so in docs/schema.md.
+// Hashes and fingerprints are lower-case hex (`MdocCrypto.hexString`) of SHA-256 digests (an
+// element's digest: of its MSO's algorithm); the store refuses anything else before writing.
 
 /// One run of `mdocverify verify`: what it was asked to do and with which trust material.
-public struct RunInfo: Sendable, Hashable {
+package struct RunInfo: Sendable, Hashable {
     /// Unique id of the run (chosen by the pipeline; a UUID is fine).
-    public var id: String
-    public var startedAt: Date
+    package var id: String
+    package var startedAt: Date
     /// The verification instant of the run (`--at`, or the start time when "now").
-    public var verificationTime: Date
-    /// Whether ``verificationTime`` is "now" (no `--at`): results then age (``ReportStore/priorVerification(transactionID:trustSnapshotHash:verificationTime:freshFor:)``).
-    public var verificationTimeIsNow: Bool
+    package var verificationTime: Date
+    /// Whether ``verificationTime`` is "now" (no `--at`): stored results are then reused within a
+    /// freshness window only.
+    package var verificationTimeIsNow: Bool
     /// SHA-256 (lower-case hex) of the trust-store snapshot the run verified against.
-    public var trustSnapshotHash: String
+    package var trustSnapshotHash: String
+    /// SHA-256 (lower-case hex) of what besides the trust store changes an outcome (reader
+    /// trust, scan key, keys and transcript given, what is kept, processor version): a stored
+    /// result is reused only under the same context. `nil` when the caller has none.
+    package var contextHash: String?
     /// The run's options as a JSON object (must be valid JSON; the schema checks it).
-    public var optionsJSON: String
+    package var optionsJSON: String
     /// Version of mdocverify that ran.
-    public var processorVersion: String
+    package var processorVersion: String
     /// The inputs named on the command line, in order.
-    public var inputs: [String]
+    package var inputs: [String]
+    /// The run's proof file (one record per proof), relative to the output folder; `nil` when
+    /// its proofs are files of their own.
+    package var proofFile: String?
 
-    public init(
+    package init(
         id: String, startedAt: Date, verificationTime: Date, verificationTimeIsNow: Bool,
-        trustSnapshotHash: String, optionsJSON: String, processorVersion: String, inputs: [String]
+        trustSnapshotHash: String, contextHash: String? = nil, optionsJSON: String, processorVersion: String,
+        inputs: [String], proofFile: String? = nil
     ) {
         self.id = id
         self.startedAt = startedAt
         self.verificationTime = verificationTime
         self.verificationTimeIsNow = verificationTimeIsNow
         self.trustSnapshotHash = trustSnapshotHash
+        self.contextHash = contextHash
         self.optionsJSON = optionsJSON
         self.processorVersion = processorVersion
         self.inputs = inputs
+        self.proofFile = proofFile
     }
 }
 
 /// One disclosed data element of a document: identifiers and digests, never the value unless
 /// the run keeps values (`--keep-values`).
-public struct ElementSummary: Sendable, Hashable {
-    public var namespace: String
-    public var identifier: String
-    /// The IssuerSignedItem digestID (ISO 18013-5 §9.1.2.4). Values above `Int64.max` (the
-    /// standard wants them below 2^31) are stored as NULL; the check evidence keeps the number.
-    public var digestID: UInt64?
-    /// The MSO value digest, lower-case hex.
-    public var digestHex: String?
+package struct ElementSummary: Sendable, Hashable {
+    package var namespace: String
+    package var identifier: String
+    /// The IssuerSignedItem digestID (ISO 18013-5 §9.1.2.4).
+    package var digestID: UInt64?
+    /// The MSO value digest, lower-case hex (its length is the digest algorithm's).
+    package var digestHex: String?
     /// The element value as JSON, only with `--keep-values` (portraits as hashes unless asked).
     /// Must be valid JSON. `nil` by default: nothing personal is stored.
-    public var valueJSON: String?
+    package var valueJSON: String?
 
-    public init(
+    package init(
         namespace: String, identifier: String, digestID: UInt64? = nil, digestHex: String? = nil,
         valueJSON: String? = nil
     ) {
@@ -66,23 +76,23 @@ public struct ElementSummary: Sendable, Hashable {
 
 /// One document of a DeviceResponse: its docType, who signed it, and the MSO validity
 /// (ISO 18013-5 §9.1.2.4, ValidityInfo).
-public struct DocumentSummary: Sendable, Hashable {
+package struct DocumentSummary: Sendable, Hashable {
     /// Position in the DeviceResponse `documents` array.
-    public var index: Int
-    public var docType: String
+    package var index: Int
+    package var docType: String
     /// SHA-256 of the DS certificate DER, lower-case hex.
-    public var dsFingerprint: String?
+    package var dsFingerprint: String?
     /// SHA-256 of the IACA certificate DER it chained to, lower-case hex.
-    public var iacaFingerprint: String?
-    public var msoSigned: Date?
-    public var msoValidFrom: Date?
-    public var msoValidUntil: Date?
-    public var msoExpectedUpdate: Date?
+    package var iacaFingerprint: String?
+    package var msoSigned: Date?
+    package var msoValidFrom: Date?
+    package var msoValidUntil: Date?
+    package var msoExpectedUpdate: Date?
     /// The MSO digestAlgorithm as received ("SHA-256", ...).
-    public var digestAlgorithm: String?
-    public var elements: [ElementSummary]
+    package var digestAlgorithm: String?
+    package var elements: [ElementSummary]
 
-    public init(
+    package init(
         index: Int, docType: String, dsFingerprint: String? = nil, iacaFingerprint: String? = nil,
         msoSigned: Date? = nil, msoValidFrom: Date? = nil, msoValidUntil: Date? = nil,
         msoExpectedUpdate: Date? = nil, digestAlgorithm: String? = nil, elements: [ElementSummary] = []
@@ -101,38 +111,38 @@ public struct DocumentSummary: Sendable, Hashable {
 }
 
 /// A certificate seen during a verification (X.509, RFC 5280 §4.1).
-public struct CertificateSummary: Sendable, Hashable {
+package struct CertificateSummary: Sendable, Hashable {
     /// The role a certificate played. Open set of stable strings; the schema allows those below.
-    public struct Role: RawRepresentable, Sendable, Hashable {
-        public let rawValue: String
-        public init(rawValue: String) { self.rawValue = rawValue }
+    package struct Role: RawRepresentable, Sendable, Hashable {
+        package let rawValue: String
+        package init(rawValue: String) { self.rawValue = rawValue }
         /// Document Signer (ISO 18013-5 Annex B.1.4).
-        public static let ds = Role(rawValue: "ds")
+        package static let ds = Role(rawValue: "ds")
         /// Issuing Authority CA (Annex B.1.2).
-        public static let iaca = Role(rawValue: "iaca")
+        package static let iaca = Role(rawValue: "iaca")
         /// mdoc reader authentication certificate (Annex B.1.7).
-        public static let reader = Role(rawValue: "reader")
+        package static let reader = Role(rawValue: "reader")
         /// Root of the reader certificate chain (Annex B.1.6).
-        public static let readerRoot = Role(rawValue: "readerRoot")
+        package static let readerRoot = Role(rawValue: "readerRoot")
         /// The processor's own proof-signing certificate.
-        public static let processor = Role(rawValue: "processor")
+        package static let processor = Role(rawValue: "processor")
     }
 
     /// SHA-256 of the certificate DER, lower-case hex.
-    public var fingerprint: String
-    public var role: Role
+    package var fingerprint: String
+    package var role: Role
     /// RFC 4514 string of the subject DN.
-    public var subject: String
+    package var subject: String
     /// RFC 4514 string of the issuer DN.
-    public var issuer: String
+    package var issuer: String
     /// The serial number, lower-case hex of its content octets.
-    public var serialHex: String
-    public var notBefore: Date
-    public var notAfter: Date
+    package var serialHex: String
+    package var notBefore: Date
+    package var notAfter: Date
     /// The subject countryName, if any.
-    public var country: String?
+    package var country: String?
 
-    public init(
+    package init(
         fingerprint: String, role: Role, subject: String, issuer: String, serialHex: String,
         notBefore: Date, notAfter: Date, country: String? = nil
     ) {
@@ -147,7 +157,7 @@ public struct CertificateSummary: Sendable, Hashable {
     }
 }
 
-/// A document-scan upload and what the image intake did with it (DESIGN.md, "Images").
+/// A document-scan upload and what the image intake did with it.
 public struct ImageSummary: Sendable, Hashable {
     /// What became of an upload. The schema allows exactly these three.
     public enum Outcome: String, Sendable, Hashable, CaseIterable {
@@ -216,20 +226,20 @@ public struct ImageSummary: Sendable, Hashable {
 }
 
 /// The SHA-256 of one input file of a transaction bundle.
-public struct InputHash: Sendable, Hashable {
+package struct InputHash: Sendable, Hashable {
     /// Path inside the bundle (e.g. `device-response.cbor`).
-    public var path: String
+    package var path: String
     /// Lower-case hex SHA-256 of the file's bytes.
-    public var sha256: String
+    package var sha256: String
 
-    public init(path: String, sha256: String) {
+    package init(path: String, sha256: String) {
         self.path = path
         self.sha256 = sha256
     }
 }
 
 /// The state of the holder's consent for a transaction, at the verification time.
-public enum ConsentState: String, Sendable, Hashable, CaseIterable {
+package enum ConsentState: String, Sendable, Hashable, CaseIterable {
     /// The bundle carries no consent.
     case none
     /// Consent granted and not expired.
@@ -241,50 +251,47 @@ public enum ConsentState: String, Sendable, Hashable, CaseIterable {
 }
 
 /// Everything one verification of one transaction produced, ready to store.
-public struct TransactionOutcome: Sendable, Hashable {
+package struct TransactionOutcome: Sendable, Hashable {
     /// The transaction's identity: lower-case hex SHA-256 of its whole bundle.
-    public var transactionID: String
+    package var transactionID: String
     /// A name for people (bundle folder or archive entry name).
-    public var displayName: String
+    package var displayName: String
     /// Where the capture came from (`transaction.json` source, e.g. "kiosk-17").
-    public var source: String
-    public var capturedAt: Date?
+    package var source: String
+    package var capturedAt: Date?
     /// Lower-case hex SHA-256 of the DeviceResponse bytes, for replay detection.
-    public var responseSHA256: String?
-    public var consentReference: String?
-    public var consentExpiresAt: Date?
-    public var consentState: ConsentState
+    package var responseSHA256: String?
+    package var consentReference: String?
+    package var consentExpiresAt: Date?
+    package var consentState: ConsentState
     /// The instant the checks were judged at (the run's verification time).
-    public var verificationTime: Date
-    public var trustSnapshotHash: String
+    package var verificationTime: Date
+    package var trustSnapshotHash: String
     /// The verdict at the capture time; `nil` when the capture time is unknown.
-    public var verdictAtCapture: Verdict?
-    public var verdictNow: Verdict
+    package var verdictAtCapture: Verdict?
+    package var verdictNow: Verdict
     /// The human-friendly reference code derived from the transaction id.
-    public var referenceCode: String
-    public var checks: [CheckResult]
-    public var documents: [DocumentSummary]
-    public var certificates: [CertificateSummary]
-    public var images: [ImageSummary]
-    public var inputHashes: [InputHash]
-    /// The proof bundle written for this verification, relative to the output folder.
-    public var proofPath: String?
-    /// Lower-case hex SHA-256 of the proof bundle file.
-    public var proofSHA256: String?
+    package var referenceCode: String
+    package var checks: [CheckResult]
+    package var documents: [DocumentSummary]
+    package var certificates: [CertificateSummary]
+    package var images: [ImageSummary]
+    package var inputHashes: [InputHash]
+    /// Where the proof signed for this verification is.
+    package var proof: ProofLocation?
     /// `false` when consent expired: the store then keeps the transaction row, the verification
     /// with its verdicts and the `consent.window` check results, and nothing else of this outcome
     /// (no other checks, documents, elements, certificates, images, input hashes, proof).
-    public var keepData: Bool
+    package var keepData: Bool
 
-    public init(
+    package init(
         transactionID: String, displayName: String, source: String, capturedAt: Date? = nil,
         responseSHA256: String? = nil, consentReference: String? = nil, consentExpiresAt: Date? = nil,
         consentState: ConsentState = .none, verificationTime: Date, trustSnapshotHash: String,
         verdictAtCapture: Verdict? = nil, verdictNow: Verdict, referenceCode: String,
         checks: [CheckResult] = [], documents: [DocumentSummary] = [],
         certificates: [CertificateSummary] = [], images: [ImageSummary] = [],
-        inputHashes: [InputHash] = [], proofPath: String? = nil, proofSHA256: String? = nil,
-        keepData: Bool = true
+        inputHashes: [InputHash] = [], proof: ProofLocation? = nil, keepData: Bool = true
     ) {
         self.transactionID = transactionID
         self.displayName = displayName
@@ -304,36 +311,79 @@ public struct TransactionOutcome: Sendable, Hashable {
         self.certificates = certificates
         self.images = images
         self.inputHashes = inputHashes
-        self.proofPath = proofPath
-        self.proofSHA256 = proofSHA256
+        self.proof = proof
         self.keepData = keepData
     }
 }
 
 /// A transaction whose earlier result a run reuses instead of verifying again.
-public struct ReusedResult: Sendable, Hashable {
-    public var transactionID: String
-    /// ``PriorVerification/verificationID`` as returned by ``ReportStore/priorVerification(transactionID:trustSnapshotHash:verificationTime:freshFor:)``.
-    public var verificationID: Int64
+package struct ReusedResult: Sendable, Hashable {
+    package var transactionID: String
+    /// The ``PriorVerification/verificationID`` of the verification reused.
+    package var verificationID: Int64
 
-    public init(transactionID: String, verificationID: Int64) {
+    package init(transactionID: String, verificationID: Int64) {
         self.transactionID = transactionID
         self.verificationID = verificationID
     }
 }
 
 /// An input that did not become a transaction (unreadable archive, bundle over a limit, ...).
-public struct IngestFailure: Sendable, Hashable {
+package struct IngestFailure: Sendable, Hashable {
     /// The input path or archive entry.
-    public var source: String
+    package var source: String
     /// The stable error code of the ingest error.
-    public var code: String
+    package var code: String
     /// The error's reason text (identifiers only).
-    public var reason: String
+    package var reason: String
 
-    public init(source: String, code: String, reason: String) {
+    package init(source: String, code: String, reason: String) {
         self.source = source
         self.code = code
         self.reason = reason
+    }
+}
+
+/// Where a proof (a tagged COSE_Sign1) is: a byte range of a file under the output folder. A
+/// run's proof file holds one record per proof (a CBOR sequence, RFC 8742); a proof that is a
+/// file of its own is the whole file (offset 0).
+package struct ProofLocation: Sendable, Hashable {
+    /// The file, relative to the output folder.
+    package var file: String
+    /// Where the proof's bytes start in the file.
+    package var offset: Int64
+    /// How many bytes the proof has.
+    package var length: Int64
+    /// Lower-case hex SHA-256 of the proof's bytes.
+    package var sha256: String
+
+    package init(file: String, offset: Int64, length: Int64, sha256: String) {
+        self.file = file
+        self.offset = offset
+        self.length = length
+        self.sha256 = sha256
+    }
+}
+
+/// What one batch of a run records, in one database transaction.
+package struct StoreBatch: Sendable {
+    /// Transactions verified by the run.
+    package var outcomes: [TransactionOutcome]
+    /// Transactions whose earlier result the run reuses.
+    package var reused: [ReusedResult]
+    /// Inputs that did not become transactions.
+    package var ingestFailures: [IngestFailure]
+    /// The length of the run's proof file once this batch's proofs are in it: what the
+    /// committed batches cover (a later run cuts a torn tail back to it). `nil` leaves it as it is.
+    package var proofFileLength: Int64?
+
+    package init(
+        outcomes: [TransactionOutcome] = [], reused: [ReusedResult] = [], ingestFailures: [IngestFailure] = [],
+        proofFileLength: Int64? = nil
+    ) {
+        self.outcomes = outcomes
+        self.reused = reused
+        self.ingestFailures = ingestFailures
+        self.proofFileLength = proofFileLength
     }
 }

@@ -2,29 +2,29 @@ import Foundation
 import MdocChecks
 
 /// A stored verification that can be reused instead of verifying a transaction again.
-public struct PriorVerification: Sendable, Hashable {
+package struct PriorVerification: Sendable, Hashable {
     /// Row id of the verification (`verification.id`); pass it to ``ReportStore/recordReused(_:runID:)``.
-    public var verificationID: Int64
-    public var transactionID: String
+    package var verificationID: Int64
+    package var transactionID: String
     /// The run that produced the verification.
-    public var runID: String
+    package var runID: String
     /// The instant the verification judged at.
-    public var verificationTime: Date
-    public var verdictAtCapture: Verdict?
-    public var verdictNow: Verdict
-    public var consentState: ConsentState
+    package var verificationTime: Date
+    package var verdictAtCapture: Verdict?
+    package var verdictNow: Verdict
+    package var consentState: ConsentState
     /// Whether the verification's data (documents, checks, ...) was kept (`false` after consent expired).
-    public var dataKept: Bool
-    public var referenceCode: String
-    public var proofPath: String?
-    public var proofSHA256: String?
+    package var dataKept: Bool
+    package var referenceCode: String
+    /// The proof of the verification, when it kept its data.
+    package var proof: ProofLocation?
 }
 
 /// The state of a run row.
 public enum RunStatus: String, Sendable, Hashable, CaseIterable {
     case running
     case finished
-    /// Left `running` by a process that died; see ``ReportStore/markInterruptedRuns()``.
+    /// Stopped on request, or left `running` by a process that died (``ReportStore/markInterruptedRuns()``).
     case interrupted
 }
 
@@ -60,42 +60,61 @@ public struct RunSummary: Sendable, Hashable {
 }
 
 /// The result of walking the audit log hash chain.
-public enum AuditChainStatus: Sendable, Hashable {
+package enum AuditChainStatus: Sendable, Hashable {
     /// Every row links to the one before and its hash recomputes; `count` rows.
     case intact(count: Int)
     /// The first row (by seq) where the chain does not hold, and why.
     case broken(atSeq: Int64, reason: String)
 }
 
-/// A proof bundle of a run, for the run manifest.
-public struct ProofEntry: Sendable, Hashable {
-    public var referenceCode: String
-    public var transactionID: String
-    public var path: String
-    public var sha256: String
+/// A proof as the store knows it: whose it is and where it is.
+package struct ProofEntry: Sendable, Hashable {
+    /// The run that verified the transaction and signed the proof.
+    package var runID: String
+    package var referenceCode: String
+    package var transactionID: String
+    package var location: ProofLocation
 
-    public init(referenceCode: String, transactionID: String, path: String, sha256: String) {
+    package init(runID: String, referenceCode: String, transactionID: String, location: ProofLocation) {
+        self.runID = runID
         self.referenceCode = referenceCode
         self.transactionID = transactionID
-        self.path = path
-        self.sha256 = sha256
+        self.location = location
+    }
+}
+
+/// A run's proof file and the length its committed batches cover: bytes past it are a torn
+/// tail (a run killed between writing proofs and recording their batch).
+package struct RunProofFile: Sendable, Hashable {
+    package var runID: String
+    package var status: RunStatus
+    /// The file, relative to the output folder.
+    package var file: String
+    /// `nil` until the run's first batch was recorded.
+    package var committedLength: Int64?
+
+    package init(runID: String, status: RunStatus, file: String, committedLength: Int64?) {
+        self.runID = runID
+        self.status = status
+        self.file = file
+        self.committedLength = committedLength
     }
 }
 
 /// A value read by ``ReportStore/query(sql:arguments:)``: SQLite's storage classes.
-public enum StoreValue: Sendable, Hashable {
+package enum StoreValue: Sendable, Hashable {
     case null
     case integer(Int64)
     case real(Double)
     case text(String)
     case blob([UInt8])
 
-    public var int64: Int64? {
+    package var int64: Int64? {
         if case .integer(let value) = self { return value }
         return nil
     }
 
-    public var text: String? {
+    package var text: String? {
         if case .text(let value) = self { return value }
         return nil
     }

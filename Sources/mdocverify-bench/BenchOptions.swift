@@ -23,6 +23,8 @@ struct BenchOptions {
     var profileReaderKeys: Int?
     /// Write the end-to-end batch (N transactions, `.tar.gz`) and its trust folder into a folder and exit.
     var writeBatch: (count: Int, folder: String)?
+    /// Record N outcomes into a new store in a folder, measure the store alone and exit (StoreBench.swift).
+    var storeBench: (count: Int, folder: String)?
 
     static let usage = """
         usage: mdocverify-bench [--seconds S] [--threads N] [--out FILE] [--no-imaging] [--no-openssl] [--no-pipeline] [--no-report]
@@ -50,6 +52,8 @@ struct BenchOptions {
           --write-batch N DIR
                          only write the end-to-end batch (DIR/batch-N.tar.gz, DIR/trust/) and exit
                          (for profiling `mdocverify verify` on the benchmark's input)
+          --store N DIR  only record N outcomes into a new store under DIR (batches of 256), print the
+                         store's CPU per transaction, bytes written, size and report times, and exit
         """
 
     static func parse(_ arguments: [String]) -> BenchOptions {
@@ -86,6 +90,9 @@ struct BenchOptions {
             case "--write-batch":
                 guard let n = Int(value(argument)), (1...10_000_000).contains(n) else { fail("--write-batch needs a count 1...10000000 and a folder") }
                 options.writeBatch = (n, value(argument))
+            case "--store":
+                guard let n = Int(value(argument)), (1...10_000_000).contains(n) else { fail("--store needs a count 1...10000000 and a folder") }
+                options.storeBench = (n, value(argument))
             case "--profile-responses":
                 guard let n = Int(value(argument)), (1...10_000_000).contains(n) else { fail("--profile-responses must be 1...10000000") }
                 options.profileResponses = n

@@ -37,6 +37,7 @@ if let (count, folder) = options.writeBatch {
         fail("\(error)")
     }
 }
+if let (count, folder) = options.storeBench { runStoreBenchmarks(count: count, folder: folder) }
 if let n = options.profileReaderKeys {
     do {
         print("parsed and matched \(try profileReaderKeys(n)) of \(n) reader keys")

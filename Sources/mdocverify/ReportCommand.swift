@@ -19,7 +19,8 @@ struct ReportCommand: ParsableCommand {
             captured in a period (YYYY-MM-DD, or RFC 3339; --until YYYY-MM-DD includes that day), each \
             with its latest verification.
             No personal data unless --include-values and the store kept values (verify --keep-values).
-            Exit codes: 0 written; 2 usage or setup error (no database, no runs, unknown run, bad dates).
+            Exit codes: 0 written; 2 usage or setup error (no database, a file that is not an mdocverify \
+            database or was written by an earlier build, no runs, unknown run, bad dates), with the error's code.
             """)
 
     @Option(name: .long, help: "Report database.")
@@ -98,14 +99,13 @@ struct ReportCommand: ParsableCommand {
     }
 
     func run() throws {
-        guard FileManager.default.fileExists(atPath: db) else {
-            throw SetupError("no report database at \(db): run `mdocverify verify INPUT... --trust DIR` first, or pass --db PATH")
-        }
+        // Read only: the report never writes to the store (which may be on read-only media),
+        // and a file that is not a store is refused untouched.
         let store: ReportStore
         do {
-            store = try ReportStore(path: db)
+            store = try ReportStore(path: db, access: .readOnly)
         } catch {
-            throw SetupError("cannot open the report database \(db): \(error)")
+            throw SetupError("\(error)")
         }
         let scope: ReportRequest.Scope
         if let runID {

@@ -220,7 +220,9 @@ final class CLITests: XCTestCase {
         XCTAssertEqual(try store.query(sql: "SELECT COUNT(*) FROM txn").first?.first?.int64, Int64(count))
         XCTAssertEqual(try store.query(sql: "SELECT COUNT(*) FROM verification").first?.first?.int64, Int64(count), "verified once each")
         XCTAssertEqual(
-            try store.query(sql: "SELECT COUNT(*) FROM (SELECT verification_id, seq FROM check_result GROUP BY verification_id, seq HAVING COUNT(*) > 1)").first?.first?.int64, 0)
+            try store.query(sql: "SELECT COUNT(*) FROM (SELECT verification_id FROM check_results GROUP BY verification_id HAVING COUNT(*) > 1)").first?.first?.int64, 0)
+        XCTAssertEqual(
+            try store.query(sql: "SELECT COUNT(*) FROM check_results").first?.first?.int64, Int64(count), "one set of results each")
         if case .broken(let seq, let reason) = try store.verifyAuditChain() { XCTFail("audit chain broken at \(seq): \(reason)") }
         // The last run saw every transaction exactly once.
         let lastRun = try XCTUnwrap(try store.latestRunID())

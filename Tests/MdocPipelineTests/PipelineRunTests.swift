@@ -221,8 +221,11 @@ final class PipelineRunTests: TemporaryFolderTestCase {
             _ = try await run(configuration)
             let store = try ReportStore(path: "\(root)/\(out)/mdocverify.sqlite")
             var result: [String: String] = [:]
-            for row in try store.query(sql: "SELECT identifier, value_json FROM element") {
-                if let id = row[0].text, let value = row[1].text { result[id] = value }
+            for row in try store.query(sql: "SELECT verification_id FROM disclosure") {
+                guard let id = row[0].int64 else { continue }
+                for element in try store.elements(verificationID: id).values.joined() {
+                    if let value = element.valueJSON { result[element.identifier] = value }
+                }
             }
             return result
         }

@@ -201,8 +201,8 @@ final class ReportPipelineTests: XCTestCase {
         XCTAssertEqual(earlier.changes.total, 0)
 
         // A period: transactions captured on 26 and 27 May, each with its latest verification.
-        let since = try XCTUnwrap(StoreReader.instant("2026-05-26T00:00:00.000Z"))
-        let until = try XCTUnwrap(StoreReader.instant("2026-05-28T00:00:00.000Z"))
+        let since = try XCTUnwrap(ReportStore.instant("2026-05-26T00:00:00.000Z"))
+        let until = try XCTUnwrap(ReportStore.instant("2026-05-28T00:00:00.000Z"))
         let period = try generate(fixture, scope: .period(since: since, until: until), folder: "period")
         XCTAssertEqual(period.report.scope.kind, .period)
         XCTAssertEqual(period.report.scope.label, "2026-05-26_2026-05-27")

@@ -1,9 +1,8 @@
 import Foundation
 @testable import MdocReports
+import MdocStore
 import MdocTestSupport
 import XCTest
-
-@_spi(Testing) import MdocStore
 
 /// Cases the pipeline fixture does not produce, written into a store with SQL: several documents
 /// per transaction, links a run reused, a period over first sightings.
@@ -14,35 +13,40 @@ final class ReportSQLTests: TemporaryFolderTestCase {
     /// under IACA x) and t3 (no document); run `r2` reused t1 and verified t2 again (invalid).
     func makeStore() throws -> ReportStore {
         let store = try ReportStore(path: "\(folder)/db.sqlite")
-        func hex(_ n: Int) -> String { String(repeating: "0", count: 63) + String(n) }
+        func hex(_ n: Int) -> String { "x'" + String(repeating: "0", count: 63) + String(n) + "'" }
         let time = "2026-05-01T00:00:00.000Z"
+        let later = "2026-05-02T00:00:00.000Z"
         try store.executeUnchecked(sql: """
-            INSERT INTO run VALUES ('r1', '\(time)', '\(time)', '\(time)', 0, '\(hex(1))', '{}', '0.1.0', '[]', 'finished', NULL, NULL, 0);
-            INSERT INTO run VALUES ('r2', '2026-05-02T00:00:00.000Z', '2026-05-02T00:00:00.000Z', '2026-05-02T00:00:00.000Z', 0, '\(hex(2))', '{}', '0.1.0', '[]', 'finished', NULL, NULL, 0);
-            INSERT INTO txn VALUES ('\(hex(1))', 't1', 'k', '2026-04-01T10:00:00.000Z', NULL, 'R1', NULL, NULL, 'r1', '\(time)');
-            INSERT INTO txn VALUES ('\(hex(2))', 't2', 'k', '2026-04-02T10:00:00.000Z', NULL, 'R2', NULL, NULL, 'r1', '\(time)');
-            INSERT INTO txn VALUES ('\(hex(3))', 't3', 'k', NULL, NULL, 'R3', NULL, NULL, 'r1', '2026-04-03T10:00:00.000Z');
-            INSERT INTO verification VALUES (1, '\(hex(1))', 'r1', '\(time)', '\(time)', '\(hex(1))', 'valid', 'valid', 'none', 1, NULL, NULL, NULL);
-            INSERT INTO verification VALUES (2, '\(hex(2))', 'r1', '\(time)', '\(time)', '\(hex(1))', 'valid', 'valid', 'none', 1, NULL, NULL, NULL);
-            INSERT INTO verification VALUES (3, '\(hex(3))', 'r1', '\(time)', '\(time)', '\(hex(1))', NULL, 'valid', 'none', 1, NULL, NULL, NULL);
-            INSERT INTO verification VALUES (4, '\(hex(2))', 'r2', '\(time)', '2026-05-02T00:00:00.000Z', '\(hex(2))', 'invalid', 'invalid', 'none', 1, NULL, NULL, NULL);
-            INSERT INTO run_transaction VALUES ('r1', '\(hex(1))', 1, 0), ('r1', '\(hex(2))', 2, 0), ('r1', '\(hex(3))', 3, 0);
-            INSERT INTO run_transaction VALUES ('r2', '\(hex(1))', 1, 1), ('r2', '\(hex(2))', 4, 0);
-            INSERT INTO check_result VALUES (4, 0, 'issuer.revocation', 'fail', 'verification', 'doc[0]', 'revoked', '[]');
-            INSERT INTO check_result VALUES (4, 1, 'x.unknown', 'fail', NULL, 'doc[1]', 'from a newer build', '[]');
-            INSERT INTO certificate VALUES ('\(hex(7))', 'ds', 'CN=DS a', 'CN=IACA x', '01', '\(time)', '2026-05-20T00:00:00.000Z', 'UT');
-            INSERT INTO certificate VALUES ('\(hex(8))', 'ds', 'CN=DS b', 'CN=IACA x', '02', '\(time)', '2027-05-20T00:00:00.000Z', 'UT');
-            INSERT INTO certificate VALUES ('\(hex(9))', 'iaca', 'CN=IACA x', 'CN=IACA x', '03', '\(time)', '2030-01-01T00:00:00.000Z', 'UT');
+            INSERT INTO run (id, started_at, finished_at, verification_time, time_is_now, trust_snapshot, options_json,
+                             processor_version, inputs_json, status, proof_count)
+            VALUES ('r1', '\(time)', '\(time)', '\(time)', 0, \(hex(1)), '{}', '0.1.0', '[]', 'finished', 0),
+                   ('r2', '\(later)', '\(later)', '\(later)', 0, \(hex(2)), '{}', '0.1.0', '[]', 'finished', 0);
+            INSERT INTO txn (id, sha256, reference_code, display_name, source, captured_at, first_run_id, first_seen_at)
+            VALUES (1, \(hex(1)), 'R1', 't1', 'k', '2026-04-01T10:00:00.000Z', 'r1', '\(time)'),
+                   (2, \(hex(2)), 'R2', 't2', 'k', '2026-04-02T10:00:00.000Z', 'r1', '\(time)'),
+                   (3, \(hex(3)), 'R3', 't3', 'k', NULL, 'r1', '2026-04-03T10:00:00.000Z');
+            INSERT INTO verification (id, transaction_id, run_id, verified_at, verification_time, trust_snapshot,
+                                      verdict_capture, verdict_now, consent_state, data_kept)
+            VALUES (1, 1, 'r1', '\(time)', '\(time)', \(hex(1)), 'valid', 'valid', 'none', 1),
+                   (2, 2, 'r1', '\(time)', '\(time)', \(hex(1)), 'valid', 'valid', 'none', 1),
+                   (3, 3, 'r1', '\(time)', '\(time)', \(hex(1)), NULL, 'valid', 'none', 1),
+                   (4, 2, 'r2', '\(time)', '\(later)', \(hex(2)), 'invalid', 'invalid', 'none', 1);
+            INSERT INTO reused VALUES ('r2', 1, 1);
+            INSERT INTO check_failure VALUES (4, 0, 'issuer.revocation', 'verification', 'doc[0]', 'revoked');
+            INSERT INTO check_failure VALUES (4, 1, 'x.unknown', NULL, 'doc[1]', 'from a newer build');
+            INSERT INTO certificate VALUES (\(hex(7)), 'ds', 'CN=DS a', 'CN=IACA x', '01', '\(time)', '2026-05-20T00:00:00.000Z', 'UT');
+            INSERT INTO certificate VALUES (\(hex(8)), 'ds', 'CN=DS b', 'CN=IACA x', '02', '\(time)', '2027-05-20T00:00:00.000Z', 'UT');
+            INSERT INTO certificate VALUES (\(hex(9)), 'iaca', 'CN=IACA x', 'CN=IACA x', '03', '\(time)', '2030-01-01T00:00:00.000Z', 'UT');
             INSERT INTO document (verification_id, idx, doc_type, ds_fingerprint, iaca_fingerprint)
-            VALUES (1, 0, 'mDL', '\(hex(7))', '\(hex(9))'), (1, 1, 'mDL', '\(hex(7))', '\(hex(9))'),
-                   (2, 0, 'mDL', '\(hex(7))', '\(hex(9))'), (2, 1, 'mDL', '\(hex(8))', '\(hex(9))'),
-                   (4, 0, 'mDL', '\(hex(7))', '\(hex(9))'), (4, 1, 'mDL', '\(hex(8))', '\(hex(9))');
+            VALUES (1, 0, 'mDL', \(hex(7)), \(hex(9))), (1, 1, 'mDL', \(hex(7)), \(hex(9))),
+                   (2, 0, 'mDL', \(hex(7)), \(hex(9))), (2, 1, 'mDL', \(hex(8)), \(hex(9))),
+                   (4, 0, 'mDL', \(hex(7)), \(hex(9))), (4, 1, 'mDL', \(hex(8)), \(hex(9)));
             """)
         return store
     }
 
     func build(_ store: ReportStore, _ scope: ReportRequest.Scope) throws -> ComplianceReport {
-        let reference = try XCTUnwrap(StoreReader.instant("2026-05-02T00:00:00.000Z"))
+        let reference = try XCTUnwrap(ReportStore.instant("2026-05-02T00:00:00.000Z"))
         return try ReportGenerator.generate(
             store: store, request: ReportRequest(scope: scope, referenceTime: reference),
             output: ReportOutput(directory: "\(folder)/out", formats: [.json])
@@ -81,30 +85,11 @@ final class ReportSQLTests: TemporaryFolderTestCase {
         XCTAssertEqual(r2.failures.byCheck.first { $0.checkID == "issuer.revocation" }?.clause?.isEmpty, false)
 
         // A period over first sightings: t3 has no capture time and was first seen on 3 April.
-        let since = try XCTUnwrap(StoreReader.instant("2026-04-03T00:00:00.000Z"))
+        let since = try XCTUnwrap(ReportStore.instant("2026-04-03T00:00:00.000Z"))
         let period = try build(store, .period(since: since, until: nil))
         XCTAssertEqual(period.scope.transactions, 1)
         XCTAssertEqual(period.transactions.rows.first?.referenceCode, "R3")
         XCTAssertEqual(period.scope.label, "from-2026-04-03")
-    }
-
-    /// The scope of a run is sorted with a 4 MB page cache (SQLite's sorter sizes its in-memory
-    /// runs by it), and the report's own cache size is back afterwards, also when the body throws.
-    func testSorterMemoryIsSetForTheSortAndRestored() throws {
-        let store = try makeStore()
-        try store.snapshot(cacheMegabytes: ReportLimits.cacheMegabytes) { reader in
-            let builder = ReportBuilder(reader: reader, request: ReportRequest())
-            func cacheSize() throws -> Int? { try reader.row(sql: "PRAGMA cache_size")?.int(0) }
-            XCTAssertEqual(try cacheSize(), -1024 * ReportLimits.cacheMegabytes)
-            var inside: Int?
-            try builder.withSorterMemory { inside = try cacheSize() }
-            XCTAssertEqual(inside, -1024 * ReportLimits.sorterMegabytes)
-            XCTAssertEqual(ReportLimits.sorterMegabytes, 4)
-            XCTAssertEqual(try cacheSize(), -1024 * ReportLimits.cacheMegabytes)
-            struct Failure: Error {}
-            XCTAssertThrowsError(try builder.withSorterMemory { throw Failure() })
-            XCTAssertEqual(try cacheSize(), -1024 * ReportLimits.cacheMegabytes)
-        }
     }
 
     /// Sources, days and issuer pairs are grouped while the scope streams (not by SQL's
@@ -113,26 +98,30 @@ final class ReportSQLTests: TemporaryFolderTestCase {
     /// documents without fingerprints form one group.
     func testStreamedGroupsCompareBytesAsSQLiteDoes() throws {
         let store = try ReportStore(path: "\(folder)/groups.sqlite")
-        func hex(_ n: Int) -> String { String(repeating: "0", count: 63) + String(n) }
+        func hex(_ n: Int) -> String { "x'" + String(repeating: "0", count: 63) + String(n) + "'" }
         let time = "2026-05-01T00:00:00.000Z"
         let composed = "caf\u{E9}", decomposed = "cafe\u{301}"
         XCTAssertEqual(composed, decomposed, "Swift strings compare canonically")
         var sql = """
-            INSERT INTO run VALUES ('r1', '\(time)', '\(time)', '\(time)', 0, '\(hex(1))', '{}', '0.1.0', '[]', 'finished', NULL, NULL, 0);
-            INSERT INTO certificate VALUES ('\(hex(7))', 'ds', 'CN=DS a', 'CN=IACA x', '01', '\(time)', '2027-05-20T00:00:00.000Z', 'UT');
+            INSERT INTO run (id, started_at, finished_at, verification_time, time_is_now, trust_snapshot, options_json,
+                             processor_version, inputs_json, status, proof_count)
+            VALUES ('r1', '\(time)', '\(time)', '\(time)', 0, \(hex(1)), '{}', '0.1.0', '[]', 'finished', 0);
+            INSERT INTO certificate VALUES (\(hex(7)), 'ds', 'CN=DS a', 'CN=IACA x', '01', '\(time)', '2027-05-20T00:00:00.000Z', 'UT');
             """
         let plan: [(source: String, captured: String, verdict: String, ds: String)] = [
-            (composed, "'2026-04-01T10:00:00.000Z'", "valid", "'\(hex(7))'"),
+            (composed, "'2026-04-01T10:00:00.000Z'", "valid", hex(7)),
             (decomposed, "'2026-04-01T11:00:00.000Z'", "invalid", "NULL"),
             (decomposed, "'2026-04-02T10:00:00.000Z'", "invalid", "NULL"),
-            ("b", "NULL", "valid", "'\(hex(7))'"),
+            ("b", "NULL", "valid", hex(7)),
         ]
         for (index, item) in plan.enumerated() {
             let n = index + 1
             sql += """
-                INSERT INTO txn VALUES ('\(hex(n))', 't\(n)', '\(item.source)', \(item.captured), NULL, 'R\(n)', NULL, NULL, 'r1', '\(time)');
-                INSERT INTO verification VALUES (\(n), '\(hex(n))', 'r1', '\(time)', '\(time)', '\(hex(1))', NULL, '\(item.verdict)', 'none', 1, NULL, NULL, NULL);
-                INSERT INTO run_transaction VALUES ('r1', '\(hex(n))', \(n), 0);
+                INSERT INTO txn (id, sha256, reference_code, display_name, source, captured_at, first_run_id, first_seen_at)
+                VALUES (\(n), \(hex(n)), 'R\(n)', 't\(n)', '\(item.source)', \(item.captured), 'r1', '\(time)');
+                INSERT INTO verification (id, transaction_id, run_id, verified_at, verification_time, trust_snapshot,
+                                          verdict_now, consent_state, data_kept)
+                VALUES (\(n), \(n), 'r1', '\(time)', '\(time)', \(hex(1)), '\(item.verdict)', 'none', 1);
                 INSERT INTO document (verification_id, idx, doc_type, ds_fingerprint, iaca_fingerprint)
                 VALUES (\(n), 0, 'mDL', \(item.ds), \(item.ds));
 
@@ -155,7 +144,8 @@ final class ReportSQLTests: TemporaryFolderTestCase {
         let unsigned = try XCTUnwrap(report.failures.byDocumentSigner.first { $0.fingerprint == nil })
         XCTAssertEqual(unsigned.transactions, 2)
         XCTAssertEqual(unsigned.invalid, 2)
-        XCTAssertEqual(report.failures.byDocumentSigner.first { $0.fingerprint == hex(7) }?.valid, 2)
+        XCTAssertEqual(
+            report.failures.byDocumentSigner.first { $0.fingerprint == String(repeating: "0", count: 63) + "7" }?.valid, 2)
         XCTAssertEqual(report.failures.byIACA.map(\.transactions).sorted(), [2, 2])
         XCTAssertEqual(report.scope.runs.map(\.transactionsInScope), [4])
     }

@@ -1,12 +1,11 @@
 import Foundation
 import MdocChecks
+import MdocStore
 import XCTest
 
-@_spi(Testing) import MdocStore
-
 final class AuditLogTests: XCTestCase {
-    /// Known answer: the hashes below were computed independently (Python hashlib) from the
-    /// serialization documented in docs/schema.md, "Audit log".
+    /// Known answer: the hashes below were computed independently (Python hashlib and struct)
+    /// from the serialization documented in docs/schema.md, "Audit log".
     func testHashesFollowTheDocumentedSerialization() throws {
         let store = try Fixture.store(self)
         try store.appendAudit(event: "trust.changed", runID: nil, transactionID: nil, detailsJSON: #"{"snapshot":"ab"}"#)
@@ -17,15 +16,17 @@ final class AuditLogTests: XCTestCase {
             try store.query(sql: "SELECT seq, at, prev_hash, hash FROM audit_log ORDER BY seq"),
             [
                 [
-                    .integer(1), .text("2021-10-01T13:30:02.000Z"), .text(String(repeating: "0", count: 64)),
-                    .text("56c0e2410ed3fc53e6e08091a326a4ecc9b51ecc38cf24601ef069e19a98797a"),
+                    .integer(1), .text("2021-10-01T13:30:02.000Z"), .blob(Array(repeating: 0, count: 32)),
+                    Fixture.blob("af434bab87ee624b03a440ac431bfe641fef54bd0e91471e1c69802c458e8bfb"),
                 ],
                 [
                     .integer(2), .text("2021-10-01T13:30:02.000Z"),
-                    .text("56c0e2410ed3fc53e6e08091a326a4ecc9b51ecc38cf24601ef069e19a98797a"),
-                    .text("c641d7e5049557ecef0cdd62660e0b59c33d792d890feaadb972bb8aafe418e3"),
+                    Fixture.blob("af434bab87ee624b03a440ac431bfe641fef54bd0e91471e1c69802c458e8bfb"),
+                    Fixture.blob("2c6a343170ba8f9a9fdf63880f8fcb125a55d90a6c4e13cb45949ac2678cbfb0"),
                 ],
             ])
+        XCTAssertEqual(
+            try store.query(sql: "SELECT transaction_id FROM audit_log ORDER BY seq"), [[.null], [.blob(Array(repeating: 0, count: 32))]])
         XCTAssertEqual(try store.verifyAuditChain(), .intact(count: 2))
     }
 
@@ -52,6 +53,9 @@ final class AuditLogTests: XCTestCase {
         assertStoreError(.constraintViolation) {
             try store.appendAudit(event: "", runID: nil, transactionID: nil, detailsJSON: "{}")
         }
+        assertStoreError(.invalidArgument) {
+            try store.appendAudit(event: "x.y", runID: nil, transactionID: "00", detailsJSON: "{}")
+        }
         XCTAssertEqual(try store.verifyAuditChain(), .intact(count: 0))
     }
 
@@ -76,22 +80,22 @@ final class AuditLogTests: XCTestCase {
     func testInsertsThatDoNotLinkAreRefused() throws {
         let store = try Fixture.store(self)
         try store.appendAudit(event: "a.b", runID: nil, transactionID: nil, detailsJSON: "{}")
-        let zeros = String(repeating: "0", count: 64)
-        let ones = String(repeating: "1", count: 64)
+        let zeros = "x'" + String(repeating: "0", count: 64) + "'"
+        let ones = "x'" + String(repeating: "1", count: 64) + "'"
         // Wrong prev_hash.
         let error = assertStoreError(.constraintViolation) {
             try store.executeUnchecked(
                 sql: """
-                    INSERT INTO audit_log VALUES (2, '2021-10-01T13:30:02.000Z', NULL, 'x.y', NULL, '{}', '\(zeros)', '\(ones)')
+                    INSERT INTO audit_log VALUES (2, '2021-10-01T13:30:02.000Z', NULL, 'x.y', NULL, '{}', \(zeros), \(ones))
                     """)
         }
         XCTAssertEqual(error?.sqliteExtendedCode, StoreError.sqliteConstraintTrigger)
         // A gap in seq.
-        let hash = try XCTUnwrap(try store.texts("SELECT hash FROM audit_log WHERE seq = 1").first ?? nil)
+        let hash = try XCTUnwrap(try store.texts("SELECT lower(hex(hash)) FROM audit_log WHERE seq = 1").first ?? nil)
         assertStoreError(.constraintViolation) {
             try store.executeUnchecked(
                 sql: """
-                    INSERT INTO audit_log VALUES (3, '2021-10-01T13:30:02.000Z', NULL, 'x.y', NULL, '{}', '\(hash)', '\(ones)')
+                    INSERT INTO audit_log VALUES (3, '2021-10-01T13:30:02.000Z', NULL, 'x.y', NULL, '{}', x'\(hash)', \(ones))
                     """)
         }
         XCTAssertEqual(try store.verifyAuditChain(), .intact(count: 1))
@@ -132,7 +136,7 @@ final class AuditLogTests: XCTestCase {
         try store.executeUnchecked(
             sql: """
                 DROP TRIGGER audit_log_no_update;
-                UPDATE audit_log SET hash = '\(String(repeating: "a", count: 64))' WHERE seq = 2;
+                UPDATE audit_log SET hash = x'\(String(repeating: "a", count: 64))' WHERE seq = 2;
                 """)
         guard case .broken(let seq, _) = try store.verifyAuditChain() else { return XCTFail("not detected") }
         XCTAssertEqual(seq, 2)

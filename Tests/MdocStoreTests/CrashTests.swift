@@ -1,8 +1,7 @@
 import Foundation
 import MdocChecks
+import MdocStore
 import XCTest
-
-@_spi(Testing) import MdocStore
 
 #if canImport(Glibc)
     import Glibc
@@ -119,13 +118,14 @@ final class CrashTests: XCTestCase {
         let committed = try store.int("SELECT count(*) FROM verification")
         XCTAssertEqual(committed % Int64(Self.batchSize), 0)
         XCTAssertEqual(try store.int("SELECT count(*) FROM txn"), committed)
-        XCTAssertEqual(try store.int("SELECT count(*) FROM run_transaction"), committed)
-        XCTAssertEqual(try store.int("SELECT count(*) FROM check_result_all"), committed * 30)
-        XCTAssertEqual(try store.int("SELECT count(*) FROM element"), committed * 12)
+        XCTAssertEqual(try store.int("SELECT count(*) FROM check_results"), committed)
+        XCTAssertEqual(try store.int("SELECT count(*) FROM check_failure"), committed / 4 * 2)
+        XCTAssertEqual(try store.int("SELECT count(*) FROM disclosure"), committed)
         XCTAssertEqual(
             try store.int("SELECT count(*) FROM audit_log WHERE event = 'transaction.verified'"), committed)
 
-        // Start-up of the next run: the killed run is marked, then the same work runs again.
+        // Start-up of the next run: the killed run (its process gone, its lease free) is marked,
+        // then the same work runs again.
         XCTAssertEqual(try store.markInterruptedRuns(), [Self.childRunID])
         try store.beginRun(Fixture.run("resume-run"))
         let batches = Int(committed) / Self.batchSize + 2
@@ -147,7 +147,7 @@ final class CrashTests: XCTestCase {
         }
         let total = Int64(batches * Self.batchSize)
         XCTAssertEqual(try store.int("SELECT count(*) FROM verification"), total)
-        XCTAssertEqual(try store.int("SELECT count(*) FROM check_result_all"), total * 30)
+        XCTAssertEqual(try store.int("SELECT count(*) FROM check_results"), total)
         let summary = try store.runSummary(runID: "resume-run")
         XCTAssertEqual(summary.transactions, Int(total))
         XCTAssertEqual(summary.reused, Int(committed))

@@ -1,8 +1,7 @@
 import Foundation
 import MdocChecks
+import MdocStore
 import XCTest
-
-@_spi(Testing) import MdocStore
 
 /// Builders for store tests: deterministic ids, runs and outcomes shaped like the pipeline's
 /// (≈30 checks, one document with 12 elements, DS + IACA certificates, input hashes).
@@ -20,6 +19,22 @@ enum Fixture {
     }
 
     static func transactionID(_ n: Int) -> String { hex(n, salt: 1) }
+
+    /// The bytes of lower-case hex text (what the store keeps of a hash).
+    static func bytes(_ hex: String) -> [UInt8] {
+        var bytes: [UInt8] = []
+        var index = hex.startIndex
+        while index < hex.endIndex, let next = hex.index(index, offsetBy: 2, limitedBy: hex.endIndex),
+            let byte = UInt8(hex[index..<next], radix: 16)
+        {
+            bytes.append(byte)
+            index = next
+        }
+        return bytes
+    }
+
+    /// A hash as the store keeps it, for comparing query results.
+    static func blob(_ hex: String) -> StoreValue { .blob(bytes(hex)) }
 
     static func run(_ id: String, time: Date = t0, isNow: Bool = false, startedAt: Date? = nil) -> RunInfo {
         RunInfo(
@@ -113,7 +128,8 @@ enum Fixture {
                 InputHash(path: "transaction.json", sha256: hex(n, salt: 3)),
                 InputHash(path: "device-response.cbor", sha256: hex(n, salt: 2)),
             ],
-            proofPath: "proofs/REF-\(n).cose", proofSHA256: hex(n, salt: 4), keepData: keepData)
+            proof: ProofLocation(file: "proofs/REF-\(n).cose", offset: 0, length: Int64(1000 + n), sha256: hex(n, salt: 4)),
+            keepData: keepData)
     }
 
     /// A fresh folder under the temporary directory, removed when the test ends.
@@ -127,33 +143,31 @@ enum Fixture {
 
     static func store(_ testCase: XCTestCase, clock: Date = t0) throws -> ReportStore {
         let folder = try temporaryFolder(testCase)
-        return try ReportStore(path: folder.appendingPathComponent("mdocverify.sqlite").path, clock: { clock })
+        return try ReportStore(path: folder.appendingPathComponent("mdocverify.sqlite").path, access: .readWrite, clock: { clock })
     }
 }
 
-/// Every table the schema creates (v1, `check_pass` of v3, `element_raw` and `input_file_raw`
-/// of v4, which replaced v1's `element` and `input_file` with views).
+/// Every table the schema creates.
 let allTables = [
-    "audit_log", "certificate", "check_pass", "check_result", "document", "element_raw", "image", "ingest_failure",
-    "input_file_raw", "run", "run_transaction", "txn", "verification", "verification_certificate",
-]
-
-/// The relations of schema v1 as a v1 (or v3) store has them as tables; since v4 `element` and
-/// `input_file` are views showing the same columns and values.
-let v1Relations = [
-    "run", "txn", "verification", "run_transaction", "check_result", "document", "element", "certificate",
-    "verification_certificate", "image", "input_file", "ingest_failure", "audit_log",
+    "audit_log", "certificate", "check_failure", "check_results", "disclosure", "document", "image", "ingest_failure",
+    "reused", "run", "txn", "verification",
 ]
 
 extension ReportStore {
-    /// Row count of each table, and of the views `check_result_all` (every check result),
-    /// `element` and `input_file`.
+    /// Row count of each table.
     func rowCounts() throws -> [String: Int64] {
         var counts: [String: Int64] = [:]
-        for table in allTables + ["check_result_all", "element", "input_file"] {
+        for table in allTables {
             counts[table] = try int("SELECT count(*) FROM \(table)")
         }
         return counts
+    }
+
+    /// The id of the current verification of transaction `n` of ``Fixture``.
+    func verificationID(_ n: Int) throws -> Int64 {
+        try int(
+            "SELECT v.id FROM verification v JOIN txn t ON t.id = v.transaction_id WHERE t.sha256 = ? AND v.superseded_by IS NULL",
+            [Fixture.blob(Fixture.transactionID(n))])
     }
 
     /// The single integer a query returns (test helper; fails the test by throwing otherwise).

@@ -1,8 +1,7 @@
 import Foundation
 import MdocChecks
+import MdocStore
 import XCTest
-
-@_spi(Testing) import MdocStore
 
 final class RecordTests: XCTestCase {
     func testRoundTripOfThreeVerdicts() throws {
@@ -29,18 +28,23 @@ final class RecordTests: XCTestCase {
         let counts = try store.rowCounts()
         XCTAssertEqual(counts["txn"], 3)
         XCTAssertEqual(counts["verification"], 3)
-        XCTAssertEqual(counts["run_transaction"], 3)
-        XCTAssertEqual(counts["check_result_all"], 90)
-        XCTAssertEqual(counts["check_result"], 3)  // two failures and one unchecked: passes are in check_pass
-        XCTAssertEqual(counts["check_pass"], 3)
+        XCTAssertEqual(counts["reused"], 0)
+        XCTAssertEqual(counts["check_results"], 3)  // one CBOR array of 30 results each
+        XCTAssertEqual(counts["check_failure"], 2)  // the two failures (an unchecked result is no failure)
         XCTAssertEqual(counts["document"], 3)
-        XCTAssertEqual(counts["element"], 36)
+        XCTAssertEqual(counts["disclosure"], 3)  // the 12 elements of each document
         XCTAssertEqual(counts["certificate"], 2)  // DS and IACA, shared by the three
-        XCTAssertEqual(counts["verification_certificate"], 6)
         XCTAssertEqual(counts["image"], 1)
-        XCTAssertEqual(counts["input_file"], 6)
         // run.started + one transaction.verified per outcome.
         XCTAssertEqual(counts["audit_log"], 4)
+        XCTAssertEqual(try store.checkResults(verificationIDs: [1, 2, 3]).mapValues(\.count), [1: 30, 2: 30, 3: 30])
+        XCTAssertEqual(try store.elements(verificationID: 1)[0]?.count, 12)
+        XCTAssertEqual(
+            try store.inputHashes(transactionID: Fixture.transactionID(2)),
+            [
+                InputHash(path: "transaction.json", sha256: Fixture.hex(2, salt: 3)),
+                InputHash(path: "device-response.cbor", sha256: Fixture.hex(2, salt: 2)),
+            ])
 
         // Direct SQL: the values as stored.
         XCTAssertEqual(
@@ -49,40 +53,39 @@ final class RecordTests: XCTestCase {
             [[.text("indeterminate"), .integer(1)], [.text("invalid"), .integer(1)], [.text("valid"), .integer(1)]])
         let failing = try store.query(
             sql: """
-                SELECT c.check_id, c.subject, c.detail, c.instant, c.evidence_json
-                FROM check_result c JOIN verification v ON v.id = c.verification_id
-                WHERE v.transaction_id = ? AND c.status = 'fail' ORDER BY c.seq
+                SELECT c.seq, c.check_id, c.subject, c.detail, c.instant
+                FROM check_failure c JOIN verification v ON v.id = c.verification_id JOIN txn t ON t.id = v.transaction_id
+                WHERE t.sha256 = ? ORDER BY c.seq
                 """,
-            arguments: [.text(Fixture.transactionID(2))])
+            arguments: [Fixture.blob(Fixture.transactionID(2))])
         XCTAssertEqual(
             failing,
             [
                 [
-                    .text("mso.digest"), .text("doc[0]/org.iso.18013.5.1/family_name"),
-                    .text("digest 7 of org.iso.18013.5.1 does not match"), .null, .text(#"[["digestID","7"]]"#),
+                    .integer(3), .text("mso.digest"), .text("doc[0]/org.iso.18013.5.1/family_name"),
+                    .text("digest 7 of org.iso.18013.5.1 does not match"), .null,
                 ],
-                [
-                    .text("issuer.ds.validity"), .text("cert[0]"), .text("DS expired"), .text("verification"),
-                    .text(#"[["notAfter","2022-10-01T00:00:00Z"]]"#),
-                ],
+                [.integer(4), .text("issuer.ds.validity"), .text("cert[0]"), .text("DS expired"), .text("verification")],
             ])
+        XCTAssertEqual(try store.checkResults(verificationIDs: [2])[2], Fixture.checks(for: .invalid))
         XCTAssertEqual(
             try store.query(
                 sql: """
                     SELECT doc_type, ds_fingerprint, mso_valid_from, mso_valid_until, mso_expected_update, digest_algorithm
-                    FROM document d JOIN verification v ON v.id = d.verification_id WHERE v.transaction_id = ?
+                    FROM document d JOIN verification v ON v.id = d.verification_id JOIN txn t ON t.id = v.transaction_id
+                    WHERE t.sha256 = ?
                     """,
-                arguments: [.text(Fixture.transactionID(1))]),
+                arguments: [Fixture.blob(Fixture.transactionID(1))]),
             [
                 [
-                    .text("org.iso.18013.5.1.mDL"), .text(Fixture.dsFingerprint), .text("2020-10-01T13:30:02.000Z"),
+                    .text("org.iso.18013.5.1.mDL"), Fixture.blob(Fixture.dsFingerprint), .text("2020-10-01T13:30:02.000Z"),
                     .text("2021-10-01T13:30:02.000Z"), .null, .text("SHA-256"),
                 ]
             ])
         XCTAssertEqual(
-            try store.query(
-                sql: "SELECT namespace, identifier, digest_id, digest_hex FROM element WHERE seq = 7 LIMIT 1"),
-            [[.text("org.iso.18013.5.1"), .text("element_7"), .integer(7), .text(Fixture.hex(7, salt: 0xd1))]])
+            try store.elements(verificationID: 1)[0]?[7],
+            ElementSummary(
+                namespace: "org.iso.18013.5.1", identifier: "element_7", digestID: 7, digestHex: Fixture.hex(7, salt: 0xd1)))
         XCTAssertEqual(
             try store.query(sql: "SELECT outcome, output_bytes, quality, scale_denominator, passes FROM image"),
             [[.text("reencoded"), .integer(998_000), .integer(85), .integer(2), .integer(4)]])
@@ -91,7 +94,10 @@ final class RecordTests: XCTestCase {
                 "SELECT json_extract(details_json, '$.verdictNow') FROM audit_log WHERE event = 'transaction.verified' ORDER BY seq"),
             ["valid", "invalid", "indeterminate"])
         XCTAssertEqual(try store.proofs(runID: "r1").map(\.referenceCode), ["REF-1", "REF-2", "REF-3"])
-        XCTAssertEqual(try store.proofs(runID: "r1").first?.sha256, Fixture.hex(1, salt: 4))
+        XCTAssertEqual(
+            try store.proofs(runID: "r1").first?.location,
+            ProofLocation(file: "proofs/REF-1.cose", offset: 0, length: 1001, sha256: Fixture.hex(1, salt: 4)))
+        XCTAssertEqual(try store.proofs(runID: "r1").first?.runID, "r1")
         XCTAssertTrue(try store.integrityCheck())
         XCTAssertEqual(try store.verifyAuditChain(), .intact(count: 4))
     }
@@ -128,15 +134,9 @@ final class RecordTests: XCTestCase {
         var expected = counts
         expected["txn", default: 0] += 1
         expected["verification", default: 0] += 1
-        expected["run_transaction", default: 0] += 1
-        expected["check_result_all", default: 0] += 30
-        expected["check_pass", default: 0] += 1
+        expected["check_results", default: 0] += 1
         expected["document", default: 0] += 1
-        expected["element", default: 0] += 12
-        expected["element_raw", default: 0] += 12
-        expected["verification_certificate", default: 0] += 2
-        expected["input_file", default: 0] += 2
-        expected["input_file_raw", default: 0] += 2
+        expected["disclosure", default: 0] += 1
         expected["audit_log", default: 0] += 1
         XCTAssertEqual(try store.rowCounts(), expected)
         var after = try store.runSummary(runID: "r1")
@@ -153,7 +153,7 @@ final class RecordTests: XCTestCase {
         try store.beginRun(Fixture.run("r1"))
         try store.record([Fixture.outcome(1), Fixture.outcome(1)], runID: "r1")
         XCTAssertEqual(try store.int("SELECT count(*) FROM verification"), 1)
-        XCTAssertEqual(try store.int("SELECT count(*) FROM check_result_all"), 30)
+        XCTAssertEqual(try store.checkResults(verificationIDs: [1])[1]?.count, 30)
     }
 
     func testPriorVerificationMatchesTheExactInstantOnly() throws {
@@ -170,11 +170,12 @@ final class RecordTests: XCTestCase {
         XCTAssertEqual(prior.verdictNow, .invalid)
         XCTAssertEqual(prior.verdictAtCapture, .invalid)
         XCTAssertEqual(prior.referenceCode, "REF-1")
-        XCTAssertEqual(prior.proofPath, "proofs/REF-1.cose")
+        XCTAssertEqual(prior.proof?.file, "proofs/REF-1.cose")
+        XCTAssertEqual(prior.proof?.sha256, Fixture.hex(1, salt: 4))
         XCTAssertEqual(prior.verificationTime, Fixture.t0)
         XCTAssertTrue(prior.dataKept)
         XCTAssertEqual(
-            prior.verificationID, try store.int("SELECT id FROM verification WHERE transaction_id = ?", [.text(id)]))
+            prior.verificationID, try store.verificationID(1))
 
         // Sub-millisecond differences are the same instant; a millisecond is not.
         XCTAssertNotNil(
@@ -248,18 +249,16 @@ final class RecordTests: XCTestCase {
         let store = try Fixture.store(self)
         try store.beginRun(Fixture.run("r1"))
         try store.record([Fixture.outcome(1), Fixture.outcome(2, valueJSON: #""Mustermann""#)], runID: "r1")
-        XCTAssertEqual(try store.int("SELECT count(*) FROM element"), 24)
+        let first = try store.elements(verificationID: try store.verificationID(1))
+        let second = try store.elements(verificationID: try store.verificationID(2))
+        XCTAssertEqual(first[0]?.count, 12)
+        XCTAssertEqual(second[0]?.count, 12)
+        XCTAssertEqual(first[0]?.compactMap(\.valueJSON), [])
         XCTAssertEqual(
-            try store.query(sql: "SELECT identifier, value_json FROM element WHERE value_json IS NOT NULL"),
-            [[.text("element_0"), .text(#""Mustermann""#)]])
-        XCTAssertEqual(
-            try store.int(
-                """
-                SELECT count(*) FROM element e JOIN document d ON d.id = e.document_id
-                JOIN verification v ON v.id = d.verification_id
-                WHERE v.transaction_id = ? AND e.value_json IS NOT NULL
-                """, [.text(Fixture.transactionID(1))]),
-            0)
+            second[0]?.compactMap { element in element.valueJSON.map { [element.identifier, $0] } }, [["element_0", #""Mustermann""#]])
+        // A value that is not JSON is refused.
+        let bad = Fixture.outcome(3, valueJSON: "Mustermann")
+        assertStoreError(.invalidArgument) { try store.record([bad], runID: "r1") }
     }
 
     func testExpiredConsentKeepsOnlyTheVerdictsAndTheConsentCheck() throws {
@@ -274,21 +273,20 @@ final class RecordTests: XCTestCase {
         let counts = try store.rowCounts()
         XCTAssertEqual(counts["txn"], 1)
         XCTAssertEqual(counts["verification"], 1)
-        XCTAssertEqual(counts["run_transaction"], 1)
-        XCTAssertEqual(counts["check_result_all"], 1)
-        XCTAssertEqual(counts["check_result"], 1)
-        XCTAssertEqual(counts["check_pass"], 0)
-        for table in ["document", "element", "image", "certificate", "verification_certificate", "input_file"] {
+        XCTAssertEqual(counts["check_results"], 1)
+        XCTAssertEqual(counts["check_failure"], 1)
+        for table in ["document", "disclosure", "image", "certificate"] {
             XCTAssertEqual(counts[table], 0, table)
         }
         XCTAssertEqual(
-            try store.query(sql: "SELECT check_id, status FROM check_result"),
-            [[.text("consent.window"), .text("fail")]])
+            try store.checkResults(verificationIDs: [1]),
+            [1: [CheckResult("consent.window", .fail, "consent expired", evidence: [Evidence("expiresAt", "2021-12-20")])]])
         XCTAssertEqual(
             try store.query(
-                sql: "SELECT verdict_now, consent_state, data_kept, proof_path FROM verification"),
-            [[.text("invalid"), .text("expired"), .integer(0), .null]])
-        XCTAssertEqual(try store.texts("SELECT consent_reference FROM txn"), ["consent-1"])
+                sql: "SELECT verdict_now, consent_state, data_kept, proof_file, proof_sha256 FROM verification"),
+            [[.text("invalid"), .text("expired"), .integer(0), .null, .null]])
+        XCTAssertEqual(try store.query(sql: "SELECT consent_reference, inputs FROM txn"), [[.text("consent-1"), .null]])
+        XCTAssertEqual(try store.inputHashes(transactionID: Fixture.transactionID(1)), [])
         let prior = try store.priorVerification(
             transactionID: Fixture.transactionID(1), trustSnapshotHash: Fixture.snapshot,
             verificationTime: Fixture.t0, freshFor: nil)
@@ -421,7 +419,7 @@ final class RecordTests: XCTestCase {
         try store.recordReused(reused, runID: "r2")
         XCTAssertEqual(try store.rowCounts(), counts)
         XCTAssertEqual(counts["verification"], 2)
-        XCTAssertEqual(counts["run_transaction"], 4)
+        XCTAssertEqual(counts["reused"], 2)
 
         let summary = try store.runSummary(runID: "r2")
         XCTAssertEqual(summary.transactions, 2)
@@ -461,7 +459,8 @@ final class RecordTests: XCTestCase {
                 [.integer(1), .text("r1"), .text("valid"), .integer(2)],
                 [.integer(2), .text("r2"), .text("invalid"), .null],
             ])
-        XCTAssertEqual(try store.int("SELECT count(*) FROM check_result_all"), 60)
+        XCTAssertEqual(try store.int("SELECT count(*) FROM check_results"), 2)
+        XCTAssertEqual(try store.checkResults(verificationIDs: [1, 2]).mapValues(\.count), [1: 30, 2: 30])
         XCTAssertEqual(try store.runSummary(runID: "r1").verdictNow[.valid], 1)
         XCTAssertEqual(try store.runSummary(runID: "r2").verdictNow[.invalid], 1)
         let prior = try store.priorVerification(
@@ -505,8 +504,8 @@ final class RecordTests: XCTestCase {
         XCTAssertEqual(try store.int("SELECT count(*) FROM txn"), 0)
     }
 
-    /// Texts are bound from one buffer per row (InsertStatement): empty, non-ASCII and long
-    /// texts, next to hashes and NULLs in the same rows, come back exactly.
+    /// Empty, non-ASCII and long texts, next to hashes and NULLs in the same rows and CBOR
+    /// values, come back exactly.
     func testTextsOfEveryShapeComeBackExactly() throws {
         let store = try Fixture.store(self)
         try store.beginRun(Fixture.run("r1"))
@@ -521,30 +520,27 @@ final class RecordTests: XCTestCase {
         XCTAssertEqual(
             try store.query(sql: "SELECT display_name, source FROM txn WHERE reference_code = 'REF-1'"),
             [[.text("bündel name"), .text("")]])
-        XCTAssertEqual(
-            try store.query(sql: "SELECT namespace, digest_hex FROM element WHERE seq = 1 ORDER BY document_id"),
-            [[.text("org.iso.18013.5.1.ΑΒΓ"), .null], [.text("org.iso.18013.5.1"), .text(Fixture.hex(1, salt: 0xd1))]])
-        XCTAssertEqual(
-            try store.texts("SELECT value_json FROM element WHERE value_json IS NOT NULL"), [#""Ærøskøbing \u0000 日本""#])
+        XCTAssertEqual(try store.elements(verificationID: 1)[0]?[1].namespace, "org.iso.18013.5.1.ΑΒΓ")
+        XCTAssertNil(try store.elements(verificationID: 1)[0]?[1].digestHex)
+        XCTAssertEqual(try store.elements(verificationID: 2)[0]?[1].digestHex, Fixture.hex(1, salt: 0xd1))
+        XCTAssertEqual(try store.elements(verificationID: 1)[0]?[0].valueJSON, #""Ærøskøbing \u0000 日本""#)
         let results = try store.checkResults(verificationIDs: [1])
         XCTAssertEqual(results[1]?.first, outcome.checks[0])
         XCTAssertEqual(results[1], outcome.checks)
     }
 
-    func testDigestIDsBeyondInt64AreStoredAsNull() throws {
+    /// Digest ids are CBOR unsigned integers: every value of the type comes back, none is lost.
+    func testDigestIDsOfEveryWidthComeBackExactly() throws {
         let store = try Fixture.store(self)
         try store.beginRun(Fixture.run("r1"))
         var outcome = Fixture.outcome(1)
-        outcome.documents[0].elements[0].digestID = UInt64(Int64.max)
-        outcome.documents[0].elements[1].digestID = UInt64(Int64.max) + 1
+        let ids: [UInt64?] = [UInt64(Int64.max), UInt64(Int64.max) + 1, UInt64.max, 0, 23, 24, 255, 256, 65_536, nil]
+        for (index, id) in ids.enumerated() { outcome.documents[0].elements[index].digestID = id }
         try store.record([outcome], runID: "r1")
-        XCTAssertEqual(
-            try store.query(sql: "SELECT digest_id FROM element WHERE seq < 2 ORDER BY seq"),
-            [[.integer(Int64.max)], [.null]])
+        XCTAssertEqual(try store.elements(verificationID: 1)[0]?.prefix(ids.count).map(\.digestID), ids)
     }
 
-    /// Elements, input hashes, certificates and failed checks go in multi-row statements of at
-    /// most 16 rows: any count is stored whole and in order.
+    /// Elements, input hashes and check results of any count are stored whole and in order.
     func testRowsOfEveryCountAreStoredInOrder() throws {
         let store = try Fixture.store(self)
         try store.beginRun(Fixture.run("r1"))
@@ -560,19 +556,18 @@ final class RecordTests: XCTestCase {
         for (index, count) in counts.enumerated() {
             let verification = Int64(index + 1)
             XCTAssertEqual(
-                try store.query(
-                    sql: "SELECT seq, identifier FROM element e JOIN document d ON d.id = e.document_id WHERE d.verification_id = ? ORDER BY seq",
-                    arguments: [.integer(verification)]),
-                (0..<count).map { [.integer(Int64($0)), .text("element_\($0)")] }, "\(count) elements")
+                try store.elements(verificationID: verification)[0]?.map(\.identifier) ?? [],
+                (0..<count).map { "element_\($0)" }, "\(count) elements")
             XCTAssertEqual(
-                try store.texts(
-                    "SELECT path FROM input_file WHERE transaction_id = ? ORDER BY seq", [.text(Fixture.transactionID(index + 1))]),
+                try store.inputHashes(transactionID: Fixture.transactionID(index + 1)).map(\.path),
                 (0..<count).map { "file-\($0)" }, "\(count) input files")
+            XCTAssertEqual(
+                try store.int("SELECT count(*) FROM check_failure WHERE verification_id = ?", [.integer(verification)]),
+                Int64(count), "\(count) failures indexed")
             XCTAssertEqual(
                 try store.checkResults(verificationIDs: [verification])[verification] ?? [], outcomes[index].checks,
                 "\(count) checks")
         }
-        XCTAssertEqual(try store.int("SELECT count(*) FROM verification_certificate"), Int64(2 * counts.count))
     }
 
     func testConcurrentWritersFromManyThreads() throws {

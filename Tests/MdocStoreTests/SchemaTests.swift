@@ -1,8 +1,9 @@
 import Foundation
+import GRDB
 import MdocChecks
 import XCTest
 
-@_spi(Testing) import MdocStore
+@testable import MdocStore
 
 final class SchemaTests: XCTestCase {
     func testMigrationCreatesEveryTableIndexAndTrigger() throws {
@@ -10,39 +11,33 @@ final class SchemaTests: XCTestCase {
         let tables = try store.texts(
             "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' AND name <> 'grdb_migrations' ORDER BY name")
         XCTAssertEqual(tables, allTables)
-        XCTAssertEqual(
-            try store.texts("SELECT name FROM sqlite_master WHERE type = 'view' ORDER BY name"),
-            ["check_result_all", "element", "input_file", "proof", "txn_latest"])
+        XCTAssertEqual(try store.texts("SELECT name FROM sqlite_master WHERE type = 'view'"), [], "no views")
         let triggers = try store.texts("SELECT name FROM sqlite_master WHERE type = 'trigger' ORDER BY name")
         XCTAssertEqual(triggers, ["audit_log_link", "audit_log_no_delete", "audit_log_no_update"])
-        // What reports group by is indexed: verdicts, check id + status, DS fingerprint, source,
-        // capture day, run.
-        let indexes = Set(try store.texts("SELECT name FROM sqlite_master WHERE type = 'index'").compactMap { $0 })
-        for name in [
-            "verification_verdicts", "check_result_failed", "document_ds",
-            "txn_source", "txn_capture_day", "verification_run", "txn_response", "verification_key",
-            "verification_history",
-        ] {
-            XCTAssertTrue(indexes.contains(name), name)
-        }
-        // v3 dropped the index on every (check id, status) pair: nothing reads it.
-        XCTAssertFalse(indexes.contains("check_result_check_status"))
-        XCTAssertEqual(try store.schemaVersion(), 4)
-        XCTAssertEqual(try store.texts("SELECT identifier FROM grdb_migrations"), ["v1", "v2", "v3", "v4"])
+        // Only what lookups and reports read: the response hash (replays), the verification key
+        // (reuse), each transaction's history (changes), a run's verifications and audit entries.
+        XCTAssertEqual(
+            try store.texts("SELECT name FROM sqlite_master WHERE type = 'index' AND sql IS NOT NULL ORDER BY name"),
+            ["audit_log_run", "txn_response", "verification_history", "verification_key", "verification_run"])
+        XCTAssertEqual(try store.schemaVersion(), 1)
+        XCTAssertEqual(try store.int("PRAGMA application_id"), 0x6d64_7673)  // "mdvs"
+        XCTAssertEqual(try store.texts("SELECT identifier FROM grdb_migrations"), ["v1"])
         XCTAssertEqual(try store.int("PRAGMA foreign_keys"), 1)
         XCTAssertEqual(try store.texts("PRAGMA journal_mode"), ["wal"])
     }
 
+    /// What reports and summaries read is read through indexes, in key order.
     func testReportQueriesUseTheIndexes() throws {
         let store = try Fixture.store(self)
-        XCTAssertTrue(
-            try store.plan("SELECT check_id, count(*) FROM check_result WHERE status = 'fail' GROUP BY check_id")
-                .contains("check_result_failed"))
-        XCTAssertTrue(try store.plan("SELECT count(*) FROM document WHERE ds_fingerprint = 'x'").contains("document_ds"))
-        XCTAssertTrue(
-            try store.plan("SELECT substr(captured_at, 1, 10), count(*) FROM txn GROUP BY substr(captured_at, 1, 10)")
-                .contains("txn_capture_day"))
-        XCTAssertTrue(try store.plan("SELECT source, count(*) FROM txn GROUP BY source").contains("txn_source"))
+        let run = try store.plan("SELECT id FROM verification WHERE run_id = 'r'")
+        XCTAssertTrue(run.contains("verification_run"), run)
+        let previous = try store.plan(
+            "SELECT verdict_now FROM verification WHERE transaction_id = 1 AND id < 9 ORDER BY id DESC LIMIT 1")
+        XCTAssertTrue(previous.contains("COVERING INDEX verification_history"), previous)
+        let documents = try store.plan("SELECT ds_fingerprint FROM document WHERE verification_id = 1")
+        XCTAssertTrue(documents.contains("SEARCH document USING PRIMARY KEY"), documents)
+        let reused = try store.plan("SELECT verification_id FROM reused WHERE run_id = 'r'")
+        XCTAssertTrue(reused.contains("SEARCH reused USING PRIMARY KEY"), reused)
     }
 
     func testReopeningDoesNotRerunMigrationsAndKeepsData() throws {
@@ -54,10 +49,12 @@ final class SchemaTests: XCTestCase {
             try store.record([Fixture.outcome(1)], runID: "r1")
         }
         let reopened = try ReportStore(path: path)
-        XCTAssertEqual(try reopened.texts("SELECT identifier FROM grdb_migrations"), ["v1", "v2", "v3", "v4"])
-        XCTAssertEqual(try reopened.schemaVersion(), 4)
+        XCTAssertEqual(try reopened.texts("SELECT identifier FROM grdb_migrations"), ["v1"])
+        XCTAssertEqual(try reopened.schemaVersion(), 1)
         XCTAssertEqual(try reopened.int("SELECT count(*) FROM verification"), 1)
         XCTAssertEqual(try reopened.latestRunID(), "r1")
+        let reader = try ReportStore(path: path, access: .readOnly)
+        XCTAssertEqual(try reader.latestRunID(), "r1")
     }
 
     func testDatabaseOfANewerBuildIsRefused() throws {
@@ -67,7 +64,109 @@ final class SchemaTests: XCTestCase {
             let store = try ReportStore(path: path)
             try store.executeUnchecked(sql: "INSERT INTO grdb_migrations (identifier) VALUES ('v99')")
         }
-        assertStoreError(.schemaTooNew) { try ReportStore(path: path) }
+        let error = assertStoreError(.schemaTooNew) { try ReportStore(path: path) }
+        XCTAssertTrue(error?.reason.contains("--db") == true, "\(String(describing: error))")
+        assertStoreError(.schemaTooNew) { try ReportStore(path: path, access: .readOnly) }
+    }
+
+    /// A store written by a build before the frozen schema (GRDB's migrations v1…v4, the tables
+    /// of those builds, no application id) is refused with what to do, and left as it was.
+    func testStoreOfAnEarlierBuildIsRefusedUntouched() throws {
+        let folder = try Fixture.temporaryFolder(self)
+        let path = folder.appendingPathComponent("old.sqlite").path
+        try Self.sqlite(path, """
+            CREATE TABLE grdb_migrations (identifier TEXT NOT NULL PRIMARY KEY);
+            INSERT INTO grdb_migrations VALUES ('v1'), ('v2'), ('v3'), ('v4');
+            CREATE TABLE run (id TEXT PRIMARY KEY);
+            CREATE TABLE txn (id TEXT PRIMARY KEY);
+            CREATE TABLE verification (id INTEGER PRIMARY KEY);
+            CREATE TABLE audit_log (seq INTEGER PRIMARY KEY);
+            PRAGMA user_version = 4;
+            """)
+        let before = try Data(contentsOf: URL(fileURLWithPath: path))
+        for access in [ReportStore.Access.readWrite, .readOnly] {
+            let error = assertStoreError(.schemaTooOld) { try ReportStore(path: path, access: access) }
+            XCTAssertTrue(error?.reason.contains("earlier build") == true, "\(String(describing: error))")
+            XCTAssertTrue(error?.reason.contains("--db") == true, "\(String(describing: error))")
+        }
+        XCTAssertEqual(try Data(contentsOf: URL(fileURLWithPath: path)), before)
+        XCTAssertFalse(FileManager.default.fileExists(atPath: path + "-wal"))
+    }
+
+    /// Files that are not stores are refused, whether opened for writing or reading, and
+    /// nothing is written to them: an empty file, text, another application's database.
+    func testFilesThatAreNotStoresAreRefusedUntouched() throws {
+        let folder = try Fixture.temporaryFolder(self)
+        let empty = folder.appendingPathComponent("empty.sqlite").path
+        XCTAssertTrue(FileManager.default.createFile(atPath: empty, contents: Data()))
+        let text = folder.appendingPathComponent("notes.sqlite").path
+        try Data(String(repeating: "not a database\n", count: 20).utf8).write(to: URL(fileURLWithPath: text))
+        let other = folder.appendingPathComponent("other.sqlite").path
+        try Self.sqlite(other, "CREATE TABLE contacts (name TEXT); INSERT INTO contacts VALUES ('Ada');")
+        let emptySQLite = folder.appendingPathComponent("empty-sqlite.sqlite").path
+        try Self.sqlite(emptySQLite, "PRAGMA user_version = 7;")
+        for (path, what) in [(empty, "an empty file"), (text, "not a SQLite database"), (other, "another application"),
+                             (emptySQLite, "another application")] {
+            let before = try Data(contentsOf: URL(fileURLWithPath: path))
+            for access in [ReportStore.Access.readWrite, .readOnly] {
+                let error = assertStoreError(.notAStore) { try ReportStore(path: path, access: access) }
+                XCTAssertTrue(error?.reason.contains(what) == true, "\(String(describing: error))")
+                XCTAssertTrue(error?.reason.contains("nothing was written") == true, "\(String(describing: error))")
+            }
+            XCTAssertEqual(try Data(contentsOf: URL(fileURLWithPath: path)), before, path)
+            XCTAssertFalse(FileManager.default.fileExists(atPath: path + "-wal"), path)
+        }
+        let directory = folder.appendingPathComponent("a-folder").path
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        assertStoreError(.cannotOpen) { try ReportStore(path: directory) }
+        // A FIFO is refused before it is read (a read would wait for a writer forever).
+        let fifo = folder.appendingPathComponent("fifo.sqlite").path
+        XCTAssertEqual(mkfifo(fifo, 0o600), 0)
+        for access in [ReportStore.Access.readWrite, .readOnly] {
+            let error = assertStoreError(.cannotOpen) { try ReportStore(path: fifo, access: access) }
+            XCTAssertTrue(error?.reason.contains("not a regular file") == true, "\(String(describing: error))")
+        }
+    }
+
+    /// Opened for reading, a store writes nothing and a missing store is not created.
+    func testReadOnlyAccessWritesNothing() throws {
+        let folder = try Fixture.temporaryFolder(self)
+        let missing = folder.appendingPathComponent("none.sqlite").path
+        assertStoreError(.notFound) { try ReportStore(path: missing, access: .readOnly) }
+        XCTAssertFalse(FileManager.default.fileExists(atPath: missing))
+        let path = folder.appendingPathComponent("db.sqlite").path
+        do {
+            let store = try ReportStore(path: path)
+            try store.beginRun(Fixture.run("r1"))
+            try store.record([Fixture.outcome(1)], runID: "r1")
+            try store.finishRun(id: "r1", finishedAt: Fixture.t0, manifestPath: nil, merkleRoot: nil, proofCount: 1)
+        }
+        let before = try Data(contentsOf: URL(fileURLWithPath: path))
+        let reader = try ReportStore(path: path, access: .readOnly)
+        assertStoreError(.readOnly) { try reader.beginRun(Fixture.run("r2")) }
+        assertStoreError(.readOnly) { try reader.appendAudit(event: "x.y", runID: nil, transactionID: nil, detailsJSON: "{}") }
+        XCTAssertEqual(try reader.runSummary(runID: "r1").transactions, 1)
+        XCTAssertEqual(try Data(contentsOf: URL(fileURLWithPath: path)), before)
+    }
+
+    /// A new store appears whole: made under another name and linked into place, so no other
+    /// process ever opens a half-made file, and one made meanwhile by another process is kept.
+    func testANewStoreIsCreatedWholeAndNeverReplacesAFile() throws {
+        let folder = try Fixture.temporaryFolder(self)
+        let path = folder.appendingPathComponent("db.sqlite").path
+        let errors = ErrorBox()
+        DispatchQueue.concurrentPerform(iterations: 6) { _ in
+            do {
+                let store = try ReportStore(path: path)
+                _ = try store.latestRunID()
+            } catch {
+                errors.add(error)
+            }
+        }
+        XCTAssertEqual(errors.all.count, 0, "\(errors.all)")
+        let left = try FileManager.default.contentsOfDirectory(atPath: folder.path).filter { $0.contains("creating") }
+        XCTAssertEqual(left, [], "no temporary file is left")
+        XCTAssertEqual(try ReportStore(path: path).schemaVersion(), 1)
     }
 
     func testOpeningCreatesParentFolders() throws {
@@ -84,6 +183,26 @@ final class SchemaTests: XCTestCase {
         assertStoreError(.cannotOpen) { try ReportStore(path: blocker.appendingPathComponent("db.sqlite").path) }
     }
 
+    /// SQLite's messages can quote bytes of a damaged file: they reach people with their control
+    /// characters escaped.
+    func testSQLiteMessagesAreMadePrintable() {
+        let error = StoreError.wrapping(
+            DatabaseError(resultCode: .SQLITE_CORRUPT, message: "malformed database schema (x\u{1b}[31m\u{0}y)"))
+        XCTAssertEqual(error.code, .database)
+        XCTAssertEqual(error.reason, "malformed database schema (x\\u{1b}[31m\\u{0}y)")
+        XCTAssertTrue(error.description.contains("SQLite 11: the database file is damaged"), error.description)
+    }
+
+    /// Every SQLite error a user can meet comes with words.
+    func testSQLiteCodesAreExplained() {
+        for code: Int32 in [3, 5, 8, 10, 11, 13, 14, 26, 275, 1811, 2067] {
+            XCTAssertFalse(StoreError.meaning(ofSQLiteCode: code).hasPrefix("SQLite result code"), "\(code)")
+        }
+        let error = StoreError.Code.database
+        XCTAssertEqual(error.rawValue, "store.database")
+        XCTAssertTrue(StoreError.meaning(ofSQLiteCode: 14).contains("read-only"))
+    }
+
     /// docs/schema.md carries the schema verbatim: every CREATE statement SQLite holds appears in it.
     func testDocumentedSchemaMatchesTheDatabase() throws {
         let docs = URL(fileURLWithPath: #filePath)
@@ -93,7 +212,7 @@ final class SchemaTests: XCTestCase {
         let store = try Fixture.store(self)
         let statements = try store.query(
             sql: "SELECT name, sql FROM sqlite_master WHERE sql IS NOT NULL AND name <> 'grdb_migrations'")
-        XCTAssertGreaterThan(statements.count, 30)
+        XCTAssertGreaterThan(statements.count, 15)
         for row in statements {
             guard let name = row.first?.text, let sql = row.last?.text else {
                 XCTFail("unexpected row \(row)")
@@ -106,8 +225,7 @@ final class SchemaTests: XCTestCase {
     func testForeignKeysAreEnforced() throws {
         let store = try Fixture.store(self)
         let error = assertStoreError(.constraintViolation) {
-            try store.executeUnchecked(
-                sql: "INSERT INTO check_result VALUES (42, 0, 'mso.digest', 'pass', NULL, '', '', '[]')")
+            try store.executeUnchecked(sql: "INSERT INTO check_failure VALUES (42, 0, 'mso.digest', NULL, '', '')")
         }
         XCTAssertEqual(error?.sqliteExtendedCode, 787)  // SQLITE_CONSTRAINT_FOREIGNKEY
         XCTAssertEqual(try store.foreignKeyViolations(), 0)
@@ -115,7 +233,7 @@ final class SchemaTests: XCTestCase {
         try store.executeUnchecked(
             sql: """
                 PRAGMA foreign_keys = OFF;
-                INSERT INTO check_result VALUES (42, 0, 'mso.digest', 'pass', NULL, '', '', '[]');
+                INSERT INTO check_failure VALUES (42, 0, 'mso.digest', NULL, '', '');
                 PRAGMA foreign_keys = ON;
                 """)
         XCTAssertEqual(try store.foreignKeyViolations(), 1)
@@ -124,40 +242,47 @@ final class SchemaTests: XCTestCase {
     func testQueryIsReadOnly() throws {
         let store = try Fixture.store(self)
         try store.beginRun(Fixture.run("r1"))
-        assertStoreError(.database) { try store.query(sql: "DELETE FROM run") }
+        assertStoreError(.readOnly) { try store.query(sql: "DELETE FROM run") }
         XCTAssertEqual(try store.int("SELECT count(*) FROM run"), 1)
         XCTAssertEqual(
             try store.query(sql: "SELECT ?, ?, ?, ?", arguments: [.integer(7), .text("x"), .null, .blob([1, 2])]),
             [[.integer(7), .text("x"), .null, .blob([1, 2])]])
     }
 
-    func testViewsOfProofsAndLatestVerdicts() throws {
+    /// Proofs as the store knows them: by run (what its manifest commits to, reused ones
+    /// included) and by reference code or transaction id (every verification's, newest first).
+    func testProofsByRunAndByReference() throws {
         let store = try Fixture.store(self)
         try store.beginRun(Fixture.run("r1"))
         try store.record([Fixture.outcome(1, verdict: .valid), Fixture.outcome(2, verdict: .invalid)], runID: "r1")
         try store.beginRun(Fixture.run("r2"))
-        try store.record([Fixture.outcome(1, verdict: .invalid, snapshot: Fixture.otherSnapshot)], runID: "r2")
-        XCTAssertEqual(
-            try store.query(sql: "SELECT reference_code, verdict_now, trust_snapshot FROM txn_latest ORDER BY reference_code"),
-            [
-                [.text("REF-1"), .text("invalid"), .text(Fixture.otherSnapshot)],
-                [.text("REF-2"), .text("invalid"), .text(Fixture.snapshot)],
-            ])
-        XCTAssertEqual(try store.int("SELECT count(*) FROM proof"), 3)
-        XCTAssertEqual(
-            try store.texts("SELECT path FROM proof WHERE run_id = 'r2'"), ["proofs/REF-1.cose"])
+        var again = Fixture.outcome(1, verdict: .invalid, snapshot: Fixture.otherSnapshot)
+        again.proof = ProofLocation(file: "proofs/r2.cbor-seq", offset: 4_096, length: 2_000, sha256: Fixture.hex(9, salt: 4))
+        try store.record(StoreBatch(outcomes: [again], reused: [ReusedResult(transactionID: Fixture.transactionID(2), verificationID: 2)]), runID: "r2")
+        XCTAssertEqual(try store.proofs(runID: "r1").map(\.referenceCode), ["REF-1", "REF-2"])
+        XCTAssertEqual(try store.proofs(runID: "r2").map(\.location.file), ["proofs/r2.cbor-seq", "proofs/REF-2.cose"])
+        XCTAssertEqual(try store.proofs(runID: "r2").map(\.runID), ["r2", "r1"])
+        let byReference = try store.proofs(reference: "REF-1")
+        XCTAssertEqual(byReference.map(\.location.offset), [4_096, 0])
+        XCTAssertEqual(byReference.first?.transactionID, Fixture.transactionID(1))
+        XCTAssertEqual(try store.proofs(reference: Fixture.transactionID(1)), byReference)
+        XCTAssertEqual(try store.proofs(reference: "REF-9"), [])
     }
 
     func testSchemaRefusesValuesOutsideItsDomainAndTheBatchLeavesNothing() throws {
         let store = try Fixture.store(self)
         try store.beginRun(Fixture.run("r1"))
         let before = try store.rowCounts()
-        var bad = Fixture.outcome(3)
-        bad.documents[0].dsFingerprint = "D5"  // not lower-case hex SHA-256
+        var bad = Fixture.outcome(3, withImage: true)
+        bad.images[0].scaleDenominator = 0
         let error = assertStoreError(.constraintViolation) {
             try store.record([Fixture.outcome(1), Fixture.outcome(2), bad], runID: "r1")
         }
         XCTAssertEqual(error?.sqliteExtendedCode, 275)  // SQLITE_CONSTRAINT_CHECK
+        XCTAssertEqual(try store.rowCounts(), before)
+        var fingerprint = Fixture.outcome(3)
+        fingerprint.documents[0].dsFingerprint = "D5"  // not lower-case hex SHA-256
+        assertStoreError(.invalidArgument) { try store.record([Fixture.outcome(1), fingerprint], runID: "r1") }
         XCTAssertEqual(try store.rowCounts(), before)
 
         var badOptions = Fixture.run("r2")
@@ -198,5 +323,16 @@ final class SchemaTests: XCTestCase {
         var nan = Fixture.outcome(100)
         nan.capturedAt = Date(timeIntervalSince1970: .nan)
         assertStoreError(.invalidArgument) { try store.record([nan], runID: "r1") }
+    }
+
+    /// Writes a SQLite database that is not a store, with Python's sqlite3 module (another
+    /// application, or an earlier build of this one).
+    static func sqlite(_ path: String, _ sql: String) throws {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
+        process.arguments = ["-c", "import sqlite3, sys; c = sqlite3.connect(sys.argv[1]); c.executescript(sys.argv[2]); c.commit(); c.close()", path, sql]
+        try process.run()
+        process.waitUntilExit()
+        guard process.terminationStatus == 0 else { throw TestFailure("python3 sqlite3 failed for \(path)") }
     }
 }

@@ -79,15 +79,7 @@ public enum CLI {
         process.standardOutput = out
         process.standardError = err
         try process.run()
-        // stderr is drained on another thread so that neither pipe can fill up and block the run.
-        let errorText = Mutex(Data())
-        let drained = DispatchSemaphore(value: 0)
-        let errHandle = err.fileHandleForReading
-        DispatchQueue.global().async {
-            let data = errHandle.readDataToEndOfFile()
-            errorText.withLock { $0 = data }
-            drained.signal()
-        }
+        let errorText = drainInBackground(err.fileHandleForReading)
         var output = Data()
         let reader = out.fileHandleForReading
         while !output.contains(0x0a) {
@@ -99,9 +91,83 @@ public enum CLI {
         if interrupted { kill(process.processIdentifier, SIGINT) }
         output.append(reader.readDataToEndOfFile())
         process.waitUntilExit()
-        drained.wait()
+        let errorData = errorText()
         guard interrupted else { return nil }
         return Result(status: process.terminationStatus, stdout: String(decoding: output, as: UTF8.self),
-                      stderr: String(decoding: errorText.withLock { $0 }, as: UTF8.self))
+                      stderr: String(decoding: errorData, as: UTF8.self))
+    }
+}
+
+extension CLI {
+    /// Runs any executable to completion (cwd = package root), capturing its output.
+    public static func runProcess(_ executable: String, _ arguments: [String]) throws -> Result {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: executable)
+        process.arguments = arguments
+        process.currentDirectoryURL = packageRoot
+        return try collect(process)
+    }
+
+    /// A run of the binary started by ``start(_:)``.
+    public final class Running: @unchecked Sendable {
+        // Set once by the thread that drains the process, read after `done` is signalled.
+        private var result: Result?
+        private let done = DispatchSemaphore(value: 0)
+
+        init(_ process: Process) throws {
+            DispatchQueue.global().async { [self] in
+                result = try? CLI.collect(process)
+                done.signal()
+            }
+        }
+
+        /// Waits for the run to end; its status and output.
+        public func wait() -> Result {
+            done.wait()
+            done.signal()
+            return result ?? Result(status: -1, stdout: "", stderr: "could not run the binary")
+        }
+    }
+
+    /// Starts the binary with `arguments` (cwd = package root) without waiting for it.
+    public static func start(_ arguments: [String]) throws -> Running {
+        let process = Process()
+        process.executableURL = binary
+        process.arguments = arguments
+        process.currentDirectoryURL = packageRoot
+        return try Running(process)
+    }
+
+    /// Runs `process` to completion, draining standard output and error as it goes.
+    static func collect(_ process: Process) throws -> Result {
+        let out = Pipe(), err = Pipe()
+        process.standardOutput = out
+        process.standardError = err
+        process.standardInput = FileHandle.nullDevice
+        try process.run()
+        let errorText = drainInBackground(err.fileHandleForReading)
+        let outData = out.fileHandleForReading.readDataToEndOfFile()
+        let errorData = errorText()
+        process.waitUntilExit()
+        return Result(
+            status: process.terminationStatus, stdout: String(decoding: outData, as: UTF8.self),
+            stderr: String(decoding: errorData, as: UTF8.self))
+    }
+
+    /// Reads `handle` to its end on another thread, so that neither pipe of a process can fill
+    /// up and block it; the function returned waits for the end and gives what was read.
+    static func drainInBackground(_ handle: FileHandle) -> () -> Data {
+        let text = Mutex(Data())
+        let drained = DispatchSemaphore(value: 0)
+        DispatchQueue.global().async {
+            let data = handle.readDataToEndOfFile()
+            text.withLock { $0 = data }
+            drained.signal()
+        }
+        return {
+            drained.wait()
+            drained.signal()
+            return text.withLock { $0 }
+        }
     }
 }

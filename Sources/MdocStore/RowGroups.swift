@@ -1,10 +1,8 @@
-import MdocStore
-
 /// Groups streamed rows by the values of some of their columns, without the sort a SQL
 /// `GROUP BY` costs: for the report's aggregations over a million rows of the scope whose groups
 /// are few (capture day and kind, source, run, DS and IACA). SQLite groups by sorting every row
-/// (its sorter writes runs to temporary files and merges them: ~0.3–0.9 s per aggregation of a
-/// million rows); a hash of a few bytes per row costs far less (BENCHMARKS.md, "Reports").
+/// (its sorter writes runs to temporary files and merges them); a hash of a few bytes per row
+/// costs far less (BENCHMARKS.md, "Reports").
 ///
 /// Values group as SQLite's `GROUP BY` groups them under the BINARY collation: by storage class,
 /// then by bytes. Text is compared as UTF-8 bytes, never as Swift strings (`String` equality
@@ -34,20 +32,17 @@ struct RowGroups {
         key.bytes.removeAll(keepingCapacity: true)
     }
 
-    /// Adds column `index` of `row` to the key.
-    mutating func add(_ row: StoreRow, _ index: Int) {
+    /// Adds column `index` of `row` to the key (text, blob, integer or NULL; the report groups
+    /// no other storage class).
+    mutating func add(_ row: SQLiteRow, _ index: Int32) {
         if let bytes = row.utf8(index) {
             append(tag: 3, bytes)
-            return
-        }
-        switch row[index] {
-        case .null: key.bytes.append(0)
-        case .integer(let number): add(number)
-        case .real(let number): withUnsafeBytes(of: number.bitPattern) { append(tag: 2, $0.bindMemory(to: UInt8.self)) }
-        case .text(let text):
-            var text = text
-            text.withUTF8 { append(tag: 3, $0) }
-        case .blob(let bytes): bytes.withUnsafeBufferPointer { append(tag: 4, $0) }
+        } else if let bytes = row.blob(index) {
+            append(tag: 4, bytes)
+        } else if let number = row.int64(index) {
+            add(number)
+        } else {
+            key.bytes.append(0)
         }
     }
 
@@ -72,26 +67,24 @@ struct RowGroups {
     }
 
     /// How SQLite's `ORDER BY` with the BINARY collation orders column `index` of `row` (text
-    /// and blob values; TEXT-affinity columns hold nothing else but NULL): NULL first, then text
-    /// by bytes, then blobs by bytes. Compare with `lexicographicallyPrecedes`.
-    static func sortKey(_ row: StoreRow, _ index: Int) -> [UInt8] {
+    /// and blob values; TEXT-affinity columns hold nothing else but NULL): NULL first, then
+    /// numbers, then text by bytes, then blobs by bytes. Compare with `lexicographicallyPrecedes`.
+    static func sortKey(_ row: SQLiteRow, _ index: Int32) -> [UInt8] {
         if let bytes = row.utf8(index) { return [3] + Array(bytes) }
-        switch row[index] {
-        case .null: return [0]
-        case .text(let text): return [3] + Array(text.utf8)
-        case .blob(let bytes): return [4] + bytes
-        case .integer, .real: return [1]
-        }
+        if let bytes = row.blob(index) { return [4] + Array(bytes) }
+        return row.isNull(index) ? [0] : [1]
     }
 }
 
 /// Transactions of one group counted by their verdict now, as the report's streamed groups
 /// (sources, DS and IACA certificates) count them from `verdict_now`.
-struct VerdictTally {
-    var transactions = 0
-    var valid = 0
-    var invalid = 0
-    var indeterminate = 0
+package struct VerdictCounts: Sendable, Equatable {
+    package var transactions = 0
+    package var valid = 0
+    package var invalid = 0
+    package var indeterminate = 0
+
+    package init() {}
 
     private static let validText: StaticString = "valid"
     private static let invalidText: StaticString = "invalid"
@@ -112,7 +105,7 @@ struct VerdictTally {
     }
 
     /// Adds another group's counts.
-    mutating func add(_ other: VerdictTally) {
+    package mutating func add(_ other: VerdictCounts) {
         transactions += other.transactions
         valid += other.valid
         invalid += other.invalid

@@ -1,0 +1,180 @@
+import Foundation
+import MdocCBOR
+import MdocChecks
+
+/// The CBOR (RFC 8949) values the store keeps in BLOB columns (docs/schema.md, "CBOR columns"):
+///
+///     results  = [* result]                                  ; check_results.results
+///     result   = [check_id: tstr, status: tstr, instant: tstr / null,
+///                 subject: tstr, detail: tstr, evidence: [* [key: tstr, value: tstr]]]
+///     elements = [* [idx: uint, [* element]]]                ; disclosure.elements, by document
+///     element  = [namespace: tstr, identifier: tstr, digest_id: uint / null,
+///                 digest: bstr / null, value_json: tstr / null]
+///     inputs   = [* [path: tstr, sha256: bstr]]               ; txn.inputs
+///
+/// Written in deterministic encoding, straight into one buffer; read back with MdocCBOR's
+/// decoder, which refuses anything malformed (``StoreError/Code/corruptRow``).
+enum StoredResults {
+    // MARK: Check results
+
+    static func encode(_ results: [CheckResult]) -> Data {
+        var capacity = 8
+        for result in results {
+            capacity += result.id.rawValue.utf8.count + result.subject.utf8.count + result.detail.utf8.count + 32
+            for item in result.evidence { capacity += item.key.utf8.count + item.value.utf8.count + 12 }
+        }
+        var out: [UInt8] = []
+        out.reserveCapacity(capacity)
+        CBORNode.appendHead(major: 4, UInt64(results.count), to: &out)
+        for result in results {
+            CBORNode.appendHead(major: 4, 6, to: &out)
+            text(result.id.rawValue, &out)
+            text(result.status.rawValue, &out)
+            if let instant = result.instant { text(instant.rawValue, &out) } else { out.append(0xf6) }
+            text(result.subject, &out)
+            text(result.detail, &out)
+            CBORNode.appendHead(major: 4, UInt64(result.evidence.count), to: &out)
+            for item in result.evidence {
+                CBORNode.appendHead(major: 4, 2, to: &out)
+                text(item.key, &out)
+                text(item.value, &out)
+            }
+        }
+        return Data(out)
+    }
+
+    static func decodeResults(_ data: Data, verificationID: Int64) throws -> [CheckResult] {
+        let corrupt = StoreError(.corruptRow, "check_results.results of verification \(verificationID) is not an array of results")
+        guard let items = try? CBOR(decoding: [UInt8](data)).array else { throw corrupt }
+        return try items.map { item in
+            guard let fields = item.array, fields.count == 6, let id = fields[0].text, let statusText = fields[1].text,
+                let status = CheckStatus(rawValue: statusText), let subject = fields[3].text, let detail = fields[4].text,
+                let pairs = fields[5].array
+            else { throw corrupt }
+            var instant: CheckInstant?
+            if !fields[2].isNull {
+                guard let text = fields[2].text, let value = CheckInstant(rawValue: text) else { throw corrupt }
+                instant = value
+            }
+            let evidence = try pairs.map { pair -> Evidence in
+                guard let pair = pair.array, pair.count == 2, let key = pair[0].text, let value = pair[1].text else {
+                    throw corrupt
+                }
+                return Evidence(key, value)
+            }
+            return CheckResult(CheckID(id), status, detail, subject: subject, instant: instant, evidence: evidence)
+        }
+    }
+
+    // MARK: Disclosed elements
+
+    /// The elements of each document, by document index; `nil` when no document has any.
+    static func encode(elementsOf documents: [DocumentSummary]) throws -> Data? {
+        guard documents.contains(where: { !$0.elements.isEmpty }) else { return nil }
+        var out: [UInt8] = []
+        out.reserveCapacity(documents.reduce(8) { $0 + $1.elements.count * 96 })
+        CBORNode.appendHead(major: 4, UInt64(documents.count), to: &out)
+        for document in documents {
+            CBORNode.appendHead(major: 4, 2, to: &out)
+            CBORNode.appendHead(major: 0, UInt64(document.index), to: &out)
+            CBORNode.appendHead(major: 4, UInt64(document.elements.count), to: &out)
+            for element in document.elements {
+                CBORNode.appendHead(major: 4, 5, to: &out)
+                text(element.namespace, &out)
+                text(element.identifier, &out)
+                if let digestID = element.digestID { CBORNode.appendHead(major: 0, digestID, to: &out) } else { out.append(0xf6) }
+                if let hex = element.digestHex {
+                    guard let digest = StoreHash.bytes(hex: hex) else {
+                        throw StoreError(
+                            .invalidArgument,
+                            "the digest of \(element.namespace)/\(element.identifier) "
+                                + "is not lower-case hex with an even number of digits")
+                    }
+                    CBORNode.appendHead(major: 2, UInt64(digest.count), to: &out)
+                    out.append(contentsOf: digest)
+                } else {
+                    out.append(0xf6)
+                }
+                if let value = element.valueJSON { text(value, &out) } else { out.append(0xf6) }
+            }
+        }
+        return Data(out)
+    }
+
+    /// The elements of `data`, by document index.
+    static func decodeElements(_ data: Data, verificationID: Int64) throws -> [Int: [ElementSummary]] {
+        let corrupt = StoreError(.corruptRow, "disclosure.elements of verification \(verificationID) is not an array of documents")
+        guard let documents = try? CBOR(decoding: [UInt8](data)).array else { throw corrupt }
+        var result: [Int: [ElementSummary]] = [:]
+        for document in documents {
+            guard let pair = document.array, pair.count == 2, let number = pair[0].uint, let index = Int(exactly: number),
+                let items = pair[1].array
+            else { throw corrupt }
+            var elements: [ElementSummary] = []
+            elements.reserveCapacity(items.count)
+            for item in items {
+                guard let element = Self.element(item) else { throw corrupt }
+                elements.append(element)
+            }
+            result[index] = elements
+        }
+        return result
+    }
+
+    /// One `element` array, or `nil` when it does not have the documented shape.
+    private static func element(_ item: CBOR) -> ElementSummary? {
+        guard let fields = item.array, fields.count == 5, let namespace = fields[0].text, let identifier = fields[1].text
+        else { return nil }
+        var digestID: UInt64?
+        if !fields[2].isNull {
+            guard let value = fields[2].uint else { return nil }
+            digestID = value
+        }
+        var digestHex: String?
+        if !fields[3].isNull {
+            guard let bytes = fields[3].bytes else { return nil }
+            digestHex = StoreHash.hex(Data(bytes))
+        }
+        var valueJSON: String?
+        if !fields[4].isNull {
+            guard let text = fields[4].text else { return nil }
+            valueJSON = text
+        }
+        return ElementSummary(
+            namespace: namespace, identifier: identifier, digestID: digestID, digestHex: digestHex, valueJSON: valueJSON)
+    }
+
+    // MARK: Input files
+
+    static func encode(inputs: [InputHash]) throws -> Data? {
+        guard !inputs.isEmpty else { return nil }
+        var out: [UInt8] = []
+        out.reserveCapacity(8 + inputs.count * 80)
+        CBORNode.appendHead(major: 4, UInt64(inputs.count), to: &out)
+        for input in inputs {
+            let hash = try StoreHash.sha256(input.sha256, "the SHA-256 of input file \(input.path)")
+            CBORNode.appendHead(major: 4, 2, to: &out)
+            text(input.path, &out)
+            CBORNode.appendHead(major: 2, UInt64(hash.count), to: &out)
+            out.append(contentsOf: hash)
+        }
+        return Data(out)
+    }
+
+    static func decodeInputs(_ data: Data) throws -> [InputHash] {
+        let corrupt = StoreError(.corruptRow, "txn.inputs is not an array of [path, sha256]")
+        guard let items = try? CBOR(decoding: [UInt8](data)).array else { throw corrupt }
+        return try items.map { item in
+            guard let pair = item.array, pair.count == 2, let path = pair[0].text, let hash = pair[1].bytes else { throw corrupt }
+            return InputHash(path: path, sha256: StoreHash.hex(Data(hash)))
+        }
+    }
+
+    private static func text(_ value: String, _ out: inout [UInt8]) {
+        var value = value
+        value.withUTF8 { bytes in
+            CBORNode.appendHead(major: 3, UInt64(bytes.count), to: &out)
+            out.append(contentsOf: bytes)
+        }
+    }
+}
