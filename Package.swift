@@ -9,6 +9,7 @@
 //   CZBar        -> MdocImaging
 //   CArchive     -> MdocIngest
 //   CQREncode    -> MdocSamples   (QR rendering for the sample generator)
+//   CSDBus       -> MdocDBus      (sd-bus from libsystemd: BlueZ over D-Bus, with a shim for variadic calls)
 import PackageDescription
 
 /// The executables allocate through jemalloc (Debian `libjemalloc-dev`, installed by bin/setup):
@@ -43,6 +44,9 @@ let package = Package(
         .systemLibrary(
             name: "CQREncode", pkgConfig: "libqrencode",
             providers: [.apt(["libqrencode-dev"])]),
+        .systemLibrary(
+            name: "CSDBus", pkgConfig: "libsystemd",
+            providers: [.apt(["libsystemd-dev"])]),
         .target(
             name: "CImageCodecs",
             linkerSettings: [.linkedLibrary("jpeg"), .linkedLibrary("png16")]),
@@ -69,6 +73,8 @@ let package = Package(
             ]),
         .target(name: "MdocProof", dependencies: ["MdocChecks", "MdocCBOR", "MdocCOSE", "MdocCrypto"]),
         .target(name: "MdocReports", dependencies: ["MdocChecks", "MdocStore"]),
+        .target(name: "MdocDBus", dependencies: ["CSDBus"]),
+        .target(name: "MdocBLE", dependencies: ["MdocChecks", "MdocCrypto", "MdocDBus"]),
         .target(
             name: "MdocPipeline",
             dependencies: [
