@@ -82,6 +82,11 @@ let package = Package(
                 "MdocVerification", "MdocImaging", "MdocIngest", "MdocStore", "MdocProof",
             ]),
         .target(
+            name: "MdocCapture",
+            dependencies: [
+                "MdocBLE", "MdocCBOR", "MdocChecks", "MdocCrypto", "MdocDBus", "MdocModel", "MdocPipeline", "MdocVerification",
+            ]),
+        .target(
             name: "MdocSamples",
             dependencies: [
                 "CQREncode", "MdocCBOR", "MdocCrypto", "MdocCOSE", "MdocModel", "MdocImaging", "MdocIngest",
@@ -93,10 +98,14 @@ let package = Package(
             dependencies: [
                 "MdocChecks", "MdocCBOR", "MdocCrypto", "MdocModel", "MdocTrust", "MdocVerification",
                 "MdocImaging", "MdocIngest", "MdocStore", "MdocProof", "MdocReports", "MdocPipeline",
-                "MdocSamples",
+                "MdocSamples", "MdocBLE", "MdocCapture", "MdocDBus",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             linkerSettings: jemalloc),
+        // The tests' stand-in for BlueZ (a private bus, no Bluetooth): not a product.
+        .executableTarget(
+            name: "bluez-standin",
+            dependencies: ["MdocCBOR", "MdocCOSE", "MdocCrypto", "MdocDBus", "MdocModel", "MdocSamples"]),
         .executableTarget(
             name: "mdocverify-bench",
             dependencies: [
