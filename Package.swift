@@ -140,6 +140,7 @@ let package = Package(
             name: "MdocPipelineTests",
             dependencies: ["MdocPipeline", "MdocProof", "MdocStore", "MdocReports", "MdocSamples", "MdocTestSupport"]),
         .testTarget(name: "CLITests", dependencies: ["MdocTestSupport", "MdocSamples", "MdocStore"]),
+        .testTarget(name: "MdocBLETests", dependencies: ["MdocBLE", "MdocChecks", "MdocTestSupport"]),
         .testTarget(
             name: "MdocReportsTests",
             dependencies: ["MdocReports", "MdocPipeline", "MdocSamples", "MdocStore", "MdocTestSupport"]),

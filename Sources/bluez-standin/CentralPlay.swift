@@ -1,5 +1,6 @@
 import Foundation
 import MdocDBus
+import MdocSamples
 import Synchronization
 
 /// Central client mode: the reader registers a GATT application and an advertisement; the
@@ -32,7 +33,7 @@ final class CentralPlay: @unchecked Sendable {
     }
 
     private struct Session {
-        var holder: Holder
+        var holder: SampleWallet
         var application: Application
         var mtu: Int?
         var inbox = HolderInbox()
@@ -124,7 +125,7 @@ final class CentralPlay: @unchecked Sendable {
     /// When an application and an advertisement of one holder's central client UUID are both
     /// registered, the holder's phone sees the advertisement and connects.
     private func startIfReady() async {
-        let ready = state.withLock { registrations -> (Holder, Application)? in
+        let ready = state.withLock { registrations -> (SampleWallet, Application)? in
             guard registrations.session == nil else { return nil }
             for application in registrations.applications.values {
                 guard registrations.advertisements.values.contains(where: { $0.owner == application.owner && $0.uuids.contains(application.serviceUUID) }),
@@ -139,7 +140,7 @@ final class CentralPlay: @unchecked Sendable {
         await connect(holder, application)
     }
 
-    private func connect(_ holder: Holder, _ application: Application) async {
+    private func connect(_ holder: SampleWallet, _ application: Application) async {
         let connection = standIn.connection
         try? await Task.sleep(for: .milliseconds(Int.random(in: 30...120)))
         try? await tree.add(devicePath, [("org.bluez.Device1", [

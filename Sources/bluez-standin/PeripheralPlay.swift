@@ -1,5 +1,6 @@
 import Foundation
 import MdocDBus
+import MdocSamples
 import Synchronization
 
 /// Peripheral server mode: the holder's phone is a BLE peripheral that BlueZ finds in a scan;
@@ -15,7 +16,7 @@ final class PeripheralPlay: @unchecked Sendable {
     private let state = Mutex(Session())
 
     private struct Session {
-        var holder: Holder?
+        var holder: SampleWallet?
         var mtu: Int?
         var inbox = HolderInbox()
         var messages = 0
@@ -133,7 +134,7 @@ final class PeripheralPlay: @unchecked Sendable {
             if value == [0x02] { standIn.update { $0.stateEnds += 1 } }
             return
         }
-        let (message, index, holder, mtu) = state.withLock { session -> ([UInt8]?, Int, Holder?, Int?) in
+        let (message, index, holder, mtu) = state.withLock { session -> ([UInt8]?, Int, SampleWallet?, Int?) in
             guard let message = session.inbox.add(value) else { return (nil, 0, nil, nil) }
             session.messages += 1
             return (message, session.messages, session.holder, session.mtu)

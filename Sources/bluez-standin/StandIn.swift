@@ -18,7 +18,7 @@ final class StandIn: @unchecked Sendable {
     // the bus name is taken (no call can arrive earlier); the mutable record is `record`'s.
     let connection: DBusConnection
     let options: StandInOptions
-    let holders: [Holder]
+    let holders: [SampleWallet]
     private(set) var tree: DBusObjectTree?
     private var peripheral: PeripheralPlay?
     private var central: CentralPlay?
@@ -50,7 +50,7 @@ final class StandIn: @unchecked Sendable {
             try FileManager.default.createDirectory(atPath: trustOut, withIntermediateDirectories: true)
             try Data(authority.iaca.pem.utf8).write(to: URL(fileURLWithPath: trustOut + "/iaca.pem"))
         }
-        holders = try (0..<options.engagements).map { _ in try Holder(authority: authority, offer: options.offer) }
+        holders = try (0..<options.engagements).map { _ in try SampleWallet(authority: authority, peripheralServer: options.offer.contains("peripheral-server"), centralClient: options.offer.contains("central-client")) }
     }
 
     func start() async throws {
@@ -172,7 +172,7 @@ final class StandIn: @unchecked Sendable {
         case disconnect
     }
 
-    func respond(_ holder: Holder, establishment: [UInt8], mtu: Int) -> [Action] {
+    func respond(_ holder: SampleWallet, establishment: [UInt8], mtu: Int) -> [Action] {
         update { $0.requests += 1 }
         do {
             switch options.scenario {
@@ -182,17 +182,17 @@ final class StandIn: @unchecked Sendable {
                 return [.chunks([[0x5A, 0x01, 0x02, 0x03]])]
             case .oversize:
                 let size = 4 * 1024 * 1024 + 4_096
-                return [.chunks(Holder.chunks(SecureRandom.bytes(size), mtu: mtu))]
+                return [.chunks(HolderFraming.chunks(SecureRandom.bytes(size), mtu: mtu))]
             case .status10, .status11:
                 let answer = try holder.answer(establishment: establishment, status: options.scenario == .status10 ? 10 : 11)
                 update { $0.answered += 1 }
-                return [.chunks(Holder.chunks(answer, mtu: mtu))]
+                return [.chunks(HolderFraming.chunks(answer, mtu: mtu))]
             case .valid:
                 let answer = try holder.answer(establishment: establishment)
                 update { $0.answered += 1 }
-                return [.chunks(Holder.chunks(answer, mtu: mtu))]
+                return [.chunks(HolderFraming.chunks(answer, mtu: mtu))]
             case .disconnect, .truncated:
-                let chunks = Holder.chunks(try holder.answer(establishment: establishment), mtu: mtu)
+                let chunks = HolderFraming.chunks(try holder.answer(establishment: establishment), mtu: mtu)
                 let part = Array(chunks.prefix(max(1, chunks.count / 2)))
                 return [.chunks(part), options.scenario == .disconnect ? .disconnect : .endState]
             }
@@ -203,7 +203,7 @@ final class StandIn: @unchecked Sendable {
     }
 
     /// A message from the reader after its SessionEstablishment (its SessionData status).
-    func readerMessage(_ holder: Holder, _ message: [UInt8]) {
+    func readerMessage(_ holder: SampleWallet, _ message: [UInt8]) {
         if let status = holder.readerStatus(message) { update { $0.readerStatuses.append(status) } }
     }
 }
