@@ -142,6 +142,12 @@ let package = Package(
         .testTarget(name: "CLITests", dependencies: ["MdocTestSupport", "MdocSamples", "MdocStore"]),
         .testTarget(name: "MdocBLETests", dependencies: ["MdocBLE", "MdocChecks", "MdocTestSupport"]),
         .testTarget(
+            name: "MdocCaptureTests",
+            dependencies: [
+                "MdocBLE", "MdocCapture", "MdocCBOR", "MdocChecks", "MdocCOSE", "MdocCrypto", "MdocDBus", "MdocModel", "MdocPipeline",
+                "MdocSamples", "MdocStore", "MdocTestSupport", "MdocVerification",
+            ]),
+        .testTarget(
             name: "MdocReportsTests",
             dependencies: ["MdocReports", "MdocPipeline", "MdocSamples", "MdocStore", "MdocTestSupport"]),
     ]
