@@ -92,6 +92,11 @@ package enum CaptureChecks {
                     + (record.mtu.map { ", MTU \($0)" } ?? ", MTU unknown (20-byte chunks)"),
                 evidence: evidence)]
         }
+        guard (record.ending == .completed) == (code == .bleCapture) else {
+            return [CheckResult(
+                .bleCapture, .fail, "the capture record is inconsistent: ending \(record.ending.rawValue) with code \(record.code.prefix(64))",
+                evidence: evidence)]
+        }
         if failing.contains(code) {
             return [CheckResult(code, .fail, record.reason, evidence: evidence)]
         }

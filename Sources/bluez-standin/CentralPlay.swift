@@ -56,7 +56,10 @@ final class CentralPlay: @unchecked Sendable {
                 return call.fail(DBusError("org.bluez.Error.InvalidArguments", "no GATT service with characteristics under \(path)"))
             }
             state.withLock { $0.applications[path] = application }
-            standIn.update { $0.applications.append(path) }
+            standIn.update {
+                $0.applications.append(path)
+                $0.applicationHistory.append(path)
+            }
             call.reply([])
             await startIfReady()
         } catch {
@@ -136,7 +139,7 @@ final class CentralPlay: @unchecked Sendable {
             }
             return nil
         }
-        guard let (holder, application) = ready else { return }
+        guard let (holder, application) = ready, standIn.options.scenario != .unreachable else { return }
         await connect(holder, application)
     }
 

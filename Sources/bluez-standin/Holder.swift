@@ -20,6 +20,8 @@ enum Scenario: String, CaseIterable {
     case wrongIdent = "wrong-ident"
     /// Never answers the request.
     case silent
+    /// Never seen: no scan finds it (peripheral server mode), it never connects (central client mode).
+    case unreachable
     /// BlueZ without an adapter.
     case noAdapter = "no-adapter"
     /// An adapter that is powered off.

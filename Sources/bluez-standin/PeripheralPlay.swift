@@ -35,6 +35,7 @@ final class PeripheralPlay: @unchecked Sendable {
 
     /// A scan found the holder whose peripheral server UUID the reader filters on.
     func appear() async {
+        guard standIn.options.scenario != .unreachable else { return }
         let wanted = Set(filter.map { $0.lowercased() })
         guard let holder = standIn.holders.first(where: {
             standIn.options.offer.contains("peripheral-server") && (wanted.isEmpty || wanted.contains($0.peripheralUUID))

@@ -31,6 +31,8 @@ final class StandIn: @unchecked Sendable {
     /// What the tests read back.
     struct Record {
         var applications: [String] = []
+        /// Every application ever registered (the tests check none is still exported).
+        var applicationHistory: [String] = []
         var advertisements: [String] = []
         var connected: [String] = []
         var readerStatuses: [UInt64] = []
@@ -93,6 +95,7 @@ final class StandIn: @unchecked Sendable {
         let current = record.withLock { $0 }
         let i = Self.testInterface
         tree.store(Self.testPath, i, "Applications", .array(element: "o", current.applications.map { .objectPath($0) }))
+        tree.store(Self.testPath, i, "ApplicationHistory", .array(element: "o", current.applicationHistory.map { .objectPath($0) }))
         tree.store(Self.testPath, i, "Advertisements", .array(element: "o", current.advertisements.map { .objectPath($0) }))
         tree.store(Self.testPath, i, "Connected", .array(element: "o", current.connected.map { .objectPath($0) }))
         tree.store(Self.testPath, i, "ReaderStatuses", .array(element: "t", current.readerStatuses.map { .uint64($0) }))
@@ -176,7 +179,7 @@ final class StandIn: @unchecked Sendable {
         update { $0.requests += 1 }
         do {
             switch options.scenario {
-            case .silent, .wrongIdent, .noAdapter, .adapterOff:
+            case .silent, .wrongIdent, .noAdapter, .adapterOff, .unreachable:
                 return []
             case .garbage:
                 return [.chunks([[0x5A, 0x01, 0x02, 0x03]])]
