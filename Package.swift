@@ -110,7 +110,8 @@ let package = Package(
             name: "mdocverify-bench",
             dependencies: [
                 "MdocChecks", "MdocCBOR", "MdocCrypto", "MdocCOSE", "MdocModel", "MdocTrust",
-                "MdocVerification", "MdocImaging", "MdocIngest", "MdocPipeline", "MdocSamples", "MdocStore",
+                "MdocVerification", "MdocImaging", "MdocIngest", "MdocPipeline", "MdocSamples", "MdocStore", "MdocBLE",
+                "MdocCapture",
             ],
             linkerSettings: jemalloc),
 

@@ -33,7 +33,7 @@ package struct ReaderSessionResult: Sendable {
     /// When the holder's first message arrived (nil when none did).
     package var firstResponseAt: Date?
 
-    init(engagementURI: String, startedAt: Date) {
+    package init(engagementURI: String, startedAt: Date) {
         self.engagementURI = engagementURI
         self.startedAt = startedAt
         self.endedAt = startedAt
