@@ -70,14 +70,29 @@ package enum CaptureBundle {
             let path = (partial as NSString).appendingPathComponent(file.name)
             var bytes = file.bytes
             defer { if file.private { bytes.withUnsafeMutableBytes { MdocCrypto.cleanse($0) } } }
-            guard manager.createFile(
-                atPath: path, contents: Data(bytes), attributes: [.posixPermissions: file.private ? 0o600 : 0o644])
-            else {
+            // Created with its final mode (the reader key is never readable by others), written
+            // in place: the folder as a whole appears by the rename below.
+            guard writeNew(path, bytes, mode: file.private ? 0o600 : 0o644) else {
                 throw CaptureSetupError("cannot write \(path): check the permissions of \(captures)")
             }
         }
         try manager.moveItem(atPath: partial, toPath: final)
         return final
+    }
+
+    /// Creates `path` (it must not exist) with `mode` and writes `bytes`.
+    static func writeNew(_ path: String, _ bytes: [UInt8], mode: mode_t) -> Bool {
+        let fd = Glibc.open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, mode)
+        guard fd >= 0 else { return false }
+        defer { Glibc.close(fd) }
+        var written = 0
+        while written < bytes.count {
+            let n = bytes.withUnsafeBytes { Glibc.write(fd, $0.baseAddress.map { $0 + written }, bytes.count - written) }
+            if n < 0 && errno == EINTR { continue }
+            guard n > 0 else { return false }
+            written += n
+        }
+        return true
     }
 
     /// `transaction.json` of a capture.

@@ -239,16 +239,17 @@ final class CentralPlay: @unchecked Sendable {
         }
     }
 
-    /// The phone goes: Connected false, then its device object.
+    /// The phone goes: Connected false, then its device object. (The reader may unregister its
+    /// application, which ends the session record, before this runs.)
     private func disconnect() async {
-        let session = state.withLock { registrations -> Session? in
-            guard var session = registrations.session, session.connected else { return nil }
+        let subscription = state.withLock { registrations -> DBusRegistration? in
+            guard var session = registrations.session else { return nil }
             session.connected = false
             registrations.session = session
-            return session
+            return session.subscription
         }
-        guard let session else { return }
-        session.subscription?.cancel()
+        subscription?.cancel()
+        guard tree.contains(devicePath) else { return }
         try? await tree.set(devicePath, "org.bluez.Device1", "Connected", .boolean(false))
         try? await tree.remove(devicePath)
         standIn.update { $0.connected.removeAll { $0 == devicePath } }
