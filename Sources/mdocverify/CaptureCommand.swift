@@ -143,7 +143,9 @@ struct CaptureCommand: AsyncParsableCommand {
         }
         for warning in orchestrator.trust.warnings { note("--trust: \(warning)") }
 
-        // Ctrl-C cancels the capture under way (it is still written and verified); twice quits.
+        // Ctrl-C cancels the capture under way (it is still written and verified) and stops
+        // reading engagements; twice quits.
+        let input = engagements()
         signal(SIGINT, SIG_IGN)
         let interrupts = DispatchSource.makeSignalSource(signal: SIGINT, queue: .global())
         let interruptCount = Mutex(0)
@@ -154,6 +156,7 @@ struct CaptureCommand: AsyncParsableCommand {
             }
             if count > 1 { Foundation.exit(130) }
             capture.cancel()
+            input.stop()
             FileHandle.standardError.write(Data("mdocverify: cancelling the capture (Ctrl-C again to quit at once)\n".utf8))
         }
         interrupts.resume()
@@ -166,7 +169,7 @@ struct CaptureCommand: AsyncParsableCommand {
         let renderer = OutcomeRenderer(format: outputFormat, verificationTime: orchestrator.verificationTime)
         var allValid = true
         var attempts = 0
-        for try await uri in engagements() {
+        for try await uri in input.stream {
             if capture.wasCancelled { break }
             attempts += 1
             note("capture \(attempts): waiting for the holder on \(adapter) (Ctrl-C cancels)")
@@ -183,6 +186,9 @@ struct CaptureCommand: AsyncParsableCommand {
                     case .ingestFailure(let source, let code, let reason):
                         renderer.renderFailure(source: source, code: code, reason: reason)
                     }
+                    // Each capture's result leaves at once, also into a pipe (a kiosk reading JSON
+                    // Lines). Standard input is read without stdio, so this never waits for it.
+                    fflush(nil)
                 }
             } catch {
                 throw SetupError("\(error)")
@@ -191,40 +197,68 @@ struct CaptureCommand: AsyncParsableCommand {
             note("capture \(attempts): \(attempt.session.verifierSession.state.rawValue); bundle \(attempt.bundlePath)")
             if capture.wasCancelled { break }
         }
-        if attempts == 0 { throw SetupError("no engagement was read") }
         if capture.wasCancelled { throw ExitCode(130) }
+        if attempts == 0 { throw SetupError("no engagement was read") }
         if !allValid { throw ExitCode(1) }
     }
 
-    /// The engagements to capture from, in order.
-    func engagements() -> AsyncThrowingStream<String, any Error> {
-        if let engagement { return AsyncThrowingStream { $0.yield(engagement); $0.finish() } }
-        if let engagementImage {
-            return AsyncThrowingStream { continuation in
-                guard let data = FileManager.default.contents(atPath: engagementImage) else {
-                    return continuation.finish(throwing: SetupError("--engagement-image \(engagementImage) cannot be read"))
+    /// The longest line of standard input taken as an engagement (a QR code holds less).
+    static let maxEngagementLineBytes = 8 * 1024
+
+    /// The engagements to capture from, in order; ``EngagementInput/stop()`` ends them.
+    func engagements() -> EngagementInput {
+        let (stream, continuation) = AsyncThrowingStream<String, any Error>.makeStream()
+        let input = EngagementInput(stream: stream, continuation: continuation)
+        if let engagement {
+            continuation.yield(engagement)
+            continuation.finish()
+        } else if let engagementImage {
+            if let data = FileManager.default.contents(atPath: engagementImage) {
+                if let uri = EngagementImage.uri(Array(data)) {
+                    continuation.yield(uri)
+                    continuation.finish()
+                } else {
+                    continuation.finish(throwing: SetupError("--engagement-image \(engagementImage): no mdoc: QR code found"))
                 }
-                guard let uri = EngagementImage.uri(Array(data)) else {
-                    return continuation.finish(throwing: SetupError("--engagement-image \(engagementImage): no mdoc: QR code found"))
-                }
-                continuation.yield(uri)
-                continuation.finish()
+            } else {
+                continuation.finish(throwing: SetupError("--engagement-image \(engagementImage) cannot be read"))
             }
-        }
-        // Lines typed by a scanner (or piped), read on a thread of their own; blank lines skipped.
-        let loop = self.loop
-        return AsyncThrowingStream { continuation in
+        } else {
+            // Lines typed by a scanner (or piped), read on a thread of their own with read(2) (not
+            // stdio, whose lock would hold up the flush of the output); blank lines skipped, a line
+            // longer than an engagement can be is dropped.
+            let loop = self.loop
             let thread = Thread {
-                while let line = readLine() {
-                    let text = line.trimmingCharacters(in: .whitespacesAndNewlines)
-                    guard !text.isEmpty else { continue }
-                    continuation.yield(text)
-                    if !loop { break }
+                var pending: [UInt8] = []
+                var dropping = false
+                reading: while true {
+                    let data = FileHandle.standardInput.availableData
+                    if data.isEmpty { break }
+                    for byte in data {
+                        if byte != 0x0A {
+                            if !dropping { pending.append(byte) }
+                            if pending.count > Self.maxEngagementLineBytes {
+                                pending = []
+                                dropping = true
+                                FileHandle.standardError.write(Data("mdocverify: a line longer than \(Self.maxEngagementLineBytes) bytes was skipped\n".utf8))
+                            }
+                            continue
+                        }
+                        let text = String(decoding: pending, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+                        pending = []
+                        dropping = false
+                        guard !text.isEmpty else { continue }
+                        continuation.yield(text)
+                        if !loop { break reading }
+                    }
                 }
+                let last = String(decoding: pending, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+                if !last.isEmpty && !dropping { continuation.yield(last) }
                 continuation.finish()
             }
             thread.start()
         }
+        return input
     }
 
     /// The disclosed values, for the operator (never stored unless --keep-values).
@@ -242,6 +276,15 @@ struct CaptureCommand: AsyncParsableCommand {
     func note(_ text: String) {
         FileHandle.standardError.write(Data("mdocverify: \(text)\n".utf8))
     }
+}
+
+/// The engagements of a capture run, as they come (text, image, or standard input).
+struct EngagementInput: Sendable {
+    let stream: AsyncThrowingStream<String, any Error>
+    let continuation: AsyncThrowingStream<String, any Error>.Continuation
+
+    /// No more engagements (Ctrl-C while waiting for the next line).
+    func stop() { continuation.finish() }
 }
 
 extension BLEModePreference: ExpressibleByArgument {}

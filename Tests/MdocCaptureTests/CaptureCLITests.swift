@@ -174,6 +174,7 @@ final class CaptureCLITests: BusFixtureTestCase {
         process.standardOutput = out
         process.standardError = err
         try process.run()
+        Self.killIfStillRunning(process, after: 60)
         let bus = try fixture.connect()
         defer { bus.close() }
         // The holder has the request and keeps its user thinking; the operator presses Ctrl-C.
@@ -200,6 +201,44 @@ final class CaptureCLITests: BusFixtureTestCase {
         XCTAssertEqual(ends.int, 1)
         let connected = try await fixture.record("Connected", on: bus)
         XCTAssertEqual(connected.strings, [])
+    }
+}
+
+extension CaptureCLITests {
+    /// A child that hangs is killed, so that the test fails instead of waiting for ever.
+    static func killIfStillRunning(_ process: Process, after seconds: Double) {
+        let pid = process.processIdentifier
+        DispatchQueue.global().asyncAfter(deadline: .now() + seconds) { if process.isRunning { kill(pid, SIGKILL) } }
+    }
+
+    func testCtrlCEndsALoopWaitingForTheNextEngagement() async throws {
+        let fixture = try makeFixture()
+        let process = Process()
+        process.executableURL = CLI.binary
+        process.arguments = ["capture", "--trust", fixture.trust, "--out", fixture.folder.url("out"), "--format", "json",
+                             "--engagement-stdin", "--loop"]
+        process.environment = ProcessInfo.processInfo.environment.merging(["DBUS_SYSTEM_BUS_ADDRESS": fixture.address]) { $1 }
+        let input = Pipe(), out = Pipe()
+        process.standardInput = input
+        process.standardOutput = out
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        Self.killIfStillRunning(process, after: 60)
+        input.fileHandleForWriting.write(Data((try XCTUnwrap(fixture.uris.first) + "\n").utf8))
+        // The first capture is verified and printed; the loop then waits for the next line.
+        var printed = Data()
+        while !printed.contains(0x0A) {
+            let data = out.fileHandleForReading.availableData
+            guard !data.isEmpty else { break }
+            printed.append(data)
+        }
+        kill(process.processIdentifier, SIGINT)
+        printed.append(out.fileHandleForReading.readDataToEndOfFile())
+        process.waitUntilExit()
+        try? input.fileHandleForWriting.close()
+        XCTAssertEqual(process.terminationStatus, 130)
+        XCTAssertEqual(try lines(String(decoding: printed, as: UTF8.self)).map { $0["verdict"] as? String }, ["valid"])
+        XCTAssertEqual(try captures(fixture).count, 1)
     }
 }
 
