@@ -133,4 +133,6 @@ package struct BLECounters: Sendable, Equatable {
     package var bytesReceived = 0
     package var messagesSent = 0
     package var messagesReceived = 0
+
+    package init() {}
 }
