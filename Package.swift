@@ -10,6 +10,7 @@
 //   CQREncode    -> MdocSamples   (QR rendering for the sample generator)
 //   CZlib        -> MdocTrustLists (status lists: zlib, RFC 1950)
 //   CLibPQ       -> MdocPostgres  (PostgreSQL's client library)
+//   CSDBus       -> MdocDBus      (sd-bus from libsystemd: BlueZ over D-Bus, with a shim for variadic calls)
 import PackageDescription
 
 /// The executables allocate through jemalloc (Debian `libjemalloc-dev`, installed by bin/setup):
@@ -48,6 +49,9 @@ let package = Package(
         .systemLibrary(
             name: "CLibPQ", pkgConfig: "libpq",
             providers: [.apt(["libpq-dev"])]),
+        .systemLibrary(
+            name: "CSDBus", pkgConfig: "libsystemd",
+            providers: [.apt(["libsystemd-dev"])]),
         .target(
             name: "CImageCodecs",
             linkerSettings: [.linkedLibrary("jpeg"), .linkedLibrary("png16")]),
@@ -79,11 +83,18 @@ let package = Package(
             ]),
         .target(name: "MdocProof", dependencies: ["MdocChecks", "MdocCBOR", "MdocCOSE", "MdocCrypto", "MdocTime"]),
         .target(name: "MdocReports", dependencies: ["MdocChecks", "MdocStore"]),
+        .target(name: "MdocDBus", dependencies: ["CSDBus"]),
+        .target(name: "MdocBLE", dependencies: ["MdocChecks", "MdocCrypto", "MdocDBus"]),
         .target(
             name: "MdocPipeline",
             dependencies: [
                 "MdocChecks", "MdocCBOR", "MdocCrypto", "MdocCOSE", "MdocModel", "MdocTrust",
                 "MdocVerification", "MdocImaging", "MdocIngest", "MdocStore", "MdocProof", "MdocTime",
+            ]),
+        .target(
+            name: "MdocCapture",
+            dependencies: [
+                "MdocBLE", "MdocCBOR", "MdocChecks", "MdocCrypto", "MdocDBus", "MdocModel", "MdocPipeline", "MdocVerification", "MdocTime",
             ]),
         .target(
             name: "MdocSamples",
@@ -98,16 +109,20 @@ let package = Package(
             dependencies: [
                 "MdocChecks", "MdocCBOR", "MdocCrypto", "MdocModel", "MdocTrust", "MdocVerification",
                 "MdocImaging", "MdocIngest", "MdocStore", "MdocProof", "MdocReports", "MdocPipeline",
-                "MdocSamples", "MdocTime", "MdocTrustLists",
+                "MdocSamples", "MdocTime", "MdocTrustLists", "MdocBLE", "MdocCapture", "MdocDBus",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             linkerSettings: jemalloc),
+        // The tests' stand-in for BlueZ (a private bus, no Bluetooth): not a product.
+        .executableTarget(
+            name: "bluez-standin",
+            dependencies: ["MdocCBOR", "MdocCOSE", "MdocCrypto", "MdocDBus", "MdocModel", "MdocSamples"]),
         .executableTarget(
             name: "mdocverify-bench",
             dependencies: [
                 "MdocChecks", "MdocCBOR", "MdocCrypto", "MdocCOSE", "MdocModel", "MdocTrust",
                 "MdocVerification", "MdocImaging", "MdocIngest", "MdocPipeline", "MdocSamples", "MdocStore",
-                "MdocTime",
+                "MdocTime", "MdocBLE", "MdocCapture",
             ],
             linkerSettings: jemalloc),
 
@@ -159,6 +174,13 @@ let package = Package(
         .testTarget(
             name: "CLITests",
             dependencies: ["MdocTestSupport", "MdocSamples", "MdocStore", "MdocProof", "MdocCrypto", "MdocTrustLists"]),
+        .testTarget(name: "MdocBLETests", dependencies: ["MdocBLE", "MdocChecks", "MdocTestSupport"]),
+        .testTarget(
+            name: "MdocCaptureTests",
+            dependencies: [
+                "MdocBLE", "MdocCapture", "MdocCBOR", "MdocChecks", "MdocCOSE", "MdocCrypto", "MdocDBus", "MdocModel", "MdocPipeline",
+                "MdocSamples", "MdocStore", "MdocTestSupport", "MdocVerification",
+            ]),
         .testTarget(
             name: "MdocReportsTests",
             dependencies: ["MdocReports", "MdocPipeline", "MdocSamples", "MdocStore", "MdocTestSupport"]),

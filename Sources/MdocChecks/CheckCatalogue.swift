@@ -37,6 +37,7 @@ public enum CheckCatalogue {
         let families: [[CheckDefinition]] = [
             cborFamily, responseFamily, issuerFamily, msoFamily, deviceFamily, inputFamily,
             engagementFamily, engagementImageFamily, sessionFamily, readerFamily, transactionFamily, imageFamily,
+            bleFamily,
         ]
         return families.flatMap { $0 }.sorted { $0.id < $1.id }
     }()

@@ -174,7 +174,7 @@ public final class Orchestrator: Sendable {
         self.contextHash = hexString(HashFunction.sha256.hash(Array(contextLines.joined(separator: "\n").utf8)))
 
         var context = ImagingStage.context(
-            trust: trust, readerTrust: readerTrust, verificationTime: verificationTime, keepValues: configuration.keepValues,
+            trust: trust, readerTrust: readerTrust, verificationTime: verificationTime, keepValues: configuration.keepValues || configuration.showValues,
             outDirectory: out, imageLimit: configuration.imageLimit, scanKey: scanKey)
         context.fallbackTranscript = transcript
         context.fallbackReaderKeyPEM = readerKey

@@ -17,6 +17,9 @@ public struct RunConfiguration: Sendable {
     public var keepValues: Bool
     /// With ``keepValues``: keep byte-string values (portraits) themselves, not only their SHA-256.
     public var keepPortraits: Bool = false
+    /// Decode element values for the output (a live capture shows them to the operator) without
+    /// storing them unless ``keepValues``.
+    public var showValues: Bool = false
     public var signingKeyPath: String?
     public var signingCertificatePath: String?
     public var imageLimit: Int

@@ -1,6 +1,7 @@
 public import Foundation
 import MdocModel
 import MdocTime
+import MdocVerification
 
 /// `transaction.json` (DESIGN.md, "The transaction bundle"):
 /// `{ "id", "capturedAt" (RFC 3339), "source", "consent": { "reference", "grantedAt", "scopes", "expiresAt" } }`.
@@ -10,6 +11,8 @@ public struct TransactionMetadata: Sendable, Equatable {
     public var capturedAt: Date?
     public var source: String?
     public var consent: Consent?
+    /// How a live capture went (`capture`, written by `mdocverify capture`).
+    package var capture: CaptureRecord?
 
     public struct Consent: Sendable, Equatable {
         public var reference: String?
@@ -60,6 +63,14 @@ public struct TransactionMetadata: Sendable, Equatable {
             self.consent = Consent(
                 reference: try string("reference", in: consent), grantedAt: try date("grantedAt", in: consent), scopes: scopes,
                 expiresAt: try date("expiresAt", in: consent))
+        }
+        if let captureValue = map["capture"], !(captureValue is NSNull) {
+            do {
+                let data = try JSONSerialization.data(withJSONObject: captureValue)
+                self.capture = try JSONDecoder().decode(CaptureRecord.self, from: data)
+            } catch {
+                throw Failure(description: "transaction.json: capture is not a capture record")
+            }
         }
     }
 }

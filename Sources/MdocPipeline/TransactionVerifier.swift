@@ -84,6 +84,7 @@ public enum TransactionVerifier {
                 checks.append(CheckResult(.inputMetadata, .fail, "\(error)"))
             }
         }
+        if let capture = metadata.capture { checks.append(contentsOf: CaptureChecks.results(capture)) }
         let referenceCode = ReferenceCode.make(contentHash: bundle.contentHash)
 
         // Engagement.
@@ -133,7 +134,8 @@ public enum TransactionVerifier {
         } else if opened.undecryptedReason != nil && !captured.sessionData.isEmpty {
             // The response is in SessionData that could not be opened for want of a key: the
             // session checks are `unchecked` with the reason, and the verdict is indeterminate.
-        } else if !checks.contains(where: { $0.status == .fail }) {
+        } else if metadata.capture.map({ $0.ending == .completed }) ?? true, !checks.contains(where: { $0.status == .fail }) {
+            // (A capture that ended early has already said why there is no response.)
             checks.append(CheckResult(
                 .inputReadable, .fail,
                 "the bundle holds no DeviceResponse: neither device-response.cbor nor a SessionData that could be decrypted"))

@@ -206,6 +206,9 @@ if options.report {
     }
 }
 
+// (f) Live capture: the work after the holder's last chunk, per capture (CaptureBench.swift).
+for (name, value, unit) in captureBenchmarks() { record(Figure(name: name, value: value, unit: unit)) }
+
 // MARK: - Targets and output
 
 /// A target figure (BENCHMARKS.md, "Targets"): it must reach `minimum`, or (`atMost`) stay at

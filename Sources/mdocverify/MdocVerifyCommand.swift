@@ -19,7 +19,7 @@ struct MdocVerifyCommand: AsyncParsableCommand {
         version: ProcessorVersion.current,
         subcommands: [
             VerifyCommand.self, ReportCommand.self, SampleCommand.self, InspectCommand.self, ChecksCommand.self, ProofCommand.self,
-            ImageCommand.self, TrustCommand.self,
+            ImageCommand.self, TrustCommand.self, CaptureCommand.self,
         ],
         defaultSubcommand: nil
     )

@@ -1,0 +1,155 @@
+import Foundation
+import MdocBLE
+import MdocCapture
+import MdocCBOR
+import MdocCrypto
+import MdocModel
+import MdocPipeline
+import MdocSamples
+
+/// Live capture: what `mdocverify capture` does after the holder's last chunk, per capture, one
+/// capture after another as at an operator's desk: decode and decrypt the SessionData, write
+/// the bundle, then verify, store and prove it with an ``Orchestrator`` of its own (its
+/// pre-flight, then its run, as ``LiveCapture`` does). The exchanges before the last chunk are prepared untimed with a
+/// ``SampleWallet`` (real session encryption, a signed mDL with the mdl-basic elements).
+/// Target: median at most 5 ms per capture.
+///
+/// Memory: the reassembly of a 16 MiB flood is refused at the named limit; the figure is the
+/// most the reassembler held, and the growth of the resident set while it ran.
+func captureBenchmarks(count: Int = 60) -> [(name: String, value: Double, unit: String)] {
+    let done = DispatchSemaphore(value: 0)
+    let rows = MutexBox<[(name: String, value: Double, unit: String)]>([])
+    Task {
+        do {
+            let measured = try await measureCaptures(count: count)
+            rows.update { $0 = measured }
+        } catch {
+            print("capture benchmark failed: \(error)")
+        }
+        done.signal()
+    }
+    done.wait()
+    return rows.value + reassemblyMemory()
+}
+
+private func measureCaptures(count: Int) async throws -> [(name: String, value: Double, unit: String)] {
+    let root = FileManager.default.currentDirectoryPath + "/.build/bench-capture-\(ProcessInfo.processInfo.processIdentifier)"
+    defer { try? FileManager.default.removeItem(atPath: root) }
+    try FileManager.default.createDirectory(atPath: root + "/trust", withIntermediateDirectories: true)
+    let authority = try IssuingAuthority(curve: .p256, profile: .init(notBefore: Date().addingTimeInterval(-30 * 86_400)))
+    try Data(authority.iaca.pem.utf8).write(to: URL(fileURLWithPath: root + "/trust/iaca.pem"))
+    guard let request = CaptureRequest.presets["mdl-basic"] else { return [] }
+
+    var decrypt: [Double] = [], bundle: [Double] = [], preflight: [Double] = [], verify: [Double] = [], total: [Double] = []
+    var valid = 0
+    for index in 0..<(count + 1) {
+        // Untimed: the exchange up to the holder's last chunk.
+        let wallet = try SampleWallet(authority: authority)
+        let engagement = try DeviceEngagement(try CBOR(decoding: try DeviceEngagement.bytes(fromURI: wallet.uri)))
+        let readerKey = try PrivateKey.generate(curve: .p256)
+        let eReaderKeyBytes = try ReaderMessages.eReaderKeyBytes(readerKey.publicKey)
+        let transcript = try SessionTranscript(
+            deviceEngagementBytes: CBORNode.embedded(raw: engagement.encoded).encoded()[...], eReaderKeyBytes: eReaderKeyBytes[...])
+        let keys = try SessionKeys(readerPrivateKey: readerKey, eDeviceKey: try engagement.eDeviceKey.publicKey(), transcript: transcript)
+        let deviceRequest = ReaderMessages.deviceRequest(itemsRequestBytes: request.itemsRequestBytes(), readerAuth: nil)
+        let establishment = ReaderMessages.sessionEstablishment(
+            eReaderKeyBytes: eReaderKeyBytes, data: try keys.encrypt(deviceRequest, direction: .readerToDevice, counter: 1))
+        let message = try wallet.answer(establishment: establishment)
+        let secrets = SessionSecrets()
+        var pem = Array(try readerKey.pkcs8PEM().utf8)
+        secrets.store(&pem, as: .readerKey)
+
+        // Timed: decrypt, write the bundle, verify + record + prove.
+        let start = ContinuousClock.now
+        let data = try SessionData(try CBOR(decoding: message))
+        guard let ciphertext = data.data else { continue }
+        var plain = try keys.decrypt(ciphertext, direction: .deviceToReader, counter: 1)
+        secrets.store(&plain, as: .response)
+        let decrypted = ContinuousClock.now
+        var result = ReaderSessionResult(engagementURI: wallet.uri, startedAt: Date())
+        result.plan = try BLEPlan.choose(engagement, preference: .auto)
+        result.stateReached = .connecting
+        result.ending = .completed
+        result.deviceRequest = deviceRequest
+        result.sessionEstablishment = establishment
+        result.sessionData = [message]
+        result.responseReceived = true
+        result.firstResponseAt = Date()
+        let id = CaptureBundle.makeID(at: Date())
+        let path = try CaptureBundle.write(result, adapter: "hci0", secrets: secrets, outDirectory: root + "/out", id: id)
+        secrets.cleanse()
+        let written = ContinuousClock.now
+        var configuration = RunConfiguration(inputs: [path], trustDirectory: root + "/trust", outDirectory: root + "/out")
+        configuration.showValues = true
+        configuration.jobs = 1
+        let orchestrator = try Orchestrator(configuration: configuration)
+        let prepared = ContinuousClock.now
+        let run = try await orchestrator.run { _ in }
+        let end = ContinuousClock.now
+        if run.allValid { valid += 1 }
+        guard index > 0 else { continue }  // the first capture warms up (store created, keys made)
+        decrypt.append(milliseconds(decrypted - start))
+        bundle.append(milliseconds(written - decrypted))
+        preflight.append(milliseconds(prepared - written))
+        verify.append(milliseconds(end - prepared))
+        total.append(milliseconds(end - start))
+    }
+    guard valid == count + 1 else { throw CaptureBenchError("\(count + 1 - valid) capture(s) were not valid") }
+    return [
+        ("capture.afterLastChunk.median", middle(total), "ms"),
+        ("capture.afterLastChunk.p90", percentile(total, 0.9), "ms"),
+        ("capture.decrypt.median", middle(decrypt), "ms"),
+        ("capture.bundle.median", middle(bundle), "ms"),
+        ("capture.runPreflight.median", middle(preflight), "ms"),
+        ("capture.verifyRecordProve.median", middle(verify), "ms"),
+    ]
+}
+
+/// A 16 MiB message flooded in 512-byte chunks: the reassembler refuses it at the limit.
+private func reassemblyMemory() -> [(name: String, value: Double, unit: String)] {
+    let before = residentBytes()
+    var reassembler = BLEReassembler()
+    let chunk = [BLEFraming.moreFollows] + [UInt8](repeating: 0x5A, count: 511)
+    var held = 0
+    var refusedAt = 0
+    for index in 0..<(16 * 1024 * 1024 / 511) {
+        do {
+            _ = try reassembler.add(chunk)
+            held = max(held, reassembler.pendingBytes)
+        } catch {
+            refusedAt = index
+            break
+        }
+    }
+    let after = residentBytes()
+    return [
+        ("capture.reassembly.heldAtMost", Double(held) / 1_048_576, "MiB"),
+        ("capture.reassembly.refusedAfterChunks", Double(refusedAt), "chunks"),
+        ("capture.reassembly.rssGrowth", Double(max(0, after - before)) / 1_048_576, "MiB"),
+    ]
+}
+
+/// The resident set size from /proc/self/statm (pages × page size); 0 when unreadable.
+private func residentBytes() -> Int {
+    guard let text = try? String(contentsOfFile: "/proc/self/statm", encoding: .utf8) else { return 0 }
+    let fields = text.split(separator: " ")
+    guard fields.count > 1, let pages = Int(fields[1]) else { return 0 }
+    return pages * Int(sysconf(Int32(_SC_PAGESIZE)))
+}
+
+private func milliseconds(_ duration: Duration) -> Double {
+    Double(duration.components.seconds) * 1_000 + Double(duration.components.attoseconds) / 1e15
+}
+
+private func middle(_ values: [Double]) -> Double { percentile(values, 0.5) }
+
+private func percentile(_ values: [Double], _ fraction: Double) -> Double {
+    let sorted = values.sorted()
+    guard !sorted.isEmpty else { return .nan }
+    return sorted[min(sorted.count - 1, Int((Double(sorted.count - 1) * fraction).rounded()))]
+}
+
+private struct CaptureBenchError: Error, CustomStringConvertible {
+    let description: String
+    init(_ description: String) { self.description = description }
+}
