@@ -25,6 +25,8 @@ let package = Package(
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
         .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
+        .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1"),
+        .package(url: "https://github.com/swift-server/async-http-client", from: "1.37.0"),
     ],
     targets: [
         // MARK: C libraries
@@ -55,6 +57,8 @@ let package = Package(
         .target(
             name: "MdocVerification",
             dependencies: ["MdocChecks", "MdocCBOR", "MdocCrypto", "MdocCOSE", "MdocModel", "MdocTrust"]),
+
+        .target(name: "MdocSeal", dependencies: ["MdocChecks", "MdocCBOR", "MdocCrypto", "MdocCOSE", "MdocTime"]),
 
         // MARK: Edges
         .target(name: "MdocImaging", dependencies: ["CImageCodecs", "CZBar", "MdocChecks", "MdocCrypto"]),
