@@ -27,6 +27,7 @@ let package = Package(
         .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
         .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1"),
         .package(url: "https://github.com/swift-server/async-http-client", from: "1.37.0"),
+        .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
     ],
     targets: [
         // MARK: C libraries
@@ -70,12 +71,31 @@ let package = Package(
                 .product(name: "GRDBSQLite", package: "GRDB.swift"),
             ]),
         .target(name: "MdocProof", dependencies: ["MdocChecks", "MdocCBOR", "MdocCOSE", "MdocCrypto", "MdocTime"]),
+        .target(
+            name: "MdocKiosk",
+            dependencies: [
+                "MdocChecks", "MdocCrypto", "MdocSeal", .product(name: "GRDB", package: "GRDB.swift"),
+            ]),
         .target(name: "MdocReports", dependencies: ["MdocChecks", "MdocStore"]),
         .target(
             name: "MdocPipeline",
             dependencies: [
                 "MdocChecks", "MdocCBOR", "MdocCrypto", "MdocCOSE", "MdocModel", "MdocTrust",
                 "MdocVerification", "MdocImaging", "MdocIngest", "MdocStore", "MdocProof", "MdocTime",
+            ]),
+        .target(
+            name: "MdocIntake",
+            dependencies: [
+                "MdocChecks", "MdocCrypto", "MdocIngest", "MdocPipeline", "MdocSeal", "MdocTrust",
+                .product(name: "GRDB", package: "GRDB.swift"),
+            ]),
+        .target(
+            name: "MdocSync",
+            dependencies: [
+                "MdocIntake", "MdocKiosk", "MdocSeal", "MdocCrypto",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "NIOCore", package: "swift-nio"),
             ]),
         .target(
             name: "MdocSamples",
@@ -90,8 +110,9 @@ let package = Package(
             dependencies: [
                 "MdocChecks", "MdocCBOR", "MdocCrypto", "MdocModel", "MdocTrust", "MdocVerification",
                 "MdocImaging", "MdocIngest", "MdocStore", "MdocProof", "MdocReports", "MdocPipeline",
-                "MdocSamples", "MdocTime",
+                "MdocSamples", "MdocTime", "MdocSeal", "MdocKiosk", "MdocIntake", "MdocSync",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Hummingbird", package: "hummingbird"),
             ],
             linkerSettings: jemalloc),
         .executableTarget(
@@ -134,6 +155,18 @@ let package = Package(
             name: "MdocPipelineTests",
             dependencies: [
                 "MdocPipeline", "MdocProof", "MdocStore", "MdocReports", "MdocSamples", "MdocTestSupport", "MdocTime",
+            ]),
+        .testTarget(name: "MdocSealTests", dependencies: ["MdocSeal", "MdocCBOR", "MdocCOSE", "MdocCrypto", "MdocChecks", "MdocTestSupport"]),
+        .testTarget(
+            name: "MdocKioskTests",
+            dependencies: ["MdocKiosk", "MdocSeal", "MdocCrypto", "MdocChecks", "MdocIngest", "MdocPipeline", "MdocTrust", "MdocTestSupport"]),
+        .testTarget(
+            name: "MdocSyncTests",
+            dependencies: [
+                "MdocSync", "MdocIntake", "MdocKiosk", "MdocSeal", "MdocCrypto", "MdocChecks", "MdocTrust", "MdocTestSupport",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "NIOCore", package: "swift-nio"),
             ]),
         .testTarget(name: "CLITests", dependencies: ["MdocTestSupport", "MdocSamples", "MdocStore"]),
         .testTarget(

@@ -77,6 +77,12 @@ public struct SealingRecipient: Sendable {
 
     public init(certificate: Certificate) { self.init(publicKey: certificate.publicKey) }
 
+    /// A recipient named by a key id of the caller's choosing.
+    package init(publicKey: PublicKey, keyID: [UInt8]) {
+        self.publicKey = publicKey
+        self.keyID = keyID
+    }
+
     /// The key id of a sealing key: SHA-256 of its SubjectPublicKeyInfo (RFC 5280 §4.1.2.7),
     /// so the kiosk (from the certificate) and the centre (from the private key) agree on it.
     public static func keyID(for key: PublicKey) -> [UInt8] {

@@ -19,7 +19,7 @@ struct MdocVerifyCommand: AsyncParsableCommand {
         version: ProcessorVersion.current,
         subcommands: [
             VerifyCommand.self, ReportCommand.self, SampleCommand.self, InspectCommand.self, ChecksCommand.self, ProofCommand.self,
-            ImageCommand.self,
+            ImageCommand.self, KioskCommand.self, SyncCommand.self, ServeCommand.self, IntakeCommand.self,
         ],
         defaultSubcommand: nil
     )

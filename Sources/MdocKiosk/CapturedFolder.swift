@@ -1,0 +1,39 @@
+import Foundation
+
+/// The plaintext a capture left on the kiosk's disk.
+public enum CapturedFolder {
+    /// Overwrites every regular file under `path` with zeros (synced), then removes the folder.
+    /// Symbolic links are removed, never followed. On file systems that copy on write, or on
+    /// flash that remaps blocks, the overwrite is best effort; the removal is not.
+    public static func erase(_ path: String) throws {
+        let manager = FileManager.default
+        var isFolder: ObjCBool = false
+        guard manager.fileExists(atPath: path, isDirectory: &isFolder) else { return }
+        if isFolder.boolValue {
+            for name in try manager.contentsOfDirectory(atPath: path) {
+                try erase((path as NSString).appendingPathComponent(name))
+            }
+            try manager.removeItem(atPath: path)
+            return
+        }
+        let descriptor = open(path, O_WRONLY | O_NOFOLLOW | O_CLOEXEC)
+        if descriptor >= 0 {
+            var info = stat()
+            if fstat(descriptor, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG {
+                let zeros = [UInt8](repeating: 0, count: 64 * 1024)
+                var remaining = Int(info.st_size)
+                while remaining > 0 {
+                    let written = zeros.withUnsafeBytes { write(descriptor, $0.baseAddress, min(remaining, $0.count)) }
+                    if written < 0 && errno == EINTR { continue }
+                    guard written > 0 else { break }
+                    remaining -= written
+                }
+                fsync(descriptor)
+            }
+            close(descriptor)
+        }
+        guard unlink(path) == 0 || errno == ENOENT else {
+            throw KioskError("cannot remove \(path): \(String(cString: strerror(errno)))")
+        }
+    }
+}
