@@ -163,7 +163,7 @@ let package = Package(
         .testTarget(
             name: "MdocSyncTests",
             dependencies: [
-                "MdocSync", "MdocIntake", "MdocKiosk", "MdocSeal", "MdocCrypto", "MdocChecks", "MdocTrust", "MdocTestSupport",
+                "MdocSync", "MdocIntake", "MdocKiosk", "MdocSeal", "MdocCOSE", "MdocCrypto", "MdocChecks", "MdocTrust", "MdocTestSupport",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOCore", package: "swift-nio"),

@@ -17,8 +17,10 @@ import sys
 from cryptography import x509
 from cryptography.hazmat.primitives import serialization
 from pycose.algorithms import A256GCM, EcdhEsHKDF256
-from pycose.headers import IV, KID, Algorithm, StaticKey
-from pycose.keys import CoseKey
+from pycose.headers import IV, KID, Algorithm, EphemeralKey, StaticKey
+from pycose.keys import CoseKey, EC2Key
+from pycose.keys.curves import P256
+from pycose.keys.keyparam import EC2KpD
 from pycose.messages import CoseMessage, EncMessage, Sign1Message
 from pycose.messages.recipient import DirectKeyAgreement
 
@@ -53,7 +55,12 @@ def open_record(key_path, record_path, kiosk_certificate=None):
 def seal(certificate_path, plaintext_path, out_path, kid_hex=None):
     static = public_key_from_certificate(certificate_path)
     kid = bytes.fromhex(kid_hex) if kid_hex else b"pycose"
-    recipient = DirectKeyAgreement(phdr={Algorithm: EcdhEsHKDF256}, uhdr={KID: kid})
+    # A fresh ephemeral key; its public part goes in the recipient's unprotected header.
+    ephemeral = EC2Key.generate_key(crv=P256)
+    public = dict(ephemeral)
+    del public[EC2KpD]
+    recipient = DirectKeyAgreement(phdr={Algorithm: EcdhEsHKDF256}, uhdr={KID: kid, EphemeralKey: public})
+    recipient.key = ephemeral
     recipient.local_attrs = {StaticKey: static}
     message = EncMessage(
         phdr={Algorithm: A256GCM}, uhdr={IV: os.urandom(12)}, payload=open(plaintext_path, "rb").read(),

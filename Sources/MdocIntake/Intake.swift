@@ -141,22 +141,22 @@ public final class Intake: Sendable {
         now: Date
     ) async -> [ProcessedRecord] {
         var results = [ProcessedRecord?](repeating: nil, count: records.count)
+        var pending: [Int] = []
+        for index in records.indices {
+            if known.contains(hashes[index]) { results[index] = .known(hashes[index]) } else { pending.append(index) }
+        }
         await withTaskGroup(of: (Int, ProcessedRecord).self) { group in
             var next = 0
             func start() {
-                let index = next
+                let index = pending[next]
                 next += 1
                 let record = records[index], hash = hashes[index]
-                if known.contains(hash) {
-                    results[index] = .known(hash)
-                    return
-                }
                 group.addTask { (index, await self.processOne(record, hash: hash, from: kiosk, roster: roster, via: via, now: now)) }
             }
-            while next < records.count && next < limits.concurrency { start() }
+            while next < pending.count && next < limits.concurrency { start() }
             for await (index, result) in group {
                 results[index] = result
-                if next < records.count { start() }
+                if next < pending.count { start() }
             }
         }
         return results.enumerated().map { $0.element ?? .rejected(hashes[$0.offset], .malformed) }

@@ -11,6 +11,12 @@ public struct ReceiptApplication: Sendable, Equatable {
     public var rejected: Int = 0
     /// Entries naming records this outbox does not hold (already applied, or another kiosk's).
     public var unknown: Int = 0
+
+    public init(delivered: Int = 0, rejected: Int = 0, unknown: Int = 0) {
+        self.delivered = delivered
+        self.rejected = rejected
+        self.unknown = unknown
+    }
 }
 
 extension Outbox {

@@ -48,6 +48,8 @@ public struct RecordOpener: Sendable {
             throw SealError(.wrongRecipient, "the record is sealed to another key")
         } catch let error as COSEError where error.code == .decryptionFailed {
             throw SealError(.tampered, "the record does not authenticate: altered, or sealed to another key")
+        } catch is CryptoError {
+            throw SealError(.tampered, "the record's ephemeral key is not a valid key: altered")
         } catch {
             throw SealError(.malformed, "the record cannot be decrypted: \(error)")
         }

@@ -69,9 +69,12 @@ final class SyncMessageTests: XCTestCase {
         XCTAssertEqual(receipt.entries.map(\.outcome.isDelivered), [true, true, false])
         let stranger = try KioskPKI.identity(commonName: "someone else")
         XCTAssertThrowsError(try Receipt.verified(signed, signer: stranger.certificate)) { XCTAssertEqual(($0 as? SealError)?.code, .badSignature) }
-        var altered = signed
-        altered[altered.count / 2] ^= 1
-        XCTAssertThrowsError(try Receipt.verified(altered, signer: processor.certificate))
+        // The signature, and the payload (outcomes last): the x5chain in the unprotected bucket is not signed.
+        for index in [signed.count - 1, signed.count - 70] {
+            var altered = signed
+            altered[index] ^= 1
+            XCTAssertThrowsError(try Receipt.verified(altered, signer: processor.certificate), "byte \(index)")
+        }
     }
 
     private func rebuilt(_ request: SyncRequest, header: [UInt8]? = nil, records: [[UInt8]]? = nil) -> [UInt8] {

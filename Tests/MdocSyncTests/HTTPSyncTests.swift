@@ -72,27 +72,27 @@ final class HTTPSyncTests: XCTestCase {
     func testRefusalsCarryTheirCodeAndStatus() async throws {
         let centre = try CentreFixture()
         try await withServer(try centre.intake()) { url in
-            let health = try await send(url.appendingPathComponent("v1/health"), method: .GET, body: nil, type: nil)
+            let health = try await send(url.appendingPathComponent("v1/health"), post: false, body: nil, type: nil)
             XCTAssertEqual(health.status, 200)
-            let garbage = try await send(url.appendingPathComponent("v1/batches"), method: .POST, body: [0x01, 0x02], type: "application/cbor")
+            let garbage = try await send(url.appendingPathComponent("v1/batches"), post: true, body: [0x01, 0x02], type: "application/cbor")
             XCTAssertEqual(garbage.status, 400)
             XCTAssertTrue(garbage.body.contains("\"request.malformed\""), garbage.body)
-            let json = try await send(url.appendingPathComponent("v1/batches"), method: .POST, body: [0x7b, 0x7d], type: "application/json")
+            let json = try await send(url.appendingPathComponent("v1/batches"), post: true, body: [0x7b, 0x7d], type: "application/json")
             XCTAssertEqual(json.status, 415)
             let stranger = try KioskPKI.identity(commonName: "kiosk-2")
             let unknown = try SyncRequest(
                 signer: KioskSigner(id: try KioskID.validated("kiosk-2"), key: stranger.key, certificate: stranger.certificate), counter: 1,
                 records: try centre.seal(1))
-            let refused = try await send(url.appendingPathComponent("v1/batches"), method: .POST, body: unknown.encoded(), type: "application/cbor")
+            let refused = try await send(url.appendingPathComponent("v1/batches"), post: true, body: unknown.encoded(), type: "application/cbor")
             XCTAssertEqual(refused.status, 403)
             XCTAssertTrue(refused.body.contains("\"request.unknownKiosk\""), refused.body)
         }
         XCTAssertTrue(try centre.store.records().isEmpty)
     }
 
-    private func send(_ url: URL, method: HTTPMethod, body: [UInt8]?, type: String?) async throws -> (status: Int, body: String) {
+    private func send(_ url: URL, post: Bool, body: [UInt8]?, type: String?) async throws -> (status: Int, body: String) {
         var request = HTTPClientRequest(url: url.absoluteString)
-        request.method = method
+        request.method = post ? .POST : .GET
         if let type { request.headers.add(name: "Content-Type", value: type) }
         if let body { request.body = .bytes(ByteBuffer(bytes: body)) }
         let response = try await HTTPClient.shared.execute(request, timeout: .seconds(30))

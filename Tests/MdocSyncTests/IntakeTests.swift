@@ -1,4 +1,5 @@
 import Foundation
+import MdocCOSE
 import MdocIntake
 import MdocKiosk
 import MdocSeal
@@ -64,7 +65,8 @@ final class IntakeTests: XCTestCase {
         let intake = try centre.intake(limits: small)
         let good = try centre.seal(1)[0]
         var tamperedBytes = try centre.seal(1)[0].bytes
-        tamperedBytes[tamperedBytes.count - 20] ^= 1
+        let ciphertext = try COSEEncrypt(decoding: tamperedBytes).ciphertext
+        tamperedBytes[ciphertext.startIndex + ciphertext.count / 2] ^= 1
         let tampered = SealedRecord(bytes: tamperedBytes, kiosk: good.kiosk, sequence: 2)
         let otherCentre = try KioskPKI.identity(commonName: "another centre")
         let elsewhere = try RecordSealer(signer: centre.outbox.identity.signer, recipient: SealingRecipient(certificate: otherCentre.certificate))
