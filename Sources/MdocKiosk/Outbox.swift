@@ -91,6 +91,13 @@ public final class Outbox: Sendable {
         }
     }
 
+    /// The hashes of the records deleted on a receipt (kept, without the records, for status and audit).
+    public func deliveredHashes() throws -> Set<RecordHash> {
+        try database.read { db in
+            Set(try Data.fetchAll(db, sql: "SELECT hash FROM delivered").compactMap { RecordHash(bytes: $0) })
+        }
+    }
+
     /// The next request counter, committed before the request is sent: a counter is never used twice.
     public func nextCounter() throws -> UInt64 {
         try database.write { db in

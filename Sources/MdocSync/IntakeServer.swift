@@ -11,7 +11,7 @@ public enum IntakeServer {
     public static func application(
         intake: Intake, host: String, port: Int, onRunning: @escaping @Sendable (Int) async -> Void = { _ in }
     ) -> some ApplicationProtocol {
-        let router = Router()
+        let router = Router(context: BasicRequestContext.self)
         router.get(RouterPath(stringLiteral: SyncProtocol.healthPath)) { _, _ -> Response in
             Response(
                 status: .ok, headers: [.contentType: SyncProtocol.problemMediaType],
@@ -20,6 +20,7 @@ public enum IntakeServer {
         router.post(RouterPath(stringLiteral: SyncProtocol.batchesPath)) { request, _ -> Response in
             await batch(request, intake: intake)
         }
+        router.add(middleware: AllowedMethods<BasicRequestContext>())
         return Application(
             router: router, configuration: ApplicationConfiguration(address: .hostname(host, port: port), serverName: "mdocverify"),
             onServerRunning: { channel in await onRunning(channel.localAddress?.port ?? port) })
@@ -53,5 +54,17 @@ public enum IntakeServer {
             status: HTTPResponse.Status(code: status ?? SyncProtocol.status(for: refusal.code)),
             headers: [.contentType: SyncProtocol.problemMediaType],
             body: ResponseBody(byteBuffer: ByteBuffer(bytes: SyncProtocol.problemBody(refusal))))
+    }
+}
+
+/// Any method other than the one each path takes: 405 with `Allow` (RFC 9110 §15.5.6).
+struct AllowedMethods<Context: RequestContext>: RouterMiddleware {
+    static var allowed: [String: HTTPRequest.Method] { [SyncProtocol.healthPath: .get, SyncProtocol.batchesPath: .post] }
+
+    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
+        if let method = Self.allowed[request.uri.path], request.method != method {
+            return Response(status: .methodNotAllowed, headers: [.allow: method.rawValue])
+        }
+        return try await next(request, context)
     }
 }

@@ -19,7 +19,7 @@ final class CentreFixture: @unchecked Sendable {
     let store: IntakeStore
 
     /// The Annex D transaction is valid at this instant; the centre verifies at it.
-    static let annexDTime = Date(timeIntervalSince1970: 1_609_459_200)
+    static let annexDTime = KioskPKI.annexDTime
 
     init(kiosk: String = "kiosk-1") throws {
         folder = try TemporaryFolder(prefix: "mdocverify-centre")
@@ -45,23 +45,12 @@ final class CentreFixture: @unchecked Sendable {
             reverify: PipelineReverification.make(trust: trust, clock: { CentreFixture.annexDTime }))
     }
 
-    /// The Annex D bundle (its DeviceResponse, transcript and reader key) with a transaction.json naming `id`.
-    static func annexDFiles(id: String) throws -> [String: [UInt8]] {
-        let root = CLI.packageRoot.appendingPathComponent("samples/annex-d")
-        var files: [String: [UInt8]] = [:]
-        for name in ["device-response.cbor", "session-transcript.cbor", "reader-key.pem"] {
-            files[name] = Array(try Data(contentsOf: root.appendingPathComponent(name)))
-        }
-        files["transaction.json"] = Array(#"{"id":"\#(id)","capturedAt":"2020-12-31T10:00:00Z"}"#.utf8)
-        return files
-    }
-
     /// Seals `count` Annex D captures (each its own transaction.json) into the outbox.
     @discardableResult
     func seal(_ count: Int, prefix: String = "tx") throws -> [SealedRecord] {
         try (0..<count).map { index in
             try outbox.seal(KioskCapture(
-                files: try Self.annexDFiles(id: "\(prefix)-\(index)"), consent: nil,
+                files: try KioskPKI.annexDFiles(id: "\(prefix)-\(index)"), consent: nil,
                 verdict: KioskVerdict(atVerification: .valid, atCapture: .valid, verifiedAt: Self.annexDTime, trustSnapshot: "kiosk-trust"),
                 checks: [CheckResult(.init("mso.digest"), .pass, "ok")]))
         }

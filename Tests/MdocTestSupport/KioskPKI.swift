@@ -20,6 +20,21 @@ public enum KioskPKI {
         return try builder.sign(issuer: nil, issuerKey: key, hash: .sha256)
     }
 
+    /// The Annex D transaction as a capture: its DeviceResponse, transcript and reader key, with a
+    /// transaction.json naming `id` (captured 2020-12-31, when it is valid).
+    public static func annexDFiles(id: String) throws -> [String: [UInt8]] {
+        let root = CLI.packageRoot.appendingPathComponent("samples/annex-d")
+        var files: [String: [UInt8]] = [:]
+        for name in ["device-response.cbor", "session-transcript.cbor", "reader-key.pem"] {
+            files[name] = Array(try Data(contentsOf: root.appendingPathComponent(name)))
+        }
+        files["transaction.json"] = Array(#"{"id":"\#(id)","capturedAt":"2020-12-31T10:00:00Z"}"#.utf8)
+        return files
+    }
+
+    /// An instant at which the Annex D transaction verifies valid.
+    public static let annexDTime = Date(timeIntervalSince1970: 1_609_459_200)
+
     /// The Python of the test environment that bin/setup prepares (pycose, cbor2 < 6, schemathesis),
     /// or `nil` when it is not there.
     public static var testPython: String? {
