@@ -1,18 +1,18 @@
-public import Foundation
-public import MdocChecks
-public import MdocCrypto
-public import MdocSeal
+package import Foundation
+package import MdocChecks
+package import MdocCrypto
+package import MdocSeal
 
 /// The centre's verdict on a record it opened, from verifying the transaction again with its
 /// own trust material.
-public struct CentralVerification: Sendable {
-    public var atVerification: Verdict
-    public var atCapture: Verdict?
-    public var verifiedAt: Date
-    public var trustSnapshot: String
-    public var checks: [CheckResult]
+package struct CentralVerification: Sendable {
+    package var atVerification: Verdict
+    package var atCapture: Verdict?
+    package var verifiedAt: Date
+    package var trustSnapshot: String
+    package var checks: [CheckResult]
 
-    public init(atVerification: Verdict, atCapture: Verdict?, verifiedAt: Date, trustSnapshot: String, checks: [CheckResult]) {
+    package init(atVerification: Verdict, atCapture: Verdict?, verifiedAt: Date, trustSnapshot: String, checks: [CheckResult]) {
         self.atVerification = atVerification
         self.atCapture = atCapture
         self.verifiedAt = verifiedAt
@@ -22,7 +22,7 @@ public struct CentralVerification: Sendable {
 }
 
 /// Verifies an opened record's transaction again at the centre. The pipeline supplies it.
-public typealias Reverification = @Sendable (OpenedRecord) async -> CentralVerification
+package typealias Reverification = @Sendable (OpenedRecord) async -> CentralVerification
 
 /// What intake decided for one record before storing.
 enum ProcessedRecord: Sendable {
@@ -32,19 +32,19 @@ enum ProcessedRecord: Sendable {
 }
 
 /// The named limits of the centre's intake.
-public struct IntakeLimits: Sendable {
+package struct IntakeLimits: Sendable {
     /// Default ``minimumFreeBytes``: 64 MiB left free on the store's disk after a request.
-    public static let defaultMinimumFreeBytes: Int64 = 64 << 20
+    package static let defaultMinimumFreeBytes: Int64 = 64 << 20
 
-    public var sync: SyncLimits
-    public var seal: SealLimits
+    package var sync: SyncLimits
+    package var seal: SealLimits
     /// A request that would leave less free space than this on the store's disk is refused
     /// (`intake.storageFull`) before anything is written.
-    public var minimumFreeBytes: Int64
+    package var minimumFreeBytes: Int64
     /// Records opened and verified at once.
-    public var concurrency: Int
+    package var concurrency: Int
 
-    public init(
+    package init(
         sync: SyncLimits = .default, seal: SealLimits = .default, minimumFreeBytes: Int64 = IntakeLimits.defaultMinimumFreeBytes,
         concurrency: Int = ProcessInfo.processInfo.activeProcessorCount
     ) {
@@ -58,16 +58,16 @@ public struct IntakeLimits: Sendable {
 /// The central intake: takes records in (signed HTTP requests, or carried files), stores each
 /// accepted record once after opening it, checking the kiosk's signature and verifying it
 /// again, and answers with a receipt signed by the centre's processor key.
-public final class Intake: Sendable {
-    public let opener: RecordOpener
-    public let kiosks: KioskFolder
-    public let store: IntakeStore
-    public let signingKey: PrivateKey
-    public let signingCertificate: Certificate
-    public let limits: IntakeLimits
+package final class Intake: Sendable {
+    package let opener: RecordOpener
+    package let kiosks: KioskFolder
+    package let store: IntakeStore
+    package let signingKey: PrivateKey
+    package let signingCertificate: Certificate
+    package let limits: IntakeLimits
     let reverify: Reverification
 
-    public init(
+    package init(
         sealingKey: PrivateKey, kiosks: KioskFolder, store: IntakeStore, signingKey: PrivateKey, signingCertificate: Certificate,
         limits: IntakeLimits = IntakeLimits(), reverify: @escaping Reverification
     ) {
@@ -84,7 +84,7 @@ public final class Intake: Sendable {
     /// bad signature, an old or replayed counter, records not those signed, or a full disk;
     /// otherwise each record is stored, found a duplicate, or rejected with its code. The same
     /// request sent again gets the same receipt.
-    public func accept(body: [UInt8], now: Date = Date()) async throws(SyncRefusal) -> [UInt8] {
+    package func accept(body: [UInt8], now: Date = Date()) async throws(SyncRefusal) -> [UInt8] {
         let request = try SyncRequest(decoding: body, limits: limits.sync)
         let roster = try currentRoster()
         let header = try request.verify(roster: roster)
@@ -103,7 +103,7 @@ public final class Intake: Sendable {
 
     /// Carried files (`mdocverify intake FOLDER`): the same processing, with no request to
     /// authenticate; each record's kiosk signature is still checked. Returns the signed receipt.
-    public func accept(files records: [[UInt8]], now: Date = Date()) async throws(SyncRefusal) -> [UInt8] {
+    package func accept(files records: [[UInt8]], now: Date = Date()) async throws(SyncRefusal) -> [UInt8] {
         let roster = try currentRoster()
         let hashes = records.map { RecordHash(of: $0) }
         try checkFreeSpace(needed: records.reduce(0) { $0 + $1.count })

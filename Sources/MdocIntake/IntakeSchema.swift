@@ -1,5 +1,5 @@
-import Foundation
-import GRDB
+internal import Foundation
+internal import GRDB
 
 /// The intake store's tables (`<out>/intake.sqlite`): every accepted record once, with both
 /// verdicts (the kiosk's, the centre's) and their trust snapshots; each kiosk's last request

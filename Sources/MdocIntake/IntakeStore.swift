@@ -1,25 +1,25 @@
-public import Foundation
-public import MdocSeal
-import GRDB
+package import Foundation
+package import MdocSeal
+internal import GRDB
 
 /// One record as the intake store holds it (without its sealed bytes), for reports and tests.
-public struct IntakeRecord: Sendable, Equatable {
-    public var hash: RecordHash
-    public var kiosk: KioskID
-    public var sequence: UInt64
-    public var sealedAt: Date
-    public var receivedAt: Date
-    public var kioskVerdict: String
-    public var centreVerdict: String
-    public var centreTrustSnapshot: String
+package struct IntakeRecord: Sendable, Equatable {
+    package var hash: RecordHash
+    package var kiosk: KioskID
+    package var sequence: UInt64
+    package var sealedAt: Date
+    package var receivedAt: Date
+    package var kioskVerdict: String
+    package var centreVerdict: String
+    package var centreTrustSnapshot: String
 }
 
 /// The centre's own intake store (`<out>/intake.sqlite`, GRDB, WAL).
-public final class IntakeStore: Sendable {
+package final class IntakeStore: Sendable {
     let database: DatabasePool
-    public let path: String
+    package let path: String
 
-    public init(path: String) throws {
+    package init(path: String) throws {
         self.path = path
         var configuration = Configuration()
         configuration.busyMode = .timeout(30)
@@ -121,7 +121,7 @@ public final class IntakeStore: Sendable {
     }
 
     /// Every stored record, by kiosk and sequence.
-    public func records() throws -> [IntakeRecord] {
+    package func records() throws -> [IntakeRecord] {
         try database.read { db in
             try IntakeRow.order(Column("kiosk"), Column("sequence")).fetchAll(db).compactMap { row in
                 guard let hash = RecordHash(bytes: row.hash), let kiosk = KioskID(rawValue: row.kiosk) else { return nil }
@@ -133,7 +133,7 @@ public final class IntakeStore: Sendable {
     }
 
     /// The sealed bytes of a stored record.
-    public func sealed(_ hash: RecordHash) throws -> [UInt8]? {
+    package func sealed(_ hash: RecordHash) throws -> [UInt8]? {
         try database.read { db in try IntakeRow.fetchOne(db, key: Data(hash.bytes)).map { Array($0.sealed) } }
     }
 

@@ -1,15 +1,15 @@
-public import Foundation
-import MdocChecks
-import MdocIngest
-import MdocPipeline
-import MdocSeal
-public import MdocTrust
+package import Foundation
+internal import MdocChecks
+internal import MdocIngest
+internal import MdocPipeline
+internal import MdocSeal
+package import MdocTrust
 
 /// The centre's re-verification built from today's transaction verifier: the opened bundle's
 /// files verified as `verify` verifies a folder, with the centre's trust, at the time of
 /// intake. Document-scan uploads are left to the pipeline's imaging stage (not run here).
-public enum PipelineReverification {
-    public static func make(trust: TrustStore, readerTrust: TrustStore? = nil, clock: @escaping @Sendable () -> Date = { Date() })
+package enum PipelineReverification {
+    package static func make(trust: TrustStore, readerTrust: TrustStore? = nil, clock: @escaping @Sendable () -> Date = { Date() })
         -> Reverification
     {
         { opened in

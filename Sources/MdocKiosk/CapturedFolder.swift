@@ -1,11 +1,11 @@
-import Foundation
+internal import Foundation
 
 /// The plaintext a capture left on the kiosk's disk.
-public enum CapturedFolder {
+package enum CapturedFolder {
     /// Overwrites every regular file under `path` with zeros (synced), then removes the folder.
     /// Symbolic links are removed, never followed. On file systems that copy on write, or on
     /// flash that remaps blocks, the overwrite is best effort; the removal is not.
-    public static func erase(_ path: String) throws {
+    package static func erase(_ path: String) throws {
         let manager = FileManager.default
         var isFolder: ObjCBool = false
         guard manager.fileExists(atPath: path, isDirectory: &isFolder) else { return }

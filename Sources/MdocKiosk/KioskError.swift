@@ -1,5 +1,5 @@
 /// A kiosk-side setup or outbox problem, with a message that says what to do.
-public struct KioskError: Error, CustomStringConvertible, Sendable {
-    public let description: String
-    public init(_ description: String) { self.description = description }
+package struct KioskError: Error, CustomStringConvertible, Sendable {
+    package let description: String
+    package init(_ description: String) { self.description = description }
 }

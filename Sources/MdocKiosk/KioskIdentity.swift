@@ -1,40 +1,40 @@
-public import Foundation
-public import MdocCrypto
-public import MdocSeal
+package import Foundation
+package import MdocCrypto
+package import MdocSeal
 
 /// The files of a kiosk's folder (`--dir DIR`).
-public struct KioskFolderLayout: Sendable {
-    public let path: String
-    public init(path: String) { self.path = path }
+package struct KioskFolderLayout: Sendable {
+    package let path: String
+    package init(path: String) { self.path = path }
 
     func file(_ name: String) -> String { (path as NSString).appendingPathComponent(name) }
     /// The kiosk's P-256 signing key, PKCS#8 PEM, mode 0600.
-    public var key: String { file("kiosk-key.pem") }
+    package var key: String { file("kiosk-key.pem") }
     /// The kiosk's certificate, which the centre enrols by copying it into its kiosks folder.
-    public var certificate: String { file("kiosk-cert.pem") }
+    package var certificate: String { file("kiosk-cert.pem") }
     /// The certificate of the centre's sealing key.
-    public var sealingCertificate: String { file("central-cert.pem") }
+    package var sealingCertificate: String { file("central-cert.pem") }
     /// The certificate of the centre's processor key, which signs receipts.
-    public var receiptCertificate: String { file("receipt-cert.pem") }
+    package var receiptCertificate: String { file("receipt-cert.pem") }
     /// The outbox: sealed records only.
-    public var outbox: String { file("outbox.sqlite") }
+    package var outbox: String { file("outbox.sqlite") }
 }
 
 /// Who the kiosk is and to whom it seals: its signing identity, the centre's sealing
 /// certificate and, when given, the certificate that signs the centre's receipts.
-public struct KioskIdentity: Sendable {
-    public let layout: KioskFolderLayout
-    public let signer: KioskSigner
-    public let sealingCertificate: Certificate
-    public let receiptCertificate: Certificate?
+package struct KioskIdentity: Sendable {
+    package let layout: KioskFolderLayout
+    package let signer: KioskSigner
+    package let sealingCertificate: Certificate
+    package let receiptCertificate: Certificate?
 
     /// The recipient of every record this kiosk seals.
-    public var recipient: SealingRecipient { SealingRecipient(certificate: sealingCertificate) }
+    package var recipient: SealingRecipient { SealingRecipient(certificate: sealingCertificate) }
 
     /// `mdocverify kiosk init`: creates the kiosk's P-256 key (mode 0600, never replacing an
     /// existing one) and its self-signed certificate naming `id`, and keeps the centre's
     /// certificates beside them.
-    public static func create(
+    package static func create(
         id: KioskID, sealingCertificatePEM: [UInt8], receiptCertificatePEM: [UInt8]?, directory: String, now: Date = Date()
     ) throws -> KioskIdentity {
         let layout = KioskFolderLayout(path: directory)
@@ -64,7 +64,7 @@ public struct KioskIdentity: Sendable {
     }
 
     /// The identity `kiosk init` made in `directory`.
-    public static func load(directory: String) throws -> KioskIdentity {
+    package static func load(directory: String) throws -> KioskIdentity {
         let layout = KioskFolderLayout(path: directory)
         guard let keyPEM = FileManager.default.contents(atPath: layout.key) else {
             throw KioskError("\(directory) holds no kiosk key: run 'mdocverify kiosk init --id ID --central-cert SEAL.pem --dir \(directory)' first")
@@ -92,7 +92,7 @@ public struct KioskIdentity: Sendable {
 
     /// The certificate receipts must be signed with: `override` (a PEM file) when given,
     /// else the one `kiosk init` kept.
-    public func receiptSigner(override path: String?) throws -> Certificate {
+    package func receiptSigner(override path: String?) throws -> Certificate {
         if let path { return try Self.certificate(contentsOf: path, role: "--receipt-cert") }
         guard let receiptCertificate else {
             throw KioskError("no certificate to check the centre's receipts with: give --receipt-cert CERT (the centre's --signing-cert)")

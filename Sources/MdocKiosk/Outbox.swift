@@ -1,18 +1,18 @@
-public import Foundation
-public import MdocChecks
-import MdocCrypto
-public import MdocSeal
-import GRDB
+package import Foundation
+package import MdocChecks
+internal import MdocCrypto
+package import MdocSeal
+internal import GRDB
 
 /// What the kiosk seals for one transaction: the bundle's files as captured, the consent
 /// record, its verdict and its check results.
-public struct KioskCapture: Sendable {
-    public var files: [String: [UInt8]]
-    public var consent: SealedConsent?
-    public var verdict: KioskVerdict
-    public var checks: [CheckResult]
+package struct KioskCapture: Sendable {
+    package var files: [String: [UInt8]]
+    package var consent: SealedConsent?
+    package var verdict: KioskVerdict
+    package var checks: [CheckResult]
 
-    public init(files: [String: [UInt8]], consent: SealedConsent?, verdict: KioskVerdict, checks: [CheckResult]) {
+    package init(files: [String: [UInt8]], consent: SealedConsent?, verdict: KioskVerdict, checks: [CheckResult]) {
         self.files = files
         self.consent = consent
         self.verdict = verdict
@@ -22,13 +22,13 @@ public struct KioskCapture: Sendable {
 
 /// The kiosk's outbox (`DIR/outbox.sqlite`, GRDB, WAL): sealed records waiting for the centre,
 /// each with its hash, sequence number and sending state. It never holds plaintext.
-public final class Outbox: Sendable {
-    public let identity: KioskIdentity
-    public let limits: SealLimits
+package final class Outbox: Sendable {
+    package let identity: KioskIdentity
+    package let limits: SealLimits
     let database: DatabaseQueue
 
     /// Opens the outbox of the kiosk in `directory` (made by `kiosk init`), creating its database.
-    public init(directory: String, limits: SealLimits = .default) throws {
+    package init(directory: String, limits: SealLimits = .default) throws {
         identity = try KioskIdentity.load(directory: directory)
         self.limits = limits
         var configuration = Configuration()
@@ -47,7 +47,7 @@ public final class Outbox: Sendable {
     /// then overwritten and removed (``CapturedFolder/erase(_:)``): the kiosk keeps only the
     /// sealed record. The caller's `capture` value is its own to drop.
     @discardableResult
-    public func seal(_ capture: KioskCapture, now: Date = Date(), erasingFolder: String? = nil) throws -> SealedRecord {
+    package func seal(_ capture: KioskCapture, now: Date = Date(), erasingFolder: String? = nil) throws -> SealedRecord {
         let sealer = RecordSealer(signer: identity.signer, recipient: identity.recipient, limits: limits)
         let record = try database.write { db -> SealedRecord in
             var state = try Self.state(db)
@@ -70,7 +70,7 @@ public final class Outbox: Sendable {
 
     /// Records waiting to be sent (not refused by the centre), oldest first: at most `count`,
     /// and at most `byteCount` bytes together (always at least one when any waits).
-    public func waiting(count: Int = .max, byteCount: Int = .max) throws -> [SealedRecord] {
+    package func waiting(count: Int = .max, byteCount: Int = .max) throws -> [SealedRecord] {
         try database.read { db in
             let rows = try OutboxRow.filter(OutboxRow.Columns.rejectedCode == nil).order(OutboxRow.Columns.sequence).fetchCursor(db)
             var out: [SealedRecord] = []
@@ -85,21 +85,21 @@ public final class Outbox: Sendable {
     }
 
     /// The hashes of every record in the outbox, waiting or refused.
-    public func hashes() throws -> Set<RecordHash> {
+    package func hashes() throws -> Set<RecordHash> {
         try database.read { db in
             Set(try Data.fetchAll(db, sql: "SELECT hash FROM record").compactMap { RecordHash(bytes: $0) })
         }
     }
 
     /// The hashes of the records deleted on a receipt (kept, without the records, for status and audit).
-    public func deliveredHashes() throws -> Set<RecordHash> {
+    package func deliveredHashes() throws -> Set<RecordHash> {
         try database.read { db in
             Set(try Data.fetchAll(db, sql: "SELECT hash FROM delivered").compactMap { RecordHash(bytes: $0) })
         }
     }
 
     /// The next request counter, committed before the request is sent: a counter is never used twice.
-    public func nextCounter() throws -> UInt64 {
+    package func nextCounter() throws -> UInt64 {
         try database.write { db in
             var state = try Self.state(db)
             state.lastCounter += 1
@@ -109,7 +109,7 @@ public final class Outbox: Sendable {
     }
 
     /// Notes that these records were sent (for `kiosk status`).
-    public func markSent(_ hashes: [RecordHash], at time: Date = Date()) throws {
+    package func markSent(_ hashes: [RecordHash], at time: Date = Date()) throws {
         try database.write { db in
             for hash in hashes {
                 try db.execute(
@@ -120,7 +120,7 @@ public final class Outbox: Sendable {
     }
 
     /// Notes how a sync ended (for `kiosk status`).
-    public func noteSync(_ outcome: String, at time: Date = Date()) throws {
+    package func noteSync(_ outcome: String, at time: Date = Date()) throws {
         try database.write { db in
             var state = try Self.state(db)
             state.lastSyncAt = time

@@ -1,18 +1,18 @@
-public import Foundation
-public import MdocCrypto
-public import MdocSeal
-import GRDB
+package import Foundation
+package import MdocCrypto
+package import MdocSeal
+internal import GRDB
 
 /// What applying a receipt did to the outbox.
-public struct ReceiptApplication: Sendable, Equatable {
+package struct ReceiptApplication: Sendable, Equatable {
     /// Records deleted: the centre holds them (`stored` or `duplicate`).
-    public var delivered: Int = 0
+    package var delivered: Int = 0
     /// Records kept and marked refused, with the centre's code.
-    public var rejected: Int = 0
+    package var rejected: Int = 0
     /// Entries naming records this outbox does not hold (already applied, or another kiosk's).
-    public var unknown: Int = 0
+    package var unknown: Int = 0
 
-    public init(delivered: Int = 0, rejected: Int = 0, unknown: Int = 0) {
+    package init(delivered: Int = 0, rejected: Int = 0, unknown: Int = 0) {
         self.delivered = delivered
         self.rejected = rejected
         self.unknown = unknown
@@ -23,7 +23,7 @@ extension Outbox {
     /// Applies a receipt whose signature ``Receipt/verified(_:signer:)`` has checked: deletes each
     /// record the centre holds and marks each refused one with the centre's code. A receipt for
     /// another kiosk's request is refused.
-    public func apply(_ receipt: Receipt, at time: Date = Date()) throws -> ReceiptApplication {
+    package func apply(_ receipt: Receipt, at time: Date = Date()) throws -> ReceiptApplication {
         if let kiosk = receipt.kiosk, kiosk != identity.signer.id {
             throw KioskError("the receipt answers kiosk \(kiosk), not this kiosk (\(identity.signer.id))")
         }
@@ -54,7 +54,7 @@ extension Outbox {
     }
 
     /// `kiosk receipts`: checks a receipts file carried back from the centre with `signer` and applies it.
-    public func applyReceiptFile(_ path: String, signer: Certificate, at time: Date = Date()) throws -> ReceiptApplication {
+    package func applyReceiptFile(_ path: String, signer: Certificate, at time: Date = Date()) throws -> ReceiptApplication {
         guard let bytes = FileManager.default.contents(atPath: path) else { throw KioskError("\(path) cannot be read") }
         let receipt: Receipt
         do {
@@ -69,7 +69,7 @@ extension Outbox {
 
     /// `kiosk export`: writes each waiting record to `folder` as `<sha256>.cose` (written whole,
     /// then renamed into place). The records stay in the outbox until a receipt is applied.
-    public func export(to folder: String) throws -> [String] {
+    package func export(to folder: String) throws -> [String] {
         do {
             try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
         } catch {

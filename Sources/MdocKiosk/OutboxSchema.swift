@@ -1,5 +1,5 @@
-import Foundation
-import GRDB
+internal import Foundation
+internal import GRDB
 
 /// The outbox's tables: sealed records and their state, what was delivered, and the kiosk's
 /// counters. No personal data: records are sealed, and the rest are hashes, numbers and times.

@@ -1,21 +1,21 @@
-public import Foundation
-import GRDB
+package import Foundation
+internal import GRDB
 
 /// `kiosk status`: what waits, since when, what the centre refused, and the last sync.
-public struct OutboxStatus: Sendable, Equatable {
-    public var waiting: Int
-    public var waitingBytes: Int64
-    public var oldestWaiting: Date?
+package struct OutboxStatus: Sendable, Equatable {
+    package var waiting: Int
+    package var waitingBytes: Int64
+    package var oldestWaiting: Date?
     /// Refused records by the centre's code.
-    public var rejected: [String: Int]
-    public var delivered: Int
-    public var lastSequence: Int64
-    public var lastSyncAt: Date?
-    public var lastSyncOutcome: String?
+    package var rejected: [String: Int]
+    package var delivered: Int
+    package var lastSequence: Int64
+    package var lastSyncAt: Date?
+    package var lastSyncOutcome: String?
 }
 
 extension Outbox {
-    public func status() throws -> OutboxStatus {
+    package func status() throws -> OutboxStatus {
         try database.read { db in
             let state = try Self.state(db)
             let waiting = try Row.fetchOne(

@@ -1,14 +1,14 @@
 /// A kiosk's identifier: 1 to 64 characters of `A-Z a-z 0-9 . _ -`, not starting with a dot.
 /// It names the kiosk in its certificate (the subject's common name), in every record it seals
 /// and in every request it signs.
-public struct KioskID: RawRepresentable, Hashable, Comparable, Sendable, CustomStringConvertible {
+package struct KioskID: RawRepresentable, Hashable, Comparable, Sendable, CustomStringConvertible {
     /// Longest identifier, in characters.
-    public static let maximumLength = 64
+    package static let maximumLength = 64
 
-    public let rawValue: String
+    package let rawValue: String
 
     /// `nil` unless `rawValue` is a valid identifier.
-    public init?(rawValue: String) {
+    package init?(rawValue: String) {
         let utf8 = rawValue.utf8
         guard (1...Self.maximumLength).contains(utf8.count), utf8.first != UInt8(ascii: ".") else { return nil }
         let allowed = utf8.allSatisfy { byte in
@@ -24,13 +24,13 @@ public struct KioskID: RawRepresentable, Hashable, Comparable, Sendable, CustomS
     }
 
     /// The identifier, or ``SealError/Code/invalidKioskID``.
-    public static func validated(_ text: String) throws -> KioskID {
+    package static func validated(_ text: String) throws -> KioskID {
         guard let id = KioskID(rawValue: text) else {
             throw SealError(.invalidKioskID, "a kiosk id is 1 to \(maximumLength) characters of A-Z a-z 0-9 . _ - (not starting with a dot)")
         }
         return id
     }
 
-    public var description: String { rawValue }
-    public static func < (lhs: KioskID, rhs: KioskID) -> Bool { lhs.rawValue < rhs.rawValue }
+    package var description: String { rawValue }
+    package static func < (lhs: KioskID, rhs: KioskID) -> Bool { lhs.rawValue < rhs.rawValue }
 }

@@ -1,16 +1,16 @@
-import Foundation
-public import MdocCrypto
-import Synchronization
+internal import Foundation
+package import MdocCrypto
+internal import Synchronization
 
 /// The enrolled kiosks: one certificate each, named by its subject's common name (the kiosk
 /// id). A certificate whose common name is not a kiosk id, or two certificates naming the same
 /// kiosk, enrol nobody (a problem is listed): the centre must not guess which one is meant.
-public struct KioskRoster: Sendable {
-    public let certificates: [KioskID: Certificate]
+package struct KioskRoster: Sendable {
+    package let certificates: [KioskID: Certificate]
     /// What could not be enrolled, for the operator.
-    public let problems: [String]
+    package let problems: [String]
 
-    public init(certificates: [Certificate]) {
+    package init(certificates: [Certificate]) {
         var byID: [KioskID: [Certificate]] = [:]
         var problems: [String] = []
         for certificate in certificates {
@@ -33,23 +33,23 @@ public struct KioskRoster: Sendable {
         self.problems = problems.sorted()
     }
 
-    public func certificate(for id: KioskID) -> Certificate? { certificates[id] }
+    package func certificate(for id: KioskID) -> Certificate? { certificates[id] }
 }
 
 /// The kiosks folder of the centre (`--kiosks DIR`), read again whenever a file in it is added,
 /// removed or changed: removing a kiosk's certificate revokes it for the next request.
-public final class KioskFolder: Sendable {
-    public let path: String
+package final class KioskFolder: Sendable {
+    package let path: String
     private let cache = Mutex<(signature: [String], roster: KioskRoster)?>(nil)
 
     /// - Throws: ``SealError`` (`unknownKiosk`) when the folder cannot be listed.
-    public init(path: String) throws {
+    package init(path: String) throws {
         self.path = path
         _ = try roster()
     }
 
     /// The roster as the folder is now.
-    public func roster() throws -> KioskRoster {
+    package func roster() throws -> KioskRoster {
         let signature = try listing()
         if let cached = cache.withLock({ $0 }), cached.signature == signature { return cached.roster }
         var certificates: [Certificate] = []

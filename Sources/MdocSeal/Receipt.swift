@@ -1,8 +1,8 @@
-public import Foundation
-import MdocCBOR
-import MdocCOSE
-public import MdocCrypto
-import MdocTime
+package import Foundation
+internal import MdocCBOR
+internal import MdocCOSE
+package import MdocCrypto
+internal import MdocTime
 
 /// The centre's answer for a set of records, signed by its processor key (COSE_Sign1, its
 /// certificate in x5chain): each record's hash and what became of it. A kiosk deletes a record
@@ -14,10 +14,10 @@ import MdocTime
 /// Outcome = { "record": bstr .size 32, "outcome": "stored" / "duplicate" / "rejected", ? "code": tstr }
 /// ```
 /// `kiosk` and `counter` name the request answered; both are null for carried files.
-public struct Receipt: Sendable, Equatable {
-    public static let format = "mdocverify-intake-receipt-v1"
+package struct Receipt: Sendable, Equatable {
+    package static let format = "mdocverify-intake-receipt-v1"
 
-    public enum Outcome: Sendable, Equatable {
+    package enum Outcome: Sendable, Equatable {
         /// Stored now, for the first time.
         case stored
         /// Already stored: nothing was stored again.
@@ -26,12 +26,12 @@ public struct Receipt: Sendable, Equatable {
         case rejected(SealError.Code)
 
         /// Whether the kiosk may delete the record.
-        public var isDelivered: Bool {
+        package var isDelivered: Bool {
             if case .rejected = self { return false }
             return true
         }
 
-        public var name: String {
+        package var name: String {
             switch self {
             case .stored: "stored"
             case .duplicate: "duplicate"
@@ -40,22 +40,22 @@ public struct Receipt: Sendable, Equatable {
         }
     }
 
-    public struct Entry: Sendable, Equatable {
-        public var record: RecordHash
-        public var outcome: Outcome
+    package struct Entry: Sendable, Equatable {
+        package var record: RecordHash
+        package var outcome: Outcome
 
-        public init(record: RecordHash, outcome: Outcome) {
+        package init(record: RecordHash, outcome: Outcome) {
             self.record = record
             self.outcome = outcome
         }
     }
 
-    public var issuedAt: Date
-    public var kiosk: KioskID?
-    public var counter: UInt64?
-    public var entries: [Entry]
+    package var issuedAt: Date
+    package var kiosk: KioskID?
+    package var counter: UInt64?
+    package var entries: [Entry]
 
-    public init(issuedAt: Date, kiosk: KioskID?, counter: UInt64?, entries: [Entry]) {
+    package init(issuedAt: Date, kiosk: KioskID?, counter: UInt64?, entries: [Entry]) {
         self.issuedAt = issuedAt
         self.kiosk = kiosk
         self.counter = counter
@@ -77,14 +77,14 @@ public struct Receipt: Sendable, Equatable {
     }
 
     /// The signed receipt: a tagged COSE_Sign1 by `key`, `certificate` in x5chain (RFC 9360).
-    public func signed(key: PrivateKey, certificate: Certificate) throws -> [UInt8] {
+    package func signed(key: PrivateKey, certificate: Certificate) throws -> [UInt8] {
         try COSESign1.sign(
             payload: cbor(), key: key, unprotected: [.init(.int(COSEHeaders.Label.x5chain), .bytes(certificate.der))])
     }
 
     /// Reads a signed receipt and checks its signature with `signer` (the centre's processor
     /// certificate the kiosk was given). Throws ``SealError`` (`badSignature`, `malformed`).
-    public static func verified(_ bytes: [UInt8], signer: Certificate) throws -> Receipt {
+    package static func verified(_ bytes: [UInt8], signer: Certificate) throws -> Receipt {
         let signed: COSESign1
         do {
             signed = try COSESign1(decoding: bytes)

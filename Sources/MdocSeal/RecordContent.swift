@@ -1,28 +1,28 @@
-public import Foundation
-public import MdocChecks
-import MdocCBOR
-import MdocTime
+package import Foundation
+package import MdocChecks
+internal import MdocCBOR
+internal import MdocTime
 
 /// What a kiosk seals for one transaction: the bundle's files exactly as captured (the reader's
 /// ephemeral key among them), the consent record, the kiosk's verdict and check results, the
 /// kiosk id and its sequence number. Deterministic CBOR (RFC 8949 §4.2.1), as `docs/kiosk.md`
 /// gives in CDDL.
-public struct RecordContent: Sendable, Equatable {
+package struct RecordContent: Sendable, Equatable {
     /// The value of the `format` field: the version of this layout.
-    public static let format = "mdocverify-kiosk-record-v1"
+    package static let format = "mdocverify-kiosk-record-v1"
 
-    public var kiosk: KioskID
+    package var kiosk: KioskID
     /// The kiosk's sequence number, from 1, one per record sealed.
-    public var sequence: UInt64
+    package var sequence: UInt64
     /// When the record was sealed (second precision).
-    public var sealedAt: Date
+    package var sealedAt: Date
     /// Bundle-relative path → the file's bytes as captured.
-    public var files: [String: [UInt8]]
-    public var consent: SealedConsent?
-    public var verdict: KioskVerdict
-    public var checks: [CheckResult]
+    package var files: [String: [UInt8]]
+    package var consent: SealedConsent?
+    package var verdict: KioskVerdict
+    package var checks: [CheckResult]
 
-    public init(
+    package init(
         kiosk: KioskID, sequence: UInt64, sealedAt: Date, files: [String: [UInt8]], consent: SealedConsent?,
         verdict: KioskVerdict, checks: [CheckResult]
     ) {
@@ -36,7 +36,7 @@ public struct RecordContent: Sendable, Equatable {
     }
 
     /// The deterministic CBOR of the content, the payload the kiosk signs.
-    public func cbor() -> [UInt8] {
+    package func cbor() -> [UInt8] {
         var fileEntries: [CBORNode.Entry] = []
         fileEntries.reserveCapacity(files.count)
         for (path, bytes) in files { fileEntries.append(.init(.text(path), .bytes(bytes))) }
@@ -73,13 +73,13 @@ public struct RecordContent: Sendable, Equatable {
 
 /// The consent record of a transaction (`transaction.json`'s `consent`): its reference, the
 /// scopes granted, when it was granted and when it expires.
-public struct SealedConsent: Sendable, Equatable {
-    public var reference: String?
-    public var scopes: [String]
-    public var grantedAt: Date?
-    public var expiresAt: Date?
+package struct SealedConsent: Sendable, Equatable {
+    package var reference: String?
+    package var scopes: [String]
+    package var grantedAt: Date?
+    package var expiresAt: Date?
 
-    public init(reference: String?, scopes: [String], grantedAt: Date?, expiresAt: Date?) {
+    package init(reference: String?, scopes: [String], grantedAt: Date?, expiresAt: Date?) {
         self.reference = reference
         self.scopes = scopes
         self.grantedAt = grantedAt
@@ -98,13 +98,13 @@ public struct SealedConsent: Sendable, Equatable {
 
 /// The kiosk's own verdict on the transaction, at the verification and capture instants, with
 /// the hash of the trust material it judged against.
-public struct KioskVerdict: Sendable, Equatable {
-    public var atVerification: Verdict
-    public var atCapture: Verdict?
-    public var verifiedAt: Date
-    public var trustSnapshot: String?
+package struct KioskVerdict: Sendable, Equatable {
+    package var atVerification: Verdict
+    package var atCapture: Verdict?
+    package var verifiedAt: Date
+    package var trustSnapshot: String?
 
-    public init(atVerification: Verdict, atCapture: Verdict?, verifiedAt: Date, trustSnapshot: String?) {
+    package init(atVerification: Verdict, atCapture: Verdict?, verifiedAt: Date, trustSnapshot: String?) {
         self.atVerification = atVerification
         self.atCapture = atCapture
         self.verifiedAt = verifiedAt

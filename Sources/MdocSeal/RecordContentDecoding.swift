@@ -1,12 +1,12 @@
-import Foundation
-import MdocCBOR
-import MdocChecks
-import MdocTime
+internal import Foundation
+internal import MdocCBOR
+internal import MdocChecks
+internal import MdocTime
 
 extension RecordContent {
     /// Reads the content the kiosk signed. Every field is required, no other field is allowed,
     /// and the limits hold; anything else is ``SealError/Code/invalidContent`` naming the field.
-    public init(decoding bytes: ArraySlice<UInt8>, limits: SealLimits = .default) throws {
+    package init(decoding bytes: ArraySlice<UInt8>, limits: SealLimits = .default) throws {
         let options = CBORDecodingOptions(maxItems: max(limits.maximumCheckCount * 16 + limits.maximumFileCount * 2 + 64, 64), maxLength: limits.maximumRecordByteCount)
         let item: CBOR
         do {

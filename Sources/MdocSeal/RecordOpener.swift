@@ -1,25 +1,25 @@
-import MdocCBOR
-import MdocCOSE
-public import MdocCrypto
+internal import MdocCBOR
+internal import MdocCOSE
+package import MdocCrypto
 
 /// A record opened at the centre: decrypted, its kiosk signature checked against the enrolled
 /// certificate, its content read. The content holds personal data: keep it no longer than the
 /// re-verification needs it.
-public struct OpenedRecord: Sendable {
-    public let hash: RecordHash
-    public let sealedByteCount: Int
-    public let content: RecordContent
+package struct OpenedRecord: Sendable {
+    package let hash: RecordHash
+    package let sealedByteCount: Int
+    package let content: RecordContent
     /// The enrolled certificate whose key signed the record.
-    public let kioskCertificate: Certificate
+    package let kioskCertificate: Certificate
 }
 
 /// Opens sealed records with the centre's sealing key.
-public struct RecordOpener: Sendable {
-    public let sealingKey: PrivateKey
-    public let keyID: [UInt8]
-    public let limits: SealLimits
+package struct RecordOpener: Sendable {
+    package let sealingKey: PrivateKey
+    package let keyID: [UInt8]
+    package let limits: SealLimits
 
-    public init(sealingKey: PrivateKey, limits: SealLimits = .default) {
+    package init(sealingKey: PrivateKey, limits: SealLimits = .default) {
         self.sealingKey = sealingKey
         self.keyID = SealingRecipient.keyID(for: sealingKey.publicKey)
         self.limits = limits
@@ -30,7 +30,7 @@ public struct RecordOpener: Sendable {
     /// (`tampered`), the signer is enrolled in `roster` (`unknownKiosk`), the signature verifies
     /// (`badSignature`), the content is a record of this format naming the same kiosk
     /// (`invalidContent`, `kioskMismatch`).
-    public func open(_ sealed: [UInt8], roster: KioskRoster) throws -> OpenedRecord {
+    package func open(_ sealed: [UInt8], roster: KioskRoster) throws -> OpenedRecord {
         guard sealed.count <= limits.maximumRecordByteCount else {
             throw SealError(.tooLarge, "\(sealed.count) bytes, over the limit of \(limits.maximumRecordByteCount)")
         }

@@ -1,14 +1,14 @@
-import MdocCBOR
-import MdocCOSE
-public import MdocCrypto
+internal import MdocCBOR
+internal import MdocCOSE
+package import MdocCrypto
 
 /// A kiosk's signing identity: its id, its P-256 key and the certificate the centre enrols.
-public struct KioskSigner: Sendable {
-    public let id: KioskID
-    public let key: PrivateKey
-    public let certificate: Certificate
+package struct KioskSigner: Sendable {
+    package let id: KioskID
+    package let key: PrivateKey
+    package let certificate: Certificate
 
-    public init(id: KioskID, key: PrivateKey, certificate: Certificate) {
+    package init(id: KioskID, key: PrivateKey, certificate: Certificate) {
         self.id = id
         self.key = key
         self.certificate = certificate
@@ -17,12 +17,12 @@ public struct KioskSigner: Sendable {
 
 /// Seals records: the kiosk signs the content (COSE_Sign1, ES256, kid = kiosk id), then encrypts
 /// the signed message to the centre (COSE_Encrypt, ECDH-ES + HKDF-256, A256GCM).
-public struct RecordSealer: Sendable {
-    public let signer: KioskSigner
-    public let recipient: SealingRecipient
-    public let limits: SealLimits
+package struct RecordSealer: Sendable {
+    package let signer: KioskSigner
+    package let recipient: SealingRecipient
+    package let limits: SealLimits
 
-    public init(signer: KioskSigner, recipient: SealingRecipient, limits: SealLimits = .default) {
+    package init(signer: KioskSigner, recipient: SealingRecipient, limits: SealLimits = .default) {
         self.signer = signer
         self.recipient = recipient
         self.limits = limits
@@ -33,7 +33,7 @@ public struct RecordSealer: Sendable {
     /// - Throws: ``SealError/Code/kioskMismatch`` for another kiosk's content,
     ///   ``SealError/Code/tooLarge`` past ``SealLimits/maximumRecordByteCount`` (or the file or
     ///   check count limits), and COSE or crypto errors from signing and encryption.
-    public func seal(_ content: RecordContent) throws -> SealedRecord {
+    package func seal(_ content: RecordContent) throws -> SealedRecord {
         guard content.kiosk == signer.id else {
             throw SealError(.kioskMismatch, "the content names kiosk \(content.kiosk), this kiosk is \(signer.id)")
         }

@@ -2,45 +2,45 @@
 ///
 /// Equality looks only at ``code``; codes are stable (receipts carry them to the kiosk) and
 /// reasons never hold personal data.
-public struct SealError: Error, Hashable, Sendable, CustomStringConvertible {
+package struct SealError: Error, Hashable, Sendable, CustomStringConvertible {
     /// A stable code. New codes may be added; match with `==`.
-    public struct Code: RawRepresentable, Hashable, Sendable, CustomStringConvertible {
-        public let rawValue: String
-        public init(rawValue: String) { self.rawValue = rawValue }
-        public var description: String { rawValue }
+    package struct Code: RawRepresentable, Hashable, Sendable, CustomStringConvertible {
+        package let rawValue: String
+        package init(rawValue: String) { self.rawValue = rawValue }
+        package var description: String { rawValue }
 
         /// Not a COSE_Encrypt / COSE_Sign1 of the expected shape.
-        public static let malformed = Code(rawValue: "record.malformed")
+        package static let malformed = Code(rawValue: "record.malformed")
         /// Over a named size limit.
-        public static let tooLarge = Code(rawValue: "record.tooLarge")
+        package static let tooLarge = Code(rawValue: "record.tooLarge")
         /// Sealed to another key: no recipient carries this centre's key id.
-        public static let wrongRecipient = Code(rawValue: "record.wrongRecipient")
+        package static let wrongRecipient = Code(rawValue: "record.wrongRecipient")
         /// The encrypted content does not authenticate: tampered with, or sealed to another key.
-        public static let tampered = Code(rawValue: "record.tampered")
+        package static let tampered = Code(rawValue: "record.tampered")
         /// The kiosk named inside is not enrolled (never was, or its certificate was removed).
-        public static let unknownKiosk = Code(rawValue: "record.unknownKiosk")
+        package static let unknownKiosk = Code(rawValue: "record.unknownKiosk")
         /// The kiosk's signature does not verify with its enrolled certificate.
-        public static let badSignature = Code(rawValue: "record.badSignature")
+        package static let badSignature = Code(rawValue: "record.badSignature")
         /// The signed content is not a record of this format (fields, types, limits).
-        public static let invalidContent = Code(rawValue: "record.invalidContent")
+        package static let invalidContent = Code(rawValue: "record.invalidContent")
         /// A record of one kiosk sent in another kiosk's request.
-        public static let kioskMismatch = Code(rawValue: "record.kioskMismatch")
+        package static let kioskMismatch = Code(rawValue: "record.kioskMismatch")
         /// The kiosk's sequence number was already used by a different record.
-        public static let sequenceReused = Code(rawValue: "record.sequenceReused")
+        package static let sequenceReused = Code(rawValue: "record.sequenceReused")
         /// A kiosk id outside the allowed alphabet or length.
-        public static let invalidKioskID = Code(rawValue: "kiosk.invalidId")
+        package static let invalidKioskID = Code(rawValue: "kiosk.invalidId")
     }
 
-    public let code: Code
-    public let reason: String
+    package let code: Code
+    package let reason: String
 
-    public init(_ code: Code, _ reason: String) {
+    package init(_ code: Code, _ reason: String) {
         self.code = code
         self.reason = reason
     }
 
-    public var description: String { "\(code): \(reason)" }
+    package var description: String { "\(code): \(reason)" }
 
-    public static func == (lhs: SealError, rhs: SealError) -> Bool { lhs.code == rhs.code }
-    public func hash(into hasher: inout Hasher) { hasher.combine(code) }
+    package static func == (lhs: SealError, rhs: SealError) -> Bool { lhs.code == rhs.code }
+    package func hash(into hasher: inout Hasher) { hasher.combine(code) }
 }

@@ -1,25 +1,25 @@
-public import MdocCrypto
+package import MdocCrypto
 
 /// A record's identity: SHA-256 of its sealed bytes, as sent and as stored.
-public struct RecordHash: Hashable, Comparable, Sendable, CustomStringConvertible {
+package struct RecordHash: Hashable, Comparable, Sendable, CustomStringConvertible {
     /// Length of the digest in bytes.
-    public static let byteCount = 32
+    package static let byteCount = 32
 
-    public let bytes: [UInt8]
+    package let bytes: [UInt8]
 
     /// `nil` unless `bytes` is 32 bytes long.
-    public init?(bytes: some Collection<UInt8>) {
+    package init?(bytes: some Collection<UInt8>) {
         guard bytes.count == Self.byteCount else { return nil }
         self.bytes = Array(bytes)
     }
 
     /// The hash of sealed bytes.
-    public init(of sealed: some Collection<UInt8>) {
+    package init(of sealed: some Collection<UInt8>) {
         self.bytes = HashFunction.sha256.hash(sealed)
     }
 
     /// From 64 lower- or upper-case hex digits (a `<sha256>.cose` file name).
-    public init?(hex: some StringProtocol) {
+    package init?(hex: some StringProtocol) {
         let digits = Array(hex.utf8)
         guard digits.count == 2 * Self.byteCount else { return nil }
         var out: [UInt8] = []
@@ -43,20 +43,20 @@ public struct RecordHash: Hashable, Comparable, Sendable, CustomStringConvertibl
     }
 
     /// Lower-case hex.
-    public var hex: String { hexString(bytes) }
-    public var description: String { hex }
-    public static func < (lhs: RecordHash, rhs: RecordHash) -> Bool { lhs.bytes.lexicographicallyPrecedes(rhs.bytes) }
+    package var hex: String { hexString(bytes) }
+    package var description: String { hex }
+    package static func < (lhs: RecordHash, rhs: RecordHash) -> Bool { lhs.bytes.lexicographicallyPrecedes(rhs.bytes) }
 }
 
 /// One sealed record: a COSE_Encrypt (tag 96) to the centre's sealing key holding the kiosk's
 /// COSE_Sign1 over the ``RecordContent``.
-public struct SealedRecord: Sendable, Equatable {
-    public let bytes: [UInt8]
-    public let hash: RecordHash
-    public let kiosk: KioskID
-    public let sequence: UInt64
+package struct SealedRecord: Sendable, Equatable {
+    package let bytes: [UInt8]
+    package let hash: RecordHash
+    package let kiosk: KioskID
+    package let sequence: UInt64
 
-    public init(bytes: [UInt8], kiosk: KioskID, sequence: UInt64) {
+    package init(bytes: [UInt8], kiosk: KioskID, sequence: UInt64) {
         self.bytes = bytes
         self.hash = RecordHash(of: bytes)
         self.kiosk = kiosk
@@ -66,16 +66,16 @@ public struct SealedRecord: Sendable, Equatable {
 
 /// The centre's sealing key as a kiosk knows it: the public key of the centre's sealing
 /// certificate and the key id that names it in each record.
-public struct SealingRecipient: Sendable {
-    public let publicKey: PublicKey
-    public let keyID: [UInt8]
+package struct SealingRecipient: Sendable {
+    package let publicKey: PublicKey
+    package let keyID: [UInt8]
 
-    public init(publicKey: PublicKey) {
+    package init(publicKey: PublicKey) {
         self.publicKey = publicKey
         self.keyID = Self.keyID(for: publicKey)
     }
 
-    public init(certificate: Certificate) { self.init(publicKey: certificate.publicKey) }
+    package init(certificate: Certificate) { self.init(publicKey: certificate.publicKey) }
 
     /// A recipient named by a key id of the caller's choosing.
     package init(publicKey: PublicKey, keyID: [UInt8]) {
@@ -85,7 +85,7 @@ public struct SealingRecipient: Sendable {
 
     /// The key id of a sealing key: SHA-256 of its SubjectPublicKeyInfo (RFC 5280 §4.1.2.7),
     /// so the kiosk (from the certificate) and the centre (from the private key) agree on it.
-    public static func keyID(for key: PublicKey) -> [UInt8] {
+    package static func keyID(for key: PublicKey) -> [UInt8] {
         HashFunction.sha256.hash(key.subjectPublicKeyInfoDER)
     }
 }

@@ -1,8 +1,8 @@
-public import Foundation
-import MdocCBOR
-import MdocCOSE
-import MdocCrypto
-import MdocTime
+package import Foundation
+internal import MdocCBOR
+internal import MdocCOSE
+internal import MdocCrypto
+internal import MdocTime
 
 /// One upload from a kiosk: the records and, signed by the kiosk, its id, a counter that only
 /// grows, and the hashes of the records in order.
@@ -11,18 +11,18 @@ import MdocTime
 /// SyncRequest = [ header: bstr .cbor COSE_Sign1, records: [* bstr] ]
 /// RequestHeader = { "kiosk": tstr, "counter": uint, "records": [* bstr .size 32], "sentAt": tdate }
 /// ```
-public struct SyncRequest: Sendable {
+package struct SyncRequest: Sendable {
     /// The HTTP media type of a request body.
-    public static let mediaType = "application/cbor"
+    package static let mediaType = "application/cbor"
 
     /// What the kiosk signs.
-    public struct Header: Sendable, Equatable {
-        public var kiosk: KioskID
-        public var counter: UInt64
-        public var records: [RecordHash]
-        public var sentAt: Date
+    package struct Header: Sendable, Equatable {
+        package var kiosk: KioskID
+        package var counter: UInt64
+        package var records: [RecordHash]
+        package var sentAt: Date
 
-        public init(kiosk: KioskID, counter: UInt64, records: [RecordHash], sentAt: Date) {
+        package init(kiosk: KioskID, counter: UInt64, records: [RecordHash], sentAt: Date) {
             self.kiosk = kiosk
             self.counter = counter
             self.records = records
@@ -38,11 +38,11 @@ public struct SyncRequest: Sendable {
     }
 
     /// The signed header (a tagged COSE_Sign1) exactly as sent.
-    public let signedHeader: [UInt8]
-    public let records: [[UInt8]]
+    package let signedHeader: [UInt8]
+    package let records: [[UInt8]]
 
     /// A request signed by `signer` for `records`.
-    public init(signer: KioskSigner, counter: UInt64, records: [SealedRecord], sentAt: Date = Date()) throws {
+    package init(signer: KioskSigner, counter: UInt64, records: [SealedRecord], sentAt: Date = Date()) throws {
         let header = Header(kiosk: signer.id, counter: counter, records: records.map(\.hash), sentAt: sentAt)
         self.signedHeader = try COSESign1.sign(payload: header.cbor(), key: signer.key)
         self.records = records.map(\.bytes)
@@ -54,15 +54,15 @@ public struct SyncRequest: Sendable {
     }
 
     /// The request body.
-    public func encoded() -> [UInt8] {
+    package func encoded() -> [UInt8] {
         CBORNode.array([.bytes(signedHeader), .array(records.map(CBORNode.bytes))]).encoded()
     }
 
     /// SHA-256 of the signed header: the same request sent twice has the same one.
-    public var headerHash: [UInt8] { HashFunction.sha256.hash(signedHeader) }
+    package var headerHash: [UInt8] { HashFunction.sha256.hash(signedHeader) }
 
     /// Reads a request body within `limits`. Nothing is trusted yet: see ``verify(roster:)``.
-    public init(decoding body: [UInt8], limits: SyncLimits = .default) throws(SyncRefusal) {
+    package init(decoding body: [UInt8], limits: SyncLimits = .default) throws(SyncRefusal) {
         guard body.count <= limits.maximumRequestByteCount else {
             throw SyncRefusal(.tooLarge, "\(body.count) bytes, over the limit of \(limits.maximumRequestByteCount)")
         }
@@ -86,7 +86,7 @@ public struct SyncRequest: Sendable {
 
     /// Checks the kiosk's signature with its enrolled certificate and that the records are the
     /// ones it signed, in order. Returns the header.
-    public func verify(roster: KioskRoster) throws(SyncRefusal) -> Header {
+    package func verify(roster: KioskRoster) throws(SyncRefusal) -> Header {
         let options = CBORDecodingOptions(maxDepth: 4, maxItems: records.count + 64, maxLength: signedHeader.count)
         guard let item = try? CBOR(decoding: signedHeader, options: options), let signed = try? COSESign1(item),
             let payload = signed.payload

@@ -1,14 +1,14 @@
-public import Hummingbird
-import Foundation
-public import MdocIntake
-import MdocSeal
+package import Hummingbird
+internal import Foundation
+package import MdocIntake
+internal import MdocSeal
 
 /// `mdocverify serve`: the intake over HTTP (Hummingbird 2). TLS is left to a reverse proxy in
 /// front (`docs/kiosk.md`); records are sealed and signed end to end either way.
-public enum IntakeServer {
+package enum IntakeServer {
     /// The application listening on `host:port` (port 0: one the system chooses, given to
     /// `onRunning` once the server listens).
-    public static func application(
+    package static func application(
         intake: Intake, host: String, port: Int, onRunning: @escaping @Sendable (Int) async -> Void = { _ in }
     ) -> some ApplicationProtocol {
         let router = Router(context: BasicRequestContext.self)

@@ -1,40 +1,40 @@
-public import AsyncHTTPClient
-public import Foundation
-public import MdocCrypto
-public import MdocKiosk
-public import MdocSeal
-import NIOCore
+internal import AsyncHTTPClient
+package import Foundation
+package import MdocCrypto
+package import MdocKiosk
+internal import MdocSeal
+internal import NIOCore
 
 /// How a sync ended.
-public struct SyncReport: Sendable {
+package struct SyncReport: Sendable {
     /// Requests answered with a checked receipt.
-    public var requests = 0
+    package var requests = 0
     /// Records the centre now holds, deleted from the outbox.
-    public var delivered = 0
+    package var delivered = 0
     /// Records the centre refused, kept and marked with its code.
-    public var rejected = 0
+    package var rejected = 0
     /// Records still waiting.
-    public var waiting = 0
+    package var waiting = 0
     /// Why the sync stopped early: a refusal of a whole request, or the network.
-    public var stoppedBy: String?
+    package var stoppedBy: String?
 
-    public var completed: Bool { stoppedBy == nil }
+    package var completed: Bool { stoppedBy == nil }
 }
 
 /// `mdocverify sync`: sends the outbox to the centre in signed batches (AsyncHTTPClient) and
 /// deletes a record only once the centre's signed receipt for it has been checked.
-public struct SyncClient: Sendable {
-    public let outbox: Outbox
-    public let centre: URL
-    public let receiptSigner: Certificate
+package struct SyncClient: Sendable {
+    package let outbox: Outbox
+    package let centre: URL
+    package let receiptSigner: Certificate
     /// Records per request.
-    public var batchRecords: Int
+    package var batchRecords: Int
     /// Bytes of records per request.
-    public var batchBytes: Int
+    package var batchBytes: Int
     /// How long one request may take before the kiosk gives up on it (and keeps its records).
-    public var timeout: TimeInterval
+    package var timeout: TimeInterval
 
-    public init(outbox: Outbox, centre: URL, receiptSigner: Certificate, batchRecords: Int = 200, batchBytes: Int = 16 << 20, timeout: TimeInterval = 30) {
+    package init(outbox: Outbox, centre: URL, receiptSigner: Certificate, batchRecords: Int = 200, batchBytes: Int = 16 << 20, timeout: TimeInterval = 30) {
         self.outbox = outbox
         self.centre = centre
         self.receiptSigner = receiptSigner
@@ -45,7 +45,7 @@ public struct SyncClient: Sendable {
 
     /// Sends batches until the outbox has nothing left to send, a request is refused, or the
     /// network fails. Records stay in the outbox unless a checked receipt says the centre holds them.
-    public func run() async throws -> SyncReport {
+    package func run() async throws -> SyncReport {
         var report = SyncReport()
         let url = centre.appendingPathComponent(String(SyncProtocol.batchesPath.dropFirst()))
         while true {

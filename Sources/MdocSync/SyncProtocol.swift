@@ -1,22 +1,22 @@
-import Foundation
-public import MdocSeal
+internal import Foundation
+package import MdocSeal
 
 /// The HTTP face of the sync protocol (`docs/openapi.yaml`): paths, media types and how each
 /// refusal maps to a status.
-public enum SyncProtocol {
+package enum SyncProtocol {
     /// `POST`: one signed batch of sealed records (a ``SyncRequest``); answered with a signed receipt.
-    public static let batchesPath = "/v1/batches"
+    package static let batchesPath = "/v1/batches"
     /// `GET`: the intake is up.
-    public static let healthPath = "/v1/health"
+    package static let healthPath = "/v1/health"
     /// A signed receipt: a COSE_Sign1 (RFC 9052 §9).
-    public static let receiptMediaType = "application/cose; cose-type=\"cose-sign1\""
+    package static let receiptMediaType = "application/cose; cose-type=\"cose-sign1\""
     /// A refusal's body: `{"code": ..., "message": ...}`.
-    public static let problemMediaType = "application/json"
+    package static let problemMediaType = "application/json"
     /// Longest receipt or problem body a kiosk reads.
-    public static let maximumResponseByteCount = 16 << 20
+    package static let maximumResponseByteCount = 16 << 20
 
     /// The HTTP status of a refusal.
-    public static func status(for code: SyncRefusal.Code) -> Int {
+    package static func status(for code: SyncRefusal.Code) -> Int {
         switch code {
         case .malformed, .hashMismatch: 400
         case .badSignature: 401
@@ -29,7 +29,7 @@ public enum SyncProtocol {
     }
 
     /// The code the refusal media type refers to when the body is not a problem (a proxy's page).
-    public static let unsupportedMediaType = SyncRefusal.Code(rawValue: "request.unsupportedMediaType")
+    package static let unsupportedMediaType = SyncRefusal.Code(rawValue: "request.unsupportedMediaType")
 
     struct Problem: Codable {
         var code: String
