@@ -120,7 +120,7 @@ let package = Package(
             dependencies: [
                 "MdocChecks", "MdocCBOR", "MdocCrypto", "MdocCOSE", "MdocModel", "MdocTrust",
                 "MdocVerification", "MdocImaging", "MdocIngest", "MdocPipeline", "MdocSamples", "MdocStore",
-                "MdocTime",
+                "MdocTime", "MdocSeal", "MdocKiosk",
             ],
             linkerSettings: jemalloc),
 

@@ -205,6 +205,9 @@ if options.report {
     }
 }
 
+// (f) Kiosks: sealing per transaction, a sync across two network namespaces (KioskBench.swift).
+for (name, value, unit) in kioskBenchmarks(binary: mdocverifyBinary(), seconds: options.seconds) { record(Figure(name: name, value: value, unit: unit)) }
+
 // MARK: - Targets and output
 
 /// A target figure (BENCHMARKS.md, "Targets"): it must reach `minimum`, or (`atMost`) stay at
