@@ -6,19 +6,17 @@ package enum CapturedFolder {
     /// Symbolic links are removed, never followed. On file systems that copy on write, or on
     /// flash that remaps blocks, the overwrite is best effort; the removal is not.
     package static func erase(_ path: String) throws {
-        let manager = FileManager.default
-        var isFolder: ObjCBool = false
-        guard manager.fileExists(atPath: path, isDirectory: &isFolder) else { return }
-        if isFolder.boolValue {
-            for name in try manager.contentsOfDirectory(atPath: path) {
+        var info = stat()
+        guard lstat(path, &info) == 0 else { return }
+        if (info.st_mode & S_IFMT) == S_IFDIR {
+            for name in try FileManager.default.contentsOfDirectory(atPath: path) {
                 try erase((path as NSString).appendingPathComponent(name))
             }
-            try manager.removeItem(atPath: path)
+            guard rmdir(path) == 0 else { throw KioskError("cannot remove \(path): \(String(cString: strerror(errno)))") }
             return
         }
-        let descriptor = open(path, O_WRONLY | O_NOFOLLOW | O_CLOEXEC)
+        let descriptor = (info.st_mode & S_IFMT) == S_IFREG ? open(path, O_WRONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC) : -1
         if descriptor >= 0 {
-            var info = stat()
             if fstat(descriptor, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG {
                 let zeros = [UInt8](repeating: 0, count: 64 * 1024)
                 var remaining = Int(info.st_size)
