@@ -39,13 +39,14 @@ package struct IntakeLimits: Sendable {
     package var sync: SyncLimits
     package var seal: SealLimits
     /// A request that would leave less free space than this on the store's disk is refused
-    /// (`intake.storageFull`) before anything is written.
-    package var minimumFreeBytes: Int64
+    /// (`intake.storageFull`) before anything is written; `nil`: no such check, only a write
+    /// that fails for want of space refuses the request.
+    package var minimumFreeBytes: Int64?
     /// Records opened and verified at once.
     package var concurrency: Int
 
     package init(
-        sync: SyncLimits = .default, seal: SealLimits = .default, minimumFreeBytes: Int64 = IntakeLimits.defaultMinimumFreeBytes,
+        sync: SyncLimits = .default, seal: SealLimits = .default, minimumFreeBytes: Int64? = IntakeLimits.defaultMinimumFreeBytes,
         concurrency: Int = ProcessInfo.processInfo.activeProcessorCount
     ) {
         self.sync = sync
@@ -126,12 +127,13 @@ package final class Intake: Sendable {
 
     /// Refuses when storing `needed` more bytes would leave less than the minimum free.
     private func checkFreeSpace(needed: Int) throws(SyncRefusal) {
+        guard let minimum = limits.minimumFreeBytes else { return }
         var info = statvfs()
         let folder = (store.path as NSString).deletingLastPathComponent
         guard statvfs(folder.isEmpty ? "." : folder, &info) == 0 else { return }
         let free = Int64(info.f_bavail) &* Int64(info.f_frsize)
-        guard free - Int64(needed) * 2 >= limits.minimumFreeBytes else {
-            throw SyncRefusal(.storageFull, "the intake store's disk has \(free) bytes free, under the \(limits.minimumFreeBytes) kept free")
+        guard free - Int64(needed) * 2 >= minimum else {
+            throw SyncRefusal(.storageFull, "the intake store's disk has \(free) bytes free, under the \(minimum) kept free")
         }
     }
 

@@ -37,10 +37,10 @@ final class CentreFixture: @unchecked Sendable {
     }
 
     /// The intake, re-verifying with today's transaction verifier and the Annex D trust.
-    func intake(limits: IntakeLimits = IntakeLimits()) throws -> Intake {
+    func intake(limits: IntakeLimits = IntakeLimits(), store: IntakeStore? = nil) throws -> Intake {
         let trust = try TrustStore(directory: CLI.packageRoot.appendingPathComponent("samples/annex-d/trust").path)
         return Intake(
-            sealingKey: sealing.key, kiosks: try KioskFolder(path: kiosksFolder), store: store, signingKey: processor.key,
+            sealingKey: sealing.key, kiosks: try KioskFolder(path: kiosksFolder), store: store ?? self.store, signingKey: processor.key,
             signingCertificate: processor.certificate, limits: limits,
             reverify: PipelineReverification.make(trust: trust, clock: { CentreFixture.annexDTime }))
     }

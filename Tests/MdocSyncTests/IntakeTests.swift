@@ -97,6 +97,35 @@ final class IntakeTests: XCTestCase {
         XCTAssertTrue(try centre.outbox.hashes().isEmpty)
     }
 
+    /// A real full disk (a small tmpfs, the free-space check off so that SQLite runs out of
+    /// room): the request is refused, nothing of it is stored, and a batch that fits goes through.
+    func testAFullDiskRefusesTheRequestAndStoresNothing() async throws {
+        try XCTSkipUnless(geteuid() == 0, "mounting a small file system needs root")
+        let centre = try CentreFixture()
+        let small = centre.folder.url("small")
+        try centre.folder.makeDirectory("small")
+        guard mount(["-t", "tmpfs", "-o", "size=600k", "tmpfs", small]) == 0 else { throw XCTSkip("tmpfs cannot be mounted here") }
+        defer { _ = mount(["-l", small], command: "/bin/umount") }
+        let store = try IntakeStore(path: small + "/intake.sqlite")
+        let intake = try centre.intake(limits: IntakeLimits(minimumFreeBytes: nil), store: store)
+        let records = try centre.seal(120)
+        await assertRefused(.storageFull) { _ = try await intake.accept(body: try centre.request(records, counter: 1)) }
+        XCTAssertTrue(try store.records().isEmpty, "nothing of the refused request is stored")
+        let receipt = try centre.receipt(try await intake.accept(body: try centre.request(Array(records.prefix(3)), counter: 2)))
+        XCTAssertEqual(receipt.entries.map(\.outcome), [.stored, .stored, .stored])
+        XCTAssertEqual(try store.records().count, 3)
+    }
+
+    private func mount(_ arguments: [String], command: String = "/bin/mount") -> Int32 {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: command)
+        process.arguments = arguments
+        process.standardError = FileHandle.nullDevice
+        guard (try? process.run()) != nil else { return -1 }
+        process.waitUntilExit()
+        return process.terminationStatus
+    }
+
     private func assertRefused(
         _ code: SyncRefusal.Code, file: StaticString = #filePath, line: UInt = #line, _ body: () async throws -> Void
     ) async {
