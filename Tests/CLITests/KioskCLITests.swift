@@ -73,10 +73,12 @@ final class KioskCLITests: XCTestCase {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: (python as NSString).deletingLastPathComponent + "/schemathesis")
         process.arguments = [
-            "run", "docs/openapi.yaml", "--url", "http://127.0.0.1:\(server.port)", "--max-examples", "40", "--checks", "all",
-            "--exclude-checks", "positive_data_acceptance", "--seed", "20261125", "--no-color",
+            "run", CLI.packageRoot.appendingPathComponent("docs/openapi.yaml").path, "--url", "http://127.0.0.1:\(server.port)",
+            "--max-examples", "40", "--checks", "all", "--exclude-checks", "positive_data_acceptance", "--seed", "20261125",
+            "--generation-database", "none", "--no-color",
         ]
-        process.currentDirectoryURL = CLI.packageRoot
+        // Its caches go to the test's folder, not the repository.
+        process.currentDirectoryURL = URL(fileURLWithPath: fixture.folder.path)
         var environment = ProcessInfo.processInfo.environment
         environment["PYTHONPATH"] = CLI.packageRoot.appendingPathComponent("scripts").path
         environment["SCHEMATHESIS_HOOKS"] = "schemathesis_cbor"
