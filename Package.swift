@@ -28,6 +28,9 @@ let package = Package(
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
         .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
+        .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1"),
+        .package(url: "https://github.com/swift-server/async-http-client", from: "1.37.0"),
+        .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
     ],
     targets: [
         // MARK: C libraries
@@ -71,6 +74,8 @@ let package = Package(
             name: "MdocVerification",
             dependencies: ["MdocChecks", "MdocCBOR", "MdocCrypto", "MdocCOSE", "MdocModel", "MdocTrust"]),
 
+        .target(name: "MdocSeal", dependencies: ["MdocChecks", "MdocCBOR", "MdocCrypto", "MdocCOSE", "MdocTime"]),
+
         // MARK: Edges
         .target(name: "MdocImaging", dependencies: ["CImageCodecs", "CZBar", "MdocChecks", "MdocCrypto"]),
         .target(name: "MdocIngest", dependencies: ["CArchive", "MdocCrypto"]),
@@ -82,6 +87,11 @@ let package = Package(
                 .product(name: "GRDBSQLite", package: "GRDB.swift"),
             ]),
         .target(name: "MdocProof", dependencies: ["MdocChecks", "MdocCBOR", "MdocCOSE", "MdocCrypto", "MdocTime"]),
+        .target(
+            name: "MdocKiosk",
+            dependencies: [
+                "MdocChecks", "MdocCrypto", "MdocSeal", .product(name: "GRDB", package: "GRDB.swift"),
+            ]),
         .target(name: "MdocReports", dependencies: ["MdocChecks", "MdocStore"]),
         .target(name: "MdocDBus", dependencies: ["CSDBus"]),
         .target(name: "MdocBLE", dependencies: ["MdocChecks", "MdocCrypto", "MdocDBus"]),
@@ -97,6 +107,20 @@ let package = Package(
                 "MdocBLE", "MdocCBOR", "MdocChecks", "MdocCrypto", "MdocDBus", "MdocModel", "MdocPipeline", "MdocVerification", "MdocTime",
             ]),
         .target(
+            name: "MdocIntake",
+            dependencies: [
+                "MdocChecks", "MdocCrypto", "MdocIngest", "MdocPipeline", "MdocSeal", "MdocTrust",
+                .product(name: "GRDB", package: "GRDB.swift"),
+            ]),
+        .target(
+            name: "MdocSync",
+            dependencies: [
+                "MdocIntake", "MdocKiosk", "MdocSeal", "MdocCrypto",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "NIOCore", package: "swift-nio"),
+            ]),
+        .target(
             name: "MdocSamples",
             dependencies: [
                 "CQREncode", "MdocCBOR", "MdocCrypto", "MdocCOSE", "MdocModel", "MdocImaging", "MdocIngest",
@@ -110,7 +134,9 @@ let package = Package(
                 "MdocChecks", "MdocCBOR", "MdocCrypto", "MdocModel", "MdocTrust", "MdocVerification",
                 "MdocImaging", "MdocIngest", "MdocStore", "MdocProof", "MdocReports", "MdocPipeline",
                 "MdocSamples", "MdocTime", "MdocTrustLists", "MdocBLE", "MdocCapture", "MdocDBus",
+                "MdocSeal", "MdocKiosk", "MdocIntake", "MdocSync",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Hummingbird", package: "hummingbird"),
             ],
             linkerSettings: jemalloc),
         // The tests' stand-in for BlueZ (a private bus, no Bluetooth): not a product.
@@ -122,7 +148,7 @@ let package = Package(
             dependencies: [
                 "MdocChecks", "MdocCBOR", "MdocCrypto", "MdocCOSE", "MdocModel", "MdocTrust",
                 "MdocVerification", "MdocImaging", "MdocIngest", "MdocPipeline", "MdocSamples", "MdocStore",
-                "MdocTime", "MdocBLE", "MdocCapture",
+                "MdocTime", "MdocBLE", "MdocCapture", "MdocSeal", "MdocKiosk",
             ],
             linkerSettings: jemalloc),
 
@@ -171,15 +197,30 @@ let package = Package(
         .testTarget(
             name: "MdocProofTests",
             dependencies: ["MdocProof", "MdocCBOR", "MdocChecks", "MdocCrypto", "MdocTestSupport", "MdocTime"]),
-        .testTarget(
-            name: "CLITests",
-            dependencies: ["MdocTestSupport", "MdocSamples", "MdocStore", "MdocProof", "MdocCrypto", "MdocTrustLists"]),
         .testTarget(name: "MdocBLETests", dependencies: ["MdocBLE", "MdocChecks", "MdocTestSupport"]),
         .testTarget(
             name: "MdocCaptureTests",
             dependencies: [
                 "MdocBLE", "MdocCapture", "MdocCBOR", "MdocChecks", "MdocCOSE", "MdocCrypto", "MdocDBus", "MdocModel", "MdocPipeline",
                 "MdocSamples", "MdocStore", "MdocTestSupport", "MdocVerification",
+            ]),
+        .testTarget(name: "MdocSealTests", dependencies: ["MdocSeal", "MdocCBOR", "MdocCOSE", "MdocCrypto", "MdocChecks", "MdocTestSupport"]),
+        .testTarget(
+            name: "MdocKioskTests",
+            dependencies: ["MdocKiosk", "MdocSeal", "MdocCrypto", "MdocChecks", "MdocIngest", "MdocPipeline", "MdocTrust", "MdocTestSupport"]),
+        .testTarget(
+            name: "MdocSyncTests",
+            dependencies: [
+                "MdocSync", "MdocIntake", "MdocKiosk", "MdocSeal", "MdocCOSE", "MdocCrypto", "MdocChecks", "MdocTrust", "MdocTestSupport",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "NIOCore", package: "swift-nio"),
+            ]),
+        .testTarget(
+            name: "CLITests",
+            dependencies: [
+                "MdocTestSupport", "MdocSamples", "MdocStore", "MdocChecks", "MdocCrypto", "MdocSeal", "MdocKiosk", "MdocIntake",
+                "MdocProof", "MdocTrustLists",
             ]),
         .testTarget(
             name: "MdocReportsTests",

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Checks Kubernetes manifests offline, as the tests do:
 
-    .build/python-tools/bin/python deploy/check-manifests.py [FOLDER]   (default deploy/kubernetes)
+    .build/pyvenv/bin/python deploy/check-manifests.py [FOLDER]   (default deploy/kubernetes)
 
 1. every object against the API schema of its kind (kubernetes-validate, strict: unknown fields
    are errors), for the Kubernetes version the installed kubernetes-validate knows last;

@@ -24,6 +24,10 @@ public struct COSEError: Error, Hashable, CustomStringConvertible, Sendable {
         public static let invalidX5Chain = Code("cose.invalidX5Chain")
         /// A label appears in both the protected and unprotected buckets (RFC 9052 §3).
         public static let duplicateLabel = Code("cose.duplicateLabel")
+        /// No recipient of a COSE_Encrypt is addressed to the key at hand (RFC 9052 §5.1).
+        public static let noRecipient = Code("cose.noRecipient")
+        /// The content of a COSE_Encrypt does not authenticate under the derived key.
+        public static let decryptionFailed = Code("cose.decryptionFailed")
     }
 
     public let code: Code

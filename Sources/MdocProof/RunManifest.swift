@@ -84,33 +84,26 @@ package struct RunManifest: Sendable {
     /// Reads a manifest's payload. Only its shape is checked here; ``inconsistencies()`` and
     /// the root tell whether what it lists holds together.
     package init(payload: CBOR) throws(Failure) {
-        func bad(_ what: String) -> Failure { Failure(description: "not an mdocverify run manifest: \(what)") }
-        guard let map = payload.map, map["format"]?.text == ProofFormat.manifestContentType else { throw bad("no manifest format") }
-        guard let runID = map["runId"]?.text else { throw bad("no runId") }
-        guard let createdAt = map["createdAt"]?.tagContent?.text ?? map["createdAt"]?.text else { throw bad("no createdAt") }
-        guard let count = map["proofCount"]?.uint.flatMap({ Int(exactly: $0) }), let root = map["merkleRoot"]?.bytes,
+        guard let map = payload.map, map["format"]?.text == ProofFormat.manifestContentType else {
+            throw Self.notAManifest("no manifest format")
+        }
+        guard let runID = map["runId"]?.text else { throw Self.notAManifest("no runId") }
+        guard let createdAt = Self.instantText(map["createdAt"]) else { throw Self.notAManifest("no createdAt") }
+        guard let count = map["proofCount"].flatMap(Self.count), let root = map["merkleRoot"]?.bytes,
             let listed = map["proofs"]?.array
-        else { throw bad("no proofCount, merkleRoot or proofs") }
+        else { throw Self.notAManifest("no proofCount, merkleRoot or proofs") }
         var entries: [Entry] = []
         entries.reserveCapacity(listed.count)
         for item in listed {
-            guard let fields = item.array, fields.count == 2 || fields.count == 4, let code = fields[0].text,
-                let hash = fields[1].bytes
-            else { throw bad("a proof entry is not [code, sha256] or [code, sha256, offset, length]") }
-            var offset: Int?, length: Int?
-            if fields.count == 4 {
-                guard let o = fields[2].uint.flatMap({ Int(exactly: $0) }), let l = fields[3].uint.flatMap({ Int(exactly: $0) }) else {
-                    throw bad("a proof entry's offset or length is not a count")
-                }
-                offset = o
-                length = l
+            switch Self.entry(item) {
+            case .success(let entry): entries.append(entry)
+            case .failure(let failure): throw failure
             }
-            entries.append(Entry(referenceCode: code, sha256: Array(hash), offset: offset, length: length))
         }
         var runFile: RunFileCommitment?
         if let file = map["runFile"] {
-            guard let name = file.map?["name"]?.text, let length = file.map?["length"]?.uint.flatMap({ Int(exactly: $0) }) else {
-                throw bad("runFile is not {name, length}")
+            guard let name = file.map?["name"]?.text, let length = file.map?["length"].flatMap(Self.count) else {
+                throw Self.notAManifest("runFile is not {name, length}")
             }
             runFile = RunFileCommitment(name: name, length: length)
         }
@@ -120,6 +113,36 @@ package struct RunManifest: Sendable {
         self.entries = entries
         self.statedCount = count
         self.statedRoot = Array(root)
+    }
+
+    /// `createdAt`: a tdate (tag 0) or plain text.
+    private static func instantText(_ item: CBOR?) -> String? {
+        guard let item else { return nil }
+        return item.tagContent?.text ?? item.text
+    }
+
+    /// An unsigned integer that fits an `Int`.
+    private static func count(_ item: CBOR) -> Int? {
+        guard let value = item.uint else { return nil }
+        return Int(exactly: value)
+    }
+
+    /// One entry of `proofs`: `[code, sha256]` or `[code, sha256, offset, length]`, or what is
+    /// wrong with it.
+    private static func entry(_ item: CBOR) -> Result<Entry, Failure> {
+        let fields = item.array ?? []
+        guard fields.count == 2 || fields.count == 4, let code = fields[0].text, let hash = fields[1].bytes else {
+            return .failure(notAManifest("a proof entry is not [code, sha256] or [code, sha256, offset, length]"))
+        }
+        guard fields.count == 4 else { return .success(Entry(referenceCode: code, sha256: Array(hash), offset: nil, length: nil)) }
+        guard let offset = count(fields[2]), let length = count(fields[3]) else {
+            return .failure(notAManifest("a proof entry's offset or length is not a count"))
+        }
+        return .success(Entry(referenceCode: code, sha256: Array(hash), offset: offset, length: length))
+    }
+
+    private static func notAManifest(_ what: String) -> Failure {
+        Failure(description: "not an mdocverify run manifest: \(what)")
     }
 
     /// The deterministic CBOR of the payload (RFC 8949 §4.2.1).

@@ -208,6 +208,8 @@ if options.report {
 
 // (f) Live capture: the work after the holder's last chunk, per capture (CaptureBench.swift).
 for (name, value, unit) in captureBenchmarks() { record(Figure(name: name, value: value, unit: unit)) }
+// (f) Kiosks: sealing per transaction, a sync across two network namespaces (KioskBench.swift).
+for (name, value, unit) in kioskBenchmarks(binary: mdocverifyBinary(), seconds: options.seconds) { record(Figure(name: name, value: value, unit: unit)) }
 
 // MARK: - Targets and output
 

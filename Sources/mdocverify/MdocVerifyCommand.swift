@@ -19,7 +19,8 @@ struct MdocVerifyCommand: AsyncParsableCommand {
         version: ProcessorVersion.current,
         subcommands: [
             VerifyCommand.self, ReportCommand.self, SampleCommand.self, InspectCommand.self, ChecksCommand.self, ProofCommand.self,
-            ImageCommand.self, TrustCommand.self, CaptureCommand.self,
+            ImageCommand.self, TrustCommand.self, CaptureCommand.self, KioskCommand.self, SyncCommand.self,
+            ServeCommand.self, IntakeCommand.self,
         ],
         defaultSubcommand: nil
     )

@@ -6,7 +6,7 @@ import XCTest
 /// and the image carries the shared library of every C library bin/setup installs.
 final class DeploymentTests: XCTestCase {
     static let root = Command.packageRoot
-    static let python = root.appendingPathComponent(".build/python-tools/bin/python").path
+    static let python = root.appendingPathComponent(".build/pyvenv/bin/python").path
     static let checker = root.appendingPathComponent("deploy/check-manifests.py").path
     static let manifests = root.appendingPathComponent("deploy/kubernetes")
 

@@ -1,0 +1,153 @@
+package import Foundation
+package import MdocSeal
+internal import GRDB
+
+/// One record as the intake store holds it (without its sealed bytes), for reports and tests.
+package struct IntakeRecord: Sendable, Equatable {
+    package var hash: RecordHash
+    package var kiosk: KioskID
+    package var sequence: UInt64
+    package var sealedAt: Date
+    package var receivedAt: Date
+    package var kioskVerdict: String
+    package var centreVerdict: String
+    package var centreTrustSnapshot: String
+}
+
+/// The centre's own intake store (`<out>/intake.sqlite`, GRDB, WAL).
+package final class IntakeStore: Sendable {
+    let database: DatabasePool
+    package let path: String
+
+    package init(path: String) throws {
+        self.path = path
+        var configuration = Configuration()
+        configuration.busyMode = .timeout(30)
+        do {
+            database = try DatabasePool(path: path, configuration: configuration)
+            try IntakeSchema.migrator().migrate(database)
+        } catch {
+            throw SyncRefusal(.unavailable, "cannot open the intake store \(path): \(error)")
+        }
+    }
+
+    /// What the centre knows of a request's counter.
+    enum PriorRequest {
+        /// Above every counter accepted from this kiosk.
+        case fresh
+        /// This very request was answered before: its receipt.
+        case answered([UInt8])
+        /// An old or replayed counter carrying another request.
+        case stale(lastCounter: Int64)
+    }
+
+    func priorRequest(kiosk: KioskID, counter: UInt64, headerHash: [UInt8]) throws(SyncRefusal) -> PriorRequest {
+        try storage { try self.database.read { db in try Self.prior(db, kiosk: kiosk, counter: counter, headerHash: headerHash) } }
+    }
+
+    static func prior(_ db: Database, kiosk: KioskID, counter: UInt64, headerHash: [UInt8]) throws -> PriorRequest {
+        let last = try KioskRow.fetchOne(db, key: kiosk.rawValue)?.lastCounter ?? 0
+        guard let counter = Int64(exactly: counter) else { return .stale(lastCounter: last) }
+        if counter > last { return .fresh }
+        if let earlier = try RequestRow.fetchOne(db, key: ["kiosk": kiosk.rawValue, "counter": counter]),
+            earlier.headerHash == Data(headerHash)
+        {
+            return .answered(Array(earlier.receipt))
+        }
+        return .stale(lastCounter: last)
+    }
+
+    /// The hashes among `hashes` already stored.
+    func known(_ hashes: [RecordHash]) throws(SyncRefusal) -> Set<RecordHash> {
+        try storage {
+            try self.database.read { db in
+                var found: Set<RecordHash> = []
+                for hash in hashes where try IntakeRow.exists(db, key: Data(hash.bytes)) { found.insert(hash) }
+                return found
+            }
+        }
+    }
+
+    /// The request a receipt answers, when it came over HTTP.
+    struct RequestKey {
+        var kiosk: KioskID
+        var counter: UInt64
+        var headerHash: [UInt8]
+    }
+
+    /// Stores the accepted rows and the request in one transaction, and returns the signed
+    /// receipt made by `sign` from the outcomes as stored. A row whose hash is there already
+    /// is `duplicate`; one whose kiosk and sequence belong to another record is refused.
+    func commit(
+        _ entries: [ProcessedRecord], request: RequestKey?, now: Date, sign: (Receipt) throws -> [UInt8]
+    ) throws(SyncRefusal) -> [UInt8] {
+        try storage {
+            try self.database.write { db -> [UInt8] in
+                if let request {
+                    switch try Self.prior(db, kiosk: request.kiosk, counter: request.counter, headerHash: request.headerHash) {
+                    case .fresh: break
+                    case .answered(let receipt): return receipt
+                    case .stale: throw SyncRefusal(.staleCounter, "counter \(request.counter) of kiosk \(request.kiosk) was overtaken")
+                    }
+                }
+                var outcomes: [Receipt.Entry] = []
+                for entry in entries {
+                    switch entry {
+                    case .rejected(let hash, let code):
+                        outcomes.append(.init(record: hash, outcome: .rejected(code)))
+                    case .known(let hash):
+                        outcomes.append(.init(record: hash, outcome: .duplicate))
+                    case .accepted(let row):
+                        guard let hash = RecordHash(bytes: row.hash) else { continue }
+                        if try IntakeRow.exists(db, key: row.hash) {
+                            outcomes.append(.init(record: hash, outcome: .duplicate))
+                        } else if try IntakeRow.filter(Column("kiosk") == row.kiosk && Column("sequence") == row.sequence).fetchCount(db) > 0 {
+                            outcomes.append(.init(record: hash, outcome: .rejected(.sequenceReused)))
+                        } else {
+                            try row.insert(db)
+                            outcomes.append(.init(record: hash, outcome: .stored))
+                        }
+                    }
+                }
+                let receipt = Receipt(issuedAt: now, kiosk: request?.kiosk, counter: request?.counter, entries: outcomes)
+                let signed = try sign(receipt)
+                if let request, let counter = Int64(exactly: request.counter) {
+                    try KioskRow(id: request.kiosk.rawValue, lastCounter: counter).upsert(db)
+                    try RequestRow(kiosk: request.kiosk.rawValue, counter: counter, headerHash: Data(request.headerHash), receipt: Data(signed), receivedAt: now).insert(db)
+                }
+                return signed
+            }
+        }
+    }
+
+    /// Every stored record, by kiosk and sequence.
+    package func records() throws -> [IntakeRecord] {
+        try database.read { db in
+            try IntakeRow.order(Column("kiosk"), Column("sequence")).fetchAll(db).compactMap { row in
+                guard let hash = RecordHash(bytes: row.hash), let kiosk = KioskID(rawValue: row.kiosk) else { return nil }
+                return IntakeRecord(
+                    hash: hash, kiosk: kiosk, sequence: UInt64(max(row.sequence, 0)), sealedAt: row.sealedAt, receivedAt: row.receivedAt,
+                    kioskVerdict: row.kioskVerdict, centreVerdict: row.centreVerdict, centreTrustSnapshot: row.centreTrustSnapshot)
+            }
+        }
+    }
+
+    /// The sealed bytes of a stored record.
+    package func sealed(_ hash: RecordHash) throws -> [UInt8]? {
+        try database.read { db in try IntakeRow.fetchOne(db, key: Data(hash.bytes)).map { Array($0.sealed) } }
+    }
+
+    /// Runs a storage operation, mapping a full disk to ``SyncRefusal/Code/storageFull`` and any
+    /// other database failure to ``SyncRefusal/Code/unavailable``.
+    func storage<T>(_ body: () throws -> T) throws(SyncRefusal) -> T {
+        do {
+            return try body()
+        } catch let refusal as SyncRefusal {
+            throw refusal
+        } catch let error as DatabaseError where error.resultCode == .SQLITE_FULL {
+            throw SyncRefusal(.storageFull, "the intake store's disk is full")
+        } catch {
+            throw SyncRefusal(.unavailable, "the intake store failed: \(error)")
+        }
+    }
+}

@@ -1,0 +1,30 @@
+package import Foundation
+internal import MdocChecks
+internal import MdocIngest
+internal import MdocPipeline
+internal import MdocSeal
+package import MdocTrust
+
+/// The centre's re-verification built from today's transaction verifier: the opened bundle's
+/// files verified as `verify` verifies a folder, with the centre's trust, at the time of
+/// intake. Document-scan uploads are left to the pipeline's imaging stage (not run here).
+package enum PipelineReverification {
+    package static func make(trust: TrustStore, readerTrust: TrustStore? = nil, clock: @escaping @Sendable () -> Date = { Date() })
+        -> Reverification
+    {
+        { opened in
+            let content = opened.content
+            let time = clock()
+            let bundle = TransactionBundle(
+                name: "\(content.kiosk)-\(content.sequence)", source: "kiosk \(content.kiosk) record \(content.sequence)",
+                files: content.files)
+            let context = TransactionContext(
+                trust: trust, readerTrust: readerTrust, verificationTime: time,
+                readEngagementImage: { EngagementImages.read($0) }, processUploads: { _, _, _ in ([], []) })
+            let verified = TransactionVerifier.verify(bundle, context: context)
+            return CentralVerification(
+                atVerification: verified.verdict, atCapture: verified.verdictAtCapture, verifiedAt: time,
+                trustSnapshot: trust.snapshotHash, checks: verified.checks)
+        }
+    }
+}

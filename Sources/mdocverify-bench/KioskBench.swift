@@ -1,0 +1,148 @@
+import Foundation
+import MdocChecks
+import MdocCrypto
+import MdocKiosk
+import MdocSeal
+
+// Kiosks (docs/kiosk.md): sealing one transaction at the kiosk (the Annex D bundle: seal alone,
+// and seal + outbox insert), and a sync of MDOCVERIFY_BENCH_KIOSK_RECORDS sealed records
+// (default 10,000) from a kiosk to `mdocverify serve` across two network namespaces joined by a
+// veth pair, intake and the centre's re-verification included, with the centre's peak RSS. The
+// sync part needs root and iproute2; it is skipped otherwise.
+
+/// The figures of the kiosk benchmarks.
+func kioskBenchmarks(binary: String, seconds measure: Double) -> [(String, Double, String)] {
+    var figures: [(String, Double, String)] = []
+    do {
+        let bench = try KioskBench()
+        defer { try? FileManager.default.removeItem(atPath: bench.root) }
+        let capture = try bench.capture()
+        let sealer = RecordSealer(signer: bench.outbox.identity.signer, recipient: bench.outbox.identity.recipient)
+        var sequence: UInt64 = 0
+        let sealRate = rate(seconds: measure) {
+            sequence += 1
+            let content = RecordContent(
+                kiosk: bench.outbox.identity.signer.id, sequence: sequence, sealedAt: Date(), files: capture.files, consent: nil,
+                verdict: capture.verdict, checks: capture.checks)
+            return (try? sealer.seal(content)) != nil
+        }
+        figures.append(("kiosk.seal.1core", 1_000 / sealRate, "ms/tx"))
+        let records = Int(ProcessInfo.processInfo.environment["MDOCVERIFY_BENCH_KIOSK_RECORDS"] ?? "") ?? 10_000
+        let started = Date()
+        for _ in 0..<records { try bench.outbox.seal(capture) }
+        figures.append(("kiosk.seal+outbox.1core", Date().timeIntervalSince(started) * 1_000 / Double(records), "ms/tx"))
+        guard geteuid() == 0, FileManager.default.isExecutableFile(atPath: binary) else {
+            print("kiosk sync benchmark skipped: it needs root (network namespaces) and \(binary)")
+            return figures
+        }
+        let (elapsed, peakKilobytes) = try bench.syncAcrossNamespaces(binary: binary, records: records)
+        figures.append(("kiosk.sync.\(records)records", Double(records) / elapsed, "records/s"))
+        figures.append(("kiosk.sync.centre.peakRSS", Double(peakKilobytes) / 1024, "MiB"))
+    } catch {
+        print("kiosk benchmark failed: \(error)")
+    }
+    return figures
+}
+
+/// A kiosk, enrolled at a centre whose files are in the same temporary folder.
+private struct KioskBench {
+    let root = NSTemporaryDirectory() + "mdocverify-bench-kiosk-\(getpid())"
+    let outbox: Outbox
+
+    init() throws {
+        let root = self.root
+        try FileManager.default.createDirectory(atPath: root + "/centre/kiosks", withIntermediateDirectories: true)
+        func identity(_ name: String) throws -> PrivateKey {
+            let key = try PrivateKey.generate(curve: .p256)
+            var builder = CertificateBuilder(
+                subject: [("CN", name)], serialNumber: [1], notBefore: Date().addingTimeInterval(-3_600),
+                notAfter: Date().addingTimeInterval(86_400), publicKey: key.publicKey)
+            builder.keyUsage = (.digitalSignature, critical: true)
+            let certificate = try builder.sign(issuer: nil, issuerKey: key, hash: .sha256)
+            try Data(try key.pkcs8PEM().utf8).write(to: URL(fileURLWithPath: "\(root)/centre/\(name)-key.pem"))
+            try Data(certificate.pem.utf8).write(to: URL(fileURLWithPath: "\(root)/centre/\(name)-cert.pem"))
+            return key
+        }
+        _ = try identity("sealing")
+        _ = try identity("processor")
+        let kiosk = try KioskIdentity.create(
+            id: try KioskID.validated("bench-kiosk"), sealingCertificatePEM: Array(try Data(contentsOf: URL(fileURLWithPath: "\(root)/centre/sealing-cert.pem"))),
+            receiptCertificatePEM: Array(try Data(contentsOf: URL(fileURLWithPath: "\(root)/centre/processor-cert.pem"))),
+            directory: root + "/kiosk")
+        try Data(kiosk.signer.certificate.pem.utf8).write(to: URL(fileURLWithPath: "\(root)/centre/kiosks/bench-kiosk.pem"))
+        outbox = try Outbox(directory: root + "/kiosk")
+    }
+
+    /// The Annex D transaction as the kiosk seals it.
+    func capture() throws -> KioskCapture {
+        let annexD = FileManager.default.currentDirectoryPath + "/samples/annex-d/"
+        var files: [String: [UInt8]] = [:]
+        for name in ["device-response.cbor", "session-transcript.cbor", "reader-key.pem"] {
+            files[name] = Array(try Data(contentsOf: URL(fileURLWithPath: annexD + name)))
+        }
+        return KioskCapture(
+            files: files, consent: nil, verdict: KioskVerdict(atVerification: .valid, atCapture: nil, verifiedAt: Date(), trustSnapshot: nil),
+            checks: [CheckResult(.init("mso.digest"), .pass, "6/6 digests match")])
+    }
+
+    /// Starts `serve` in one namespace, times `sync` in the other; the sync's seconds and the
+    /// centre's peak RSS in KiB.
+    func syncAcrossNamespaces(binary: String, records: Int) throws -> (Double, Int) {
+        let (kiosk, centre) = ("mdvb-kiosk-\(getpid())", "mdvb-centre-\(getpid())")
+        let (kioskLink, centreLink) = ("mbk\(getpid() % 100_000)", "mbc\(getpid() % 100_000)")
+        defer {
+            ip(["netns", "del", kiosk])
+            ip(["netns", "del", centre])
+        }
+        for command in [
+            ["netns", "add", kiosk], ["netns", "add", centre], ["link", "add", kioskLink, "type", "veth", "peer", "name", centreLink],
+            ["link", "set", kioskLink, "netns", kiosk], ["link", "set", centreLink, "netns", centre],
+            ["-n", kiosk, "addr", "add", "10.231.251.1/30", "dev", kioskLink], ["-n", centre, "addr", "add", "10.231.251.2/30", "dev", centreLink],
+            ["-n", kiosk, "link", "set", kioskLink, "up"], ["-n", centre, "link", "set", centreLink, "up"],
+            ["-n", centre, "link", "set", "lo", "up"],
+        ] where ip(command) != 0 {
+            throw NSError(domain: "bench", code: 1, userInfo: [NSLocalizedDescriptionKey: "ip \(command.joined(separator: " ")) failed"])
+        }
+        let server = Process()
+        server.executableURL = URL(fileURLWithPath: "/usr/sbin/ip")
+        server.arguments = [
+            "netns", "exec", centre, binary, "serve", "--listen", "10.231.251.2:8470", "--sealing-key", "\(root)/centre/sealing-key.pem",
+            "--signing-key", "\(root)/centre/processor-key.pem", "--signing-cert", "\(root)/centre/processor-cert.pem",
+            "--kiosks", "\(root)/centre/kiosks", "--trust", "samples/annex-d/trust", "--out", "\(root)/centre/out",
+        ]
+        let pipe = Pipe()
+        server.standardOutput = pipe
+        server.standardError = FileHandle.nullDevice
+        try server.run()
+        defer {
+            if server.isRunning { server.terminate() }
+            server.waitUntilExit()
+        }
+        _ = pipe.fileHandleForReading.availableData  // the "listening on" line
+        let sync = Process()
+        sync.executableURL = URL(fileURLWithPath: "/usr/sbin/ip")
+        sync.arguments = ["netns", "exec", kiosk, binary, "sync", "--kiosk", "\(root)/kiosk", "--to", "http://10.231.251.2:8470", "--batch", "200"]
+        sync.standardOutput = FileHandle.nullDevice
+        let started = Date()
+        try sync.run()
+        sync.waitUntilExit()
+        let elapsed = Date().timeIntervalSince(started)
+        guard sync.terminationStatus == 0, try outbox.status().waiting == 0 else {
+            throw NSError(domain: "bench", code: 1, userInfo: [NSLocalizedDescriptionKey: "the sync did not deliver all \(records) records"])
+        }
+        let status = (try? String(contentsOfFile: "/proc/\(server.processIdentifier)/status", encoding: .utf8)) ?? ""
+        let peak = status.split(separator: "\n").first { $0.hasPrefix("VmHWM:") }?.split(separator: " ").dropFirst().first.flatMap { Int($0) } ?? 0
+        return (elapsed, peak)
+    }
+
+    @discardableResult
+    private func ip(_ arguments: [String]) -> Int32 {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/sbin/ip")
+        process.arguments = arguments
+        process.standardError = FileHandle.nullDevice
+        guard (try? process.run()) != nil else { return -1 }
+        process.waitUntilExit()
+        return process.terminationStatus
+    }
+}
