@@ -115,7 +115,8 @@ let package = Package(
             dependencies: [
                 "MdocChecks", "MdocCBOR", "MdocCrypto", "MdocCOSE", "MdocModel", "MdocTrust",
                 "MdocVerification", "MdocSamples", "MdocTestSupport",
-            ]),
+            ],
+            exclude: ["Fixtures"]),
         .testTarget(
             name: "MdocImagingTests", dependencies: ["MdocImaging", "MdocTestSupport"],
             resources: [.copy("Fixtures")]),

@@ -266,14 +266,9 @@ struct MapKeyIdentity: Hashable {
 extension CBORMap {
     /// Maps up to this size are checked for duplicate keys pairwise; larger ones by sorting.
     static let pairwiseDuplicateCheckLimit = 16
-    /// Maps up to this size are checked without being built (`CBORParser.skipItem(depth:)`,
-    /// pairwise on the stack: an MSO's DigestIDs hold a few dozen entries); larger ones are
-    /// left to the decoder.
-    static let skipDuplicateCheckLimit = 64
-
     /// The index of the first entry whose key repeats an earlier key, if any, for keys and
-    /// values interleaved in `items`. The decoder's slow path (maps with an indefinite-length
-    /// string key); the fast path compares key summaries.
+    /// values interleaved in `items`: for maps with an indefinite-length string key, which
+    /// cannot be compared as key summaries.
     static func firstDuplicateKey(interleaved items: [CBOR]) -> Int? {
         let n = items.count / 2
         guard n > 1 else { return nil }

@@ -32,47 +32,6 @@ public struct COSESign1: Sendable {
         self.signature = parts.last
     }
 
-    /// An untagged COSE_Sign1 of the usual shape read in place from its exact bytes, already
-    /// checked well-formed under `options` (a value of a response read by
-    /// ``CBORCursor``): a definite-length array of a definite-length protected bstr, the
-    /// unprotected map (decoded from its bytes), a definite-length payload bstr or null and a
-    /// definite-length signature bstr. The message ``init(_:)`` gives for the item decoded from
-    /// these bytes; `nil` for anything else, and whenever ``init(_:)`` would throw (the caller
-    /// then decodes the general way, which reports what is wrong).
-    public init?(usualShape bytes: ArraySlice<UInt8>, options: CBORDecodingOptions) {
-        let spans: (protected: Range<Int>, unprotected: Range<Int>, payload: Range<Int>?, signature: Range<Int>)? =
-            CBORCursor.with(bytes) { cursor in
-                guard cursor.arrayCount() == 4, let protected = cursor.byteString() else { return nil }
-                let unprotectedStart = cursor.offset
-                guard cursor.skip() else { return nil }
-                let unprotected = unprotectedStart..<cursor.offset
-                var payload: Range<Int>?
-                if !cursor.null() {
-                    guard let content = cursor.byteString() else { return nil }
-                    payload = content
-                }
-                guard let signature = cursor.byteString(), cursor.isAtEnd else { return nil }
-                return (protected, unprotected, payload, signature)
-            }
-        guard let spans else { return nil }
-        func slice(_ span: Range<Int>) -> ArraySlice<UInt8>? { CBORCursor.slice(bytes, at: span) }
-        guard let protected = slice(spans.protected), let unprotectedBytes = slice(spans.unprotected),
-            let unprotected = try? CBOR(decoding: unprotectedBytes, options: options),
-            let headers = try? COSEHeaders(protectedBytes: protected, unprotectedMap: unprotected.map),
-            let signature = slice(spans.signature)
-        else { return nil }
-        var payload: ArraySlice<UInt8>?
-        if let range = spans.payload {
-            guard let content = slice(range) else { return nil }
-            payload = content
-        }
-        self.encoded = bytes
-        self.isTagged = false
-        self.headers = headers
-        self.payload = payload
-        self.signature = signature
-    }
-
     /// Decodes a COSE_Sign1 from bytes.
     public init(decoding bytes: [UInt8]) throws {
         try self.init(try CBOR(decoding: bytes))

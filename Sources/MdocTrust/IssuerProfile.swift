@@ -96,7 +96,7 @@ public enum IssuerProfile {
             let dsCountry = ds.subject.countryName
             let iacaCountry = iaca.subject.countryName
             if let dsCountry, let iacaCountry, dsCountry.uppercased() == iacaCountry.uppercased() {
-                results.append(CheckResult(.issuerDsCountry, .pass, String(concatenating: ["country ", dsCountry, " matches the IACA"]), subject: subject, evidence: evidence))
+                results.append(CheckResult(.issuerDsCountry, .pass, "country \(dsCountry) matches the IACA", subject: subject, evidence: evidence))
             } else {
                 results.append(CheckResult(
                     .issuerDsCountry, .fail,
@@ -109,7 +109,7 @@ public enum IssuerProfile {
         let seconds = ds.notAfter.timeIntervalSince(ds.notBefore)
         let days = Int((seconds / 86_400).rounded(.up))
         if seconds <= Double(maximumDSValidityDays) * 86_400 {
-            results.append(CheckResult(.issuerDsValidityPeriod, .pass, String(concatenating: ["validity period ", String(days), " days (at most ", String(maximumDSValidityDays), ")"]), subject: subject, evidence: evidence))
+            results.append(CheckResult(.issuerDsValidityPeriod, .pass, "validity period \(days) days (at most \(maximumDSValidityDays))", subject: subject, evidence: evidence))
         } else {
             results.append(CheckResult(
                 .issuerDsValidityPeriod, .fail, "validity period \(days) days exceeds \(maximumDSValidityDays)",
@@ -147,16 +147,16 @@ public enum IssuerProfile {
         ]
         if time < certificate.notBefore {
             return CheckResult(
-                id, .fail, String(concatenating: [role, " certificate not yet valid at ", at, " (valid from ", notBefore, ")"]),
+                id, .fail, "\(role) certificate not yet valid at \(at) (valid from \(notBefore))",
                 subject: subject, instant: instant, evidence: evidence)
         }
         if time > certificate.notAfter {
             return CheckResult(
-                id, .fail, String(concatenating: [role, " certificate expired ", notAfter, ", judged at ", at]),
+                id, .fail, "\(role) certificate expired \(notAfter), judged at \(at)",
                 subject: subject, instant: instant, evidence: evidence)
         }
         return CheckResult(
-            id, .pass, String(concatenating: [role, " certificate valid ", notBefore, " to ", notAfter]),
+            id, .pass, "\(role) certificate valid \(notBefore) to \(notAfter)",
             subject: subject, instant: instant, evidence: evidence)
     }
 
@@ -190,7 +190,7 @@ public enum IssuerProfile {
                 continue
             }
             for crl in crls {
-                consulted.append(Evidence("crl", String(concatenating: [crl.issuer.rfc2253, " thisUpdate ", format(crl.thisUpdate)])))
+                consulted.append(Evidence("crl", "\(crl.issuer.rfc2253) thisUpdate \(format(crl.thisUpdate))"))
                 if let revocation = crl.revocation(ofSerialHex: certificate.serialNumberHex), revocation.date <= time {
                     return CheckResult(
                         .issuerRevocation, .fail,

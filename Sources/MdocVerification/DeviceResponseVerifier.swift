@@ -20,24 +20,8 @@ public struct DeviceResponseVerifier: Sendable {
     }
 
     /// Verifies a DeviceResponse from its bytes as received.
-    ///
-    /// A response of the usual shape (``DeviceResponseLayout``) is read in place, without
-    /// building the CBOR tree of the whole response; anything else is decoded the general way.
-    /// Both give the same results.
     public func verify(_ bytes: [UInt8]) -> ResponseVerification {
         let sha256 = HashFunction.sha256.hash(bytes)
-        if let layout = DeviceResponseLayout(bytes[...], options: options.decoding) {
-            var results: [CheckResult] = []
-            results.reserveCapacity(Self.expectedResultCount)
-            results.append(Self.wellFormed(bytes.count))
-            let documents = verify(layout: layout, into: &results)
-            return ResponseVerification(checks: results, documents: documents, responseSHA256: sha256)
-        }
-        return verifyDecoding(bytes, sha256: sha256)
-    }
-
-    /// ``verify(_:)`` the general way: the whole response decoded into a ``CBOR`` tree.
-    func verifyDecoding(_ bytes: [UInt8], sha256: [UInt8]) -> ResponseVerification {
         var results: [CheckResult] = []
         results.reserveCapacity(Self.expectedResultCount)
         let item: CBOR
@@ -54,7 +38,7 @@ public struct DeviceResponseVerifier: Sendable {
 
     /// The `cbor.wellformed` pass of a response of `count` bytes.
     static func wellFormed(_ count: Int) -> CheckResult {
-        CheckResult(.cborWellformed, .pass, String(concatenating: String(count), " bytes of well-formed CBOR"))
+        CheckResult(.cborWellformed, .pass, "\(count) bytes of well-formed CBOR")
     }
 
     /// Room reserved for the results of a one-document response (about 50), so that the list
@@ -78,26 +62,6 @@ public struct DeviceResponseVerifier: Sendable {
         findings.reserveCapacity(response.documents.count)
         for (index, document) in response.documents.enumerated() {
             findings.append(verifyDocument(document, index: index, into: &results))
-        }
-        return findings
-    }
-
-    /// Verifies a DeviceResponse of the usual shape read in place: the same results as
-    /// ``verify(item:into:)`` gives for the same response decoded.
-    func verify(layout: consuming DeviceResponseLayout, into results: inout [CheckResult]) -> [DocumentFindings] {
-        responseChecks(
-            version: layout.version, status: layout.status, documentCount: layout.documents.count, documentErrors: [],
-            into: &results)
-        // The documents moved out of the layout one by one, in received order (reading them out
-        // of the array, or through its buffer, copied each whole document).
-        var documents = layout.takeDocuments()
-        var findings: [DocumentFindings] = []
-        findings.reserveCapacity(documents.count)
-        documents.reverse()
-        var index = 0
-        while let document = documents.popLast() {
-            findings.append(verifyDocument(document, index: index, subject: Self.documentSubject(index), into: &results))
-            index += 1
         }
         return findings
     }
@@ -129,7 +93,7 @@ public struct DeviceResponseVerifier: Sendable {
         if documentCount == 0 {
             results.append(CheckResult(.responseDocuments, .fail, "the response carries no document"))
         } else {
-            results.append(CheckResult(.responseDocuments, .pass, PassTexts.documentCount(documentCount)))
+            results.append(CheckResult(.responseDocuments, .pass, "\(documentCount) document(s)"))
         }
 
         if documentErrors.isEmpty {
@@ -178,59 +142,20 @@ public struct DeviceResponseVerifier: Sendable {
             results.append(CheckResult(.responseStructure, .fail, "\(error)", subject: subject))
             return DocumentFindings(index: index)
         }
-        return verifyDocument(
-            DocumentParts(
-                docTypeItem: document.docTypeItem, docType: document.docType, issuerAuth: .item(document.issuerSigned.issuerAuthItem),
-                nameSpacesView: .decoded(document.issuerSigned.nameSpaces), deviceSigned: document.deviceSignedItem.map { .item($0) }),
-            index: index, subject: subject, into: &results)
+        return verifyDocument(document, index: index, subject: subject, into: &results)
     }
 
-    /// The IssuerNameSpaces of a document, as the document checks read them.
-    enum NameSpacesView {
-        /// ``IssuerSigned/nameSpaces``.
-        case decoded([(namespace: String, items: [CBOR])])
-        /// ``DeviceResponseLayout/DocumentLayout/nameSpaces`` and its item count.
-        case encoded(ArraySlice<UInt8>?, itemCount: Int)
-    }
-
-    /// What the document checks read of a Document: from the decoded ``Document``
-    /// (``DocumentParts``), or from a ``DeviceResponseLayout`` read in place.
-    protocol DocumentView {
-        var docTypeItem: CBOR { get }
-        var docType: String { get }
-        var issuerAuth: DeviceResponseLayout.Field<COSESign1> { get }
-        var nameSpacesView: NameSpacesView { get }
-        /// `nil` when the document has no deviceSigned.
-        var deviceSigned: DeviceResponseLayout.Field<DeviceSigned>? { get }
-    }
-
-    /// A decoded ``Document`` as the document checks read it.
-    struct DocumentParts: DocumentView {
-        let docTypeItem: CBOR
-        let docType: String
-        let issuerAuth: DeviceResponseLayout.Field<COSESign1>
-        let nameSpacesView: NameSpacesView
-        let deviceSigned: DeviceResponseLayout.Field<DeviceSigned>?
-    }
-
-    func verifyDocument<Document: DocumentView>(
-        _ document: Document, index: Int, subject: String, into results: inout [CheckResult]
-    ) -> DocumentFindings {
+    func verifyDocument(_ document: Document, index: Int, subject: String, into results: inout [CheckResult]) -> DocumentFindings {
         var findings = DocumentFindings(index: index)
         findings.docType = document.docType
 
         // issuerAuth: COSE_Sign1 over MobileSecurityObjectBytes (§9.1.2.4).
         let issuerAuth: COSESign1
-        switch document.issuerAuth {
-        case .read(let read):
-            issuerAuth = read
-        case .item(let item):
-            do {
-                issuerAuth = try COSESign1(item)
-            } catch {
-                results.append(CheckResult(.issuerStructure, .fail, "issuerAuth: \(error)", subject: subject))
-                return findings
-            }
+        do {
+            issuerAuth = try COSESign1(document.issuerSigned.issuerAuthItem)
+        } catch {
+            results.append(CheckResult(.issuerStructure, .fail, "issuerAuth: \(error)", subject: subject))
+            return findings
         }
         results.append(CheckResult(.issuerStructure, .pass, "issuerAuth is a COSE_Sign1", subject: subject))
 
@@ -285,7 +210,7 @@ public struct DeviceResponseVerifier: Sendable {
         let fixed = trust.issuerChecks(chain: certificates, subject: subject, context: bucket) {
             var computed = Self.timeIndependentIssuerChecks(certificates, trust: trust, subject: subject)
             computed.results.insert(CheckResult(
-                .issuerX5chain, .pass, String(concatenating: [String(certificates.count), " certificate(s) in the ", bucket, " header"]),
+                .issuerX5chain, .pass, "\(certificates.count) certificate(s) in the \(bucket) header",
                 subject: subject, evidence: [Evidence("ds.sha256", ds.fingerprintHex), Evidence("ds.subject", ds.subject.rfc2253)]),
                 at: 0)
             return computed
@@ -316,7 +241,7 @@ public struct DeviceResponseVerifier: Sendable {
             validated = chain
             let anchor = chain.last ?? ds
             results.append(CheckResult(
-                .issuerChain, .pass, String(concatenating: ["chains to trusted IACA ", anchor.subject.rfc2253]), subject: subject,
+                .issuerChain, .pass, "chains to trusted IACA \(anchor.subject.rfc2253)", subject: subject,
                 evidence: [Evidence("iaca.sha256", anchor.fingerprintHex), Evidence("length", String(chain.count))]))
         case .invalid(let failure):
             results.append(CheckResult(
@@ -404,19 +329,15 @@ public struct DeviceResponseVerifier: Sendable {
             results.append(CheckResult(.issuerSignature, .unchecked, "algorithm and key do not match", subject: subject))
             return
         }
-        if let pair = PassTexts.algorithmPair(algorithm, key.curve) {
-            results.append(CheckResult(.issuerAlgorithm, .pass, pair.detail, subject: subject, evidence: pair.evidence))
-        } else {
-            let curve = key.curve.description
-            results.append(CheckResult(
-                .issuerAlgorithm, .pass, String(concatenating: algEvidence.value, " with ", curve), subject: subject,
-                evidence: [algEvidence, Evidence("curve", curve)]))
-        }
+        let curve = key.curve.description
+        results.append(CheckResult(
+            .issuerAlgorithm, .pass, "\(algEvidence.value) with \(curve)", subject: subject,
+            evidence: [algEvidence, Evidence("curve", curve)]))
         do {
             if try issuerAuth.verify(with: key) {
                 results.append(CheckResult(
                     .issuerSignature, .pass, "signature verifies with the DS key", subject: subject,
-                    evidence: PassTexts.evidence(algorithm)))
+                    evidence: [algEvidence]))
             } else {
                 results.append(CheckResult(
                     .issuerSignature, .fail, "the issuerAuth signature does not verify with the DS key", subject: subject,
@@ -429,7 +350,7 @@ public struct DeviceResponseVerifier: Sendable {
 
     // MARK: MSO (§9.1.2.4)
 
-    func verifyMSO<Document: DocumentView>(
+    func verifyMSO(
         _ issuerAuth: COSESign1, document: Document, ds: Certificate?, subject: String,
         findings: inout DocumentFindings, into results: inout [CheckResult]
     ) -> (MobileSecurityObject?, PublicKey?) {
@@ -499,7 +420,7 @@ public struct DeviceResponseVerifier: Sendable {
                     .msoValidity, .fail, "MSO expired \(validUntil), judged at \(at)",
                     subject: subject, instant: instant.instant, evidence: window))
             } else {
-                let detail = validText ?? String(concatenating: "valid ", validFrom, " to ", validUntil)
+                let detail = validText ?? "valid \(validFrom) to \(validUntil)"
                 validText = detail
                 results.append(CheckResult(
                     .msoValidity, .pass, detail, subject: subject, instant: instant.instant, evidence: window))
@@ -508,9 +429,9 @@ public struct DeviceResponseVerifier: Sendable {
                 let status: CheckStatus = instant.time > expected ? .warn : .pass
                 let detail: String
                 if status == .warn {
-                    detail = String(concatenating: "an update was expected by ", expectedText, ": the data may be stale")
+                    detail = "an update was expected by \(expectedText): the data may be stale"
                 } else {
-                    detail = expectedPassText ?? String(concatenating: "update expected by ", expectedText)
+                    detail = expectedPassText ?? "update expected by \(expectedText)"
                     expectedPassText = detail
                 }
                 results.append(CheckResult(
@@ -523,7 +444,7 @@ public struct DeviceResponseVerifier: Sendable {
 
         if let ds {
             if mso.signed >= ds.notBefore && mso.signed <= ds.notAfter {
-                results.append(CheckResult(.msoSignedWithinDS, .pass, String(concatenating: "signed ", IssuerProfile.format(mso.signed), " within the DS validity"), subject: subject))
+                results.append(CheckResult(.msoSignedWithinDS, .pass, "signed \(IssuerProfile.format(mso.signed)) within the DS validity", subject: subject))
             } else {
                 results.append(CheckResult(
                     .msoSignedWithinDS, .fail,
@@ -535,10 +456,8 @@ public struct DeviceResponseVerifier: Sendable {
         }
 
         do {
-            // Read in place when of the usual shape; otherwise decoded and read the general way.
-            let coseKey = try COSEKey(usualShape: mso.deviceKeyEncoded) ?? COSEKey(try mso.deviceKeyItem)
-            let key = try coseKey.publicKey()
-            results.append(CheckResult(.msoDeviceKey, .pass, PassTexts.deviceKeyText(key.curve), subject: subject))
+            let key = try COSEKey(mso.deviceKeyItem).publicKey()
+            results.append(CheckResult(.msoDeviceKey, .pass, "\(key.curve) device key", subject: subject))
             return (mso, key)
         } catch {
             results.append(CheckResult(.msoDeviceKey, .fail, "deviceKey is not a valid COSE_Key: \(error)", subject: subject))
@@ -548,7 +467,7 @@ public struct DeviceResponseVerifier: Sendable {
 
     // MARK: Value digests (§9.1.2.5, §9.3.1)
 
-    func verifyDigests<Document: DocumentView>(
+    func verifyDigests(
         document: Document, mso: MobileSecurityObject?, subject: String, findings: inout DocumentFindings,
         into results: inout [CheckResult]
     ) {
@@ -557,52 +476,14 @@ public struct DeviceResponseVerifier: Sendable {
         // element: binding the MSO in the loop copied it for every element).
         let checking = mso != nil ? hash : nil
         var tally = DigestTally()
-        switch document.nameSpacesView {
-        case .decoded(let nameSpaces):
-            findings.elements.reserveCapacity(findings.elements.count + nameSpaces.reduce(0) { $0 + $1.items.count })
-            for nsIndex in nameSpaces.indices {
-                let namespace = nameSpaces[nsIndex].namespace
-                // Looked up once per namespace, its digests gathered for the element lookups.
-                let expectedDigests = mso?.valueDigests.lookupTable(namespace: namespace) ?? .none
-                // By index: the items are read in place, not copied one by one.
-                let items = nameSpaces[nsIndex].items
-                for position in items.indices {
-                    // From the item's embedded bytes: the item is copied out of the array only
-                    // when they are not of the usual shape.
-                    verifyElement(
-                        encoded: items[position].encoded, embeddedBuffer: nil, embeddedBytes: { items[position].embeddedBytes },
-                        item: { items[position] },
-                        position: position, namespace: namespace, expectedDigests: expectedDigests, checking: checking,
-                        subject: subject, tally: &tally, findings: &findings, into: &results)
-                }
-            }
-        case .encoded(let nameSpaces, let itemCount):
-            findings.elements.reserveCapacity(findings.elements.count + itemCount)
-            guard let nameSpaces else { break }
-            let decoding = options.decoding
-            // Only the digests are needed inside the walk (using the MSO there copied it whole).
-            let valueDigests = mso?.valueDigests
-            // The same items in the same order, read from the received bytes; an item is decoded
-            // (from its exact bytes: the item the tree would hold) only when its embedded bytes
-            // are not of the usual shape. A layout's nameSpaces are always walked to the end.
-            // The embedded bytes read through the nameSpaces' buffer (no slice of them per item).
-            nameSpaces.withUnsafeBufferPointer { all in
-                _ = DeviceResponseLayout.forEachNameSpace(nameSpaces) { namespace, items in
-                    let expectedDigests = valueDigests?.lookupTable(namespace: namespace) ?? .none
-                    let base = nameSpaces.startIndex
-                    var position = 0
-                    while let offsets = items.nextOffsets() {
-                        let encoded = nameSpaces[(base &+ offsets.encoded.lowerBound)..<(base &+ offsets.encoded.upperBound)]
-                        // The closures written in the call (non-escaping, nothing allocated).
-                        verifyElement(
-                            encoded: encoded, embeddedBuffer: UnsafeBufferPointer(rebasing: all[offsets.embedded]),
-                            embeddedBytes: { nameSpaces[(base &+ offsets.embedded.lowerBound)..<(base &+ offsets.embedded.upperBound)] },
-                            item: { try CBOR(decoding: encoded, options: decoding) },
-                            position: position, namespace: namespace, expectedDigests: expectedDigests, checking: checking,
-                            subject: subject, tally: &tally, findings: &findings, into: &results)
-                        position &+= 1
-                    }
-                }
+        let nameSpaces = document.issuerSigned.nameSpaces
+        findings.elements.reserveCapacity(findings.elements.count + nameSpaces.reduce(0) { $0 + $1.items.count })
+        for (namespace, items) in nameSpaces {
+            let expectedDigests = mso?.valueDigests[namespace]
+            for (position, item) in items.enumerated() {
+                verifyElement(
+                    item, position: position, namespace: namespace, expectedDigests: expectedDigests, checking: checking,
+                    subject: subject, tally: &tally, findings: &findings, into: &results)
             }
         }
         let total = tally.total
@@ -621,12 +502,12 @@ public struct DeviceResponseVerifier: Sendable {
             return
         }
         if missingIDs == 0 {
-            results.append(CheckResult(.msoDigestId, .pass, PassTexts.digestIDCount(total), subject: subject))
+            results.append(CheckResult(.msoDigestId, .pass, "all \(total) digest ids present", subject: subject))
         }
         if matched == checked && checked == total {
-            // matched == total: "<n> of <n> ...", from the table.
-            let texts = PassTexts.allDigestsMatch(hash, total)
-            results.append(CheckResult(.msoDigest, .pass, texts.detail, subject: subject, evidence: texts.evidence))
+            results.append(CheckResult(
+                .msoDigest, .pass, "\(total) of \(total) \(hash.rawValue) digests match", subject: subject,
+                evidence: [Evidence("algorithm", hash.rawValue), Evidence("count", String(total))]))
         }
     }
 
@@ -638,27 +519,15 @@ public struct DeviceResponseVerifier: Sendable {
         var total = 0
     }
 
-    /// Reads and checks one IssuerSignedItemBytes: `encoded` is the item exactly as received,
-    /// `embeddedBytes()` its embedded bytes (also in `embeddedBuffer` when given, then read from
-    /// there), `item()` the item itself (asked for only when those bytes are not of the usual
-    /// shape).
+    /// Reads and checks one IssuerSignedItemBytes.
     func verifyElement(
-        encoded: ArraySlice<UInt8>, embeddedBuffer: UnsafeBufferPointer<UInt8>?, embeddedBytes: () -> ArraySlice<UInt8>?,
-        item: () throws -> CBOR,
-        position: Int, namespace: String, expectedDigests: DigestLookup, checking: HashFunction?,
+        _ item: CBOR, position: Int, namespace: String, expectedDigests: DigestIDs?, checking: HashFunction?,
         subject: String, tally: inout DigestTally, findings: inout DocumentFindings, into results: inout [CheckResult]
     ) {
         tally.total += 1
-        let element: IssuerSignedItem.Element
+        let element: IssuerSignedItem
         do {
-            if let embeddedBuffer {
-                element = try IssuerSignedItem.readElement(
-                    embeddedBuffer: embeddedBuffer, embeddedBytes: embeddedBytes, of: item, path: namespace,
-                    decodingValue: options.keepValues)
-            } else {
-                element = try IssuerSignedItem.readElement(
-                    embeddedBytes: embeddedBytes(), of: try item(), path: namespace, decodingValue: options.keepValues)
-            }
+            element = try IssuerSignedItem(item, path: namespace, decodingValue: options.keepValues)
         } catch {
             results.append(CheckResult(
                 .msoDigest, .fail, "IssuerSignedItemBytes \(position) of \(namespace) malformed: \(error)",
@@ -672,16 +541,14 @@ public struct DeviceResponseVerifier: Sendable {
             return
         }
         // Over the IssuerSignedItemBytes exactly as received (the tag-24 item).
-        let digest = hash.digest(encoded)
+        let digest = hash.digest(item.encoded)
         var verified = false
-        // Compared in place; the MSO's digest is taken out only to be reported.
-        if let matches = expectedDigests.matches(digestID: element.digestID, digest) {
+        if let expected = expectedDigests?[element.digestID] {
             tally.checked += 1
-            if matches {
+            if digest.withUnsafeBytes({ $0.elementsEqual(expected) }) {
                 tally.matched += 1
                 verified = true
             } else {
-                let expected = expectedDigests[element.digestID] ?? []
                 results.append(CheckResult(
                     .msoDigest, .fail,
                     "digest \(element.digestID) of \(namespace)/\(element.elementIdentifier) does not match the MSO",
@@ -710,11 +577,11 @@ public struct DeviceResponseVerifier: Sendable {
 
     // MARK: Device authentication (§9.1.3)
 
-    func verifyDeviceSigned<Document: DocumentView>(
+    func verifyDeviceSigned(
         document: Document, mso: MobileSecurityObject?, deviceKey: PublicKey?, subject: String, findings: inout DocumentFindings,
         into results: inout [CheckResult]
     ) {
-        guard let deviceSignedField = document.deviceSigned else {
+        guard let deviceSignedItem = document.deviceSignedItem else {
             results.append(CheckResult(.deviceStructure, .fail, "the document has no deviceSigned", subject: subject))
             results.append(CheckResult(.deviceSignature, .unchecked, "no deviceSigned", subject: subject))
             results.append(CheckResult(.deviceMac, .unchecked, "no deviceSigned", subject: subject))
@@ -723,10 +590,7 @@ public struct DeviceResponseVerifier: Sendable {
         }
         let deviceSigned: DeviceSigned
         do {
-            switch deviceSignedField {
-            case .read(let read): deviceSigned = read
-            case .item(let item): deviceSigned = try DeviceSigned(item, path: "deviceSigned")
-            }
+            deviceSigned = try DeviceSigned(deviceSignedItem, path: "deviceSigned")
         } catch {
             results.append(CheckResult(.deviceStructure, .fail, "\(error)", subject: subject))
             results.append(CheckResult(.deviceSignature, .unchecked, "deviceSigned is malformed", subject: subject))
@@ -788,7 +652,7 @@ public struct DeviceResponseVerifier: Sendable {
                 if try signature.verify(with: deviceKey, detachedPayload: payload[...]) {
                     results.append(CheckResult(
                         .deviceSignature, .pass, "deviceSignature verifies over DeviceAuthenticationBytes", subject: subject,
-                        evidence: algorithm.map(PassTexts.evidence) ?? [Evidence("alg", alg)]))
+                        evidence: [Evidence("alg", alg)]))
                 } else {
                     results.append(CheckResult(
                         .deviceSignature, .fail,
@@ -851,8 +715,4 @@ public struct DeviceResponseVerifier: Sendable {
             }
         }
     }
-}
-
-extension DeviceResponseLayout.DocumentLayout: DeviceResponseVerifier.DocumentView {
-    var nameSpacesView: DeviceResponseVerifier.NameSpacesView { .encoded(nameSpaces, itemCount: itemCount) }
 }

@@ -1,6 +1,6 @@
-/// IssuerSignedItemBytes of many shapes for the tests that compare a fast reader with the
-/// general one: usually the four keys in some order, sometimes a key missing, repeated or
-/// unknown, values of every kind, sometimes a damaged byte or a cut.
+/// IssuerSignedItemBytes of many shapes for the model and decoder tests: usually the four keys
+/// in some order, sometimes a key missing, repeated or unknown, values of every kind, sometimes a
+/// damaged byte or a cut.
 public enum IssuerSignedItemShapes {
     /// The four keys of an IssuerSignedItem, in the CDDL's order.
     public static let names = ["digestID", "random", "elementIdentifier", "elementValue"]
