@@ -53,13 +53,13 @@ let package = Package(
         .target(name: "MdocCrypto", dependencies: ["COpenSSL"]),
         .target(name: "MdocCOSE", dependencies: ["MdocCBOR", "MdocCrypto"]),
         .target(name: "MdocModel", dependencies: ["MdocChecks", "MdocCBOR", "MdocCOSE", "MdocCrypto"]),
-        .target(name: "MdocTrust", dependencies: ["MdocCrypto", "MdocChecks"]),
+        .target(name: "MdocTrust", dependencies: ["MdocCrypto"]),
+        .target(name: "MdocImaging", dependencies: ["CImageCodecs", "CZBar", "MdocCrypto"]),
         .target(
             name: "MdocVerification",
-            dependencies: ["MdocChecks", "MdocCBOR", "MdocCrypto", "MdocCOSE", "MdocModel", "MdocTrust"]),
+            dependencies: ["MdocChecks", "MdocCBOR", "MdocCrypto", "MdocCOSE", "MdocModel", "MdocTrust", "MdocImaging"]),
 
         // MARK: Edges
-        .target(name: "MdocImaging", dependencies: ["CImageCodecs", "CZBar", "MdocChecks", "MdocCrypto"]),
         .target(name: "MdocIngest", dependencies: ["CArchive", "MdocCrypto"]),
         .target(
             name: "MdocStore",
@@ -118,7 +118,7 @@ let package = Package(
             ],
             exclude: ["Fixtures"]),
         .testTarget(
-            name: "MdocImagingTests", dependencies: ["MdocImaging", "MdocTestSupport"],
+            name: "MdocImagingTests", dependencies: ["MdocImaging", "MdocVerification", "MdocTestSupport"],
             resources: [.copy("Fixtures")]),
         .testTarget(name: "MdocIngestTests", dependencies: ["MdocIngest", "MdocTestSupport"]),
         .testTarget(name: "MdocStoreTests", dependencies: ["MdocStore", "MdocChecks", "MdocTestSupport"]),

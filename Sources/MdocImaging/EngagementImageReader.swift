@@ -1,5 +1,3 @@
-public import MdocChecks
-
 /// One decode-and-scan attempt of ``EngagementImageReader``.
 public struct QRScanAttempt: Sendable, Hashable, Codable {
     /// The image was decoded (or box-averaged) at `1 / scaleDenominator`.
@@ -26,60 +24,6 @@ public struct EngagementImageResult: Sendable, Hashable {
     public var info: ImageInfo?
     /// Why the image could not be decoded, when it could not.
     public var error: ImageError?
-
-    /// The outcome as one check result: `engagement.qr.decoded` (pass) or the failure id
-    /// (`engagement.image.*`, `engagement.qr.notFound`, `engagement.qr.notMdoc`).
-    public var checkResults: [CheckResult] { [checkResult] }
-
-    /// Longest text shown per code in `engagement.qr.notMdoc` details.
-    public static let maxListedSymbolLength = 80
-
-    private var checkResult: CheckResult {
-        if let error {
-            let id: CheckID =
-                switch error.code {
-                case .empty: .engagementImageEmpty
-                case .notAnImage: .engagementImageNotAnImage
-                case .truncated: .engagementImageTruncated
-                case .unsupported: .engagementImageUnsupported
-                case .tooLarge, .tooManyPixels: .engagementImageTooLarge
-                default: .engagementImageCorrupt
-                }
-            return CheckResult(id, .fail, error.reason, evidence: headerEvidence)
-        }
-        if let uri {
-            return CheckResult(
-                .engagementQrDecoded, .pass, "mdoc: URI of \(uri.utf8.count) bytes decoded at scale 1/\(scaleDenominator ?? 1)",
-                evidence: headerEvidence + [
-                    Evidence("scale", "1/\(scaleDenominator ?? 1)"),
-                    Evidence("symbols", String(symbols.count)),
-                    Evidence("attempts", String(attempts.count)),
-                ])
-        }
-        if symbols.isEmpty {
-            let scales = attempts.map { "1/\($0.scaleDenominator)" }.joined(separator: ", ")
-            return CheckResult(
-                .engagementQrNotFound, .fail, "no QR code found (scales tried: \(scales.isEmpty ? "none" : scales))",
-                evidence: headerEvidence + [Evidence("attempts", String(attempts.count))])
-        }
-        let listed = symbols.map { symbol in
-            let text = symbol.text ?? "<\(symbol.bytes.count) bytes, not UTF-8>"
-            return text.count > Self.maxListedSymbolLength
-                ? String(text.prefix(Self.maxListedSymbolLength)) + "…" : text
-        }
-        return CheckResult(
-            .engagementQrNotMdoc, .fail,
-            "\(symbols.count) QR code(s) found, none with an mdoc: URI: " + listed.map { "\"\($0)\"" }.joined(separator: ", "),
-            evidence: headerEvidence + [Evidence("symbols", String(symbols.count))])
-    }
-
-    private var headerEvidence: [Evidence] {
-        guard let info else { return [] }
-        return [
-            Evidence("format", info.format.rawValue),
-            Evidence("dimensions", "\(info.width)x\(info.height)"),
-        ]
-    }
 }
 
 /// Reads the device-engagement QR code from a captured image (ISO/IEC 18013-5 §8.2.2.3: the
@@ -114,7 +58,7 @@ public enum EngagementImageReader {
     public static let reducedScaleLineStep = 2
 
     /// Reads the engagement QR code from `bytes` (a JPEG or PNG). Never throws: every failure is
-    /// in ``EngagementImageResult/error`` and ``EngagementImageResult/checkResults``.
+    /// in ``EngagementImageResult/error``.
     public static func read(_ bytes: [UInt8], limits: ImageLimits = .default) -> EngagementImageResult {
         var result = EngagementImageResult(
             uri: nil, symbols: [], scaleDenominator: nil, attempts: [], info: nil, error: nil)

@@ -14,6 +14,13 @@ public struct DeviceSigned: Sendable {
     public enum Authentication: Sendable {
         case signature(COSESign1)
         case mac(COSEMac0)
+
+        public var kind: DeviceAuthenticationKind {
+            switch self {
+            case .signature: .signature
+            case .mac: .mac
+            }
+        }
     }
 
     /// DeviceNameSpacesBytes exactly as received (the tag-24 item): part of DeviceAuthentication.
@@ -48,6 +55,12 @@ public struct DeviceSigned: Sendable {
             throw ModelError(.missingField, "\(path).deviceAuth", "neither deviceSignature nor deviceMac is present")
         }
     }
+}
+
+/// How the mdoc authenticates a document (§9.1.3): DeviceAuth's deviceSignature or deviceMac.
+public enum DeviceAuthenticationKind: String, Sendable, CaseIterable {
+    case signature = "deviceSignature"
+    case mac = "deviceMac"
 }
 
 extension DeviceSigned {

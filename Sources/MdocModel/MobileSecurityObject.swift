@@ -18,7 +18,7 @@ public import MdocCrypto
 /// acceptable is for the verifier's checks.
 public struct MobileSecurityObject: Sendable {
     public let version: String
-    public let digestAlgorithm: String
+    public let digestAlgorithm: DigestAlgorithm
     /// namespace → digestID → digest.
     public let valueDigests: ValueDigests
     /// deviceKey, the COSE_Key as received.
@@ -44,7 +44,7 @@ public struct MobileSecurityObject: Sendable {
         let item = try wrapper.requireEmbedded(at: "MobileSecurityObjectBytes")
         let map = try item.requireMap(at: path)
         self.version = try map.requiredText("version", at: path)
-        self.digestAlgorithm = try map.requiredText("digestAlgorithm", at: path)
+        self.digestAlgorithm = DigestAlgorithm(rawValue: try map.requiredText("digestAlgorithm", at: path))
         self.docType = try map.requiredText("docType", at: path)
 
         // Checked here, read in place: no dictionary is built (ValueDigests). Every entry
@@ -138,6 +138,23 @@ public struct MobileSecurityObject: Sendable {
         if authorizedNameSpaces.contains(namespace) { return true }
         return authorizedDataElements[namespace]?.contains(identifier) ?? false
     }
+}
+
+/// The MSO's digestAlgorithm (§9.1.2.5): an open set, so that a name this build does not
+/// support is kept as received (and reported by the `mso.digestAlgorithm` check).
+public struct DigestAlgorithm: RawRepresentable, Hashable, Sendable, CustomStringConvertible {
+    public let rawValue: String
+
+    public init(rawValue: String) { self.rawValue = rawValue }
+
+    public static let sha256 = DigestAlgorithm(rawValue: "SHA-256")
+    public static let sha384 = DigestAlgorithm(rawValue: "SHA-384")
+    public static let sha512 = DigestAlgorithm(rawValue: "SHA-512")
+
+    /// The hash function of the names 18013-5 allows (SHA-256, SHA-384, SHA-512); `nil` otherwise.
+    public var hashFunction: HashFunction? { HashFunction(rawValue: rawValue) }
+
+    public var description: String { rawValue }
 }
 
 /// MSO valueDigests (namespace → digestID → digest, each digest the bytes as received), read in

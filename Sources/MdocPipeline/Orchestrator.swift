@@ -302,7 +302,7 @@ public final class Orchestrator: Sendable {
             }
             next = items.isEmpty || stopWasRequested ? [] : readBatch()
             let processed = await verifying
-            if !items.isEmpty { pending = Batch(items: items, processed: orderAndFlagReplays(processed)) }
+            if !items.isEmpty { pending = Batch(items: items, processed: processed) }
         }
 
         if stopWasRequested && !exhausted {
@@ -355,43 +355,6 @@ public final class Orchestrator: Sendable {
         var processed: [Processed]
     }
 
-    /// In input order: flags a DeviceResponse already seen earlier in this run (the store only
-    /// knows earlier batches), re-signing that transaction's proof with the warning.
-    func orderAndFlagReplays(_ processed: [Processed]) -> [Processed] {
-        var ordered: [Processed] = []
-        ordered.reserveCapacity(processed.count)
-        for var item in processed {
-            if let response = item.responseSHA256, var outcome = item.outcome, let verified = item.verified {
-                let earlier = seenResponses.withLock { seen -> String? in
-                    if let first = seen[response], first != outcome.transactionID { return first }
-                    if seen[response] == nil { seen[response] = outcome.transactionID }
-                    return nil
-                }
-                if let earlier, !outcome.checks.contains(where: { $0.id == .responseReplayed && $0.status == .warn }) {
-                    outcome.checks.removeAll { $0.id == .responseReplayed }
-                    outcome.checks.append(CheckResult(
-                        .responseReplayed, .warn, "the same DeviceResponse was presented in transaction \(earlier.prefix(16))… of this run",
-                        evidence: [Evidence("earlier", earlier)]))
-                    item.report.checks = outcome.checks
-                    if verified.keepData {
-                        do {
-                            if let proof = try writeProof(for: verified, checks: outcome.checks) {
-                                outcome.proofPath = proof.path
-                                outcome.proofSHA256 = hexString(proof.sha256)
-                                item.proof = (verified.referenceCode, proof.sha256)
-                            }
-                        } catch {
-                            item.proofError = "\(verified.name): \(error)"
-                        }
-                    }
-                    item.outcome = outcome
-                }
-            }
-            ordered.append(item)
-        }
-        return ordered
-    }
-
     /// Writes a batch to the store in one database transaction, then reports it in input order.
     func commit(
         _ batch: Batch, onEvent: (Event) -> Void, proofs: inout [(referenceCode: String, sha256: [UInt8])], allValid: inout Bool
@@ -436,8 +399,9 @@ public final class Orchestrator: Sendable {
     ///
     /// The store is asked once per batch, not once per transaction: one read for the stored
     /// results the batch may reuse (idempotency), and, after verification, one read for earlier
-    /// transactions carrying the same DeviceResponses (`response.replayed`), before the proofs
-    /// are signed.
+    /// transactions carrying the same DeviceResponses. With the earlier transactions of this run
+    /// (in input order), that finishes each verification (`response.replayed`, then the
+    /// verdict), before its proof is signed, once.
     func verifyConcurrently(_ bundles: [(Int, TransactionBundle)]) async -> [Processed] {
         let priors: [String: PriorVerification] = configuration.force || bundles.isEmpty ? [:]
             : ((try? store.priorVerifications(
@@ -452,14 +416,25 @@ public final class Orchestrator: Sendable {
         }
         var responses: [String] = []
         var seen = Set<String>()
-        for case .verified(_, let response?) in verified where seen.insert(response).inserted { responses.append(response) }
+        for case .verified(_, let response?, _) in verified where seen.insert(response).inserted { responses.append(response) }
         let earlierByResponse = responses.isEmpty ? [:] : ((try? store.transactions(withResponseSHA256s: responses)) ?? [:])
-        return await concurrentMap(verified) { stage in
+        // The store knows earlier batches only: a response seen before in this run, in input order.
+        let finishing: [Stage] = verified.map { stage in
+            guard case .verified(let transaction, let response, _) = stage, let response else { return stage }
+            let transactionID = transaction.bundle.contentHashHex
+            let stored = earlierByResponse[response, default: []].filter { $0 != transactionID }
+            let inRun = seenResponses.withLock { seen -> String? in
+                if let first = seen[response], first != transactionID { return first }
+                if seen[response] == nil { seen[response] = transactionID }
+                return nil
+            }
+            return .verified(transaction, responseHex: response, earlier: EarlierPresentations(stored: stored, earlierInRun: inRun))
+        }
+        return await concurrentMap(finishing) { stage in
             switch stage {
             case .reused(let processed):
                 return processed
-            case .verified(let transaction, let response):
-                let earlier = response.map { hex in earlierByResponse[hex, default: []].filter { $0 != transaction.transactionID } } ?? []
+            case .verified(let transaction, let response, let earlier):
                 return self.finish(transaction, responseHex: response, earlier: earlier)
             }
         }
@@ -493,10 +468,10 @@ public final class Orchestrator: Sendable {
     }
 
     /// A transaction after its first step: reused from the store, or verified (with the hex
-    /// SHA-256 of its DeviceResponse) and waiting for the replay lookup and its proof.
+    /// SHA-256 of its DeviceResponse) and waiting for the replay lookup, its verdict and its proof.
     enum Stage: Sendable {
         case reused(Processed)
-        case verified(VerifiedTransaction, responseHex: String?)
+        case verified(PendingTransaction, responseHex: String?, earlier: EarlierPresentations = .none)
     }
 
     /// One transaction: reuse `prior`, the stored result (shown with `storedChecks`), or verify.
@@ -520,24 +495,14 @@ public final class Orchestrator: Sendable {
                 report: report, outcome: nil, reused: ReusedResult(transactionID: transactionID, verificationID: prior.verificationID),
                 responseSHA256: nil, proof: proof, verified: nil))
         }
-        let verified = TransactionVerifier.verify(bundle, context: context)
-        return .verified(verified, responseHex: verified.responseSHA256.map(hexString))
+        let pending = TransactionVerifier.verify(bundle, context: context)
+        return .verified(pending, responseHex: pending.responseSHA256.map(hexString))
     }
 
-    /// A verified transaction: its replay check (`earlier`: other stored transactions with the
-    /// same DeviceResponse, oldest first), its signed proof, and what the store keeps.
-    func finish(_ transaction: VerifiedTransaction, responseHex: String?, earlier: [String]) -> Processed {
-        var verified = transaction
-        if responseHex != nil {
-            if let first = earlier.first {
-                verified.checks.append(CheckResult(
-                    .responseReplayed, .warn,
-                    "the same DeviceResponse was presented before, in \(earlier.count) other transaction(s)",
-                    evidence: [Evidence("earlier", first)]))
-            } else {
-                verified.checks.append(CheckResult(.responseReplayed, .pass, "first presentation of this DeviceResponse"))
-            }
-        }
+    /// A verified transaction: its replay check (`earlier`: other transactions with the same
+    /// DeviceResponse) and verdict, its proof signed once, and what the store keeps.
+    func finish(_ transaction: PendingTransaction, responseHex: String?, earlier: EarlierPresentations) -> Processed {
+        let verified = transaction.finish(earlier)
 
         var proofPath: String?
         var proofHash: [UInt8]?
@@ -568,10 +533,10 @@ public final class Orchestrator: Sendable {
         var certificates: [ProofEvidence.CertificateRef] = []
         for document in verified.documents {
             if let ds = document.dsCertificate {
-                certificates.append(.init(role: "ds", sha256: ds.fingerprintHex, subject: ds.subject.rfc2253))
+                certificates.append(.init(role: CertificateRole.ds.rawValue, sha256: ds.fingerprintHex, subject: ds.subject.rfc2253))
             }
             if let iaca = document.iacaCertificate {
-                certificates.append(.init(role: "iaca", sha256: iaca.fingerprintHex, subject: iaca.subject.rfc2253))
+                certificates.append(.init(role: CertificateRole.iaca.rawValue, sha256: iaca.fingerprintHex, subject: iaca.subject.rfc2253))
             }
         }
         let evidence = ProofEvidence(
@@ -616,10 +581,10 @@ public final class Orchestrator: Sendable {
         var certificates: [CertificateSummary] = []
         var seen = Set<String>()
         let documents: [DocumentSummary] = verified.documents.map { document in
-            for (role, certificate) in [(CertificateSummary.Role.ds, document.dsCertificate), (.iaca, document.iacaCertificate)] {
+            for (role, certificate) in [(CertificateRole.ds, document.dsCertificate), (.iaca, document.iacaCertificate)] {
                 guard let certificate, seen.insert(certificate.fingerprintHex).inserted else { continue }
                 certificates.append(CertificateSummary(
-                    fingerprint: certificate.fingerprintHex, role: role, subject: certificate.subject.rfc2253,
+                    fingerprint: certificate.fingerprintHex, role: Self.storeRole(role), subject: certificate.subject.rfc2253,
                     issuer: certificate.issuer.rfc2253, serialHex: certificate.serialNumberHex, notBefore: certificate.notBefore,
                     notAfter: certificate.notAfter, country: certificate.subject.countryName))
             }
@@ -633,7 +598,8 @@ public final class Orchestrator: Sendable {
                 index: document.index, docType: document.docType ?? "", dsFingerprint: document.dsCertificate?.fingerprintHex,
                 iacaFingerprint: document.iacaCertificate?.fingerprintHex, msoSigned: document.msoSigned,
                 msoValidFrom: document.msoValidFrom, msoValidUntil: document.msoValidUntil,
-                msoExpectedUpdate: document.msoExpectedUpdate, digestAlgorithm: document.digestAlgorithm, elements: elements)
+                msoExpectedUpdate: document.msoExpectedUpdate, digestAlgorithm: document.digestAlgorithm?.rawValue,
+                elements: elements)
         }
         return TransactionOutcome(
             transactionID: verified.transactionID, displayName: verified.name, source: verified.origin ?? verified.inputPath,
@@ -644,6 +610,17 @@ public final class Orchestrator: Sendable {
             checks: verified.checks, documents: documents, certificates: certificates, images: verified.uploads,
             inputHashes: verified.fileDigests.map { InputHash(path: $0.path, sha256: hexString($0.sha256)) },
             proofPath: proofPath, proofSHA256: proofSHA256, keepData: verified.keepData)
+    }
+
+    /// The store's value for a certificate role.
+    static func storeRole(_ role: CertificateRole) -> CertificateSummary.Role {
+        switch role {
+        case .ds: .ds
+        case .iaca: .iaca
+        case .reader: .reader
+        case .readerRoot: .readerRoot
+        case .processor: .processor
+        }
     }
 
     /// An element value for `--keep-values`: byte strings (portraits) as their SHA-256 unless

@@ -1,5 +1,4 @@
 public import Foundation
-public import MdocChecks
 public import MdocCrypto
 import Synchronization
 
@@ -38,7 +37,7 @@ public struct TrustError: Error, Hashable, CustomStringConvertible, Sendable {
 /// material is never skipped silently.
 ///
 /// The store caches chain validation per x5chain (the DS→IACA signature is verified once per
-/// DS certificate for a whole batch, DESIGN.md "Performance"); it is safe to share between tasks.
+/// DS certificate for a whole batch); it is safe to share between tasks.
 public final class TrustStore: Sendable {
     public let anchors: [Certificate]
     public let crls: [CRL]
@@ -58,7 +57,6 @@ public final class TrustStore: Sendable {
     private let chainCacheHits = Atomic<Int>(0)
     private let crlCache = Mutex<[String: [CRL]]>([:])
     private let certificateCache = Mutex<[[UInt8]: Certificate]>([:])
-    private let issuerChecksCache = Mutex<[IssuerChecksKey: IssuerChecks]>([:])
     /// The certificate ``certificate(der:)`` returned last.
     private let lastCertificate = Mutex<Certificate?>(nil)
     /// Bound on cached certificates/chains, so a hostile batch of unique certificates cannot grow memory without limit.
@@ -243,8 +241,7 @@ public final class TrustStore: Sendable {
     public struct CacheStatistics: Sendable, Hashable {
         /// Path validations performed (cache misses).
         public var chainValidations: Int
-        /// Answers served from the per-chain cache (of ``validate(chain:)``, or of
-        /// ``issuerChecks(chain:subject:context:instant:time:compute:)`` for the time-independent checks).
+        /// Answers served from the per-chain cache of ``validate(chain:)``.
         public var chainCacheHits: Int
 
         public init(chainValidations: Int, chainCacheHits: Int) {
@@ -256,71 +253,6 @@ public final class TrustStore: Sendable {
     public var cacheStatistics: CacheStatistics {
         CacheStatistics(
             chainValidations: chainValidations.load(ordering: .relaxed), chainCacheHits: chainCacheHits.load(ordering: .relaxed))
-    }
-
-    /// Check results about a received chain that depend on nothing but its certificates, this
-    /// store and the subject they are reported for (and, for the time-dependent ones, the instant
-    /// judged and its time), with the chain as validated (leaf first, anchor last; empty when it
-    /// did not validate).
-    public struct IssuerChecks: Sendable {
-        public var results: [CheckResult]
-        public var validated: [Certificate]
-
-        public init(results: [CheckResult], validated: [Certificate]) {
-            self.results = results
-            self.validated = validated
-        }
-    }
-
-    /// The certificates of a chain by identity (the key holds them, so an identity is never
-    /// reused while cached; ``certificate(der:)`` returns one object per DER), the subject, the
-    /// caller's context, and the instant with its time for the time-dependent part.
-    struct IssuerChecksKey: Hashable, Sendable {
-        let chain: [Certificate]
-        let subject: String
-        let context: String
-        let instant: CheckInstant?
-        let time: Double
-
-        static func == (lhs: Self, rhs: Self) -> Bool {
-            guard lhs.chain.count == rhs.chain.count, lhs.instant == rhs.instant, lhs.time == rhs.time,
-                lhs.subject == rhs.subject, lhs.context == rhs.context
-            else { return false }
-            for (a, b) in zip(lhs.chain, rhs.chain) where a !== b { return false }
-            return true
-        }
-
-        func hash(into hasher: inout Hasher) {
-            for certificate in chain { hasher.combine(ObjectIdentifier(certificate)) }
-            hasher.combine(subject)
-            hasher.combine(context)
-            hasher.combine(instant)
-            hasher.combine(time)
-        }
-    }
-
-    /// The issuer-certificate checks of `chain` for `subject`, computed by `compute` once per
-    /// chain, subject, context and instant (`instant` and `time` `nil` for the time-independent
-    /// checks): a batch has a handful of distinct chains. `compute` must be a function of exactly
-    /// those (`context` names whatever else it reads, e.g. the COSE header the chain came in) and
-    /// of this store, whose anchors and CRLs never change. Bounded like the other caches.
-    public func issuerChecks(
-        chain: [Certificate], subject: String, context: String = "", instant: CheckInstant? = nil, time: Date? = nil,
-        compute: () -> IssuerChecks
-    ) -> IssuerChecks {
-        let key = IssuerChecksKey(
-            chain: chain, subject: subject, context: context, instant: instant, time: time?.timeIntervalSinceReferenceDate ?? 0)
-        if let cached = issuerChecksCache.withLock({ $0[key] }) {
-            // The chain's outcome was answered from a cache (the one of validate(chain:) is not asked).
-            if instant == nil { chainCacheHits.add(1, ordering: .relaxed) }
-            return cached
-        }
-        let computed = compute()
-        issuerChecksCache.withLock { cache in
-            if cache.count >= Self.cacheLimit { cache.removeAll(keepingCapacity: true) }
-            cache[key] = computed
-        }
-        return computed
     }
 
     /// The CRLs issued (and signed) by `issuer`. Each CRL signature is verified once per issuer

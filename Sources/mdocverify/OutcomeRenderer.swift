@@ -88,11 +88,11 @@ final class OutcomeRenderer {
         var pairs: [(String, JSONValue)] = [("docType", .optional(document.docType))]
         pairs.append(("ds", .optional(document.dsCertificate?.fingerprintHex)))
         pairs.append(("iaca", .optional(document.iacaCertificate?.fingerprintHex)))
-        pairs.append(("digestAlgorithm", .optional(document.digestAlgorithm)))
+        pairs.append(("digestAlgorithm", .optional(document.digestAlgorithm?.rawValue)))
         pairs.append(("signed", .optional(document.msoSigned.map(CBORDate.format))))
         pairs.append(("validFrom", .optional(document.msoValidFrom.map(CBORDate.format))))
         pairs.append(("validUntil", .optional(document.msoValidUntil.map(CBORDate.format))))
-        pairs.append(("deviceAuthentication", .optional(document.deviceAuthentication)))
+        pairs.append(("deviceAuthentication", .optional(document.deviceAuthentication?.rawValue)))
         pairs.append(("elements", .array(document.elements.map { element in
             var e: [(String, JSONValue)] = [
                 ("namespace", .string(element.namespace)), ("identifier", .string(element.identifier)),

@@ -75,10 +75,8 @@ public struct Scenario {
     ]
 
     public func verify(at time: Date = Scenario.verificationTime, captureTime: Date? = nil, withTranscript: Bool = true) -> ResponseVerification {
-        let options = VerificationOptions(
-            trust: trust, verificationTime: time, captureTime: captureTime,
-            sessionTranscript: withTranscript ? transcript : nil, readerEphemeralKey: readerKey)
-        return DeviceResponseVerifier(options: options).verify(response)
+        Verifier(trust: trust, verificationTime: time).verifyResponse(
+            response, captureTime: captureTime, transcript: withTranscript ? transcript : nil, readerKey: readerKey)
     }
 }
 

@@ -11,11 +11,11 @@ import XCTest
 
 /// ISO/IEC 18013-5 Annex D, end to end and intermediate values (vectors: PROVENANCE.md).
 final class AnnexDVerificationTests: XCTestCase {
-    func annexDOptions(at time: Date, transcript: Bool = true, readerKey: Bool = true) throws -> VerificationOptions {
+    func annexDOptions(at time: Date, transcript: Bool = true, readerKey: Bool = true) throws -> ResponseOptions {
         let trust = TrustStore(anchors: try Certificate.parseAll(pemOrDER: try AnnexD.iacaCertificatePEM()))
         let sessionTranscript = transcript ? try SessionTranscript(decoding: try AnnexD.sessionTranscriptBytes()) : nil
         let key = readerKey ? try PrivateKey(curve: .p256, rawPrivate: try AnnexD.eReaderKeyPrivate()) : nil
-        return VerificationOptions(trust: trust, verificationTime: time, sessionTranscript: sessionTranscript, readerEphemeralKey: key)
+        return ResponseOptions(trust: trust, verificationTime: time, sessionTranscript: sessionTranscript, readerEphemeralKey: key)
     }
 
     func failing(_ result: ResponseVerification) -> Set<CheckID> {
@@ -70,7 +70,7 @@ final class AnnexDVerificationTests: XCTestCase {
         let sign1 = try COSESign1(decoding: try AnnexD.issuerAuth())
         let mso = try MobileSecurityObject(payload: try XCTUnwrap(sign1.payload))
         XCTAssertEqual(mso.version, "1.0")
-        XCTAssertEqual(mso.digestAlgorithm, "SHA-256")
+        XCTAssertEqual(mso.digestAlgorithm, .sha256)
         XCTAssertEqual(mso.docType, "org.iso.18013.5.1.mDL")
         XCTAssertEqual(mso.valueDigests["org.iso.18013.5.1"]?.count, 13)
         XCTAssertEqual(mso.valueDigests["org.iso.18013.5.1.US"]?.count, 4)
@@ -83,7 +83,7 @@ final class AnnexDVerificationTests: XCTestCase {
 
     /// The whole DeviceResponse is valid at 2021-01-01, deviceMac included.
     func testAnnexD_validAtReferenceTime() throws {
-        let result = DeviceResponseVerifier(options: try annexDOptions(at: AnnexD.referenceTime)).verify(try AnnexD.deviceResponse())
+        let result = try annexDOptions(at: AnnexD.referenceTime).verify(try AnnexD.deviceResponse())
         XCTAssertEqual(failing(result), [], "\(result.checks.filter { $0.status == .fail })")
         XCTAssertEqual(result.verdict, .valid)
         let status = Dictionary(result.checks.map { ($0.id, $0.status) }, uniquingKeysWith: { a, _ in a })
@@ -102,7 +102,7 @@ final class AnnexDVerificationTests: XCTestCase {
     /// At today's date the same response is invalid: only the expiry checks fail.
     func testAnnexD_invalidToday() throws {
         let now = Date(timeIntervalSince1970: 1_795_305_600)  // 2026-11-22
-        let result = DeviceResponseVerifier(options: try annexDOptions(at: now)).verify(try AnnexD.deviceResponse())
+        let result = try annexDOptions(at: now).verify(try AnnexD.deviceResponse())
         XCTAssertEqual(result.verdict, .invalid)
         XCTAssertEqual(failing(result), [.issuerDsValidity, .msoValidity])
     }
@@ -110,18 +110,16 @@ final class AnnexDVerificationTests: XCTestCase {
     /// validUntil is 13h30m02s after the DS notAfter: both windows are judged independently.
     func testAnnexD_msoOutlivesDS() throws {
         let between = try XCTUnwrap(CBORDate.parseRFC3339("2021-10-01T06:00:00Z"))
-        let result = DeviceResponseVerifier(options: try annexDOptions(at: between)).verify(try AnnexD.deviceResponse())
+        let result = try annexDOptions(at: between).verify(try AnnexD.deviceResponse())
         XCTAssertEqual(failing(result), [.issuerDsValidity])
     }
 
     /// Without the transcript device authentication cannot be performed: indeterminate.
     func testAnnexD_withoutTranscriptIsIndeterminate() throws {
-        let result = DeviceResponseVerifier(options: try annexDOptions(at: AnnexD.referenceTime, transcript: false))
-            .verify(try AnnexD.deviceResponse())
+        let result = try annexDOptions(at: AnnexD.referenceTime, transcript: false).verify(try AnnexD.deviceResponse())
         XCTAssertEqual(result.verdict, .indeterminate)
         XCTAssertEqual(result.checks.first { $0.id == .deviceMac }?.status, .unchecked)
-        let noKey = DeviceResponseVerifier(options: try annexDOptions(at: AnnexD.referenceTime, readerKey: false))
-            .verify(try AnnexD.deviceResponse())
+        let noKey = try annexDOptions(at: AnnexD.referenceTime, readerKey: false).verify(try AnnexD.deviceResponse())
         XCTAssertEqual(noKey.verdict, .indeterminate)
     }
 
@@ -130,7 +128,7 @@ final class AnnexDVerificationTests: XCTestCase {
         let now = Date(timeIntervalSince1970: 1_795_305_600)
         var options = try annexDOptions(at: now)
         options.captureTime = AnnexD.referenceTime
-        let result = DeviceResponseVerifier(options: options).verify(try AnnexD.deviceResponse())
+        let result = options.verify(try AnnexD.deviceResponse())
         XCTAssertEqual(result.verdictAtCapture(known: true), .valid)
         XCTAssertEqual(result.verdict, .invalid)
     }
@@ -139,7 +137,7 @@ final class AnnexDVerificationTests: XCTestCase {
     func testAnnexD_wrongReaderKeyFailsDeviceMac() throws {
         var options = try annexDOptions(at: AnnexD.referenceTime)
         options.readerEphemeralKey = try PrivateKey.generate(curve: .p256)
-        let result = DeviceResponseVerifier(options: options).verify(try AnnexD.deviceResponse())
+        let result = options.verify(try AnnexD.deviceResponse())
         XCTAssertEqual(failing(result), [.deviceMac])
     }
 
@@ -149,7 +147,7 @@ final class AnnexDVerificationTests: XCTestCase {
         let needle = Array("123456789".utf8)  // document_number
         let start = try XCTUnwrap((0...(bytes.count - needle.count)).first { bytes[$0..<$0 + needle.count].elementsEqual(needle) })
         bytes[start] = UInt8(ascii: "9")
-        let result = DeviceResponseVerifier(options: try annexDOptions(at: AnnexD.referenceTime)).verify(bytes)
+        let result = try annexDOptions(at: AnnexD.referenceTime).verify(bytes)
         XCTAssertEqual(failing(result), [.msoDigest])
         XCTAssertEqual(result.checks.first { $0.status == .fail }?.subject, "doc[0]/org.iso.18013.5.1/document_number")
     }

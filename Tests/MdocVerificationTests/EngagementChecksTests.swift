@@ -4,6 +4,7 @@ import MdocChecks
 import MdocCOSE
 import MdocCrypto
 import MdocModel
+import MdocTestSupport
 import MdocVerification
 import XCTest
 
@@ -27,9 +28,7 @@ final class EngagementChecksTests: XCTestCase {
     }
 
     func open(_ engagement: [UInt8]) -> [CheckResult] {
-        var captured = CapturedSession()
-        captured.engagementURI = "mdoc:" + Base64URL.encode(engagement)
-        return SessionVerifier.open(captured).checks
+        openSession(engagementURI: "mdoc:" + Base64URL.encode(engagement)).checks
     }
 
     func failing(_ checks: [CheckResult]) -> [CheckID] { checks.filter { $0.status == .fail }.map(\.id) }

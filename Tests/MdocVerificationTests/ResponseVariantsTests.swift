@@ -66,11 +66,11 @@ final class ResponseVariantsTests: XCTestCase {
     func verify(_ bytes: [UInt8], _ fixture: Fixture, decoding: CBORDecodingOptions = .default, keepValues: Bool = false)
         -> (checks: [CheckResult], documents: [DocumentFindings])
     {
-        let options = VerificationOptions(
+        let options = ResponseOptions(
             trust: fixture.trust, verificationTime: fixture.verificationTime, captureTime: fixture.captureTime,
             sessionTranscript: fixture.transcript, readerEphemeralKey: fixture.readerKey, decoding: decoding,
             keepValues: keepValues)
-        let result = DeviceResponseVerifier(options: options).verify(bytes)
+        let result = options.verify(bytes)
         return (result.checks, result.documents)
     }
 
@@ -286,7 +286,7 @@ final class ResponseVariantsTests: XCTestCase {
 
 extension DocumentFindings {
     /// The MSO's digest algorithm as the MSO names it.
-    var digestAlgorithmName: String? { digestAlgorithm }
+    var digestAlgorithmName: String? { digestAlgorithm?.rawValue }
     /// "deviceSignature" or "deviceMac".
-    var deviceAuthenticationName: String? { deviceAuthentication }
+    var deviceAuthenticationName: String? { deviceAuthentication?.rawValue }
 }

@@ -13,9 +13,9 @@ final class RevocationTests: XCTestCase {
     let t = Scenario.verificationTime
 
     func verify(_ scenario: Scenario, trust: TrustStore, captureTime: Date? = nil) -> ResponseVerification {
-        let options = VerificationOptions(
+        let options = ResponseOptions(
             trust: trust, verificationTime: t, captureTime: captureTime, sessionTranscript: scenario.transcript)
-        return DeviceResponseVerifier(options: options).verify(scenario.response)
+        return options.verify(scenario.response)
     }
 
     func revocation(_ result: ResponseVerification, at instant: CheckInstant = .verification) throws -> CheckResult {

@@ -19,8 +19,8 @@ final class TrustChainTests: XCTestCase {
         let scenario = try Scenario()
         let document = try MdocIssuer.document(spec, authority: authority, transcript: scenario.transcript)
         let response = MdocIssuer.deviceResponse(documents: [document])
-        let options = VerificationOptions(trust: TrustStore(anchors: anchors), verificationTime: t, sessionTranscript: scenario.transcript)
-        return DeviceResponseVerifier(options: options).verify(response)
+        let options = ResponseOptions(trust: TrustStore(anchors: anchors), verificationTime: t, sessionTranscript: scenario.transcript)
+        return options.verify(response)
     }
 
     func spec() throws -> DocumentSpec {

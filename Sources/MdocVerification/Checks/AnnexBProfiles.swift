@@ -1,19 +1,20 @@
-public import Foundation
-public import MdocChecks
-public import MdocCrypto
+import Foundation
+import MdocChecks
+import MdocCrypto
+import MdocTrust
 
 /// ISO 18013-5 Annex B certificate profiles for the IACA root and the Document Signer, and the
-/// time and revocation checks of a validated chain. Each rule is its own check id, so a report
-/// says exactly which requirement a certificate misses.
-public enum IssuerProfile {
+/// time and revocation checks of a validated chain: the rules the issuer chain check applies.
+/// Each rule is its own check id, so a report says exactly which requirement a certificate misses.
+enum AnnexBProfile {
     /// id-mdl-kp-mdlDS (18013-5 Annex B.1.4, Table B.3).
-    public static let documentSignerEKU = "1.0.18013.5.1.2"
+    static let documentSignerEKU = "1.0.18013.5.1.2"
     /// Maximum DS validity period (Annex B.1.4, Table B.3: 457 days).
-    public static let maximumDSValidityDays = 457
+    static let maximumDSValidityDays = 457
 
     /// Extensions this verifier understands (and that OpenSSL processes during path validation).
     /// A critical extension outside this set fails `issuer.criticalExtensions` (RFC 5280 §4.2).
-    public static let understoodExtensions: Set<String> = [
+    static let understoodExtensions: Set<String> = [
         "2.5.29.14",  // subjectKeyIdentifier
         "2.5.29.15",  // keyUsage
         "2.5.29.17",  // subjectAltName
@@ -30,7 +31,7 @@ public enum IssuerProfile {
     static func fingerprint(_ certificate: Certificate) -> Evidence { Evidence("sha256", certificate.fingerprintHex) }
 
     /// The time-independent Annex B checks of an IACA (trust anchor) certificate.
-    public static func iacaChecks(_ iaca: Certificate, subject: String) -> [CheckResult] {
+    static func iacaChecks(_ iaca: Certificate, subject: String) -> [CheckResult] {
         var results: [CheckResult] = []
         let evidence = [fingerprint(iaca), Evidence("subject", iaca.subject.rfc2253)]
         if let bc = iaca.basicConstraints, bc.isCA, bc.critical {
@@ -62,7 +63,7 @@ public enum IssuerProfile {
     }
 
     /// The time-independent Annex B checks of a Document Signer certificate issued by `iaca`.
-    public static func documentSignerChecks(_ ds: Certificate, iaca: Certificate?, subject: String) -> [CheckResult] {
+    static func documentSignerChecks(_ ds: Certificate, iaca: Certificate?, subject: String) -> [CheckResult] {
         var results: [CheckResult] = []
         let evidence = [fingerprint(ds), Evidence("subject", ds.subject.rfc2253)]
         if let bc = ds.basicConstraints, bc.isCA {
@@ -119,7 +120,7 @@ public enum IssuerProfile {
     }
 
     /// `issuer.criticalExtensions` for each certificate of a chain.
-    public static func criticalExtensionChecks(_ chain: [Certificate], subject: String) -> CheckResult {
+    static func criticalExtensionChecks(_ chain: [Certificate], subject: String) -> CheckResult {
         var unknown: [String] = []
         for (index, certificate) in chain.enumerated() {
             for ext in certificate.extensions where ext.critical && !understoodExtensions.contains(ext.oid) {
@@ -135,9 +136,10 @@ public enum IssuerProfile {
     }
 
     /// `issuer.ds.validity` / `issuer.iaca.validity` at one instant.
-    public static func validityCheck(
-        _ certificate: Certificate, id: CheckID, role: String, at instant: CheckInstant, time: Date, subject: String
+    static func validityCheck(
+        _ certificate: Certificate, id: CheckID, role: CertificateRole, at instant: CheckInstant, time: Date, subject: String
     ) -> CheckResult {
+        let role = role.displayName
         // Each instant formatted once, for the evidence and the detail.
         let notBefore = format(certificate.notBefore)
         let notAfter = format(certificate.notAfter)
@@ -166,7 +168,7 @@ public enum IssuerProfile {
     /// serial with a revocation date at or before `time`. Without any CRL from an issuer the
     /// status is `unchecked` (not required for a verdict: the trust folder decides whether CRLs
     /// are supplied). A CRL whose nextUpdate has passed at `time` gives a warning.
-    public static func revocationCheck(
+    static func revocationCheck(
         chain: [Certificate], trust: TrustStore, at instant: CheckInstant, time: Date, subject: String
     ) -> CheckResult {
         var consulted: [Evidence] = []
@@ -226,5 +228,5 @@ public enum IssuerProfile {
         return present.isEmpty ? "empty" : present.joined(separator: "+")
     }
 
-    public static func format(_ date: Date) -> String { RFC3339.format(date) }
+    static func format(_ date: Date) -> String { RFC3339.format(date) }
 }

@@ -1,7 +1,7 @@
 public import Foundation
 import MdocModel
 
-/// `transaction.json` (DESIGN.md, "The transaction bundle"):
+/// `transaction.json`, the metadata of a transaction bundle:
 /// `{ "id", "capturedAt" (RFC 3339), "source", "consent": { "reference", "grantedAt", "scopes", "expiresAt" } }`.
 /// Every field is optional.
 public struct TransactionMetadata: Sendable, Equatable {

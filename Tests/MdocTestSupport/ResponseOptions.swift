@@ -1,0 +1,43 @@
+import Foundation
+public import MdocCBOR
+public import MdocCrypto
+public import MdocModel
+public import MdocTrust
+public import MdocVerification
+
+/// What the tests verify a lone DeviceResponse against: the trust, the times, the transcript and
+/// reader key, the decoding limits. Each ``verify(_:)`` uses a fresh ``Verifier`` (and so a
+/// fresh issuer chain cache); tests of the cache share one ``verifier``.
+public struct ResponseOptions: Sendable {
+    public var trust: TrustStore
+    public var verificationTime: Date
+    public var captureTime: Date?
+    public var sessionTranscript: SessionTranscript?
+    public var readerEphemeralKey: PrivateKey?
+    public var decoding: CBORDecodingOptions
+    public var keepValues: Bool
+
+    public init(
+        trust: TrustStore, verificationTime: Date, captureTime: Date? = nil, sessionTranscript: SessionTranscript? = nil,
+        readerEphemeralKey: PrivateKey? = nil, decoding: CBORDecodingOptions = .default, keepValues: Bool = false
+    ) {
+        self.trust = trust
+        self.verificationTime = verificationTime
+        self.captureTime = captureTime
+        self.sessionTranscript = sessionTranscript
+        self.readerEphemeralKey = readerEphemeralKey
+        self.decoding = decoding
+        self.keepValues = keepValues
+    }
+
+    /// A verifier with these settings.
+    public var verifier: Verifier {
+        Verifier(trust: trust, verificationTime: verificationTime, decoding: decoding, keepValues: keepValues)
+    }
+
+    /// `bytes` verified with these settings.
+    public func verify(_ bytes: [UInt8], with verifier: Verifier? = nil) -> ResponseVerification {
+        (verifier ?? self.verifier).verifyResponse(
+            bytes, captureTime: captureTime, transcript: sessionTranscript, readerKey: readerEphemeralKey)
+    }
+}
