@@ -19,24 +19,23 @@ struct CheckRunner {
         case replay
     }
 
-    /// Runs the checks of `pass` whose scope is in `scopes`.
-    func run(_ pass: Pass, scopes: Set<CheckScope>, _ context: inout CheckContext) {
+    /// Runs the checks of `pass`; those of ``CheckScope/transaction`` only when
+    /// `transactionScope` (a lone DeviceResponse has no bundle, session or request).
+    func run(_ pass: Pass, transactionScope: Bool, _ context: inout CheckContext) {
         var index = 0
         while index < checks.count {
             guard checks[index].scope == .document else {
                 let check = checks[index]
                 index += 1
-                guard scopes.contains(check.scope), Self.belongs(check, to: pass) else { continue }
+                guard transactionScope || check.scope != .transaction, Self.belongs(check, to: pass) else { continue }
                 run(check, &context)
                 continue
             }
             // A run of document checks, applied to each document in turn.
             var end = index
             while end < checks.count && checks[end].scope == .document { end += 1 }
-            if scopes.contains(.document) {
-                let group = checks[index..<end].filter { Self.belongs($0, to: pass) }
-                if !group.isEmpty { runDocuments(group, &context) }
-            }
+            let group = checks[index..<end].filter { Self.belongs($0, to: pass) }
+            if !group.isEmpty { runDocuments(group, &context) }
             index = end
         }
     }
@@ -60,7 +59,9 @@ struct CheckRunner {
 
     /// Runs `check`, or reports why it cannot run.
     func run(_ check: any Check, _ context: inout CheckContext) {
-        for prerequisite in check.prerequisites where !context.isPresent(prerequisite.fact) {
+        for prerequisite in check.prerequisites {
+            // Asked of the context in place (a method call on it copied the whole context).
+            if CheckContext.isPresent(prerequisite.fact, in: &context) { continue }
             let reason: String
             switch prerequisite.whenAbsent {
             case .nothing:

@@ -96,12 +96,6 @@ public struct ReceivedChain: Sendable {
     public var bucket: COSEHeaders.Bucket
 }
 
-/// One IssuerSignedItem as disclosed: read from its IssuerSignedItemBytes, with those bytes.
-public struct Disclosure: Sendable {
-    public var namespace: String
-    public var item: IssuerSignedItem
-}
-
 /// The facts of one document of the DeviceResponse.
 public struct DocumentFacts: Sendable {
     public let index: Int
@@ -116,7 +110,9 @@ public struct DocumentFacts: Sendable {
     public var mso: MobileSecurityObject?
     public var digestFunction: HashFunction?
     public var deviceKey: PublicKey?
-    public var disclosures: [Disclosure]?
+    /// The IssuerSignedItemBytes (as received) of the issuer-signed elements read, in the order
+    /// of ``DocumentFindings/elements``.
+    public var disclosures: [ArraySlice<UInt8>]?
     /// How many IssuerSignedItemBytes the document discloses, malformed ones included.
     public var issuerSignedItemCount = 0
     public var deviceSigned: DeviceSigned?
@@ -137,6 +133,30 @@ public struct DocumentFacts: Sendable {
 public struct JudgedInstant: Sendable {
     public let instant: CheckInstant
     public let time: Date
+}
+
+/// The capture instant when known, then the verification instant (a sequence of one or two,
+/// not an array: asked for by several checks of every document).
+public struct JudgedInstants: Sequence, Sendable {
+    let capture: JudgedInstant?
+    let verification: JudgedInstant
+
+    public struct Iterator: IteratorProtocol {
+        var capture: JudgedInstant?
+        var verification: JudgedInstant?
+
+        public mutating func next() -> JudgedInstant? {
+            if let value = capture {
+                capture = nil
+                return value
+            }
+            defer { verification = nil }
+            return verification
+        }
+    }
+
+    public func makeIterator() -> Iterator { Iterator(capture: capture, verification: verification) }
+    public var underestimatedCount: Int { capture == nil ? 1 : 2 }
 }
 
 /// What a check sees while it runs: the run's settings, the facts so far, and the results
@@ -162,11 +182,10 @@ public struct CheckContext: Sendable {
 
     /// The instants time-dependent checks are judged at: the capture time first, when
     /// `transaction.json` gives it, then the verification time of the run.
-    public var instants: [JudgedInstant] {
-        var instants: [JudgedInstant] = []
-        if let capture = transaction.metadata.capturedAt { instants.append(JudgedInstant(instant: .capture, time: capture)) }
-        instants.append(JudgedInstant(instant: .verification, time: settings.verificationTime))
-        return instants
+    public var instants: JudgedInstants {
+        JudgedInstants(
+            capture: transaction.metadata.capturedAt.map { JudgedInstant(instant: .capture, time: $0) },
+            verification: JudgedInstant(instant: .verification, time: settings.verificationTime))
     }
 
     /// Records why `fact` is absent, for the checks that need it.
@@ -184,34 +203,35 @@ public struct CheckContext: Sendable {
         return list.last { $0.0 == fact }?.1
     }
 
-    /// Whether `fact` is present.
-    func isPresent(_ fact: Fact) -> Bool {
+    /// Whether `fact` is present in `context` (read field by field through `inout`: a method
+    /// on the context copied the whole context on every call).
+    static func isPresent(_ fact: Fact, in context: inout CheckContext) -> Bool {
         switch fact {
-        case .metadataFile: transaction.inputs.metadataJSON != nil
-        case .consent: transaction.metadata.consent != nil
-        case .engagementImage: transaction.inputs.engagementText == nil && transaction.inputs.engagementImage != nil
-        case .engagementURI: transaction.engagementURI != nil
-        case .deviceEngagement: transaction.deviceEngagement != nil
-        case .sessionTranscript: transaction.sessionTranscript != nil
-        case .readerEphemeralKey: transaction.readerEphemeralKey != nil
-        case .deviceRequest: transaction.deviceRequest != nil
-        case .deviceResponseBytes: transaction.deviceResponseBytes != nil
-        case .deviceResponseCBOR: transaction.deviceResponseCBOR != nil
-        case .deviceResponse: transaction.deviceResponse != nil
-        case .uploadsManifest: transaction.keepData && transaction.inputs.uploadsManifest != nil
-        case .earlierPresentations: transaction.earlierPresentations != nil
-        case .document: document.document != nil && document.issuerAuth != nil
-        case .issuerAuth: document.issuerAuth != nil
-        case .receivedChain: document.receivedChain != nil
-        case .dsCertificate: document.dsCertificate != nil
-        case .mso: document.mso != nil
-        case .digestFunction: document.digestFunction != nil
-        case .deviceKey: document.deviceKey != nil
-        case .disclosures: document.disclosures != nil
-        case .deviceSigned: document.deviceSigned != nil
-        case .deviceSignedElements: document.deviceSigned?.elements.contains { !$0.identifiers.isEmpty } ?? false
-        case .deviceSignature: document.deviceSignature != nil
-        case .deviceMac: document.deviceMac != nil
+        case .metadataFile: context.transaction.inputs.metadataJSON != nil
+        case .consent: context.transaction.metadata.consent != nil
+        case .engagementImage: context.transaction.inputs.engagementText == nil && context.transaction.inputs.engagementImage != nil
+        case .engagementURI: context.transaction.engagementURI != nil
+        case .deviceEngagement: context.transaction.deviceEngagement != nil
+        case .sessionTranscript: context.transaction.sessionTranscript != nil
+        case .readerEphemeralKey: context.transaction.readerEphemeralKey != nil
+        case .deviceRequest: context.transaction.deviceRequest != nil
+        case .deviceResponseBytes: context.transaction.deviceResponseBytes != nil
+        case .deviceResponseCBOR: context.transaction.deviceResponseCBOR != nil
+        case .deviceResponse: context.transaction.deviceResponse != nil
+        case .uploadsManifest: context.transaction.keepData && context.transaction.inputs.uploadsManifest != nil
+        case .earlierPresentations: context.transaction.earlierPresentations != nil
+        case .document: context.document.document != nil && context.document.issuerAuth != nil
+        case .issuerAuth: context.document.issuerAuth != nil
+        case .receivedChain: context.document.receivedChain != nil
+        case .dsCertificate: context.document.dsCertificate != nil
+        case .mso: context.document.mso != nil
+        case .digestFunction: context.document.digestFunction != nil
+        case .deviceKey: context.document.deviceKey != nil
+        case .disclosures: context.document.disclosures != nil
+        case .deviceSigned: context.document.deviceSigned != nil
+        case .deviceSignedElements: context.document.deviceSigned?.elements.contains { !$0.identifiers.isEmpty } ?? false
+        case .deviceSignature: context.document.deviceSignature != nil
+        case .deviceMac: context.document.deviceMac != nil
         }
     }
 }

@@ -67,7 +67,7 @@ public final class Verifier: Sendable {
     public func verify(_ inputs: TransactionInputs, services: VerificationServices = .none) -> PendingVerification {
         var context = CheckContext(settings: settings, services: services, inputs: inputs)
         let runner = CheckRunner(checks: policy.checks)
-        runner.run(.verification, scopes: [.transaction, .response, .document], &context)
+        runner.run(.verification, transactionScope: true, &context)
         return PendingVerification(context: context, runner: runner)
     }
 
@@ -81,7 +81,7 @@ public final class Verifier: Sendable {
         context.transaction.sessionTranscript = transcript
         context.transaction.readerEphemeralKey = readerKey
         context.transaction.deviceResponseBytes = bytes
-        CheckRunner(checks: policy.checks).run(.verification, scopes: [.response, .document], &context)
+        CheckRunner(checks: policy.checks).run(.verification, transactionScope: false, &context)
         return ResponseVerification(
             checks: context.results, documents: context.transaction.documents,
             responseSHA256: context.transaction.responseSHA256 ?? HashFunction.sha256.hash(bytes))
@@ -107,7 +107,7 @@ public struct PendingVerification: Sendable {
     public func finish(_ earlier: EarlierPresentations) -> TransactionVerification {
         var context = self.context
         context.transaction.earlierPresentations = earlier
-        runner.run(.replay, scopes: [.transaction, .response, .document], &context)
+        runner.run(.replay, transactionScope: true, &context)
         let checks = context.results
         return TransactionVerification(
             checks: checks, facts: context.transaction, verdict: Verdict.judge(checks, at: .verification),

@@ -19,14 +19,14 @@ struct DisclosureCheck: Check {
         let keepValues = context.settings.keepValues
         let nameSpaces = document.issuerSigned.nameSpaces
         let count = nameSpaces.reduce(0) { $0 + $1.items.count }
-        var disclosures: [Disclosure] = []
+        var disclosures: [ArraySlice<UInt8>] = []
         disclosures.reserveCapacity(count)
         context.document.findings.elements.reserveCapacity(count)
         for (namespace, items) in nameSpaces {
             for (position, encoded) in items.enumerated() {
                 do {
                     let item = try IssuerSignedItem(encoded, path: namespace, decodingValue: keepValues)
-                    disclosures.append(Disclosure(namespace: namespace, item: item))
+                    disclosures.append(item.itemBytes)
                     context.document.findings.elements.append(DisclosedElement(
                         namespace: namespace, identifier: item.elementIdentifier, digestID: item.digestID, digest: nil,
                         verified: false, deviceSigned: false, value: item.elementValue))
@@ -68,16 +68,17 @@ struct ValueDigestCheck: Check {
         // The MSO's digests of the namespace being read (items come namespace by namespace).
         var namespace: String?
         var expectedDigests: DigestIDs?
-        for (index, disclosure) in disclosures.enumerated() {
-            if disclosure.namespace != namespace {
-                namespace = disclosure.namespace
-                expectedDigests = mso.valueDigests[disclosure.namespace]
+        for index in disclosures.indices where index < context.document.findings.elements.count {
+            let element = context.document.findings.elements[index]
+            if element.namespace != namespace {
+                namespace = element.namespace
+                expectedDigests = mso.valueDigests[element.namespace]
             }
-            let item = disclosure.item
+            guard let digestID = element.digestID else { continue }
             // Over the IssuerSignedItemBytes exactly as received (the tag-24 item).
-            let digest = hash.digest(item.itemBytes)
+            let digest = hash.digest(disclosures[index])
             var verified = false
-            if let expected = expectedDigests?[item.digestID] {
+            if let expected = expectedDigests?[digestID] {
                 checked += 1
                 if Self.equal(digest, expected) {
                     matched += 1
@@ -85,23 +86,21 @@ struct ValueDigestCheck: Check {
                 } else {
                     context.report(CheckResult(
                         .msoDigest, .fail,
-                        "digest \(item.digestID) of \(disclosure.namespace)/\(item.elementIdentifier) does not match the MSO",
-                        subject: "\(subject)/\(disclosure.namespace)/\(item.elementIdentifier)",
-                        evidence: [Evidence("digestID", String(item.digestID)), Evidence("computed", digest.hex),
+                        "digest \(digestID) of \(element.namespace)/\(element.identifier) does not match the MSO",
+                        subject: "\(subject)/\(element.namespace)/\(element.identifier)",
+                        evidence: [Evidence("digestID", String(digestID)), Evidence("computed", digest.hex),
                                    Evidence("expected", hexString(expected))]))
                 }
             } else {
                 missing += 1
                 context.report(CheckResult(
                     .msoDigestId, .fail,
-                    "digestID \(item.digestID) of \(disclosure.namespace)/\(item.elementIdentifier) is not in the MSO valueDigests",
-                    subject: "\(subject)/\(disclosure.namespace)/\(item.elementIdentifier)",
-                    evidence: [Evidence("digestID", String(item.digestID))]))
+                    "digestID \(digestID) of \(element.namespace)/\(element.identifier) is not in the MSO valueDigests",
+                    subject: "\(subject)/\(element.namespace)/\(element.identifier)",
+                    evidence: [Evidence("digestID", String(digestID))]))
             }
-            if index < context.document.findings.elements.count {
-                context.document.findings.elements[index].digest = digest
-                context.document.findings.elements[index].verified = verified
-            }
+            context.document.findings.elements[index].digest = digest
+            context.document.findings.elements[index].verified = verified
         }
         if missing == 0 {
             context.report(CheckResult(.msoDigestId, .pass, "all \(total) digest ids present", subject: subject))
