@@ -110,10 +110,14 @@ let package = Package(
             resources: [.copy("Vectors")]),
         .testTarget(name: "MdocCBORTests", dependencies: ["MdocCBOR", "MdocTestSupport"]),
         .testTarget(name: "MdocCryptoTests", dependencies: ["COpenSSL", "MdocCrypto", "MdocTestSupport"]),
+        .testTarget(name: "MdocCOSETests", dependencies: ["MdocCBOR", "MdocCrypto", "MdocCOSE", "MdocTestSupport"]),
+        .testTarget(
+            name: "MdocModelTests", dependencies: ["MdocCBOR", "MdocCrypto", "MdocCOSE", "MdocModel", "MdocTestSupport"]),
+        .testTarget(name: "MdocTrustTests", dependencies: ["MdocCrypto", "MdocTrust", "MdocSamples", "MdocTestSupport"]),
         .testTarget(
             name: "MdocVerificationTests",
             dependencies: [
-                "MdocChecks", "MdocCBOR", "MdocCrypto", "MdocCOSE", "MdocModel", "MdocTrust",
+                "MdocChecks", "MdocCBOR", "MdocCrypto", "MdocCOSE", "MdocModel", "MdocTrust", "MdocImaging",
                 "MdocVerification", "MdocSamples", "MdocTestSupport",
             ],
             exclude: ["Fixtures"]),

@@ -57,8 +57,7 @@ public struct COSEHeaders: Sendable {
         }
         self.unprotected = unprotected
         if let protected {
-            // The entries read in place, the first label found in both buckets reported (the
-            // loop over the map's entries copied each key and value, and each value found).
+            // The entries read in place; the first label found in both buckets is reported.
             var duplicate: String?
             _ = protected.allEntries { key, _ in
                 if let label = key.int, unprotected.containsKey(label) {

@@ -135,8 +135,7 @@ public struct COSESign1: Sendable {
                 .unsupportedAlgorithm, "\(algorithm) cannot be used with a \(key.curve) key")
         }
         // The Sig_structure in a temporary buffer, not an array: it lives only while hashed.
-        // What the closure needs taken out first (capturing a property captured a copy of the
-        // whole message).
+        // The closure captures only what it needs, not the whole message.
         let signature = self.signature
         let hash = algorithm.hashFunction
         let content = try content(detachedPayload)

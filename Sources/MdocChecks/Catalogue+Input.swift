@@ -13,10 +13,10 @@ extension CheckCatalogue {
             .inputReadable, clause: "mdocverify",
             "The input file or bundle exists, can be read and stays within the input limits."),
         CheckDefinition(
-            .inputMetadata, clause: "DESIGN.md, transaction bundle",
+            .inputMetadata, clause: "mdocverify transaction bundle (transaction.json)",
             "transaction.json is valid JSON with id, capturedAt (RFC 3339), source and consent of the documented types."),
         CheckDefinition(
-            .inputArchive, clause: "DESIGN.md, untrusted input",
+            .inputArchive, clause: "mdocverify ingest limits",
             "The archive or folder holds no absolute or traversing paths, links, special files, bombs or corrupt data."),
     ]
 }

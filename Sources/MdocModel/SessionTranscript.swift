@@ -78,7 +78,7 @@ public func deviceAuthenticationBytes(
     // #6.24(bstr .cbor [ "DeviceAuthentication", transcript, docType, DeviceNameSpacesBytes ]),
     // written straight into one buffer of the final size (the parts are copied once, as received).
     let context: StaticString = "DeviceAuthentication"
-    // The three parts by name, not in an array (an allocation for every document).
+    // The three parts by name, not in an array (which would be an allocation per document).
     let transcriptBytes = transcript.transcript.encoded
     let docTypeBytes = docType.encoded
     let nameSpacesBytes = deviceNameSpacesBytes.encoded

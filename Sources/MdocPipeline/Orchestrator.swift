@@ -11,7 +11,7 @@ import MdocVerification
 import Synchronization
 
 /// Owns the services of a run (ingest, trust, crypto, store, proof signing) and drives one
-/// ``VerifierSession`` per transaction (seed 001, "Orchestrator").
+/// ``VerifierSession`` per transaction.
 ///
 /// A run: pre-flight (everything the run needs is here and usable, or a setup error naming what
 /// to fix), then transactions stream in from the inputs, are verified on up to `jobs` cores,

@@ -60,7 +60,7 @@ struct CheckRunner {
     /// Runs `check`, or reports why it cannot run.
     func run(_ check: any Check, _ context: inout CheckContext) {
         for prerequisite in check.prerequisites {
-            // Asked of the context in place (a method call on it copied the whole context).
+            // Asked of the context through inout, field by field, so that it is not copied.
             if CheckContext.isPresent(prerequisite.fact, in: &context) { continue }
             let reason: String
             switch prerequisite.whenAbsent {

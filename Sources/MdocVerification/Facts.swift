@@ -203,8 +203,8 @@ public struct CheckContext: Sendable {
         return list.last { $0.0 == fact }?.1
     }
 
-    /// Whether `fact` is present in `context` (read field by field through `inout`: a method
-    /// on the context copied the whole context on every call).
+    /// Whether `fact` is present in `context`, read field by field through `inout` so that the
+    /// context (all the facts) is not copied for the question.
     static func isPresent(_ fact: Fact, in context: inout CheckContext) -> Bool {
         switch fact {
         case .metadataFile: context.transaction.inputs.metadataJSON != nil
