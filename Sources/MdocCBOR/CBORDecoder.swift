@@ -58,7 +58,7 @@ extension CBOR {
     ///   to back; a duplicate key is reported once its map has been read).
     /// - Note: Tags are not interpreted and nothing is checked against a schema: the caller
     ///   matches the item to its CDDL.
-    public init(decoding bytes: ArraySlice<UInt8>, options: CBORDecodingOptions = .default) throws(CBORError) {
+    package init(decoding bytes: ArraySlice<UInt8>, options: CBORDecodingOptions = .default) throws(CBORError) {
         let result: Result<CBOR, CBORError> = bytes.withUnsafeBufferPointer { buffer in
             var decoder = CBORParser(input: bytes, buffer: buffer, options: options)
             do throws(CBORError) {
@@ -80,7 +80,7 @@ extension CBOR {
 
     /// Decodes exactly one CBOR item from `bytes`, as the `ArraySlice` overload does; slices
     /// index into `bytes`.
-    public init(decoding bytes: [UInt8], options: CBORDecodingOptions = .default) throws(CBORError) {
+    package init(decoding bytes: [UInt8], options: CBORDecodingOptions = .default) throws(CBORError) {
         try self.init(decoding: bytes[...], options: options)
     }
 }

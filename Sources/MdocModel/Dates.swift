@@ -1,20 +1,20 @@
-public import Foundation
-public import MdocCBOR
-import MdocChecks
+package import Foundation
+package import MdocCBOR
+package import MdocChecks
 
 /// CBOR date forms used by ISO 18013-5 (§7.2.1, §9.1.2.4).
-public enum CBORDate {
+package enum CBORDate {
     /// `tdate = #6.0(tstr)`: an RFC 3339 date-time. 18013-5 §9.1.2.4 requires UTC ("Z") and no
     /// fractional seconds in validityInfo; this parser accepts fractions and numeric offsets
     /// (RFC 3339 allows them) and reports the instant. `nil` if it is not a tagged RFC 3339 string.
-    public static func tdate(_ item: CBOR) -> Date? {
+    package static func tdate(_ item: CBOR) -> Date? {
         guard item.tag == 0, let text = item.tagContent?.text else { return nil }
         return parseRFC3339(text)
     }
 
     /// `full-date = #6.1004(tstr)` (RFC 8943): midnight UTC of that day. Untagged "YYYY-MM-DD"
     /// text is accepted too (18013-5 element values sometimes omit the tag).
-    public static func fullDate(_ item: CBOR) -> Date? {
+    package static func fullDate(_ item: CBOR) -> Date? {
         let text: String?
         if item.tag == 1004 { text = item.tagContent?.text } else { text = item.text }
         guard let text, text.utf8.count == 10 else { return nil }
@@ -22,7 +22,7 @@ public enum CBORDate {
     }
 
     /// Parses an RFC 3339 date-time (`2020-10-01T13:30:02Z`, with optional fraction and offset).
-    public static func parseRFC3339(_ text: String) -> Date? {
+    package static func parseRFC3339(_ text: String) -> Date? {
         if let parsed = text.utf8.withContiguousStorageIfAvailable({ parseRFC3339(utf8: $0) }) { return parsed }
         return Array(text.utf8).withUnsafeBufferPointer { parseRFC3339(utf8: $0) }
     }
@@ -142,5 +142,5 @@ public enum CBORDate {
     }
 
     /// RFC 3339 UTC text with second precision (`2021-01-01T00:00:00Z`), as reports and proofs use.
-    public static func format(_ date: Date) -> String { RFC3339.format(date) }
+    package static func format(_ date: Date) -> String { RFC3339.format(date) }
 }

@@ -1,4 +1,4 @@
-public import MdocCBOR
+package import MdocCBOR
 
 /// ISO 18013-5 §8.3.2.1.2.2 DeviceResponse, top level.
 ///
@@ -8,15 +8,15 @@ public import MdocCBOR
 /// ```
 /// Documents are kept as items and decoded one by one with ``Document/init(_:path:)``, so that
 /// one malformed document does not hide the others.
-public struct DeviceResponse: Sendable {
-    public let item: CBOR
-    public let version: String
-    public let documents: [CBOR]
+package struct DeviceResponse: Sendable {
+    package let item: CBOR
+    package let version: String
+    package let documents: [CBOR]
     /// DocumentError = { DocType => ErrorCode }, flattened.
-    public let documentErrors: [(docType: String, code: Int64)]
-    public let status: UInt64
+    package let documentErrors: [(docType: String, code: Int64)]
+    package let status: UInt64
 
-    public init(_ item: CBOR) throws {
+    package init(_ item: CBOR) throws {
         let path = "DeviceResponse"
         let map = try item.requireMap(at: path)
         self.item = item
@@ -52,7 +52,7 @@ public struct DeviceResponse: Sendable {
     }
 
     /// The meaning of a DeviceResponse status code (§8.3.2.1.2.3, Table 8).
-    public static func statusMeaning(_ status: UInt64) -> String {
+    package static func statusMeaning(_ status: UInt64) -> String {
         switch status {
         case 0: "OK"
         case 10: "general error"
@@ -69,17 +69,17 @@ public struct DeviceResponse: Sendable {
 /// Document = { "docType": DocType, "issuerSigned": IssuerSigned,
 ///              "deviceSigned": DeviceSigned, ? "errors": Errors }
 /// ```
-public struct Document: Sendable {
-    public let docTypeItem: CBOR
-    public let docType: String
-    public let issuerSigned: IssuerSigned
+package struct Document: Sendable {
+    package let docTypeItem: CBOR
+    package let docType: String
+    package let issuerSigned: IssuerSigned
     /// `nil` when absent (a structure failure the verifier reports; kept optional so the issuer
     /// side can still be checked).
-    public let deviceSignedItem: CBOR?
+    package let deviceSignedItem: CBOR?
     /// Errors = { + NameSpace => { + DataElementIdentifier => ErrorCode } }, flattened.
-    public let errors: [(namespace: String, identifier: String, code: Int64)]
+    package let errors: [(namespace: String, identifier: String, code: Int64)]
 
-    public init(_ item: CBOR, path: String) throws {
+    package init(_ item: CBOR, path: String) throws {
         let map = try item.requireMap(at: path)
         let docTypeItem = try map.required("docType", at: path)
         guard let docType = docTypeItem.text else {
@@ -114,13 +114,13 @@ public struct Document: Sendable {
 /// IssuerSigned = { ? "nameSpaces": IssuerNameSpaces, "issuerAuth": IssuerAuth }
 /// IssuerNameSpaces = { + NameSpace => [ + IssuerSignedItemBytes ] }
 /// ```
-public struct IssuerSigned: Sendable {
+package struct IssuerSigned: Sendable {
     /// Namespaces in received order, each with its IssuerSignedItemBytes items (`#6.24`).
-    public let nameSpaces: [(namespace: String, items: [CBOR])]
-    public let issuerAuthItem: CBOR
+    package let nameSpaces: [(namespace: String, items: [CBOR])]
+    package let issuerAuthItem: CBOR
 
     /// `path` names the structure in errors; it is built only when an error needs it.
-    public init(_ item: CBOR, path: @autoclosure () -> String) throws {
+    package init(_ item: CBOR, path: @autoclosure () -> String) throws {
         let map = try item.requireMap(at: path())
         self.issuerAuthItem = try map.required("issuerAuth", at: path())
         var nameSpaces: [(String, [CBOR])] = []
@@ -150,18 +150,18 @@ public struct IssuerSigned: Sendable {
 /// ```
 /// The value digest of §9.1.2.5 is computed over ``itemBytes`` — the whole tag-24 item exactly
 /// as received — never over a re-encoding.
-public struct IssuerSignedItem: Sendable {
+package struct IssuerSignedItem: Sendable {
     /// The encoded `#6.24(bstr)` exactly as received: what the MSO digest covers.
-    public let itemBytes: ArraySlice<UInt8>
-    public let digestID: UInt64
-    public let random: ArraySlice<UInt8>
-    public let elementIdentifier: String
+    package let itemBytes: ArraySlice<UInt8>
+    package let digestID: UInt64
+    package let random: ArraySlice<UInt8>
+    package let elementIdentifier: String
     /// The element value; `nil` when read with `decodingValue: false`.
-    public let elementValue: CBOR?
+    package let elementValue: CBOR?
 
     /// Reads IssuerSignedItemBytes. With `decodingValue: false` the element value is checked
     /// well-formed (the decoder reads it) but not kept: the verifier keeps no values by default.
-    public init(_ item: CBOR, path: String, decodingValue: Bool = true) throws {
+    package init(_ item: CBOR, path: String, decodingValue: Bool = true) throws {
         let inner = try item.requireEmbedded(at: path)
         let map = try inner.requireMap(at: path)
         let digestID = try map.requiredUInt("digestID", at: path)

@@ -1,5 +1,5 @@
-public import MdocCBOR
-public import MdocCOSE
+package import MdocCBOR
+package import MdocCOSE
 
 /// ISO 18013-5 §8.3.2.1.2.2 DeviceSigned.
 ///
@@ -10,12 +10,12 @@ public import MdocCOSE
 /// DeviceSignedItems = { + DataElementIdentifier => DataElementValue }
 /// DeviceAuth = { "deviceSignature": DeviceSignature // "deviceMac": DeviceMac }
 /// ```
-public struct DeviceSigned: Sendable {
-    public enum Authentication: Sendable {
+package struct DeviceSigned: Sendable {
+    package enum Authentication: Sendable {
         case signature(COSESign1)
         case mac(COSEMac0)
 
-        public var kind: DeviceAuthenticationKind {
+        package var kind: DeviceAuthenticationKind {
             switch self {
             case .signature: .signature
             case .mac: .mac
@@ -24,12 +24,12 @@ public struct DeviceSigned: Sendable {
     }
 
     /// DeviceNameSpacesBytes exactly as received (the tag-24 item): part of DeviceAuthentication.
-    public let nameSpacesBytes: CBOR
+    package let nameSpacesBytes: CBOR
     /// The device-signed elements: namespace → identifiers, in received order.
-    public let elements: [(namespace: String, identifiers: [String])]
-    public let authentication: Authentication
+    package let elements: [(namespace: String, identifiers: [String])]
+    package let authentication: Authentication
 
-    public init(_ item: CBOR, path: String) throws {
+    package init(_ item: CBOR, path: String) throws {
         let map = try item.requireMap(at: path)
         let nameSpacesBytes = try map.required("nameSpaces", at: path)
         self.elements = try Self.elements(nameSpacesBytes, path: path)
@@ -58,7 +58,7 @@ public struct DeviceSigned: Sendable {
 }
 
 /// How the mdoc authenticates a document (§9.1.3): DeviceAuth's deviceSignature or deviceMac.
-public enum DeviceAuthenticationKind: String, Sendable, CaseIterable {
+package enum DeviceAuthenticationKind: String, Sendable, CaseIterable {
     case signature = "deviceSignature"
     case mac = "deviceMac"
 }

@@ -1,7 +1,7 @@
-public import Foundation
-public import MdocCBOR
-import MdocCOSE
-public import MdocCrypto
+package import Foundation
+package import MdocCBOR
+package import MdocCOSE
+package import MdocCrypto
 
 /// ISO 18013-5 §9.1.2.4 MobileSecurityObject, decoded from the issuerAuth payload.
 ///
@@ -16,24 +16,24 @@ public import MdocCrypto
 /// ```
 /// Decoding checks structure and types only: whether the version, algorithm and dates are
 /// acceptable is for the verifier's checks.
-public struct MobileSecurityObject: Sendable {
-    public let version: String
-    public let digestAlgorithm: DigestAlgorithm
+package struct MobileSecurityObject: Sendable {
+    package let version: String
+    package let digestAlgorithm: DigestAlgorithm
     /// namespace → digestID → digest.
-    public let valueDigests: ValueDigests
+    package let valueDigests: ValueDigests
     /// deviceKey, the COSE_Key as received.
-    public let deviceKeyItem: CBOR
-    public let authorizedNameSpaces: [String]
-    public let authorizedDataElements: [String: [String]]
-    public let hasKeyAuthorizations: Bool
-    public let docType: String
-    public let signed: Date
-    public let validFrom: Date
-    public let validUntil: Date
-    public let expectedUpdate: Date?
+    package let deviceKeyItem: CBOR
+    package let authorizedNameSpaces: [String]
+    package let authorizedDataElements: [String: [String]]
+    package let hasKeyAuthorizations: Bool
+    package let docType: String
+    package let signed: Date
+    package let validFrom: Date
+    package let validUntil: Date
+    package let expectedUpdate: Date?
 
     /// Decodes the MSO from a COSE_Sign1 payload (the bstr content, which holds `#6.24(bstr)`).
-    public init(payload: ArraySlice<UInt8>) throws {
+    package init(payload: ArraySlice<UInt8>) throws {
         let path = "MobileSecurityObject"
         let wrapper: CBOR
         do {
@@ -134,7 +134,7 @@ public struct MobileSecurityObject: Sendable {
     /// Whether keyAuthorizations allow the device to sign `identifier` in `namespace` (§9.1.2.4:
     /// a namespace listed in nameSpaces authorizes all its elements; otherwise the element must
     /// be listed under dataElements, and a namespace may not be in both).
-    public func authorizes(namespace: String, identifier: String) -> Bool {
+    package func authorizes(namespace: String, identifier: String) -> Bool {
         if authorizedNameSpaces.contains(namespace) { return true }
         return authorizedDataElements[namespace]?.contains(identifier) ?? false
     }
@@ -142,51 +142,51 @@ public struct MobileSecurityObject: Sendable {
 
 /// The MSO's digestAlgorithm (§9.1.2.5): an open set, so that a name this build does not
 /// support is kept as received (and reported by the `mso.digestAlgorithm` check).
-public struct DigestAlgorithm: RawRepresentable, Hashable, Sendable, CustomStringConvertible {
-    public let rawValue: String
+package struct DigestAlgorithm: RawRepresentable, Hashable, Sendable, CustomStringConvertible {
+    package let rawValue: String
 
-    public init(rawValue: String) { self.rawValue = rawValue }
+    package init(rawValue: String) { self.rawValue = rawValue }
 
-    public static let sha256 = DigestAlgorithm(rawValue: "SHA-256")
-    public static let sha384 = DigestAlgorithm(rawValue: "SHA-384")
-    public static let sha512 = DigestAlgorithm(rawValue: "SHA-512")
+    package static let sha256 = DigestAlgorithm(rawValue: "SHA-256")
+    package static let sha384 = DigestAlgorithm(rawValue: "SHA-384")
+    package static let sha512 = DigestAlgorithm(rawValue: "SHA-512")
 
     /// The hash function of the names 18013-5 allows (SHA-256, SHA-384, SHA-512); `nil` otherwise.
-    public var hashFunction: HashFunction? { HashFunction(rawValue: rawValue) }
+    package var hashFunction: HashFunction? { HashFunction(rawValue: rawValue) }
 
-    public var description: String { rawValue }
+    package var description: String { rawValue }
 }
 
 /// MSO valueDigests (namespace → digestID → digest, each digest the bytes as received), read in
 /// place from the decoded map: a document has a handful of namespaces and a few dozen digest ids,
 /// so linear scans beat building dictionaries. The MSO is decoded with duplicate map keys refused,
 /// so every key is found at most once.
-public struct ValueDigests: Sendable {
+package struct ValueDigests: Sendable {
     /// NameSpace (text) => DigestIDs (map of uint => bstr), as checked by the MSO decoding.
     let map: CBORMap
 
     init(map: CBORMap) { self.map = map }
 
     /// The number of namespaces.
-    public var count: Int { map.count }
+    package var count: Int { map.count }
 
     /// The namespaces, in received order.
-    public var namespaces: [String] { map.keys.compactMap(\.text) }
+    package var namespaces: [String] { map.keys.compactMap(\.text) }
 
     /// The digests of `namespace`; `nil` when the MSO has none.
-    public subscript(namespace: String) -> DigestIDs? {
+    package subscript(namespace: String) -> DigestIDs? {
         guard let ids = map[namespace]?.map else { return nil }
         return DigestIDs(map: ids)
     }
 }
 
 /// The digests of one namespace: digestID → digest (bytes as received).
-public struct DigestIDs: Sendable {
+package struct DigestIDs: Sendable {
     let map: CBORMap
 
     /// The number of digest ids.
-    public var count: Int { map.count }
+    package var count: Int { map.count }
 
     /// The digest of `digestID`; `nil` when the namespace has none.
-    public subscript(digestID: UInt64) -> ArraySlice<UInt8>? { map[unsigned: digestID]?.bytes }
+    package subscript(digestID: UInt64) -> ArraySlice<UInt8>? { map[unsigned: digestID]?.bytes }
 }

@@ -22,8 +22,8 @@ public final class Orchestrator: Sendable {
     public let runID: String
     public let verificationTime: Date
     public let isNow: Bool
-    public let trust: TrustStore
-    public let readerTrust: TrustStore?
+    package let trust: TrustStore
+    package let readerTrust: TrustStore?
     public let store: ReportStore
     public let signer: ProofSigner?
     /// Runs left "running" by a killed process, marked interrupted by this pre-flight.
@@ -218,7 +218,7 @@ public final class Orchestrator: Sendable {
         public var verdict: Verdict
         public var verdictAtCapture: Verdict?
         public var checks: [CheckResult]
-        public var documents: [DocumentFindings]
+        package var documents: [DocumentFindings]
         public var proofPath: String?
         public var reused: Bool
     }

@@ -18,9 +18,9 @@ public struct VerifiedTransaction: Sendable {
     public var inputPath: String
     /// `transaction.json`'s source (e.g. "kiosk-17"), when given.
     public var origin: String?
-    public var metadata: TransactionMetadata
+    package var metadata: TransactionMetadata
     public var checks: [CheckResult]
-    public var documents: [DocumentFindings]
+    package var documents: [DocumentFindings]
     public var verdict: Verdict
     public var verdictAtCapture: Verdict?
     public var responseSHA256: [UInt8]?
@@ -37,14 +37,14 @@ public struct VerifiedTransaction: Sendable {
 public struct PendingTransaction: Sendable {
     public let bundle: TransactionBundle
     public let referenceCode: String
-    public let pending: PendingVerification
+    package let pending: PendingVerification
     let session: VerifierSession
 
     /// SHA-256 of the DeviceResponse as received, for the replay lookup; `nil` without one.
     public var responseSHA256: [UInt8]? { pending.facts.responseSHA256 }
 
     /// Runs the replay check with what the pipeline found, judges the verdict and ends the session.
-    public func finish(_ earlier: EarlierPresentations) -> VerifiedTransaction {
+    package func finish(_ earlier: EarlierPresentations) -> VerifiedTransaction {
         let verified = pending.finish(earlier)
         try? session.transition(to: verified.verdict == .valid ? .success : .failed)
         let facts = verified.facts
@@ -62,7 +62,7 @@ public struct PendingTransaction: Sendable {
 
 /// The settings of a run that every transaction verification shares.
 public struct TransactionContext: Sendable {
-    public var verifier: Verifier
+    package var verifier: Verifier
     /// Used for bundles that carry no `session-transcript.cbor` of their own (`--transcript`).
     public var fallbackTranscript: [UInt8]?
     /// Used for bundles that carry no `reader-key.pem` of their own (`--reader-key`).
@@ -71,9 +71,9 @@ public struct TransactionContext: Sendable {
     public var readEngagementImage: (@Sendable ([UInt8]) -> EngagementImageResult)?
     /// Document-scan uploads → what processing them found; re-encoded images are written under
     /// the output folder, in a folder named by the transaction's reference code.
-    public var processUploads: (@Sendable (_ manifest: [UInt8], _ files: [String: [UInt8]], _ referenceCode: String) -> ProcessedUploads)?
+    package var processUploads: (@Sendable (_ manifest: [UInt8], _ files: [String: [UInt8]], _ referenceCode: String) -> ProcessedUploads)?
 
-    public init(
+    package init(
         trust: TrustStore, readerTrust: TrustStore?, verificationTime: Date, keepValues: Bool = false,
         decoding: CBORDecodingOptions = .default,
         readEngagementImage: (@Sendable ([UInt8]) -> EngagementImageResult)? = nil,

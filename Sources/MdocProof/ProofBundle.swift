@@ -1,5 +1,5 @@
 public import Foundation
-import MdocCBOR
+internal import MdocCBOR
 public import MdocChecks
 import MdocCrypto
 import MdocCOSE

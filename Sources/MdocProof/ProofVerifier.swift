@@ -1,5 +1,5 @@
 import Foundation
-public import MdocCBOR
+package import MdocCBOR
 public import MdocCrypto
 import MdocCOSE
 
@@ -8,7 +8,7 @@ public enum ProofVerifier {
     /// What a signed file turned out to be.
     public struct Opened: Sendable {
         public let contentType: String?
-        public let payload: CBOR
+        package let payload: CBOR
         public let signer: Certificate
         public let signatureValid: Bool
     }

@@ -8,9 +8,9 @@ public import MdocModel
 public struct SampleElement: Sendable {
     public var namespace: String
     public var identifier: String
-    public var value: CBORNode
+    package var value: CBORNode
 
-    public init(_ namespace: String, _ identifier: String, _ value: CBORNode) {
+    package init(_ namespace: String, _ identifier: String, _ value: CBORNode) {
         self.namespace = namespace
         self.identifier = identifier
         self.value = value
@@ -54,7 +54,7 @@ public struct DocumentSpec: Sendable {
     public var x5chainInProtected = false
     /// Sign with this DS key and certificate instead of the authority's (longer chains).
     public var signer: (key: PrivateKey, certificate: Certificate)? = nil
-    public var issuerAlgorithm: COSEAlgorithm? = nil
+    package var issuerAlgorithm: COSEAlgorithm? = nil
     public var tamperElementAfterSigning = false
     public var tamperMSOAfterSigning = false
     public var dropDigestOfFirstElement = false
@@ -77,7 +77,7 @@ public struct DocumentSpec: Sendable {
 /// device would (§9.1.2 issuer data authentication, §9.1.3 mdoc authentication).
 public enum MdocIssuer {
     /// Builds the CBOR node of one Document (`{docType, issuerSigned, deviceSigned}`).
-    public static func document(_ spec: DocumentSpec, authority: IssuingAuthority, transcript: SessionTranscript) throws
+    package static func document(_ spec: DocumentSpec, authority: IssuingAuthority, transcript: SessionTranscript) throws
         -> CBORNode
     {
         let hash = spec.digestAlgorithm
@@ -223,7 +223,7 @@ public enum MdocIssuer {
     }
 
     /// A DeviceResponse (§8.3.2.1.2.2) around documents.
-    public static func deviceResponse(documents: [CBORNode], status: UInt64 = 0, version: String = "1.0") -> [UInt8] {
+    package static func deviceResponse(documents: [CBORNode], status: UInt64 = 0, version: String = "1.0") -> [UInt8] {
         var entries: [CBORNode.Entry] = [.init("version", .text(version))]
         if !documents.isEmpty { entries.append(.init("documents", .array(documents))) }
         entries.append(.init("status", .unsigned(status)))
@@ -240,12 +240,12 @@ public enum MdocIssuer {
     }
 
     /// `tdate = #6.0(tstr)` in UTC with second precision (§9.1.2.4).
-    public static func tdate(_ date: Date) -> CBORNode {
+    package static func tdate(_ date: Date) -> CBORNode {
         .tagged(0, .text(CBORDate.format(date)))
     }
 
     /// `full-date = #6.1004(tstr)` (RFC 8943).
-    public static func fullDate(_ date: Date) -> CBORNode {
+    package static func fullDate(_ date: Date) -> CBORNode {
         .tagged(1004, .text(String(CBORDate.format(date).prefix(10))))
     }
 }

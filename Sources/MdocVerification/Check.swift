@@ -1,4 +1,4 @@
-public import MdocChecks
+package import MdocChecks
 
 /// One check, or a family of checks that read the same inputs, in the spirit of
 /// swift-certificates' `VerifierPolicy`: a value that examines what the transaction holds and
@@ -13,7 +13,7 @@ public import MdocChecks
 ///
 /// To add a check: write a type conforming to this protocol in `Checks/`, and add it to
 /// ``VerificationPolicy/standard`` (docs/architecture.md, "Adding a check").
-public protocol Check: Sendable {
+package protocol Check: Sendable {
     /// The ids this check reports (each described in the catalogue of MdocChecks).
     var ids: [CheckID] { get }
     /// Once per transaction, or once per document of the DeviceResponse.
@@ -26,7 +26,7 @@ public protocol Check: Sendable {
 }
 
 /// Where a check runs.
-public enum CheckScope: Sendable {
+package enum CheckScope: Sendable {
     /// Once for the whole transaction (its bundle, session, request, consent, uploads).
     case transaction
     /// Once for the DeviceResponse, when there is one.
@@ -36,8 +36,8 @@ public enum CheckScope: Sendable {
 }
 
 /// A fact a check needs, and what the runner reports when it is absent.
-public struct Prerequisite: Sendable {
-    public enum WhenAbsent: Sendable {
+package struct Prerequisite: Sendable {
+    package enum WhenAbsent: Sendable {
         /// Each id `unchecked`, with the reason the fact's producer gave (or the fact's own
         /// description when none did); `skipped` when the producer said it does not apply.
         case unchecked
@@ -48,25 +48,25 @@ public struct Prerequisite: Sendable {
         case nothing
     }
 
-    public let fact: Fact
-    public let whenAbsent: WhenAbsent
+    package let fact: Fact
+    package let whenAbsent: WhenAbsent
 
     /// The check needs `fact`; without it its ids are `unchecked` (or `skipped`), with the
     /// producer's reason.
-    public static func needs(_ fact: Fact) -> Prerequisite { Prerequisite(fact: fact, whenAbsent: .unchecked) }
+    package static func needs(_ fact: Fact) -> Prerequisite { Prerequisite(fact: fact, whenAbsent: .unchecked) }
 
     /// The check needs `fact`; without it its ids are `unchecked` with `reason`.
-    public static func needs(_ fact: Fact, otherwise reason: String) -> Prerequisite {
+    package static func needs(_ fact: Fact, otherwise reason: String) -> Prerequisite {
         Prerequisite(fact: fact, whenAbsent: .uncheckedBecause(reason))
     }
 
     /// The check examines `fact`; without it the check has nothing to say.
-    public static func examines(_ fact: Fact) -> Prerequisite { Prerequisite(fact: fact, whenAbsent: .nothing) }
+    package static func examines(_ fact: Fact) -> Prerequisite { Prerequisite(fact: fact, whenAbsent: .nothing) }
 }
 
 /// The facts checks read and publish: the transaction's inputs, and what earlier checks found.
 /// Their values live in ``TransactionFacts`` and ``DocumentFacts``.
-public enum Fact: String, Sendable, CaseIterable {
+package enum Fact: String, Sendable, CaseIterable {
     // The transaction.
     /// `transaction.json`, as received.
     case metadataFile
@@ -164,14 +164,14 @@ public enum Fact: String, Sendable, CaseIterable {
 }
 
 /// Why a fact is absent, as its producer said.
-public struct Absence: Sendable {
+package struct Absence: Sendable {
     /// `true` when the fact could not be obtained (its checks are `unchecked`), `false` when it
     /// does not apply to this transaction (its checks are `skipped`).
-    public var applies: Bool
-    public var reason: String
+    package var applies: Bool
+    package var reason: String
 
     /// The fact applies but could not be obtained.
-    public static func unavailable(_ reason: String) -> Absence { Absence(applies: true, reason: reason) }
+    package static func unavailable(_ reason: String) -> Absence { Absence(applies: true, reason: reason) }
     /// The fact does not apply here.
-    public static func notApplicable(_ reason: String) -> Absence { Absence(applies: false, reason: reason) }
+    package static func notApplicable(_ reason: String) -> Absence { Absence(applies: false, reason: reason) }
 }

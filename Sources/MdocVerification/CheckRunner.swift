@@ -1,4 +1,4 @@
-import MdocChecks
+package import MdocChecks
 
 /// Runs the checks of a policy in order over one transaction (or one DeviceResponse).
 ///

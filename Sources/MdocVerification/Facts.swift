@@ -1,81 +1,81 @@
-public import Foundation
-public import MdocCBOR
-public import MdocChecks
-public import MdocCOSE
-public import MdocCrypto
-public import MdocImaging
-public import MdocModel
+package import Foundation
+package import MdocCBOR
+package import MdocChecks
+package import MdocCOSE
+package import MdocCrypto
+package import MdocImaging
+package import MdocModel
 
 /// What a transaction bundle holds, by role (the pipeline reads the files; verification never
 /// touches the file system). Every part is optional.
-public struct TransactionInputs: Sendable {
+package struct TransactionInputs: Sendable {
     /// `transaction.json`.
-    public var metadataJSON: [UInt8]?
+    package var metadataJSON: [UInt8]?
     /// `engagement.txt`: the `mdoc:` URI as text.
-    public var engagementText: [UInt8]?
+    package var engagementText: [UInt8]?
     /// `engagement.png` / `.jpg`: the QR code of the device engagement.
-    public var engagementImage: [UInt8]?
-    public var sessionEstablishment: [UInt8]?
+    package var engagementImage: [UInt8]?
+    package var sessionEstablishment: [UInt8]?
     /// SessionData messages from the mdoc, in the order exchanged.
-    public var sessionData: [[UInt8]] = []
+    package var sessionData: [[UInt8]] = []
     /// The reader's ephemeral private key (PKCS#8 PEM).
-    public var readerKeyPEM: [UInt8]?
+    package var readerKeyPEM: [UInt8]?
     /// SessionTranscriptBytes given as they are (non-QR handovers).
-    public var transcript: [UInt8]?
+    package var transcript: [UInt8]?
     /// The DeviceRequest in plain form, when kept.
-    public var deviceRequest: [UInt8]?
+    package var deviceRequest: [UInt8]?
     /// The DeviceResponse in plain form, when kept.
-    public var deviceResponse: [UInt8]?
+    package var deviceResponse: [UInt8]?
     /// `documents/manifest.json` of the document-scan uploads.
-    public var uploadsManifest: [UInt8]?
+    package var uploadsManifest: [UInt8]?
     /// The files under `documents/` other than the manifest, by path relative to `documents/`.
-    public var uploadFiles: [String: [UInt8]] = [:]
+    package var uploadFiles: [String: [UInt8]] = [:]
 
-    public init() {}
+    package init() {}
 }
 
 /// Earlier presentations of the same DeviceResponse bytes (ISO 18013-5 §9.1.3: a response is
 /// bound to one session, so the same bytes twice is a replay), as the pipeline found them.
-public struct EarlierPresentations: Sendable, Equatable {
+package struct EarlierPresentations: Sendable, Equatable {
     /// Transactions of the store (earlier runs, earlier batches) with the same response, oldest first.
-    public var stored: [String]
+    package var stored: [String]
     /// The first transaction of this run, before this one in input order, with the same response.
-    public var earlierInRun: String?
+    package var earlierInRun: String?
 
-    public init(stored: [String] = [], earlierInRun: String? = nil) {
+    package init(stored: [String] = [], earlierInRun: String? = nil) {
         self.stored = stored
         self.earlierInRun = earlierInRun
     }
 
     /// No earlier presentation.
-    public static let none = EarlierPresentations()
+    package static let none = EarlierPresentations()
 }
 
 /// The facts of the whole transaction: its inputs, then what the checks found.
-public struct TransactionFacts: Sendable {
-    public var inputs: TransactionInputs
+package struct TransactionFacts: Sendable {
+    package var inputs: TransactionInputs
     /// `transaction.json` read (empty when absent or malformed).
-    public var metadata = TransactionMetadata()
-    public var engagementURI: String?
-    public var deviceEngagement: DeviceEngagement?
-    public var sessionTranscript: SessionTranscript?
-    public var readerEphemeralKey: PrivateKey?
-    public var deviceRequest: DeviceRequest?
-    public var deviceResponseBytes: [UInt8]?
+    package var metadata = TransactionMetadata()
+    package var engagementURI: String?
+    package var deviceEngagement: DeviceEngagement?
+    package var sessionTranscript: SessionTranscript?
+    package var readerEphemeralKey: PrivateKey?
+    package var deviceRequest: DeviceRequest?
+    package var deviceResponseBytes: [UInt8]?
     /// SHA-256 of ``deviceResponseBytes``.
-    public var responseSHA256: [UInt8]?
-    public var deviceResponseCBOR: CBOR?
-    public var deviceResponse: DeviceResponse?
-    public var earlierPresentations: EarlierPresentations?
+    package var responseSHA256: [UInt8]?
+    package var deviceResponseCBOR: CBOR?
+    package var deviceResponse: DeviceResponse?
+    package var earlierPresentations: EarlierPresentations?
     /// Why the session could not be decrypted for want of a key (not a failed decryption).
-    public var undecryptedReason: String?
+    package var undecryptedReason: String?
     /// False once the consent has expired at the verification time: nothing beyond the verdict
     /// is kept, and uploads are not processed.
-    public var keepData = true
+    package var keepData = true
     /// The uploads as processed by the pipeline's service.
-    public var uploads: ProcessedUploads?
+    package var uploads: ProcessedUploads?
     /// What was found of each document, in received order.
-    public var documents: [DocumentFindings] = []
+    package var documents: [DocumentFindings] = []
     var absences: [(Fact, Absence)] = []
 
     init(inputs: TransactionInputs) {
@@ -88,37 +88,37 @@ public struct TransactionFacts: Sendable {
 
 /// The received chain of issuerAuth: the certificates of x5chain (DS first) and the header
 /// bucket they came in.
-public struct ReceivedChain: Sendable {
+package struct ReceivedChain: Sendable {
     /// The Document Signer certificate, the first of x5chain.
-    public var ds: Certificate
+    package var ds: Certificate
     /// Every certificate of x5chain, DS first.
-    public var certificates: [Certificate]
-    public var bucket: COSEHeaders.Bucket
+    package var certificates: [Certificate]
+    package var bucket: COSEHeaders.Bucket
 }
 
 /// The facts of one document of the DeviceResponse.
-public struct DocumentFacts: Sendable {
-    public let index: Int
+package struct DocumentFacts: Sendable {
+    package let index: Int
     /// `doc[index]`, the subject of the document's results.
-    public let subject: String
+    package let subject: String
     /// The Document item as received.
-    public let item: CBOR?
-    public var document: Document?
-    public var issuerAuth: COSESign1?
-    public var receivedChain: ReceivedChain?
-    public var dsCertificate: Certificate?
-    public var mso: MobileSecurityObject?
-    public var digestFunction: HashFunction?
-    public var deviceKey: PublicKey?
+    package let item: CBOR?
+    package var document: Document?
+    package var issuerAuth: COSESign1?
+    package var receivedChain: ReceivedChain?
+    package var dsCertificate: Certificate?
+    package var mso: MobileSecurityObject?
+    package var digestFunction: HashFunction?
+    package var deviceKey: PublicKey?
     /// The IssuerSignedItemBytes (as received) of the issuer-signed elements read, in the order
     /// of ``DocumentFindings/elements``.
-    public var disclosures: [ArraySlice<UInt8>]?
+    package var disclosures: [ArraySlice<UInt8>]?
     /// How many IssuerSignedItemBytes the document discloses, malformed ones included.
-    public var issuerSignedItemCount = 0
-    public var deviceSigned: DeviceSigned?
-    public var deviceSignature: COSESign1?
-    public var deviceMac: COSEMac0?
-    public var findings: DocumentFindings
+    package var issuerSignedItemCount = 0
+    package var deviceSigned: DeviceSigned?
+    package var deviceSignature: COSESign1?
+    package var deviceMac: COSEMac0?
+    package var findings: DocumentFindings
     var absences: [(Fact, Absence)] = []
 
     init(index: Int, item: CBOR?) {
@@ -130,22 +130,22 @@ public struct DocumentFacts: Sendable {
 }
 
 /// An instant time-dependent checks are judged at, with the time it stands for.
-public struct JudgedInstant: Sendable {
-    public let instant: CheckInstant
-    public let time: Date
+package struct JudgedInstant: Sendable {
+    package let instant: CheckInstant
+    package let time: Date
 }
 
 /// The capture instant when known, then the verification instant (a sequence of one or two,
 /// not an array: asked for by several checks of every document).
-public struct JudgedInstants: Sequence, Sendable {
+package struct JudgedInstants: Sequence, Sendable {
     let capture: JudgedInstant?
     let verification: JudgedInstant
 
-    public struct Iterator: IteratorProtocol {
+    package struct Iterator: IteratorProtocol {
         var capture: JudgedInstant?
         var verification: JudgedInstant?
 
-        public mutating func next() -> JudgedInstant? {
+        package mutating func next() -> JudgedInstant? {
             if let value = capture {
                 capture = nil
                 return value
@@ -155,19 +155,19 @@ public struct JudgedInstants: Sequence, Sendable {
         }
     }
 
-    public func makeIterator() -> Iterator { Iterator(capture: capture, verification: verification) }
-    public var underestimatedCount: Int { capture == nil ? 1 : 2 }
+    package func makeIterator() -> Iterator { Iterator(capture: capture, verification: verification) }
+    package var underestimatedCount: Int { capture == nil ? 1 : 2 }
 }
 
 /// What a check sees while it runs: the run's settings, the facts so far, and the results
 /// reported so far, to which it adds its own.
-public struct CheckContext: Sendable {
-    public let settings: VerificationSettings
-    public let services: VerificationServices
-    public var transaction: TransactionFacts
+package struct CheckContext: Sendable {
+    package let settings: VerificationSettings
+    package let services: VerificationServices
+    package var transaction: TransactionFacts
     /// The document being checked (for checks of ``CheckScope/document``).
-    public var document: DocumentFacts
-    public private(set) var results: [CheckResult] = []
+    package var document: DocumentFacts
+    package private(set) var results: [CheckResult] = []
 
     init(settings: VerificationSettings, services: VerificationServices, inputs: TransactionInputs) {
         self.settings = settings
@@ -178,18 +178,18 @@ public struct CheckContext: Sendable {
     }
 
     /// Adds a result.
-    public mutating func report(_ result: CheckResult) { results.append(result) }
+    package mutating func report(_ result: CheckResult) { results.append(result) }
 
     /// The instants time-dependent checks are judged at: the capture time first, when
     /// `transaction.json` gives it, then the verification time of the run.
-    public var instants: JudgedInstants {
+    package var instants: JudgedInstants {
         JudgedInstants(
             capture: transaction.metadata.capturedAt.map { JudgedInstant(instant: .capture, time: $0) },
             verification: JudgedInstant(instant: .verification, time: settings.verificationTime))
     }
 
     /// Records why `fact` is absent, for the checks that need it.
-    public mutating func setAbsent(_ fact: Fact, _ absence: Absence) {
+    package mutating func setAbsent(_ fact: Fact, _ absence: Absence) {
         if fact.isDocumentFact {
             document.absences.append((fact, absence))
         } else {

@@ -1,6 +1,6 @@
-public import Foundation
-public import MdocChecks
-public import MdocCrypto
+package import Foundation
+package import MdocChecks
+package import MdocCrypto
 import Synchronization
 
 /// The issuer chain results of each received chain, computed once per run: a batch repeats a
@@ -10,7 +10,7 @@ import Synchronization
 /// The results depend only on the chain's certificates, the trust store (whose anchors and CRLs
 /// never change), the subject they are reported for, the header the chain came in and, for the
 /// time-dependent ones, the instant judged and its time: that is the key.
-public final class IssuerChainCache: Sendable {
+package final class IssuerChainCache: Sendable {
     /// What is cached for a chain: its results and the chain as validated (leaf first, anchor
     /// last; empty when it did not validate).
     struct Entry: Sendable {
@@ -46,16 +46,16 @@ public final class IssuerChainCache: Sendable {
     }
 
     /// How the cache was used over its life.
-    public struct Statistics: Sendable, Hashable {
+    package struct Statistics: Sendable, Hashable {
         /// Entries computed (misses).
-        public var computed: Int
+        package var computed: Int
         /// Answers served from the cache.
-        public var reused: Int
+        package var reused: Int
     }
 
     /// Bound on cached entries, so a hostile batch of unique certificates cannot grow memory
     /// without limit.
-    public static let limit = 10_000
+    package static let limit = 10_000
 
     private let entries = Mutex<[Key: Entry]>([:])
     private let computed = Atomic<Int>(0)
@@ -84,7 +84,7 @@ public final class IssuerChainCache: Sendable {
         return entry
     }
 
-    public var statistics: Statistics {
+    package var statistics: Statistics {
         Statistics(computed: computed.load(ordering: .relaxed), reused: reused.load(ordering: .relaxed))
     }
 }

@@ -1,30 +1,30 @@
-public import Foundation
-import MdocModel
+package import Foundation
+package import MdocModel
 
 /// `transaction.json`, the metadata of a transaction bundle:
 /// `{ "id", "capturedAt" (RFC 3339), "source", "consent": { "reference", "grantedAt", "scopes", "expiresAt" } }`.
 /// Every field is optional.
-public struct TransactionMetadata: Sendable, Equatable {
-    public var id: String?
-    public var capturedAt: Date?
-    public var source: String?
-    public var consent: Consent?
+package struct TransactionMetadata: Sendable, Equatable {
+    package var id: String?
+    package var capturedAt: Date?
+    package var source: String?
+    package var consent: Consent?
 
-    public struct Consent: Sendable, Equatable {
-        public var reference: String?
-        public var grantedAt: Date?
-        public var scopes: [String]
-        public var expiresAt: Date?
+    package struct Consent: Sendable, Equatable {
+        package var reference: String?
+        package var grantedAt: Date?
+        package var scopes: [String]
+        package var expiresAt: Date?
     }
 
-    public struct Failure: Error, CustomStringConvertible {
-        public let description: String
+    package struct Failure: Error, CustomStringConvertible {
+        package let description: String
     }
 
-    public init() {}
+    package init() {}
 
     /// Parses the JSON; unknown fields are ignored, wrong types are errors naming the field.
-    public init(json: [UInt8]) throws {
+    package init(json: [UInt8]) throws {
         let object: Any
         do {
             object = try JSONSerialization.jsonObject(with: Data(json))

@@ -3,15 +3,15 @@
 /// Order matters only through facts: a check runs after the checks that publish what it needs
 /// (the issuer chain before the issuer signature, the MSO before the value digests). The
 /// document checks, listed together, run once per document.
-public struct VerificationPolicy: Sendable {
-    public var checks: [any Check]
+package struct VerificationPolicy: Sendable {
+    package var checks: [any Check]
 
-    public init(_ checks: [any Check]) {
+    package init(_ checks: [any Check]) {
         self.checks = checks
     }
 
     /// Every check of the catalogue.
-    public static let standard = VerificationPolicy([
+    package static let standard = VerificationPolicy([
         // The bundle.
         MetadataCheck(),
         // Device engagement (§8.2) and the session (§9.1.1, §9.1.5).
@@ -47,5 +47,5 @@ public struct VerificationPolicy: Sendable {
 
     /// The device engagement and the session only: what opening a captured session reports
     /// (the CLI's `inspect` of a session message).
-    public static let sessionOpening = VerificationPolicy([EngagementImageCheck(), EngagementCheck(), SessionCheck()])
+    package static let sessionOpening = VerificationPolicy([EngagementImageCheck(), EngagementCheck(), SessionCheck()])
 }

@@ -1,27 +1,27 @@
-public import Foundation
-public import MdocCBOR
-public import MdocChecks
-public import MdocCrypto
-public import MdocImaging
-public import MdocModel
-public import MdocTrust
+package import Foundation
+package import MdocCBOR
+package import MdocChecks
+package import MdocCrypto
+package import MdocImaging
+package import MdocModel
+package import MdocTrust
 
 /// What every verification of a run shares: the trust material, the verification time, the
 /// decoding limits and what to keep.
 ///
 /// Checks never read the clock: every time-dependent check is judged at ``verificationTime``
 /// and, when `transaction.json` gives it, at the capture time.
-public struct VerificationSettings: Sendable {
+package struct VerificationSettings: Sendable {
     /// The IACA trust anchors and CRLs.
-    public let trust: TrustStore
+    package let trust: TrustStore
     /// The reader roots, for reader authentication; `nil` without `--reader-trust`.
-    public let readerTrust: TrustStore?
+    package let readerTrust: TrustStore?
     /// The verification instant of the run (`--at`, default now).
-    public let verificationTime: Date
+    package let verificationTime: Date
     /// CBOR decoding limits for the received bytes.
-    public let decoding: CBORDecodingOptions
+    package let decoding: CBORDecodingOptions
     /// Keep element values in the findings (`--keep-values`); off by default (no personal data).
-    public let keepValues: Bool
+    package let keepValues: Bool
     /// The issuer chain results of each DS certificate, computed once per run.
     let issuerCache: IssuerChainCache
 }
@@ -29,11 +29,11 @@ public struct VerificationSettings: Sendable {
 /// What verification asks of the edges, injected by the pipeline: reading an engagement QR
 /// image, and processing document-scan uploads (which writes the re-encoded images, so it runs
 /// only when consent allows keeping them).
-public struct VerificationServices: Sendable {
-    public var readEngagementImage: (@Sendable ([UInt8]) -> EngagementImageResult)?
-    public var processUploads: (@Sendable (_ manifest: [UInt8], _ files: [String: [UInt8]]) -> ProcessedUploads)?
+package struct VerificationServices: Sendable {
+    package var readEngagementImage: (@Sendable ([UInt8]) -> EngagementImageResult)?
+    package var processUploads: (@Sendable (_ manifest: [UInt8], _ files: [String: [UInt8]]) -> ProcessedUploads)?
 
-    public init(
+    package init(
         readEngagementImage: (@Sendable ([UInt8]) -> EngagementImageResult)? = nil,
         processUploads: (@Sendable ([UInt8], [String: [UInt8]]) -> ProcessedUploads)? = nil
     ) {
@@ -42,16 +42,16 @@ public struct VerificationServices: Sendable {
     }
 
     /// No engagement images read, no uploads processed.
-    public static let none = VerificationServices()
+    package static let none = VerificationServices()
 }
 
 /// Verifies transactions, or lone DeviceResponses, under a policy. One per run, shared by its
 /// tasks: it holds the per-DS-certificate cache of issuer chain results.
-public final class Verifier: Sendable {
-    public let settings: VerificationSettings
-    public let policy: VerificationPolicy
+package final class Verifier: Sendable {
+    package let settings: VerificationSettings
+    package let policy: VerificationPolicy
 
-    public init(
+    package init(
         trust: TrustStore, readerTrust: TrustStore? = nil, verificationTime: Date, decoding: CBORDecodingOptions = .default,
         keepValues: Bool = false, policy: VerificationPolicy = .standard
     ) {
@@ -64,7 +64,7 @@ public final class Verifier: Sendable {
     /// Runs every check of the policy on a transaction, except those that wait for the
     /// pipeline's replay lookup: finish with ``PendingVerification/finish(_:)``, which judges
     /// the verdict.
-    public func verify(_ inputs: TransactionInputs, services: VerificationServices = .none) -> PendingVerification {
+    package func verify(_ inputs: TransactionInputs, services: VerificationServices = .none) -> PendingVerification {
         var context = CheckContext(settings: settings, services: services, inputs: inputs)
         let runner = CheckRunner(checks: policy.checks)
         runner.run(.verification, transactionScope: true, &context)
@@ -73,7 +73,7 @@ public final class Verifier: Sendable {
 
     /// Verifies a DeviceResponse from its bytes as received: the response and document checks
     /// of the policy, with the transcript and reader key given.
-    public func verifyResponse(
+    package func verifyResponse(
         _ bytes: [UInt8], captureTime: Date? = nil, transcript: SessionTranscript? = nil, readerKey: PrivateKey? = nil
     ) -> ResponseVerification {
         var context = CheckContext(settings: settings, services: .none, inputs: TransactionInputs())
@@ -88,23 +88,23 @@ public final class Verifier: Sendable {
     }
 
     /// How often the issuer chain results were computed and reused.
-    public var issuerCacheStatistics: IssuerChainCache.Statistics { settings.issuerCache.statistics }
+    package var issuerCacheStatistics: IssuerChainCache.Statistics { settings.issuerCache.statistics }
 }
 
 /// A transaction verified except for replay: its results so far and its facts, waiting for the
 /// pipeline's lookup of earlier presentations of the same DeviceResponse. Not judged yet.
-public struct PendingVerification: Sendable {
+package struct PendingVerification: Sendable {
     var context: CheckContext
     let runner: CheckRunner
 
     /// The results so far.
-    public var checks: [CheckResult] { context.results }
+    package var checks: [CheckResult] { context.results }
     /// What the checks found.
-    public var facts: TransactionFacts { context.transaction }
+    package var facts: TransactionFacts { context.transaction }
 
     /// Runs the checks that need the replay lookup (`earlier`), then judges the verdict at the
     /// verification time and, when known, at the capture time: once, after every check.
-    public func finish(_ earlier: EarlierPresentations) -> TransactionVerification {
+    package func finish(_ earlier: EarlierPresentations) -> TransactionVerification {
         var context = self.context
         context.transaction.earlierPresentations = earlier
         runner.run(.replay, transactionScope: true, &context)
@@ -116,11 +116,11 @@ public struct PendingVerification: Sendable {
 }
 
 /// A verified transaction: every check result, the facts, and the verdicts.
-public struct TransactionVerification: Sendable {
-    public let checks: [CheckResult]
-    public let facts: TransactionFacts
+package struct TransactionVerification: Sendable {
+    package let checks: [CheckResult]
+    package let facts: TransactionFacts
     /// The verdict at the verification time.
-    public let verdict: Verdict
+    package let verdict: Verdict
     /// The verdict at the capture time, when `transaction.json` gives it.
-    public let verdictAtCapture: Verdict?
+    package let verdictAtCapture: Verdict?
 }

@@ -47,7 +47,7 @@ public struct ReaderPKI: Sendable {
     }
 
     /// A reader trust store holding the root.
-    public var trust: TrustStore { TrustStore(anchors: [root]) }
+    package var trust: TrustStore { TrustStore(anchors: [root]) }
 
     /// Writes the root (PEM) into `directory`, as a `--reader-trust` folder.
     public func writeTrust(to directory: String) throws {
@@ -57,7 +57,7 @@ public struct ReaderPKI: Sendable {
 
     /// readerAuth (§9.1.4): an untagged COSE_Sign1 with a detached payload over
     /// ReaderAuthenticationBytes, x5chain (the reader certificate) in the unprotected header.
-    public func readerAuth(transcript: SessionTranscript, itemsRequestBytes: [UInt8]) throws -> [UInt8] {
+    package func readerAuth(transcript: SessionTranscript, itemsRequestBytes: [UInt8]) throws -> [UInt8] {
         let itemsRequest = try CBOR(decoding: itemsRequestBytes)
         let payload = readerAuthenticationBytes(transcript: transcript, itemsRequestBytes: itemsRequest)
         return try COSESign1.sign(

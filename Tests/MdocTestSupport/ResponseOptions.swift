@@ -9,15 +9,15 @@ public import MdocVerification
 /// reader key, the decoding limits. Each ``verify(_:)`` uses a fresh ``Verifier`` (and so a
 /// fresh issuer chain cache); tests of the cache share one ``verifier``.
 public struct ResponseOptions: Sendable {
-    public var trust: TrustStore
+    package var trust: TrustStore
     public var verificationTime: Date
     public var captureTime: Date?
-    public var sessionTranscript: SessionTranscript?
+    package var sessionTranscript: SessionTranscript?
     public var readerEphemeralKey: PrivateKey?
-    public var decoding: CBORDecodingOptions
+    package var decoding: CBORDecodingOptions
     public var keepValues: Bool
 
-    public init(
+    package init(
         trust: TrustStore, verificationTime: Date, captureTime: Date? = nil, sessionTranscript: SessionTranscript? = nil,
         readerEphemeralKey: PrivateKey? = nil, decoding: CBORDecodingOptions = .default, keepValues: Bool = false
     ) {
@@ -31,12 +31,12 @@ public struct ResponseOptions: Sendable {
     }
 
     /// A verifier with these settings.
-    public var verifier: Verifier {
+    package var verifier: Verifier {
         Verifier(trust: trust, verificationTime: verificationTime, decoding: decoding, keepValues: keepValues)
     }
 
     /// `bytes` verified with these settings.
-    public func verify(_ bytes: [UInt8], with verifier: Verifier? = nil) -> ResponseVerification {
+    package func verify(_ bytes: [UInt8], with verifier: Verifier? = nil) -> ResponseVerification {
         (verifier ?? self.verifier).verifyResponse(
             bytes, captureTime: captureTime, transcript: sessionTranscript, readerKey: readerEphemeralKey)
     }

@@ -13,8 +13,8 @@ public struct Scenario {
     public static let verificationTime = Date(timeIntervalSince1970: 1_780_000_000)  // 2026-05-28T20:26:40Z
 
     public let response: [UInt8]
-    public let trust: TrustStore
-    public let transcript: SessionTranscript
+    package let trust: TrustStore
+    package let transcript: SessionTranscript
     public let readerKey: PrivateKey
     public let authority: IssuingAuthority
 
@@ -74,7 +74,7 @@ public struct Scenario {
         SampleElement("org.iso.18013.5.1", "portrait", .bytes([0xff, 0xd8, 0xff, 0xe0, 0x00, 0x10])),
     ]
 
-    public func verify(at time: Date = Scenario.verificationTime, captureTime: Date? = nil, withTranscript: Bool = true) -> ResponseVerification {
+    package func verify(at time: Date = Scenario.verificationTime, captureTime: Date? = nil, withTranscript: Bool = true) -> ResponseVerification {
         Verifier(trust: trust, verificationTime: time).verifyResponse(
             response, captureTime: captureTime, transcript: withTranscript ? transcript : nil, readerKey: readerKey)
     }
@@ -90,7 +90,7 @@ extension Scenario {
 
     /// The files of a transaction bundle: `response`, `transcript`, the reader key and a
     /// transaction.json whose text fields are JSON-encoded (any source name, hostile ones too).
-    public static func bundleFiles(
+    package static func bundleFiles(
         id: String, source: String, capturedAt: Date?, response: [UInt8], transcript: SessionTranscript, readerKey: PrivateKey
     ) throws -> [String: [UInt8]] {
         let encoder = JSONEncoder()

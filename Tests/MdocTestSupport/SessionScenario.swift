@@ -15,8 +15,8 @@ public struct SessionScenario {
     public let readerKey: PrivateKey
     public private(set) var sessionEstablishment: [UInt8]
     public var sessionData: [[UInt8]]
-    public let transcript: SessionTranscript
-    public let keys: SessionKeys
+    package let transcript: SessionTranscript
+    package let keys: SessionKeys
     public let deviceResponse: [UInt8]
     public private(set) var deviceRequest: [UInt8]
     public let authority: IssuingAuthority
@@ -87,7 +87,7 @@ public struct SessionScenario {
     /// over `signedRequested` (default: what is requested; a different list makes readerAuth
     /// cover another ItemsRequest than the one sent); `alterReaderAuth` edits the encoded
     /// readerAuth before it is sent.
-    public static func makeDeviceRequest(
+    package static func makeDeviceRequest(
         requested: [String], transcript: SessionTranscript, reader: ReaderPKI?, signedRequested: [String]? = nil,
         alterReaderAuth: (([UInt8]) -> [UInt8])? = nil
     ) throws -> [UInt8] {

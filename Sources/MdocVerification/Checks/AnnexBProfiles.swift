@@ -1,7 +1,7 @@
-import Foundation
-import MdocChecks
-import MdocCrypto
-import MdocTrust
+package import Foundation
+package import MdocChecks
+package import MdocCrypto
+package import MdocTrust
 
 /// ISO 18013-5 Annex B certificate profiles for the IACA root and the Document Signer, and the
 /// time and revocation checks of a validated chain: the rules the issuer chain check applies.

@@ -1,5 +1,5 @@
-import MdocChecks
-import MdocModel
+package import MdocChecks
+package import MdocModel
 
 /// `consent.window`: the consent recorded in `transaction.json` was granted before the instant
 /// judged and has not expired at it. Consent expired at the verification time means nothing

@@ -1,7 +1,7 @@
-import MdocChecks
-import MdocCOSE
-import MdocCrypto
-import MdocModel
+package import MdocChecks
+package import MdocCOSE
+package import MdocCrypto
+package import MdocModel
 
 /// `device.structure` (§8.3.2.1.2.2): the document has a DeviceSigned with DeviceNameSpacesBytes
 /// and DeviceAuth (exactly one of deviceSignature and deviceMac). Publishes DeviceSigned, its

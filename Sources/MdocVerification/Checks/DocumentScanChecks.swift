@@ -1,28 +1,28 @@
-public import MdocChecks
-public import MdocImaging
+package import MdocChecks
+package import MdocImaging
 
 /// Document-scan uploads as the pipeline processed them (``VerificationServices/processUploads``):
 /// the facts of MdocImaging, and where the re-encoded images were written.
-public struct ProcessedUploads: Sendable {
-    public var result: UploadsResult
+package struct ProcessedUploads: Sendable {
+    package var result: UploadsResult
     /// The output path (relative to the output folder) of each re-encoded upload, by upload id.
-    public var written: [String: String]
+    package var written: [String: String]
     /// Re-encoded uploads that could not be written.
-    public var writeFailures: [WriteFailure]
+    package var writeFailures: [WriteFailure]
 
-    public struct WriteFailure: Sendable {
-        public var label: String
-        public var path: String
-        public var reason: String
+    package struct WriteFailure: Sendable {
+        package var label: String
+        package var path: String
+        package var reason: String
 
-        public init(label: String, path: String, reason: String) {
+        package init(label: String, path: String, reason: String) {
             self.label = label
             self.path = path
             self.reason = reason
         }
     }
 
-    public init(result: UploadsResult, written: [String: String] = [:], writeFailures: [WriteFailure] = []) {
+    package init(result: UploadsResult, written: [String: String] = [:], writeFailures: [WriteFailure] = []) {
         self.result = result
         self.written = written
         self.writeFailures = writeFailures
@@ -235,7 +235,7 @@ struct DocumentScanCheck: Check {
 
 extension FitRejection {
     /// The `image.*` check a rejected upload fails.
-    public var checkID: CheckID {
+    package var checkID: CheckID {
         switch self {
         case .empty: .imageEmpty
         case .notAnImage: .imageNotAnImage

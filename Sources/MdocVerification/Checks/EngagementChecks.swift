@@ -1,27 +1,27 @@
-import MdocCBOR
-public import MdocChecks
-public import MdocImaging
-import MdocModel
+package import MdocCBOR
+package import MdocChecks
+package import MdocImaging
+package import MdocModel
 
 /// The engagement QR image (§8.2.2.3): `engagement.qr.decoded` when a QR code with an `mdoc:`
 /// URI was found, or the failure that says why not (`engagement.image.*`,
 /// `engagement.qr.notFound`, `engagement.qr.notMdoc`). Publishes the URI. The image is read by
 /// the pipeline's service (zbar after libjpeg/libpng); without one, nothing is reported.
-public struct EngagementImageCheck: Check {
+package struct EngagementImageCheck: Check {
     /// Longest text shown per code in `engagement.qr.notMdoc` details.
     static let maxListedSymbolLength = 80
 
-    public init() {}
+    package init() {}
 
-    public var ids: [CheckID] {
+    package var ids: [CheckID] {
         [.engagementQrDecoded, .engagementQrNotFound, .engagementQrNotMdoc, .engagementImageEmpty, .engagementImageNotAnImage,
          .engagementImageTruncated, .engagementImageCorrupt, .engagementImageUnsupported, .engagementImageTooLarge]
     }
-    public var scope: CheckScope { .transaction }
-    public var prerequisites: [Prerequisite] { Self.prerequisites }
+    package var scope: CheckScope { .transaction }
+    package var prerequisites: [Prerequisite] { Self.prerequisites }
     static let prerequisites: [Prerequisite] = [.examines(.engagementImage)]
 
-    public func run(_ context: inout CheckContext) {
+    package func run(_ context: inout CheckContext) {
         guard let image = context.transaction.inputs.engagementImage, let read = context.services.readEngagementImage else { return }
         let result = read(image)
         context.report(Self.result(of: result))
@@ -29,7 +29,7 @@ public struct EngagementImageCheck: Check {
     }
 
     /// The one result of reading an engagement image.
-    public static func result(of read: EngagementImageResult) -> CheckResult {
+    package static func result(of read: EngagementImageResult) -> CheckResult {
         var header: [Evidence] = []
         if let info = read.info {
             header = [Evidence("format", info.format.rawValue), Evidence("dimensions", "\(info.width)x\(info.height)")]

@@ -1,4 +1,4 @@
-import MdocChecks
+package import MdocChecks
 
 /// `input.metadata`: `transaction.json`, when the bundle has one, is a JSON object whose fields
 /// have their types (capture time and consent dates in RFC 3339).

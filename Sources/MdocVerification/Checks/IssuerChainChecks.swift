@@ -1,7 +1,7 @@
-import MdocChecks
-import MdocCOSE
-import MdocCrypto
-import MdocTrust
+package import MdocChecks
+package import MdocCOSE
+package import MdocCrypto
+package import MdocTrust
 
 /// `issuer.x5chain` (§9.1.2.4, RFC 9360): issuerAuth carries x5chain with at least one X.509
 /// certificate, the Document Signer first. Publishes the received chain and the DS certificate.

@@ -1,6 +1,6 @@
-import MdocChecks
-import MdocCOSE
-import MdocCrypto
+package import MdocChecks
+package import MdocCOSE
+package import MdocCrypto
 
 /// `issuer.algorithm` and `issuer.signature` (§9.1.2.4, RFC 9052 §4.4): issuerAuth's protected
 /// algorithm is one 18013-5 allows and fits the DS key, and the signature verifies over the

@@ -1,7 +1,7 @@
-import MdocChecks
-import MdocCOSE
-import MdocCrypto
-import MdocModel
+package import MdocChecks
+package import MdocCOSE
+package import MdocCrypto
+package import MdocModel
 
 /// The MobileSecurityObject (§9.1.2.4): `mso.structure`, `mso.version`, `mso.docType`,
 /// `mso.digestAlgorithm`, `mso.validity` and `mso.expectedUpdate` at each instant, and

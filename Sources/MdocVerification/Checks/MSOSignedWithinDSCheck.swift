@@ -1,5 +1,5 @@
-import MdocChecks
-import MdocCrypto
+package import MdocChecks
+package import MdocCrypto
 
 /// `mso.signedWithinDS` (§9.1.2.4; Annex B.1.4): the MSO was signed while the Document Signer
 /// certificate was valid. Needs the MSO (without one, `mso.structure` has said why) and the DS

@@ -1,7 +1,7 @@
-import MdocChecks
-import MdocCOSE
-import MdocCrypto
-import MdocModel
+package import MdocChecks
+package import MdocCOSE
+package import MdocCrypto
+package import MdocModel
 
 /// mdoc reader authentication (§9.1.4): for every DocRequest that carries readerAuth,
 /// `reader.signature` (the detached signature over ReaderAuthenticationBytes with the reader

@@ -1,4 +1,4 @@
-import MdocChecks
+package import MdocChecks
 
 /// `response.replayed` (§9.1.3: a DeviceResponse belongs to one session): the same DeviceResponse
 /// bytes were not presented in another transaction, of the store or earlier in this run. Runs

@@ -1,8 +1,8 @@
-import MdocCBOR
-import MdocChecks
-import MdocCOSE
-import MdocCrypto
-import MdocModel
+package import MdocCBOR
+package import MdocChecks
+package import MdocCOSE
+package import MdocCrypto
+package import MdocModel
 
 /// `cbor.wellformed`: the DeviceResponse bytes are one well-formed CBOR item within the
 /// decoding limits (RFC 8949), or the `cbor.*` failure that says why not.

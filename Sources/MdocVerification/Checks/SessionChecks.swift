@@ -1,9 +1,9 @@
-import Foundation
-import MdocCBOR
-import MdocChecks
-import MdocCOSE
-import MdocCrypto
-import MdocModel
+package import Foundation
+package import MdocCBOR
+package import MdocChecks
+package import MdocCOSE
+package import MdocCrypto
+package import MdocModel
 
 /// Opening the captured session (§9.1.1, §9.1.5): `session.transcript` (given as a file, else
 /// rebuilt for a QR engagement), `session.readerKey` (the reader's ephemeral key matches

@@ -1,8 +1,8 @@
-import Foundation
-import MdocCBOR
-import MdocChecks
-import MdocCrypto
-import MdocModel
+package import Foundation
+package import MdocCBOR
+package import MdocChecks
+package import MdocCrypto
+package import MdocModel
 
 /// The disclosed IssuerSignedItems (§8.3.2.1.2.2): each IssuerSignedItemBytes of the
 /// document's nameSpaces is read; a malformed one fails `mso.digest` (its digest cannot be
