@@ -7,9 +7,7 @@ package import MdocChecks
 /// of running the check. Checks of ``CheckScope/document`` run once per Document of the
 /// DeviceResponse: a run of consecutive document checks is applied to document 0, then to
 /// document 1, and so on, each with its own ``DocumentFacts``.
-struct CheckRunner {
-    let checks: [any Check]
-
+struct CheckRunner: Sendable {
     /// Which checks a pass runs.
     enum Pass {
         /// Every check that does not need ``Fact/earlierPresentations``.
@@ -19,24 +17,49 @@ struct CheckRunner {
         case replay
     }
 
+    /// A check of the transaction or the response, or a run of consecutive document checks.
+    struct Step: Sendable {
+        let checks: [any Check]
+        let documents: Bool
+    }
+
+    /// The steps of each pass, worked out once from the policy.
+    let verificationSteps: [Step]
+    let replaySteps: [Step]
+
+    init(checks: [any Check]) {
+        func steps(_ pass: Pass) -> [Step] {
+            var steps: [Step] = []
+            var group: [any Check] = []
+            for check in checks {
+                if check.scope == .document {
+                    if Self.belongs(check, to: pass) { group.append(check) }
+                    continue
+                }
+                if !group.isEmpty {
+                    steps.append(Step(checks: group, documents: true))
+                    group = []
+                }
+                if Self.belongs(check, to: pass) { steps.append(Step(checks: [check], documents: false)) }
+            }
+            if !group.isEmpty { steps.append(Step(checks: group, documents: true)) }
+            return steps
+        }
+        self.verificationSteps = steps(.verification)
+        self.replaySteps = steps(.replay)
+    }
+
     /// Runs the checks of `pass`; those of ``CheckScope/transaction`` only when
     /// `transactionScope` (a lone DeviceResponse has no bundle, session or request).
     func run(_ pass: Pass, transactionScope: Bool, _ context: inout CheckContext) {
-        var index = 0
-        while index < checks.count {
-            guard checks[index].scope == .document else {
-                let check = checks[index]
-                index += 1
-                guard transactionScope || check.scope != .transaction, Self.belongs(check, to: pass) else { continue }
-                run(check, &context)
+        for step in pass == .verification ? verificationSteps : replaySteps {
+            if step.documents {
+                runDocuments(step.checks, &context)
                 continue
             }
-            // A run of document checks, applied to each document in turn.
-            var end = index
-            while end < checks.count && checks[end].scope == .document { end += 1 }
-            let group = checks[index..<end].filter { Self.belongs($0, to: pass) }
-            if !group.isEmpty { runDocuments(group, &context) }
-            index = end
+            for check in step.checks where transactionScope || check.scope != .transaction {
+                run(check, &context)
+            }
         }
     }
 

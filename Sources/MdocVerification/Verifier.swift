@@ -50,6 +50,7 @@ package struct VerificationServices: Sendable {
 package final class Verifier: Sendable {
     package let settings: VerificationSettings
     package let policy: VerificationPolicy
+    let runner: CheckRunner
 
     package init(
         trust: TrustStore, readerTrust: TrustStore? = nil, verificationTime: Date, decoding: CBORDecodingOptions = .default,
@@ -59,6 +60,7 @@ package final class Verifier: Sendable {
             trust: trust, readerTrust: readerTrust, verificationTime: verificationTime, decoding: decoding,
             keepValues: keepValues, issuerCache: IssuerChainCache())
         self.policy = policy
+        self.runner = CheckRunner(checks: policy.checks)
     }
 
     /// Runs every check of the policy on a transaction, except those that wait for the
@@ -66,7 +68,6 @@ package final class Verifier: Sendable {
     /// the verdict.
     package func verify(_ inputs: TransactionInputs, services: VerificationServices = .none) -> PendingVerification {
         var context = CheckContext(settings: settings, services: services, inputs: inputs)
-        let runner = CheckRunner(checks: policy.checks)
         runner.run(.verification, transactionScope: true, &context)
         return PendingVerification(context: context, runner: runner)
     }
@@ -81,7 +82,7 @@ package final class Verifier: Sendable {
         context.transaction.sessionTranscript = transcript
         context.transaction.readerEphemeralKey = readerKey
         context.transaction.deviceResponseBytes = bytes
-        CheckRunner(checks: policy.checks).run(.verification, transactionScope: false, &context)
+        runner.run(.verification, transactionScope: false, &context)
         return ResponseVerification(
             checks: context.results, documents: context.transaction.documents,
             responseSHA256: context.transaction.responseSHA256 ?? HashFunction.sha256.hash(bytes))

@@ -13,9 +13,9 @@ struct DeviceSignedCheck: Check {
     static let prerequisites: [Prerequisite] = [.examines(.document)]
 
     func run(_ context: inout CheckContext) {
-        guard let document = context.document.document else { return }
+        guard context.document.document != nil else { return }
         let subject = context.document.subject
-        guard let item = document.deviceSignedItem else {
+        guard let item = context.document.document?.deviceSignedItem else {
             context.report(CheckResult(.deviceStructure, .fail, "the document has no deviceSigned", subject: subject))
             Self.setAbsent("no deviceSigned", &context)
             return
@@ -70,10 +70,10 @@ struct KeyAuthorizationsCheck: Check {
     ]
 
     func run(_ context: inout CheckContext) {
-        guard let deviceSigned = context.document.deviceSigned, let mso = context.document.mso else { return }
+        guard let deviceElements = context.document.deviceSigned?.elements, context.document.mso != nil else { return }
         let subject = context.document.subject
-        let elements = deviceSigned.elements.flatMap { ns in ns.identifiers.map { (ns.namespace, $0) } }
-        let unauthorized = elements.filter { !mso.authorizes(namespace: $0.0, identifier: $0.1) }
+        let elements = deviceElements.flatMap { ns in ns.identifiers.map { (ns.namespace, $0) } }
+        let unauthorized = elements.filter { context.document.mso?.authorizes(namespace: $0.0, identifier: $0.1) != true }
         if unauthorized.isEmpty {
             context.report(CheckResult(
                 .deviceKeyAuthorizations, .pass, "\(elements.count) device-signed element(s) authorized", subject: subject))
@@ -102,21 +102,21 @@ struct DeviceSignatureCheck: Check {
     ]
 
     func run(_ context: inout CheckContext) {
-        guard let signature = context.document.deviceSignature, let transcript = context.transaction.sessionTranscript,
-            let deviceKey = context.document.deviceKey, let document = context.document.document,
-            let deviceSigned = context.document.deviceSigned
+        guard let transcript = context.transaction.sessionTranscript, let deviceKey = context.document.deviceKey,
+            let docType = context.document.document?.docTypeItem,
+            let nameSpacesBytes = context.document.deviceSigned?.nameSpacesBytes,
+            let detached = context.document.deviceSignature.map({ $0.payload == nil })
         else { return }
         let subject = context.document.subject
-        guard signature.payload == nil else {
+        guard detached else {
             context.report(CheckResult(
                 .deviceSignature, .fail, "deviceSignature carries a payload; §9.1.3.6 requires it detached", subject: subject))
             return
         }
-        let payload = deviceAuthenticationBytes(
-            transcript: transcript, docType: document.docTypeItem, deviceNameSpacesBytes: deviceSigned.nameSpacesBytes)
-        let alg = Evidence("alg", signature.headers.algorithm?.description ?? "none")
+        let payload = deviceAuthenticationBytes(transcript: transcript, docType: docType, deviceNameSpacesBytes: nameSpacesBytes)
+        let alg = Evidence("alg", context.document.deviceSignature?.headers.algorithm?.description ?? "none")
         do {
-            if try signature.verify(with: deviceKey, detachedPayload: payload[...]) {
+            if try context.document.deviceSignature?.verify(with: deviceKey, detachedPayload: payload[...]) == true {
                 context.report(CheckResult(
                     .deviceSignature, .pass, "deviceSignature verifies over DeviceAuthenticationBytes", subject: subject,
                     evidence: [alg]))
@@ -149,7 +149,8 @@ struct DeviceMacCheck: Check {
     func run(_ context: inout CheckContext) {
         guard let mac = context.document.deviceMac, let transcript = context.transaction.sessionTranscript,
             let readerKey = context.transaction.readerEphemeralKey, let deviceKey = context.document.deviceKey,
-            let document = context.document.document, let deviceSigned = context.document.deviceSigned
+            let docType = context.document.document?.docTypeItem,
+            let nameSpacesBytes = context.document.deviceSigned?.nameSpacesBytes
         else { return }
         let subject = context.document.subject
         guard mac.headers.algorithm == .hmac256 else {
@@ -167,8 +168,7 @@ struct DeviceMacCheck: Check {
             let eMacKey = try HKDF.deriveKey(
                 hash: .sha256, inputKeyMaterial: shared, salt: transcript.hkdfSalt, info: Array("EMacKey".utf8),
                 outputByteCount: 32)
-            let payload = deviceAuthenticationBytes(
-                transcript: transcript, docType: document.docTypeItem, deviceNameSpacesBytes: deviceSigned.nameSpacesBytes)
+            let payload = deviceAuthenticationBytes(transcript: transcript, docType: docType, deviceNameSpacesBytes: nameSpacesBytes)
             if try mac.verify(key: eMacKey, detachedPayload: payload[...]) {
                 context.report(CheckResult(
                     .deviceMac, .pass, "deviceMac verifies over DeviceAuthenticationBytes", subject: subject,

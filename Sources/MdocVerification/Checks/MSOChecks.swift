@@ -16,9 +16,9 @@ struct MSOCheck: Check {
     static let prerequisites: [Prerequisite] = [.examines(.document)]
 
     func run(_ context: inout CheckContext) {
-        guard let issuerAuth = context.document.issuerAuth, let document = context.document.document else { return }
+        guard context.document.issuerAuth != nil, let docType = context.document.document?.docType else { return }
         let subject = context.document.subject
-        guard let payload = issuerAuth.payload else {
+        guard let payload = context.document.issuerAuth?.payload else {
             context.report(CheckResult(.msoStructure, .fail, "issuerAuth has a detached payload: the MSO is missing", subject: subject))
             Self.setNoMSO(&context)
             return
@@ -31,7 +31,6 @@ struct MSOCheck: Check {
             Self.setNoMSO(&context)
             return
         }
-        context.document.mso = mso
         context.report(CheckResult(.msoStructure, .pass, "MobileSecurityObjectBytes holds a well-formed MSO", subject: subject))
         context.document.findings.digestAlgorithm = mso.digestAlgorithm
         context.document.findings.msoSigned = mso.signed
@@ -45,12 +44,12 @@ struct MSOCheck: Check {
             context.report(CheckResult(.msoVersion, .fail, "MSO version \"\(mso.version)\" is not 1.0", subject: subject))
         }
 
-        if mso.docType == document.docType {
+        if mso.docType == docType {
             context.report(CheckResult(.msoDocType, .pass, mso.docType, subject: subject))
         } else {
             context.report(CheckResult(
-                .msoDocType, .fail, "MSO docType \(mso.docType) differs from the Document docType \(document.docType)",
-                subject: subject, evidence: [Evidence("mso", mso.docType), Evidence("document", document.docType)]))
+                .msoDocType, .fail, "MSO docType \(mso.docType) differs from the Document docType \(docType)",
+                subject: subject, evidence: [Evidence("mso", mso.docType), Evidence("document", docType)]))
         }
 
         if let hash = mso.digestAlgorithm.hashFunction {
@@ -73,6 +72,7 @@ struct MSOCheck: Check {
             context.setAbsent(.deviceKey, .unavailable("no valid device key in the MSO"))
             context.report(CheckResult(.msoDeviceKey, .fail, "deviceKey is not a valid COSE_Key: \(error)", subject: subject))
         }
+        context.document.mso = consume mso
     }
 
     /// What the checks that need the MSO are told when there is none.

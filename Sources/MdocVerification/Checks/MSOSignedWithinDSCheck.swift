@@ -13,9 +13,9 @@ struct MSOSignedWithinDSCheck: Check {
     ]
 
     func run(_ context: inout CheckContext) {
-        guard let mso = context.document.mso, let ds = context.document.dsCertificate else { return }
-        let signed = AnnexBProfile.format(mso.signed)
-        if mso.signed >= ds.notBefore && mso.signed <= ds.notAfter {
+        guard let signedAt = context.document.mso?.signed, let ds = context.document.dsCertificate else { return }
+        let signed = AnnexBProfile.format(signedAt)
+        if signedAt >= ds.notBefore && signedAt <= ds.notAfter {
             context.report(CheckResult(
                 .msoSignedWithinDS, .pass, "signed \(signed) within the DS validity", subject: context.document.subject))
         } else {

@@ -14,10 +14,11 @@ struct DisclosureCheck: Check {
     static let prerequisites: [Prerequisite] = [.examines(.document)]
 
     func run(_ context: inout CheckContext) {
-        guard let document = context.document.document else { return }
+        // The facts are read field by field: binding a whole Document copies (retains) every
+        // buffer it holds, once per check and document.
+        guard let nameSpaces = context.document.document?.issuerSigned.nameSpaces else { return }
         let subject = context.document.subject
         let keepValues = context.settings.keepValues
-        let nameSpaces = document.issuerSigned.nameSpaces
         let count = nameSpaces.reduce(0) { $0 + $1.items.count }
         var disclosures: [ArraySlice<UInt8>] = []
         disclosures.reserveCapacity(count)
@@ -53,7 +54,7 @@ struct ValueDigestCheck: Check {
     static let prerequisites: [Prerequisite] = [.examines(.document), .needs(.digestFunction)]
 
     func run(_ context: inout CheckContext) {
-        guard let hash = context.document.digestFunction, let mso = context.document.mso else { return }
+        guard let hash = context.document.digestFunction, let valueDigests = context.document.mso?.valueDigests else { return }
         let subject = context.document.subject
         let total = context.document.issuerSignedItemCount
         guard total > 0 else {
@@ -72,7 +73,7 @@ struct ValueDigestCheck: Check {
             let element = context.document.findings.elements[index]
             if element.namespace != namespace {
                 namespace = element.namespace
-                expectedDigests = mso.valueDigests[element.namespace]
+                expectedDigests = valueDigests[element.namespace]
             }
             guard let digestID = element.digestID else { continue }
             // Over the IssuerSignedItemBytes exactly as received (the tag-24 item).
