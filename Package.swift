@@ -1,9 +1,11 @@
 // swift-tools-version:6.0
 // mdocverify: batch and offline verification of ISO/IEC 18013-5 mobile documents.
 //
-// Layers, bottom to top (DESIGN.md, "Architecture"). A target may depend only on targets
-// listed before it. Each C library sits behind exactly one system-library (or shim) target,
-// and each of those is imported by exactly one Swift target:
+// Layers, bottom to top (docs/architecture.md). A target may depend only on targets listed
+// before it. MdocImaging sits below MdocVerification: it reports what it finds in images (a QR
+// code, an upload's fit) and the image checks of MdocVerification judge it; it imports no check
+// vocabulary. Each C library sits behind exactly one system-library (or shim) target, and each
+// of those is imported by exactly one Swift target:
 //   COpenSSL     -> MdocCrypto
 //   CImageCodecs -> MdocImaging   (libjpeg + libpng, with the setjmp shim libjpeg needs)
 //   CZBar        -> MdocImaging
