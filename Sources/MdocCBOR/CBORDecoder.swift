@@ -59,23 +59,18 @@ extension CBOR {
     /// - Note: Tags are not interpreted and nothing is checked against a schema: the caller
     ///   matches the item to its CDDL.
     package init(decoding bytes: ArraySlice<UInt8>, options: CBORDecodingOptions = .default) throws(CBORError) {
-        let result: Result<CBOR, CBORError> = bytes.withUnsafeBufferPointer { buffer in
+        self = try bytes.withUnsafeBufferPointer { (buffer) throws(CBORError) -> CBOR in
             var decoder = CBORParser(input: bytes, buffer: buffer, options: options)
-            do throws(CBORError) {
-                let item = try decoder.decodeItem(depth: 1)
-                if decoder.position != buffer.count {
-                    let offset = decoder.absolute(decoder.position)
-                    throw CBORError(
-                        .trailingBytes,
-                        "\(buffer.count - decoder.position) byte(s) follow the top-level item at offset \(offset)",
-                        offset: offset)
-                }
-                return .success(item)
-            } catch {
-                return .failure(error)
+            let item = try decoder.decodeItem(depth: 1)
+            if decoder.position != buffer.count {
+                let offset = decoder.absolute(decoder.position)
+                throw CBORError(
+                    .trailingBytes,
+                    "\(buffer.count - decoder.position) byte(s) follow the top-level item at offset \(offset)",
+                    offset: offset)
             }
+            return item
         }
-        self = try result.get()
     }
 
     /// Decodes exactly one CBOR item from `bytes`, as the `ArraySlice` overload does; slices
