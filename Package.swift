@@ -1,8 +1,11 @@
 // swift-tools-version:6.0
 // mdocverify: batch and offline verification of ISO/IEC 18013-5 mobile documents.
 //
-// Layers, bottom to top: a target may depend only on targets listed before it. Each C library
-// sits behind one system-library (or shim) target, imported by exactly one Swift target:
+// Layers, bottom to top (docs/architecture.md). A target may depend only on targets listed
+// before it. MdocImaging sits below MdocVerification: it reports what it finds in images (a QR
+// code, an upload's fit) and the image checks of MdocVerification judge it; it imports no check
+// vocabulary. Each C library sits behind exactly one system-library (or shim) target, and each
+// of those is imported by exactly one Swift target:
 //   COpenSSL     -> MdocCrypto
 //   CImageCodecs -> MdocImaging   (libjpeg + libpng, with the setjmp shim libjpeg needs)
 //   CZBar        -> MdocImaging
@@ -69,15 +72,15 @@ let package = Package(
         .target(
             name: "MdocTrustLists",
             dependencies: ["CZlib", "MdocCBOR", "MdocCOSE", "MdocCrypto", "MdocModel", "MdocTime"]),
-        .target(name: "MdocTrust", dependencies: ["MdocCrypto", "MdocChecks", "MdocTime"]),
+        .target(name: "MdocTrust", dependencies: ["MdocCrypto", "MdocTime"]),
+        .target(name: "MdocImaging", dependencies: ["CImageCodecs", "CZBar", "MdocCrypto"]),
         .target(
             name: "MdocVerification",
-            dependencies: ["MdocChecks", "MdocCBOR", "MdocCrypto", "MdocCOSE", "MdocModel", "MdocTrust"]),
+            dependencies: ["MdocChecks", "MdocCBOR", "MdocCrypto", "MdocCOSE", "MdocModel", "MdocTrust", "MdocImaging", "MdocTime"]),
 
         .target(name: "MdocSeal", dependencies: ["MdocChecks", "MdocCBOR", "MdocCrypto", "MdocCOSE", "MdocTime"]),
 
         // MARK: Edges
-        .target(name: "MdocImaging", dependencies: ["CImageCodecs", "CZBar", "MdocChecks", "MdocCrypto"]),
         .target(name: "MdocIngest", dependencies: ["CArchive", "MdocCrypto"]),
         .target(name: "MdocPostgres", dependencies: ["CLibPQ"]),
         .target(
@@ -123,7 +126,7 @@ let package = Package(
         .target(
             name: "MdocSamples",
             dependencies: [
-                "CQREncode", "MdocCBOR", "MdocCrypto", "MdocCOSE", "MdocModel", "MdocImaging", "MdocIngest",
+                "CQREncode", "MdocChecks", "MdocCBOR", "MdocCrypto", "MdocCOSE", "MdocModel", "MdocImaging", "MdocIngest",
                 "MdocTime", "MdocTrustLists",
             ]),
 
@@ -176,14 +179,20 @@ let package = Package(
         .testTarget(
             name: "MdocCryptoTests", dependencies: ["COpenSSL", "MdocCrypto", "MdocTestSupport"],
             resources: [.copy("Vectors")]),
+        .testTarget(name: "MdocCOSETests", dependencies: ["MdocCBOR", "MdocCrypto", "MdocCOSE", "MdocTestSupport"]),
+        .testTarget(
+            name: "MdocModelTests",
+            dependencies: ["MdocCBOR", "MdocCrypto", "MdocCOSE", "MdocModel", "MdocTestSupport", "MdocTime"]),
+        .testTarget(name: "MdocTrustTests", dependencies: ["MdocCrypto", "MdocTrust", "MdocSamples", "MdocTestSupport"]),
         .testTarget(
             name: "MdocVerificationTests",
             dependencies: [
-                "MdocChecks", "MdocCBOR", "MdocCrypto", "MdocCOSE", "MdocModel", "MdocTrust",
+                "MdocChecks", "MdocCBOR", "MdocCrypto", "MdocCOSE", "MdocModel", "MdocTrust", "MdocImaging",
                 "MdocVerification", "MdocSamples", "MdocTestSupport", "MdocTime",
-            ]),
+            ],
+            exclude: ["Fixtures"]),
         .testTarget(
-            name: "MdocImagingTests", dependencies: ["MdocImaging", "MdocSamples", "MdocTestSupport"],
+            name: "MdocImagingTests", dependencies: ["MdocImaging", "MdocVerification", "MdocSamples", "MdocTestSupport"],
             resources: [.copy("Fixtures")]),
         .testTarget(name: "MdocIngestTests", dependencies: ["MdocIngest", "MdocSamples", "MdocTestSupport"]),
         .testTarget(

@@ -7,20 +7,20 @@
 ///
 /// `description` shows the type, size and offset only, never the content (which may be personal
 /// data); use ``diagnostic(expandEmbedded:pretty:)`` to see values.
-public struct CBOR: Sendable, CustomStringConvertible {
+package struct CBOR: Sendable, CustomStringConvertible {
     /// The exact bytes of this item: a slice of the buffer given to the decoder, with that
     /// buffer's indices (`input[item.encoded.indices] == item.encoded`). For an item inside an
     /// indefinite-length byte string (only reachable through ``decodeEmbedded(options:)``),
     /// a slice of the concatenated content instead.
-    public let encoded: ArraySlice<UInt8>
+    package let encoded: ArraySlice<UInt8>
     /// The decoded value.
-    public let value: Value
+    package let value: Value
 
     /// The value of a data item, by major type (RFC 8949 §3.1).
     ///
     /// Only `.tagged` is stored indirectly: the other cases are inline, so decoding allocates
     /// nothing per item beyond the arrays the tree needs.
-    public enum Value: Sendable {
+    package enum Value: Sendable {
         /// Major type 0.
         case unsigned(UInt64)
         /// Major type 1: the integer `-1 - n` (so `.negative(0)` is -1; `.negative(UInt64.max)`
@@ -54,12 +54,12 @@ public struct CBOR: Sendable, CustomStringConvertible {
         self.value = value
     }
 
-    public var description: String {
+    package var description: String {
         "CBOR(\(typeName), \(encoded.count) bytes at offset \(encoded.startIndex))"
     }
 
     /// A short human name of the item's type ("text string", "map", "tag 24", ...), for messages.
-    public var typeName: String {
+    package var typeName: String {
         switch value {
         case .unsigned: "unsigned integer"
         case .negative: "negative integer"
@@ -81,13 +81,13 @@ public struct CBOR: Sendable, CustomStringConvertible {
 
 extension CBOR {
     /// The value of an unsigned integer (major type 0); `nil` otherwise.
-    @inlinable public var uint: UInt64? {
+    @inlinable package var uint: UInt64? {
         if case .unsigned(let n) = value { return n }
         return nil
     }
 
     /// The value of an integer (major type 0 or 1) if it fits in `Int64`; `nil` otherwise.
-    @inlinable public var int: Int64? {
+    @inlinable package var int: Int64? {
         switch value {
         case .unsigned(let n):
             return n <= UInt64(Int64.max) ? Int64(n) : nil
@@ -100,61 +100,61 @@ extension CBOR {
     }
 
     /// The value of a text string; `nil` otherwise.
-    @inlinable public var text: String? {
+    @inlinable package var text: String? {
         if case .text(let s) = value { return s }
         return nil
     }
 
     /// The content of a byte string; `nil` otherwise. See ``Value/bytes(_:)`` for the indices.
-    @inlinable public var bytes: ArraySlice<UInt8>? {
+    @inlinable package var bytes: ArraySlice<UInt8>? {
         if case .bytes(let b) = value { return b }
         return nil
     }
 
     /// The elements of an array; `nil` otherwise.
-    @inlinable public var array: [CBOR]? {
+    @inlinable package var array: [CBOR]? {
         if case .array(let a) = value { return a }
         return nil
     }
 
     /// The entries of a map; `nil` otherwise.
-    @inlinable public var map: CBORMap? {
+    @inlinable package var map: CBORMap? {
         if case .map(let m) = value { return m }
         return nil
     }
 
     /// The value of `true` or `false`; `nil` otherwise.
-    @inlinable public var bool: Bool? {
+    @inlinable package var bool: Bool? {
         if case .bool(let b) = value { return b }
         return nil
     }
 
     /// Whether the item is `null` (simple value 22).
-    @inlinable public var isNull: Bool {
+    @inlinable package var isNull: Bool {
         if case .null = value { return true }
         return false
     }
 
     /// Whether the item is `undefined` (simple value 23).
-    @inlinable public var isUndefined: Bool {
+    @inlinable package var isUndefined: Bool {
         if case .undefined = value { return true }
         return false
     }
 
     /// The tag number of a tagged item; `nil` otherwise. Only the outermost tag.
-    @inlinable public var tag: UInt64? {
+    @inlinable package var tag: UInt64? {
         if case .tagged(let t, _) = value { return t }
         return nil
     }
 
     /// The content of a tagged item; `nil` otherwise.
-    @inlinable public var tagContent: CBOR? {
+    @inlinable package var tagContent: CBOR? {
         if case .tagged(_, let content) = value { return content }
         return nil
     }
 
     /// The value of a float (any width); `nil` otherwise (integers are not converted).
-    @inlinable public var float: Double? {
+    @inlinable package var float: Double? {
         if case .float(let d) = value { return d }
         return nil
     }
@@ -162,7 +162,7 @@ extension CBOR {
     /// For `#6.24(bstr .cbor X)` (RFC 8949 §3.4.5.1), the content of the byte string: the exact
     /// embedded bytes, a slice of the input for a definite-length byte string. `nil` when the
     /// item is not tag 24 over a byte string. Does not check that the bytes are CBOR.
-    @inlinable public var embeddedBytes: ArraySlice<UInt8>? {
+    @inlinable package var embeddedBytes: ArraySlice<UInt8>? {
         if case .tagged(24, let content) = value, case .bytes(let b) = content.value { return b }
         return nil
     }
@@ -172,56 +172,56 @@ extension CBOR {
 
 extension CBOR {
     /// The ``CBORError/Code/typeMismatch`` error for this item, expected `expected`.
-    public func typeMismatch(expected: String) -> CBORError {
+    package func typeMismatch(expected: String) -> CBORError {
         CBORError(
             .typeMismatch, "expected \(expected) at offset \(encoded.startIndex), found \(typeName)",
             offset: encoded.startIndex)
     }
 
     /// ``uint``, or ``CBORError/Code/typeMismatch``.
-    public func asUInt() throws(CBORError) -> UInt64 {
+    package func asUInt() throws(CBORError) -> UInt64 {
         guard let v = uint else { throw typeMismatch(expected: "unsigned integer") }
         return v
     }
 
     /// ``int``, or ``CBORError/Code/typeMismatch`` (also when the integer does not fit `Int64`).
-    public func asInt() throws(CBORError) -> Int64 {
+    package func asInt() throws(CBORError) -> Int64 {
         guard let v = int else { throw typeMismatch(expected: "integer in the Int64 range") }
         return v
     }
 
     /// ``text``, or ``CBORError/Code/typeMismatch``.
-    public func asText() throws(CBORError) -> String {
+    package func asText() throws(CBORError) -> String {
         guard let v = text else { throw typeMismatch(expected: "text string") }
         return v
     }
 
     /// ``bytes``, or ``CBORError/Code/typeMismatch``.
-    public func asBytes() throws(CBORError) -> ArraySlice<UInt8> {
+    package func asBytes() throws(CBORError) -> ArraySlice<UInt8> {
         guard let v = bytes else { throw typeMismatch(expected: "byte string") }
         return v
     }
 
     /// ``array``, or ``CBORError/Code/typeMismatch``.
-    public func asArray() throws(CBORError) -> [CBOR] {
+    package func asArray() throws(CBORError) -> [CBOR] {
         guard let v = array else { throw typeMismatch(expected: "array") }
         return v
     }
 
     /// ``map``, or ``CBORError/Code/typeMismatch``.
-    public func asMap() throws(CBORError) -> CBORMap {
+    package func asMap() throws(CBORError) -> CBORMap {
         guard let v = map else { throw typeMismatch(expected: "map") }
         return v
     }
 
     /// ``bool``, or ``CBORError/Code/typeMismatch``.
-    public func asBool() throws(CBORError) -> Bool {
+    package func asBool() throws(CBORError) -> Bool {
         guard let v = bool else { throw typeMismatch(expected: "boolean") }
         return v
     }
 
     /// The content of this item if it carries tag `tag`, or ``CBORError/Code/typeMismatch``.
-    public func asTagged(_ tag: UInt64) throws(CBORError) -> CBOR {
+    package func asTagged(_ tag: UInt64) throws(CBORError) -> CBOR {
         guard case .tagged(tag, let content) = value else { throw typeMismatch(expected: "tag \(tag)") }
         return content
     }
@@ -243,7 +243,7 @@ extension CBOR {
     ///   length, duplicate keys, non-minimal encoding) keep their own codes.
     /// - Note: Does not check what the embedded item is (the caller matches it to its CDDL), and
     ///   the embedded item's depth starts again at 1.
-    public func decodeEmbedded(options: CBORDecodingOptions = .default) throws(CBORError) -> CBOR {
+    package func decodeEmbedded(options: CBORDecodingOptions = .default) throws(CBORError) -> CBOR {
         let offset = encoded.startIndex
         guard case .tagged(let tag, let content) = value, tag == 24 else {
             throw CBORError(
@@ -264,187 +264,5 @@ extension CBOR {
                     + "(\(error.code): \(error.reason))",
                 offset: error.offset)
         }
-    }
-
-    /// For `#6.24(bstr .cbor { ... })` whose embedded map has exactly the text keys `keys` (each
-    /// once, any order, definite-length), the values in the order of `keys`: the very items
-    /// ``decodeEmbedded(options:)`` would give for them, limits and checks included, without
-    /// building the map or its keys. The value of `keys[skipped]` is checked as thoroughly but
-    /// not built (`nil` in the result). `nil` for every other input, valid or not: the caller
-    /// then goes the general way (``decodeEmbedded(options:)`` and key lookups), which also gives
-    /// the errors. A fast path for the many small fixed-shape records of ISO 18013-5
-    /// (IssuerSignedItem).
-    public func embeddedValues(
-        forTextKeys keys: [StaticString], skipping skipped: Int? = nil, options: CBORDecodingOptions = .default
-    ) -> [CBOR?]? {
-        guard let embedded = embeddedBytes else { return nil }
-        return embedded.withUnsafeBufferPointer { buffer in
-            var parser = CBORParser(input: embedded, buffer: buffer, options: options)
-            return parser.readKnownTextKeyMap(keys, skipping: skipped)
-        }
-    }
-
-    /// For `#6.24(bstr .cbor { ... })` whose embedded map has exactly the text keys `keys` (each
-    /// once, any order, definite-length) and is checked as thoroughly as
-    /// ``decodeEmbedded(options:)`` would check it: calls `body` with the map's values read in
-    /// place (``CBOREmbeddedFields``), building no item, array or key. `nil` for every other
-    /// input, valid or not, and when `body` answers `nil`: the caller then goes the general way
-    /// (``decodeEmbedded(options:)`` and key lookups), which also gives the errors. The fast path
-    /// of the many small fixed-shape records of ISO 18013-5 (IssuerSignedItem); a value the
-    /// view does not read as a scalar is not built unless asked for (``CBOREmbeddedFields/item(_:)``).
-    ///
-    /// The view is valid only inside `body`.
-    @inlinable
-    public func withEmbeddedFields<Result>(
-        forTextKeys keys: [StaticString], options: CBORDecodingOptions = .default,
-        _ body: (CBOREmbeddedFields) -> Result?
-    ) -> Result? {
-        // Generic only here, where it specializes in the caller; the reading is not generic.
-        var result: Result?
-        visitEmbeddedFields(forTextKeys: keys, options: options) { result = body($0) }
-        return result
-    }
-
-    /// ``withEmbeddedFields(forTextKeys:options:_:)`` without its result: calls `body` when the
-    /// map has the usual shape.
-    @usableFromInline
-    func visitEmbeddedFields(
-        forTextKeys keys: [StaticString], options: CBORDecodingOptions, _ body: (CBOREmbeddedFields) -> Void
-    ) {
-        guard let embedded = embeddedBytes else { return }
-        Self.visitEmbeddedFields(embedded, forTextKeys: keys, options: options, body)
-    }
-
-    /// ``withEmbeddedFields(forTextKeys:options:_:)`` for an item known only by its
-    /// ``embeddedBytes`` (`nil` answers `nil`): the same view of the same bytes, for callers that
-    /// read the bytes out of an array's item without copying the whole item.
-    @inlinable
-    public static func withEmbeddedFields<Result>(
-        embeddedBytes embedded: ArraySlice<UInt8>?, forTextKeys keys: [StaticString], options: CBORDecodingOptions = .default,
-        _ body: (CBOREmbeddedFields) -> Result?
-    ) -> Result? {
-        guard let embedded else { return nil }
-        var result: Result?
-        visitEmbeddedFields(embedded, forTextKeys: keys, options: options) { result = body($0) }
-        return result
-    }
-
-    /// The check of ``withEmbeddedFields(embeddedBytes:forTextKeys:options:_:)`` without its
-    /// view: whether `embedded` is a definite-length map of exactly the text keys `keys` (each
-    /// once, any order), checked as ``decodeEmbedded(options:)`` would check it (`true` means
-    /// the general decoding of these bytes succeeds); writes where each value lies into `spans`
-    /// (offsets in `embedded`: `spans[2 * k]` start, `spans[2 * k + 1]` end, `k` the key's index;
-    /// at least `2 * keys.count` of them). The values are then read in place with a
-    /// ``CBORCursor`` over the same bytes (``CBORCursor/move(to:)``), with no view, closure or
-    /// parser copy per record: the fast path of the many IssuerSignedItems.
-    public static func knownTextKeyMapSpans(
-        _ embedded: ArraySlice<UInt8>, forTextKeys keys: [StaticString], options: CBORDecodingOptions = .default,
-        into spans: UnsafeMutableBufferPointer<Int>
-    ) -> Bool {
-        embedded.withUnsafeBufferPointer { knownTextKeyMapSpans($0, forTextKeys: keys, options: options, into: spans) }
-    }
-
-    /// ``knownTextKeyMapSpans(_:forTextKeys:options:into:)`` over bytes in a buffer (offsets
-    /// in the buffer); no reference to the bytes' storage is taken.
-    public static func knownTextKeyMapSpans(
-        _ buffer: UnsafeBufferPointer<UInt8>, forTextKeys keys: [StaticString], options: CBORDecodingOptions = .default,
-        into spans: UnsafeMutableBufferPointer<Int>
-    ) -> Bool {
-        guard keys.count <= 16, spans.count >= 2 &* keys.count else { return false }
-        var parser = CBORParser(validating: buffer, options: options)
-        return parser.readKnownTextKeyMapSpans(keys, into: spans)
-    }
-
-    /// ``visitEmbeddedFields(forTextKeys:options:_:)`` over the embedded bytes themselves.
-    @usableFromInline
-    static func visitEmbeddedFields(
-        _ embedded: ArraySlice<UInt8>, forTextKeys keys: [StaticString], options: CBORDecodingOptions,
-        _ body: (CBOREmbeddedFields) -> Void
-    ) {
-        guard keys.count <= 16 else { return }
-        embedded.withUnsafeBufferPointer { buffer in
-            withUnsafeTemporaryAllocation(of: Int.self, capacity: 2 &* keys.count) { spans in
-                var parser = CBORParser(input: embedded, buffer: buffer, options: options)
-                guard parser.readKnownTextKeyMapSpans(keys, into: spans) else { return }
-                parser.position = 0
-                parser.itemCount = 0
-                body(CBOREmbeddedFields(parser: parser, spans: UnsafeBufferPointer(spans), count: keys.count))
-            }
-        }
-    }
-}
-
-/// The values of an embedded fixed-shape map (``CBOR/withEmbeddedFields(forTextKeys:options:_:)``),
-/// by the index of their key, read in place from the received bytes. Every value has already
-/// been checked as the general decoding checks it, so each accessor gives exactly what the
-/// general decoding gives for that value (or `nil` when the value is of another type).
-public struct CBOREmbeddedFields {
-    /// A parser over the embedded bytes, at rest (position and item count 0).
-    let parser: CBORParser
-    /// Buffer offsets of each value: `spans[2 * i]` start, `spans[2 * i + 1]` end.
-    let spans: UnsafeBufferPointer<Int>
-    /// The number of keys.
-    public let count: Int
-
-    /// The major type and argument of value `index` (definite forms only), the offset just after
-    /// its head and its end; `nil` for an index out of range. Read with a ``CBORCursor``: the
-    /// parser (and the references it holds) is not copied.
-    private func head(_ index: Int) -> (head: (major: UInt8, argument: UInt64), contentStart: Int, end: Int)? {
-        guard index >= 0, index < count else { return nil }
-        var cursor = CBORCursor(buffer: parser.buffer)
-        cursor.position = spans[2 &* index]
-        guard let head = cursor.anyHead() else { return nil }
-        return (head, cursor.position, spans[2 &* index &+ 1])
-    }
-
-    /// Value `index` if it is an unsigned integer (major type 0): ``CBOR/uint``.
-    public func unsigned(_ index: Int) -> UInt64? {
-        guard let (head, _, _) = head(index), head.major == 0 else { return nil }
-        return head.argument
-    }
-
-    /// Value `index` if it is a definite-length byte string: ``CBOR/bytes``, a slice of the
-    /// received bytes with their indices.
-    public func bytes(_ index: Int) -> ArraySlice<UInt8>? {
-        guard let (head, contentStart, end) = head(index), head.major == 2, contentStart <= end,
-            end <= parser.buffer.count
-        else { return nil }
-        return parser.slice(from: contentStart, to: end)
-    }
-
-    /// Whether value `index` is a definite-length byte string: whether ``bytes(_:)`` answers,
-    /// without making the slice.
-    public func isByteString(_ index: Int) -> Bool {
-        guard let (head, contentStart, end) = head(index), head.major == 2, contentStart <= end,
-            end <= parser.buffer.count
-        else { return false }
-        return true
-    }
-
-    /// Value `index` if it is a definite-length text string (valid UTF-8, as checked): ``CBOR/text``.
-    public func text(_ index: Int) -> String? {
-        guard let (head, contentStart, end) = head(index), head.major == 3, contentStart <= end,
-            end <= parser.buffer.count
-        else { return nil }
-        return String(decoding: UnsafeBufferPointer(rebasing: parser.buffer[contentStart..<end]), as: UTF8.self)
-    }
-
-    /// The exact bytes of value `index` (its ``CBOR/encoded``), one checked item: read them
-    /// in place with ``CBORCursor``.
-    public func encoded(_ index: Int) -> ArraySlice<UInt8>? {
-        guard index >= 0, index < count else { return nil }
-        let start = spans[2 &* index]
-        let end = spans[2 &* index &+ 1]
-        guard start <= end, end <= parser.buffer.count else { return nil }
-        return parser.slice(from: start, to: end)
-    }
-
-    /// Value `index` decoded: the item ``CBOR/decodeEmbedded(options:)`` gives for it.
-    public func item(_ index: Int) -> CBOR? {
-        guard index >= 0, index < count else { return nil }
-        var reader = parser
-        reader.position = spans[2 &* index]
-        guard let value = try? reader.decodeItem(depth: 2), reader.position == spans[2 &* index &+ 1] else { return nil }
-        return value
     }
 }

@@ -58,29 +58,24 @@ extension CBOR {
     ///   to back; a duplicate key is reported once its map has been read).
     /// - Note: Tags are not interpreted and nothing is checked against a schema: the caller
     ///   matches the item to its CDDL.
-    public init(decoding bytes: ArraySlice<UInt8>, options: CBORDecodingOptions = .default) throws(CBORError) {
-        let result: Result<CBOR, CBORError> = bytes.withUnsafeBufferPointer { buffer in
+    package init(decoding bytes: ArraySlice<UInt8>, options: CBORDecodingOptions = .default) throws(CBORError) {
+        self = try bytes.withUnsafeBufferPointer { (buffer) throws(CBORError) -> CBOR in
             var decoder = CBORParser(input: bytes, buffer: buffer, options: options)
-            do throws(CBORError) {
-                let item = try decoder.decodeItem(depth: 1)
-                if decoder.position != buffer.count {
-                    let offset = decoder.absolute(decoder.position)
-                    throw CBORError(
-                        .trailingBytes,
-                        "\(buffer.count - decoder.position) byte(s) follow the top-level item at offset \(offset)",
-                        offset: offset)
-                }
-                return .success(item)
-            } catch {
-                return .failure(error)
+            let item = try decoder.decodeItem(depth: 1)
+            if decoder.position != buffer.count {
+                let offset = decoder.absolute(decoder.position)
+                throw CBORError(
+                    .trailingBytes,
+                    "\(buffer.count - decoder.position) byte(s) follow the top-level item at offset \(offset)",
+                    offset: offset)
             }
+            return item
         }
-        self = try result.get()
     }
 
     /// Decodes exactly one CBOR item from `bytes`, as the `ArraySlice` overload does; slices
     /// index into `bytes`.
-    public init(decoding bytes: [UInt8], options: CBORDecodingOptions = .default) throws(CBORError) {
+    package init(decoding bytes: [UInt8], options: CBORDecodingOptions = .default) throws(CBORError) {
         try self.init(decoding: bytes[...], options: options)
     }
 }
@@ -132,13 +127,6 @@ struct CBORParser {
         self.requireMinimalEncoding = options.requireMinimalEncoding
     }
 
-    /// A parser over `buffer` alone, for the checks that answer only whether the bytes are
-    /// acceptable (``readKnownTextKeyMapSpans(_:into:)``, ``skipItem(depth:)``): it holds no
-    /// reference to the caller's array, and its offsets in errors (which those checks discard)
-    /// are the buffer's. It cannot hand out slices.
-    init(validating buffer: UnsafeBufferPointer<UInt8>, options: CBORDecodingOptions) {
-        self.init(input: [], buffer: buffer, options: options)
-    }
 
     /// Bytes not yet read.
     @inline(__always) var remaining: Int { buffer.count &- position }
@@ -178,7 +166,6 @@ struct CBORParser {
 
     /// ``readHead()`` without its errors: the same head, position and count whenever it
     /// succeeds; `nil` whenever it would throw (the position and count are then unspecified).
-    /// For the paths that only ask whether the bytes are acceptable (``skipItem(depth:)``).
     @inline(__always)
     mutating func readHeadIfValid() -> Head? {
         guard position < buffer.count else { return nil }
@@ -490,287 +477,5 @@ struct CBORParser {
             summarized = pushKeySummary(start: keyStart, index: index)
         }
         items.append(try decodeItem(depth: depth &+ 1))
-    }
-
-    // MARK: Maps of known text keys
-
-    /// Reads, at `position`, a definite-length map (depth 1) whose keys are exactly `keys`, each
-    /// once, in any order, as definite-length text strings; returns the values in the order of
-    /// `keys`, each decoded by ``decodeItem(depth:)`` at depth 2 as in any map, except the value
-    /// of `keys[skipped]`, only checked by ``skipItem(depth:)`` (`nil` in the result). `nil` for
-    /// anything else, malformed or not (the caller then decodes the general way, which accepts
-    /// every such map and reports every error): so a result is always the one the general
-    /// decode would give, with the same limits counted, and no key is turned into a `String`.
-    mutating func readKnownTextKeyMap(_ keys: [StaticString], skipping skipped: Int?) -> [CBOR?]? {
-        guard keys.count <= 16, maxDepth >= 2, let head = readHeadIfValid(), head.major == 5, !head.isIndefinite,
-            head.argument == UInt64(keys.count)
-        else { return nil }
-        var received: [CBOR?] = []  // values in received order
-        received.reserveCapacity(keys.count)
-        var slots: UInt64 = 0  // the key index of each received value, 4 bits each
-        var seen: UInt32 = 0
-        for position in 0..<keys.count {
-            guard let slot = readKnownKey(keys, seen: &seen) else { return nil }
-            slots |= UInt64(slot) << (4 &* position)
-            if slot == skipped {
-                guard skipItem(depth: 2) else { return nil }
-                received.append(nil)
-            } else {
-                guard let value = try? decodeItem(depth: 2) else { return nil }
-                received.append(value)
-            }
-        }
-        guard self.position == buffer.count else { return nil }
-        // Received in another order (e.g. deterministic encoding sorts the keys): permute in
-        // place, each swap putting one value at its key's index.
-        for index in 0..<keys.count {
-            while true {
-                let slot = Int((slots >> (4 &* index)) & 0xf)
-                if slot == index { break }
-                received.swapAt(index, slot)
-                let other = (slots >> (4 &* slot)) & 0xf
-                slots &= ~(0xf << UInt64(4 &* index)) & ~(0xf << UInt64(4 &* slot))
-                slots |= other << UInt64(4 &* index) | UInt64(slot) << UInt64(4 &* slot)
-            }
-        }
-        return received
-    }
-
-    /// Reads one key of a known-keys map: a definite-length text string equal to one of `keys`
-    /// not yet in `seen` (the map cannot repeat a key; each known key is valid UTF-8). Marks it
-    /// in `seen` and returns its index; nil for anything else.
-    @inline(__always)
-    private mutating func readKnownKey(_ keys: [StaticString], seen: inout UInt32) -> Int? {
-        let keyStart = position
-        guard let keyHead = readHeadIfValid(), keyHead.major == 3, !keyHead.isIndefinite,
-            let length = try? checkedLength(keyHead, start: keyStart, what: "text string")
-        else { return nil }
-        let content = UnsafeBufferPointer(rebasing: buffer[position..<(position &+ length)])
-        position &+= length
-        // A plain loop over the known keys (firstIndex(where:) called a closure for each).
-        var found: Int?
-        for index in keys.indices where Self.equal(content, keys[index]) {
-            found = index
-            break
-        }
-        guard let slot = found, seen & (1 << slot) == 0 else { return nil }
-        seen |= 1 << slot
-        return slot
-    }
-
-    /// Checks, at `position`, a definite-length map (depth 1) whose keys are exactly `keys`
-    /// (each once, any order, definite-length text strings) and whose values all pass
-    /// ``skipItem(depth:)`` at depth 2, and that nothing follows it; writes where each value
-    /// lies (buffer offsets, `spans[2 * k]` start and `spans[2 * k + 1]` end, `k` the key's
-    /// index in `keys`). `false` for anything else, malformed or not (the caller then decodes
-    /// the general way). Builds nothing: no key becomes a `String`, no value a ``CBOR``.
-    /// The same heads are read and counted as by ``decodeItem(depth:)``, so `true` means the
-    /// general decoding of these bytes succeeds.
-    mutating func readKnownTextKeyMapSpans(_ keys: [StaticString], into spans: UnsafeMutableBufferPointer<Int>) -> Bool {
-        guard keys.count <= 16, spans.count >= 2 &* keys.count, maxDepth >= 2, let head = readHeadIfValid(),
-            head.major == 5, !head.isIndefinite, head.argument == UInt64(keys.count)
-        else { return false }
-        var seen: UInt32 = 0
-        for _ in 0..<keys.count {
-            guard let slot = readKnownKey(keys, seen: &seen) else { return false }
-            let valueStart = self.position
-            guard skipItem(depth: 2) else { return false }
-            spans[2 &* slot] = valueStart
-            spans[2 &* slot &+ 1] = self.position
-        }
-        return self.position == buffer.count
-    }
-
-    // MARK: Validation without building
-
-    /// Checks the item at `position` (nesting depth `depth`) as ``decodeItem(depth:)`` would
-    /// (heads, limits, lengths, UTF-8, nesting, duplicate keys) without building it, and moves
-    /// past it. `false` whenever decodeItem would throw, and also for forms left to it
-    /// (indefinite lengths, maps of more than ``CBORMap/skipDuplicateCheckLimit`` entries):
-    /// so `true` means decodeItem succeeds on these bytes.
-    mutating func skipItem(depth: Int) -> Bool {
-        let start = position
-        guard depth <= maxDepth, let head = readHeadIfValid(), !head.isIndefinite else { return false }
-        switch head.major {
-        case 0, 1:
-            return true
-        case 2:
-            guard let length = try? checkedLength(head, start: start, what: "byte string") else { return false }
-            position &+= length
-            return true
-        case 3:
-            guard let length = try? checkedLength(head, start: start, what: "text string") else { return false }
-            guard UTF8Validation.isValid(UnsafeBufferPointer(rebasing: buffer[position..<(position &+ length)])) else {
-                return false
-            }
-            position &+= length
-            return true
-        case 4:
-            guard let count = try? checkedCount(head, start: start, perElement: 1, what: "array") else { return false }
-            for _ in 0..<count {
-                guard skipItem(depth: depth &+ 1) else { return false }
-            }
-            return true
-        case 5:
-            guard let count = try? checkedCount(head, start: start, perElement: 2, what: "map"),
-                count <= CBORMap.skipDuplicateCheckLimit
-            else { return false }
-            return skipMapEntries(count: count, depth: depth)
-        case 6:
-            return skipItem(depth: depth &+ 1)
-        default:
-            return (try? simpleOrFloat(head, start: start)) != nil
-        }
-    }
-
-    /// The entries of a map whose head has been read (``skipItem(depth:)``), with the duplicate
-    /// key check on a stack buffer of key summaries.
-    mutating func skipMapEntries(count: Int, depth: Int) -> Bool {
-        guard count > 0 else { return true }
-        return withUnsafeTemporaryAllocation(of: KeySummary.self, capacity: count) { summaries in
-            for index in 0..<count {
-                let keyStart = position
-                guard skipItem(depth: depth &+ 1) else { return false }
-                if rejectDuplicateKeys {
-                    guard let summary = keySummary(start: keyStart, end: position, index: index) else { return false }
-                    summaries.initializeElement(at: index, to: summary)
-                    for j in 0..<index where sameKey(summary, summaries[j]) { return false }
-                }
-                guard skipItem(depth: depth &+ 1) else { return false }
-            }
-            return true
-        }
-    }
-
-    /// Whether `bytes` are the UTF-8 of `key`.
-    static func equal(_ bytes: UnsafeBufferPointer<UInt8>, _ key: StaticString) -> Bool {
-        guard key.hasPointerRepresentation, bytes.count == key.utf8CodeUnitCount else { return false }
-        let wanted = UnsafeBufferPointer(start: key.utf8Start, count: key.utf8CodeUnitCount)
-        return CBOR.sameBytes(bytes, wanted)
-    }
-
-    // MARK: Duplicate keys
-
-    /// A map key reduced to what duplicate detection compares (RFC 8949 §5.6, as this layer
-    /// defines key equality), read from the buffer so that comparing keys touches no reference
-    /// counts.
-    struct KeySummary {
-        /// 0 unsigned, 1 negative, 2 byte string, 3 text string, 4 any other item.
-        var kind: UInt8
-        /// The integer's argument (kinds 0 and 1).
-        var number: UInt64
-        /// Buffer range compared bytewise: the content (kinds 2, 3) or the whole item (kind 4).
-        var start: Int
-        var end: Int
-        /// Position of the entry in the map.
-        var index: Int
-    }
-
-    /// The summary of the already-validated key occupying buffer offsets `start..<end`, or
-    /// `nil` for an indefinite-length string key (its content is not contiguous).
-    func keySummary(start: Int, end: Int, index: Int) -> KeySummary? {
-        let initial = buffer[start]
-        let major = initial >> 5
-        let info = initial & 0x1f
-        let headLength = info < 24 ? 1 : 1 &+ (1 << Int(min(info, 27) &- 24))
-        switch major {
-        case 0, 1:
-            var argument = UInt64(info)
-            if info >= 24 {
-                argument = 0
-                for offset in (start &+ 1)..<(start &+ headLength) { argument = argument << 8 | UInt64(buffer[offset]) }
-            }
-            return KeySummary(kind: major, number: argument, start: start, end: end, index: index)
-        case 2, 3:
-            guard info != 31 else { return nil }
-            return KeySummary(kind: major, number: 0, start: start &+ headLength, end: end, index: index)
-        default:
-            return KeySummary(kind: 4, number: 0, start: start, end: end, index: index)
-        }
-    }
-
-    /// Bytewise comparison of two buffer ranges: negative, zero or positive.
-    static func compareBytes(_ buffer: UnsafeBufferPointer<UInt8>, _ a: KeySummary, _ b: KeySummary) -> Int {
-        let lengthA = a.end &- a.start
-        let lengthB = b.end &- b.start
-        if lengthA != lengthB { return lengthA < lengthB ? -1 : 1 }
-        var i = 0
-        while i < lengthA {
-            let x = buffer[a.start &+ i]
-            let y = buffer[b.start &+ i]
-            if x != y { return x < y ? -1 : 1 }
-            i &+= 1
-        }
-        return 0
-    }
-
-    /// Whether two summarized keys are equal.
-    func sameKey(_ a: KeySummary, _ b: KeySummary) -> Bool {
-        guard a.kind == b.kind else { return false }
-        return a.kind < 2 ? a.number == b.number : Self.compareBytes(buffer, a, b) == 0
-    }
-
-    /// Summarizes the key just decoded (from buffer offset `start` to `position`) onto
-    /// `keySummaries`. Returns `false` for a key that cannot be summarized (an
-    /// indefinite-length string), which sends the map to the slow path.
-    mutating func pushKeySummary(start: Int, index: Int) -> Bool {
-        guard let summary = keySummary(start: start, end: position, index: index) else { return false }
-        keySummaries.append(summary)
-        return true
-    }
-
-    /// The position of the first key of a small map (keys and values interleaved in `items`, at
-    /// most ``CBORMap/pairwiseDuplicateCheckLimit`` entries) that repeats an earlier one, if any:
-    /// the keys are summarized into a stack buffer and compared pairwise, as
-    /// ``firstDuplicateSummary(from:)`` does for the summary stack. A key that cannot be
-    /// summarized (an indefinite-length string) sends the map to the slow path.
-    func firstDuplicateInSmallMap(_ items: [CBOR]) -> Int? {
-        let n = items.count / 2
-        guard n > 1 else { return nil }
-        let found: Int?? = withUnsafeTemporaryAllocation(of: KeySummary.self, capacity: n) { summaries in
-            for i in 0..<n {
-                let key = items[2 &* i].encoded
-                guard let summary = keySummary(start: key.startIndex &- base, end: key.endIndex &- base, index: i) else {
-                    return nil
-                }
-                summaries.initializeElement(at: i, to: summary)
-                for j in 0..<i where sameKey(summary, summaries[j]) { return .some(i) }
-            }
-            return .some(nil)
-        }
-        guard let found else { return CBORMap.firstDuplicateKey(interleaved: items) }
-        return found
-    }
-
-    /// The position of the first key in `keySummaries[base...]` that repeats an earlier one, if
-    /// any. Small maps are compared pairwise; larger ones are sorted in place (the region is
-    /// discarded afterwards), where a repeated key lands next to its predecessor and the
-    /// smallest such later position is the first repetition in received order.
-    mutating func firstDuplicateSummary(from base: Int) -> Int? {
-        let end = keySummaries.count
-        let n = end &- base
-        guard n > 1 else { return nil }
-        if n <= CBORMap.pairwiseDuplicateCheckLimit {
-            for i in (base &+ 1)..<end {
-                for j in base..<i where sameKey(keySummaries[i], keySummaries[j]) { return keySummaries[i].index }
-            }
-            return nil
-        }
-        let buffer = self.buffer
-        keySummaries[base..<end].sort { a, b in
-            if a.kind != b.kind { return a.kind < b.kind }
-            if a.kind < 2 {
-                if a.number != b.number { return a.number < b.number }
-            } else {
-                let order = Self.compareBytes(buffer, a, b)
-                if order != 0 { return order < 0 }
-            }
-            return a.index < b.index
-        }
-        var first: Int?
-        for i in (base &+ 1)..<end where sameKey(keySummaries[i &- 1], keySummaries[i]) {
-            first = min(first ?? Int.max, keySummaries[i].index)
-        }
-        return first
     }
 }

@@ -21,7 +21,7 @@ extension CBOR {
     ///     indented by two spaces. With `false`, everything is on one line.
     /// - Warning: The output contains the item's values (possibly personal data). Do not log it
     ///   without an explicit opt-in.
-    public func diagnostic(expandEmbedded: Bool = true, pretty: Bool = true) -> String {
+    package func diagnostic(expandEmbedded: Bool = true, pretty: Bool = true) -> String {
         let printer = DiagnosticPrinter(expandEmbedded: expandEmbedded, pretty: pretty)
         return printer.render(self, indent: 0, depth: 1)
     }

@@ -3,58 +3,58 @@
 /// Two errors are equal when their codes are equal: the ``reason`` and ``offset`` are for humans
 /// and may be reworded between versions, the ``Code`` may not. Reasons name byte offsets and
 /// lengths, never the content of the input (which may be personal data).
-public struct CBORError: Error, Hashable, CustomStringConvertible {
+package struct CBORError: Error, Hashable, CustomStringConvertible {
     /// A stable, dotted error code such as `cbor.truncated`. Stored in reports; never renamed.
-    public struct Code: Hashable, Sendable, CustomStringConvertible {
+    package struct Code: Hashable, Sendable, CustomStringConvertible {
         /// The stable string form, e.g. `cbor.truncated`.
-        public let rawValue: String
+        package let rawValue: String
 
         init(_ rawValue: String) { self.rawValue = rawValue }
 
-        public var description: String { rawValue }
+        package var description: String { rawValue }
 
         /// The input ends before the item does: a head, an argument, string content or container
         /// elements are missing. Also used when a declared length or element count exceeds the
         /// bytes remaining but stays within ``CBORDecodingOptions/maxLength`` (more input could
         /// complete the item). RFC 8949 §5.3.1 (not well-formed).
-        public static let truncated = Code("cbor.truncated")
+        package static let truncated = Code("cbor.truncated")
         /// Bytes follow the single top-level item. RFC 8949 §5.3.1.
-        public static let trailingBytes = Code("cbor.trailingBytes")
+        package static let trailingBytes = Code("cbor.trailingBytes")
         /// Additional information 28, 29 or 30, reserved by RFC 8949 §3 (not well-formed).
-        public static let reservedAdditionalInfo = Code("cbor.reservedAdditionalInfo")
+        package static let reservedAdditionalInfo = Code("cbor.reservedAdditionalInfo")
         /// Additional information 31 (indefinite length) on major type 0, 1 or 6, which have no
         /// indefinite form. RFC 8949 §3.2.
-        public static let indefiniteLengthNotAllowed = Code("cbor.indefiniteLengthNotAllowed")
+        package static let indefiniteLengthNotAllowed = Code("cbor.indefiniteLengthNotAllowed")
         /// A text string (or one chunk of an indefinite-length text string) is not valid UTF-8
         /// (RFC 8949 §3.1 major type 3, §3.2.3; RFC 3629).
-        public static let invalidUTF8 = Code("cbor.invalidUTF8")
+        package static let invalidUTF8 = Code("cbor.invalidUTF8")
         /// A break stop code (0xff) outside an indefinite-length item, or in place of a map value.
         /// RFC 8949 §3.2.1.
-        public static let unexpectedBreak = Code("cbor.unexpectedBreak")
+        package static let unexpectedBreak = Code("cbor.unexpectedBreak")
         /// A chunk of an indefinite-length string is not a definite-length string of the same
         /// major type. RFC 8949 §3.2.3.
-        public static let invalidIndefiniteString = Code("cbor.invalidIndefiniteString")
+        package static let invalidIndefiniteString = Code("cbor.invalidIndefiniteString")
         /// A map holds the same key twice (RFC 8949 §5.6). Keys are compared by value: integers
         /// numerically, byte and text strings by content, other keys by their encoded bytes.
-        public static let duplicateMapKey = Code("cbor.duplicateMapKey")
+        package static let duplicateMapKey = Code("cbor.duplicateMapKey")
         /// Nesting deeper than ``CBORDecodingOptions/maxDepth``.
-        public static let depthLimitExceeded = Code("cbor.depthLimitExceeded")
+        package static let depthLimitExceeded = Code("cbor.depthLimitExceeded")
         /// More items than ``CBORDecodingOptions/maxItems`` in one decode.
-        public static let itemCountLimitExceeded = Code("cbor.itemCountLimitExceeded")
+        package static let itemCountLimitExceeded = Code("cbor.itemCountLimitExceeded")
         /// A declared string length or element count larger than
         /// ``CBORDecodingOptions/maxLength`` (or than any `Int`): rejected before anything is read
         /// or allocated, whatever follows.
-        public static let lengthLimitExceeded = Code("cbor.lengthLimitExceeded")
+        package static let lengthLimitExceeded = Code("cbor.lengthLimitExceeded")
         /// A head whose argument is not in its shortest form (RFC 8949 §4.2.1), only under
         /// ``CBORDecodingOptions/requireMinimalEncoding``.
-        public static let nonMinimalEncoding = Code("cbor.nonMinimalEncoding")
+        package static let nonMinimalEncoding = Code("cbor.nonMinimalEncoding")
         /// A two-byte simple value (0xf8 nn) with nn < 32. RFC 8949 §3.3 (not well-formed).
-        public static let invalidSimpleValue = Code("cbor.invalidSimpleValue")
+        package static let invalidSimpleValue = Code("cbor.invalidSimpleValue")
         /// A typed accessor found an item of another type.
-        public static let typeMismatch = Code("cbor.typeMismatch")
+        package static let typeMismatch = Code("cbor.typeMismatch")
         /// `#6.24` is not over a byte string, or the embedded bytes are not one well-formed item
         /// (RFC 8949 §3.4.5.1; RFC 8610 `.cbor`).
-        public static let invalidTag24 = Code("cbor.invalidTag24")
+        package static let invalidTag24 = Code("cbor.invalidTag24")
 
         /// Codes that mean "these bytes are not well-formed, valid CBOR", as opposed to limits
         /// and policy (depth, items, length, duplicate keys, minimal encoding).
@@ -71,13 +71,13 @@ public struct CBORError: Error, Hashable, CustomStringConvertible {
     }
 
     /// What went wrong, as a stable code. Tests and checks match on this.
-    public let code: Code
+    package let code: Code
     /// Human-readable explanation; names the byte offset where there is one.
-    public let reason: String
+    package let reason: String
     /// Byte offset of the problem, as an index into the caller's buffer (the original
     /// `ArraySlice`'s indices, so it stays meaningful for embedded items). `nil` when the error
     /// is not about one position.
-    public let offset: Int?
+    package let offset: Int?
 
     package init(_ code: Code, _ reason: String, offset: Int?) {
         self.code = code
@@ -85,9 +85,9 @@ public struct CBORError: Error, Hashable, CustomStringConvertible {
         self.offset = offset
     }
 
-    public var description: String { "\(code): \(reason)" }
+    package var description: String { "\(code): \(reason)" }
 
-    public static func == (lhs: CBORError, rhs: CBORError) -> Bool { lhs.code == rhs.code }
+    package static func == (lhs: CBORError, rhs: CBORError) -> Bool { lhs.code == rhs.code }
 
-    public func hash(into hasher: inout Hasher) { hasher.combine(code) }
+    package func hash(into hasher: inout Hasher) { hasher.combine(code) }
 }

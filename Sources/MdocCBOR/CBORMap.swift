@@ -6,12 +6,12 @@
 ///
 /// - Warning: `map[1]` with an integer literal is the *positional* subscript (the literal
 ///   defaults to `Int`). Look up the integer key 1 with `map[1 as Int64]` or `map[key: 1]`.
-public struct CBORMap: Sendable, RandomAccessCollection {
+package struct CBORMap: Sendable, RandomAccessCollection {
     /// One entry: the key and value items, each with its own ``CBOR/encoded`` bytes.
-    public typealias Element = (key: CBOR, value: CBOR)
+    package typealias Element = (key: CBOR, value: CBOR)
     /// Positions are `Int`s from `0` to `count`.
-    public typealias Index = Int
-    public typealias Indices = Range<Int>
+    package typealias Index = Int
+    package typealias Indices = Range<Int>
 
     /// Keys and values interleaved: `k0, v0, k1, v1, ...`. (An array of tuples would make every
     /// key comparison copy whole entries.)
@@ -20,30 +20,30 @@ public struct CBORMap: Sendable, RandomAccessCollection {
     init(interleaved items: [CBOR]) { self.items = items }
 
     /// The map without entries.
-    public static let empty = CBORMap(interleaved: [])
+    package static let empty = CBORMap(interleaved: [])
 
-    public var startIndex: Int { 0 }
-    public var endIndex: Int { items.count / 2 }
-    public var count: Int { items.count / 2 }
-    public var indices: Range<Int> { 0..<count }
-    public func index(after i: Int) -> Int { i + 1 }
-    public func index(before i: Int) -> Int { i - 1 }
+    package var startIndex: Int { 0 }
+    package var endIndex: Int { items.count / 2 }
+    package var count: Int { items.count / 2 }
+    package var indices: Range<Int> { 0..<count }
+    package func index(after i: Int) -> Int { i + 1 }
+    package func index(before i: Int) -> Int { i - 1 }
 
     /// The entry at `position` (received order). Traps on an invalid position, like `Array`.
-    public subscript(position: Int) -> Element {
+    package subscript(position: Int) -> Element {
         precondition(position >= 0 && position < count, "CBORMap index out of range")
         return (key: items[2 * position], value: items[2 * position + 1])
     }
 
     /// The value whose key is the text string `key` (compared by UTF-8 bytes, not by Unicode
     /// canonical equivalence); `nil` if absent. With duplicate keys allowed, the first match.
-    public subscript(_ key: String) -> CBOR? {
+    package subscript(_ key: String) -> CBOR? {
         valuePosition(forText: key).map { items[$0] }
     }
 
     /// The value whose key is the integer `key` (major type 0 or 1); `nil` if absent.
     /// See the warning on the type about integer literals.
-    public subscript(_ key: Int64) -> CBOR? {
+    package subscript(_ key: Int64) -> CBOR? {
         valuePosition(forInteger: key).map { items[$0] }
     }
 
@@ -79,55 +79,55 @@ public struct CBORMap: Sendable, RandomAccessCollection {
     }
 
     /// Whether a key is the text string `key` (`self[key] != nil`), without copying the value.
-    public func containsKey(_ key: String) -> Bool { valuePosition(forText: key) != nil }
+    package func containsKey(_ key: String) -> Bool { valuePosition(forText: key) != nil }
 
     /// Whether a key is the integer `key` (`self[key] != nil`), without copying the value.
-    public func containsKey(_ key: Int64) -> Bool { valuePosition(forInteger: key) != nil }
+    package func containsKey(_ key: Int64) -> Bool { valuePosition(forInteger: key) != nil }
 
     /// `self[key].map { $0.text }`: `nil` when the key is absent, `.some(nil)` when its value is
     /// not a text string. Reads the value in place instead of copying it out of the map.
-    public func textValue(forKey key: String) -> String?? {
+    package func textValue(forKey key: String) -> String?? {
         guard let position = valuePosition(forText: key) else { return nil }
         return .some(items[position].text)
     }
 
     /// `self[key].map { $0.uint }`, read in place (see ``textValue(forKey:)``).
-    public func unsignedValue(forKey key: String) -> UInt64?? {
+    package func unsignedValue(forKey key: String) -> UInt64?? {
         guard let position = valuePosition(forText: key) else { return nil }
         return .some(items[position].uint)
     }
 
     /// `self[key].map { $0.map }`, read in place (see ``textValue(forKey:)``).
-    public func mapValue(forKey key: String) -> CBORMap?? {
+    package func mapValue(forKey key: String) -> CBORMap?? {
         guard let position = valuePosition(forText: key) else { return nil }
         return .some(items[position].map)
     }
 
     /// `self[key].map { $0.array }`, read in place (see ``textValue(forKey:)``).
-    public func arrayValue(forKey key: String) -> [CBOR]?? {
+    package func arrayValue(forKey key: String) -> [CBOR]?? {
         guard let position = valuePosition(forText: key) else { return nil }
         return .some(items[position].array)
     }
 
     /// `self[key: key].map { $0.int }`, read in place (see ``textValue(forKey:)``).
-    public func intValue(forKey key: Int64) -> Int64?? {
+    package func intValue(forKey key: Int64) -> Int64?? {
         guard let position = valuePosition(forInteger: key) else { return nil }
         return .some(items[position].int)
     }
 
     /// `self[key: key].map { $0.bytes }`, read in place (see ``textValue(forKey:)``).
-    public func bytesValue(forKey key: Int64) -> ArraySlice<UInt8>?? {
+    package func bytesValue(forKey key: Int64) -> ArraySlice<UInt8>?? {
         guard let position = valuePosition(forInteger: key) else { return nil }
         return .some(items[position].bytes)
     }
 
     /// The value whose key is the integer `key`: the same as `self[key as Int64]`, spelled so
     /// that an integer literal cannot pick the positional subscript by mistake.
-    public subscript(key key: Int64) -> CBOR? { self[key] }
+    package subscript(key key: Int64) -> CBOR? { self[key] }
 
     /// The value whose key is the unsigned integer `key` (major type 0, any encoding length);
     /// `nil` if absent. A linear scan that copies nothing but the value found.
-    public subscript(unsigned key: UInt64) -> CBOR? {
+    package subscript(unsigned key: UInt64) -> CBOR? {
         items.withUnsafeBufferPointer { items in
             var i = 0
             while i &+ 1 < items.count {
@@ -140,7 +140,7 @@ public struct CBORMap: Sendable, RandomAccessCollection {
 
     /// Whether `predicate` holds for every entry, in received order (stopping at the first that
     /// does not); key and value are passed without copying the entry.
-    public func allEntries(_ predicate: (_ key: CBOR, _ value: CBOR) throws -> Bool) rethrows -> Bool {
+    package func allEntries(_ predicate: (_ key: CBOR, _ value: CBOR) throws -> Bool) rethrows -> Bool {
         try items.withUnsafeBufferPointer { items in
             var i = 0
             while i &+ 1 < items.count {
@@ -153,7 +153,7 @@ public struct CBORMap: Sendable, RandomAccessCollection {
 
     /// Whether every key is an unsigned integer and every value a byte string (MSO DigestIDs),
     /// read in place: no entry is copied.
-    public var isUnsignedToBytes: Bool {
+    package var isUnsignedToBytes: Bool {
         items.withUnsafeBufferPointer { items in
             var i = 0
             while i &+ 1 < items.count {
@@ -165,10 +165,10 @@ public struct CBORMap: Sendable, RandomAccessCollection {
     }
 
     /// The keys in received order.
-    public var keys: [CBOR] { stride(from: 0, to: items.count, by: 2).map { items[$0] } }
+    package var keys: [CBOR] { stride(from: 0, to: items.count, by: 2).map { items[$0] } }
 
     /// The values in received order.
-    public var values: [CBOR] { stride(from: 1, to: items.count, by: 2).map { items[$0] } }
+    package var values: [CBOR] { stride(from: 1, to: items.count, by: 2).map { items[$0] } }
 }
 
 extension CBOR {
@@ -189,7 +189,7 @@ extension CBOR {
     /// the pointers (the generic `elementsEqual` goes through iterators and costs several times
     /// more per byte).
     @inlinable @inline(__always)
-    public static func sameBytes(_ a: UnsafeBufferPointer<UInt8>, _ b: UnsafeBufferPointer<UInt8>) -> Bool {
+    package static func sameBytes(_ a: UnsafeBufferPointer<UInt8>, _ b: UnsafeBufferPointer<UInt8>) -> Bool {
         guard a.count == b.count else { return false }
         guard let x = a.baseAddress, let y = b.baseAddress else { return true }  // both empty
         let n = a.count
@@ -266,14 +266,9 @@ struct MapKeyIdentity: Hashable {
 extension CBORMap {
     /// Maps up to this size are checked for duplicate keys pairwise; larger ones by sorting.
     static let pairwiseDuplicateCheckLimit = 16
-    /// Maps up to this size are checked without being built (`CBORParser.skipItem(depth:)`,
-    /// pairwise on the stack: an MSO's DigestIDs hold a few dozen entries); larger ones are
-    /// left to the decoder.
-    static let skipDuplicateCheckLimit = 64
-
     /// The index of the first entry whose key repeats an earlier key, if any, for keys and
-    /// values interleaved in `items`. The decoder's slow path (maps with an indefinite-length
-    /// string key); the fast path compares key summaries.
+    /// values interleaved in `items`: for maps with an indefinite-length string key, which
+    /// cannot be compared as key summaries.
     static func firstDuplicateKey(interleaved items: [CBOR]) -> Int? {
         let n = items.count / 2
         guard n > 1 else { return nil }

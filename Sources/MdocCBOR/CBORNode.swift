@@ -14,7 +14,7 @@
 /// The encoder does not check its input: entries with equal keys, simple values 24...31 (which
 /// have no valid encoding) and invalid `raw` bytes are emitted as given and give CBOR that
 /// ``CBOR/init(decoding:options:)`` rejects. Build nodes from trusted values.
-public indirect enum CBORNode: Sendable, Hashable {
+package indirect enum CBORNode: Sendable, Hashable {
     /// Major type 0.
     case unsigned(UInt64)
     /// Major type 1: the integer `-1 - n`.
@@ -43,48 +43,48 @@ public indirect enum CBORNode: Sendable, Hashable {
     case raw(ArraySlice<UInt8>)
 
     /// One map entry.
-    public struct Entry: Sendable, Hashable {
-        public var key: CBORNode
-        public var value: CBORNode
+    package struct Entry: Sendable, Hashable {
+        package var key: CBORNode
+        package var value: CBORNode
 
-        public init(_ key: CBORNode, _ value: CBORNode) {
+        package init(_ key: CBORNode, _ value: CBORNode) {
             self.key = key
             self.value = value
         }
     }
 
     /// An integer: `.unsigned` for `v >= 0`, `.negative(-1 - v)` otherwise.
-    public static func int(_ v: Int64) -> CBORNode {
+    package static func int(_ v: Int64) -> CBORNode {
         // -1 - v == ~v, which cannot overflow.
         v >= 0 ? .unsigned(UInt64(v)) : .negative(UInt64(bitPattern: ~v))
     }
 
     /// `#6.24(bstr .cbor node)`: `node` encoded, wrapped in a byte string under tag 24
     /// (RFC 8949 §3.4.5.1), as ISO 18013-5 builds its `...Bytes` structures.
-    public static func embedded(_ node: CBORNode) -> CBORNode {
+    package static func embedded(_ node: CBORNode) -> CBORNode {
         .tagged(24, .bytes(node.encoded()))
     }
 
     /// `#6.24(bstr)` around the given bytes, which are taken as they are (for received
     /// embedded CBOR that must not be re-encoded).
-    public static func embedded(raw: ArraySlice<UInt8>) -> CBORNode {
+    package static func embedded(raw: ArraySlice<UInt8>) -> CBORNode {
         .tagged(24, .bytes(Array(raw)))
     }
 
     /// A text-keyed map, convenient for ISO 18013-5 structures. Order does not matter.
-    public static func map(_ entries: KeyValuePairs<String, CBORNode>) -> CBORNode {
+    package static func map(_ entries: KeyValuePairs<String, CBORNode>) -> CBORNode {
         .map(entries.map { Entry(.text($0.key), $0.value) })
     }
 
     /// The deterministic encoding of this node.
-    public func encoded() -> [UInt8] {
+    package func encoded() -> [UInt8] {
         var buffer: [UInt8] = []
         encode(into: &buffer)
         return buffer
     }
 
     /// Appends the deterministic encoding of this node to `buffer`.
-    public func encode(into buffer: inout [UInt8]) {
+    package func encode(into buffer: inout [UInt8]) {
         switch self {
         case .unsigned(let n):
             Self.appendHead(major: 0, n, to: &buffer)
@@ -125,7 +125,7 @@ public indirect enum CBORNode: Sendable, Hashable {
 
     /// Appends a head with the shortest argument encoding (RFC 8949 §4.2.1): for writers that
     /// produce deterministic CBOR straight into a buffer without building a node tree.
-    public static func appendHead(major: UInt8, _ argument: UInt64, to buffer: inout [UInt8]) {
+    package static func appendHead(major: UInt8, _ argument: UInt64, to buffer: inout [UInt8]) {
         let initial = major << 5
         switch argument {
         case 0..<24:
@@ -201,7 +201,7 @@ extension CBORNode {
     /// The node that encodes `item`'s value deterministically (maps re-sorted, heads shortened,
     /// indefinite lengths made definite). For bytes that must stay as received, use
     /// `.raw(item.encoded)` instead.
-    public init(_ item: CBOR) {
+    package init(_ item: CBOR) {
         switch item.value {
         case .unsigned(let n): self = .unsigned(n)
         case .negative(let n): self = .negative(n)
@@ -225,13 +225,13 @@ extension CBORNode: ExpressibleByStringLiteral, ExpressibleByIntegerLiteral, Exp
     ExpressibleByFloatLiteral, ExpressibleByArrayLiteral
 {
     /// A text string.
-    public init(stringLiteral value: String) { self = .text(value) }
+    package init(stringLiteral value: String) { self = .text(value) }
     /// An integer (``int(_:)``).
-    public init(integerLiteral value: Int64) { self = .int(value) }
+    package init(integerLiteral value: Int64) { self = .int(value) }
     /// `true` or `false`.
-    public init(booleanLiteral value: Bool) { self = .bool(value) }
+    package init(booleanLiteral value: Bool) { self = .bool(value) }
     /// A float.
-    public init(floatLiteral value: Double) { self = .float(value) }
+    package init(floatLiteral value: Double) { self = .float(value) }
     /// An array.
-    public init(arrayLiteral elements: CBORNode...) { self = .array(elements) }
+    package init(arrayLiteral elements: CBORNode...) { self = .array(elements) }
 }

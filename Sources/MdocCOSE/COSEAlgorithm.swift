@@ -1,40 +1,40 @@
-public import MdocCrypto
+package import MdocCrypto
 
 /// A COSE algorithm identifier (IANA "COSE Algorithms" registry; RFC 9053).
 ///
 /// An unbounded enumeration: any integer is representable, so an unknown algorithm found in a
 /// received header survives into reports instead of crashing a switch. The constants are the
 /// ones ISO 18013-5 §9.1.2.4/§9.1.3 and Table 22 allow, plus the fully-specified variants.
-public struct COSEAlgorithm: RawRepresentable, Hashable, Sendable, CustomStringConvertible {
-    public let rawValue: Int64
-    public init(rawValue: Int64) { self.rawValue = rawValue }
+package struct COSEAlgorithm: RawRepresentable, Hashable, Sendable, CustomStringConvertible {
+    package let rawValue: Int64
+    package init(rawValue: Int64) { self.rawValue = rawValue }
 
     /// ECDSA with SHA-256 (RFC 9053 §2.1); 18013-5 pairs it with P-256 and brainpoolP256r1.
-    public static let es256 = COSEAlgorithm(rawValue: -7)
+    package static let es256 = COSEAlgorithm(rawValue: -7)
     /// ECDSA with SHA-384; 18013-5 pairs it with P-384, brainpoolP320r1 and brainpoolP384r1.
-    public static let es384 = COSEAlgorithm(rawValue: -35)
+    package static let es384 = COSEAlgorithm(rawValue: -35)
     /// ECDSA with SHA-512; 18013-5 pairs it with P-521 and brainpoolP512r1.
-    public static let es512 = COSEAlgorithm(rawValue: -36)
+    package static let es512 = COSEAlgorithm(rawValue: -36)
     /// EdDSA (RFC 9053 §2.2), Ed25519 or Ed448 by key.
-    public static let edDSA = COSEAlgorithm(rawValue: -8)
+    package static let edDSA = COSEAlgorithm(rawValue: -8)
     /// Fully-specified ECDSA P-256 / SHA-256 (RFC 9864).
-    public static let esp256 = COSEAlgorithm(rawValue: -9)
+    package static let esp256 = COSEAlgorithm(rawValue: -9)
     /// Fully-specified ECDSA P-384 / SHA-384.
-    public static let esp384 = COSEAlgorithm(rawValue: -51)
+    package static let esp384 = COSEAlgorithm(rawValue: -51)
     /// Fully-specified ECDSA P-521 / SHA-512.
-    public static let esp512 = COSEAlgorithm(rawValue: -52)
+    package static let esp512 = COSEAlgorithm(rawValue: -52)
     /// Fully-specified Ed25519.
-    public static let ed25519 = COSEAlgorithm(rawValue: -19)
+    package static let ed25519 = COSEAlgorithm(rawValue: -19)
     /// Fully-specified Ed448.
-    public static let ed448 = COSEAlgorithm(rawValue: -53)
+    package static let ed448 = COSEAlgorithm(rawValue: -53)
     /// HMAC with SHA-256, 256-bit tag ("HMAC 256/256", RFC 9053 §3.1); deviceMac in 18013-5 §9.1.3.5.
-    public static let hmac256 = COSEAlgorithm(rawValue: 5)
+    package static let hmac256 = COSEAlgorithm(rawValue: 5)
     /// HMAC with SHA-384, 384-bit tag.
-    public static let hmac384 = COSEAlgorithm(rawValue: 6)
+    package static let hmac384 = COSEAlgorithm(rawValue: 6)
     /// HMAC with SHA-512, 512-bit tag.
-    public static let hmac512 = COSEAlgorithm(rawValue: 7)
+    package static let hmac512 = COSEAlgorithm(rawValue: 7)
 
-    public var description: String {
+    package var description: String {
         switch self {
         case .es256: "ES256"
         case .es384: "ES384"
@@ -54,7 +54,7 @@ public struct COSEAlgorithm: RawRepresentable, Hashable, Sendable, CustomStringC
 
     /// The hash of a signature or MAC algorithm; `nil` for EdDSA (which hashes internally) and
     /// for unknown algorithms.
-    public var hashFunction: HashFunction? {
+    package var hashFunction: HashFunction? {
         switch self {
         case .es256, .esp256, .hmac256: .sha256
         case .es384, .esp384, .hmac384: .sha384
@@ -64,7 +64,7 @@ public struct COSEAlgorithm: RawRepresentable, Hashable, Sendable, CustomStringC
     }
 
     /// Whether this is a signature algorithm this verifier implements.
-    public var isSupportedSignature: Bool {
+    package var isSupportedSignature: Bool {
         switch self {
         case .es256, .es384, .es512, .edDSA, .esp256, .esp384, .esp512, .ed25519, .ed448: true
         default: false
@@ -72,7 +72,7 @@ public struct COSEAlgorithm: RawRepresentable, Hashable, Sendable, CustomStringC
     }
 
     /// Whether this is a MAC algorithm this verifier implements.
-    public var isSupportedMAC: Bool {
+    package var isSupportedMAC: Bool {
         switch self {
         case .hmac256, .hmac384, .hmac512: true
         default: false
@@ -81,7 +81,7 @@ public struct COSEAlgorithm: RawRepresentable, Hashable, Sendable, CustomStringC
 
     /// The curves the algorithm may be used with (ISO 18013-5 Table 22 for the polymorphic ids,
     /// RFC 9864 for the fully-specified ones). Empty for MACs and unknown algorithms.
-    public var allowedCurves: [Curve] {
+    package var allowedCurves: [Curve] {
         switch self {
         case .es256: [.p256, .brainpoolP256r1]
         case .es384: [.p384, .brainpoolP320r1, .brainpoolP384r1]
@@ -98,7 +98,7 @@ public struct COSEAlgorithm: RawRepresentable, Hashable, Sendable, CustomStringC
 
     /// Whether a key on `curve` may be used with this algorithm: `allowedCurves.contains(curve)`
     /// without building the array (asked for every signature verified).
-    public func allows(_ curve: Curve) -> Bool {
+    package func allows(_ curve: Curve) -> Bool {
         switch self {
         case .es256: curve == .p256 || curve == .brainpoolP256r1
         case .es384: curve == .p384 || curve == .brainpoolP320r1 || curve == .brainpoolP384r1
@@ -114,7 +114,7 @@ public struct COSEAlgorithm: RawRepresentable, Hashable, Sendable, CustomStringC
     }
 
     /// The algorithm we use to sign with a key on `curve` (polymorphic ids, as 18013-5 uses).
-    public static func signing(for curve: Curve) -> COSEAlgorithm? {
+    package static func signing(for curve: Curve) -> COSEAlgorithm? {
         switch curve {
         case .p256, .brainpoolP256r1: .es256
         case .p384, .brainpoolP320r1, .brainpoolP384r1: .es384

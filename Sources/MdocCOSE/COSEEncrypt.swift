@@ -1,18 +1,18 @@
-public import MdocCBOR
-public import MdocCrypto
+package import MdocCBOR
+package import MdocCrypto
 
 extension COSEAlgorithm {
     /// AES-GCM with a 256-bit key and 128-bit tag (RFC 9053 §4.1).
-    public static let a256GCM = COSEAlgorithm(rawValue: 3)
+    package static let a256GCM = COSEAlgorithm(rawValue: 3)
     /// ECDH ephemeral-static, the content key derived directly with HKDF-SHA-256 (RFC 9053 §6.3.1).
-    public static let ecdhESHKDF256 = COSEAlgorithm(rawValue: -25)
+    package static let ecdhESHKDF256 = COSEAlgorithm(rawValue: -25)
 }
 
 extension COSEHeaders.Label {
     /// Full IV (RFC 9052 §3.1).
-    public static let iv: Int64 = 5
+    package static let iv: Int64 = 5
     /// ephemeral key: the sender's ephemeral COSE_Key of an ECDH recipient (RFC 9053 §6.4.1).
-    public static let ephemeralKey: Int64 = -1
+    package static let ephemeralKey: Int64 = -1
 }
 
 /// A COSE_Encrypt message (RFC 9052 §5.1) with one recipient of the kind this project makes:
@@ -26,35 +26,35 @@ extension COSEHeaders.Label {
 /// ```
 /// Decoding keeps every bucket's bytes as received: the AAD (Enc_structure) and the KDF context
 /// are built from them, never from a re-encoding.
-public struct COSEEncrypt: Sendable {
+package struct COSEEncrypt: Sendable {
     /// CBOR tag of a tagged COSE_Encrypt (RFC 9052 §2).
-    public static let tag: UInt64 = 96
+    package static let tag: UInt64 = 96
 
     /// One recipient structure, decoded.
-    public struct Recipient: Sendable {
-        public let headers: COSEHeaders
-        public let ciphertext: ArraySlice<UInt8>?
+    package struct Recipient: Sendable {
+        package let headers: COSEHeaders
+        package let ciphertext: ArraySlice<UInt8>?
         /// Whether it nests recipients of its own (never the case for direct key agreement).
-        public let hasNestedRecipients: Bool
+        package let hasNestedRecipients: Bool
 
         /// The algorithm, from the protected bucket.
-        public var algorithm: COSEAlgorithm? { headers.algorithm }
+        package var algorithm: COSEAlgorithm? { headers.algorithm }
 
         /// The key identifier (label 4) from either bucket.
-        public var keyID: ArraySlice<UInt8>? {
+        package var keyID: ArraySlice<UInt8>? {
             (headers.protected?[COSEHeaders.Label.keyID] ?? headers.unprotected[COSEHeaders.Label.keyID])?.bytes
         }
     }
 
-    public let encoded: ArraySlice<UInt8>
-    public let isTagged: Bool
-    public let headers: COSEHeaders
-    public let ciphertext: ArraySlice<UInt8>
-    public let recipients: [Recipient]
+    package let encoded: ArraySlice<UInt8>
+    package let isTagged: Bool
+    package let headers: COSEHeaders
+    package let ciphertext: ArraySlice<UInt8>
+    package let recipients: [Recipient]
 
     /// Decodes a COSE_Encrypt, tagged (96) or not. A detached ciphertext (nil) is refused: the
     /// records this project reads always carry theirs.
-    public init(_ item: CBOR) throws {
+    package init(_ item: CBOR) throws {
         let body: CBOR
         if let tag = item.tag {
             guard tag == Self.tag, let content = item.tagContent else {
@@ -98,7 +98,7 @@ public struct COSEEncrypt: Sendable {
     }
 
     /// Decodes a COSE_Encrypt from bytes under `options` (its limits bound what is read).
-    public init(decoding bytes: [UInt8], options: CBORDecodingOptions = .default) throws {
+    package init(decoding bytes: [UInt8], options: CBORDecodingOptions = .default) throws {
         try self.init(try CBOR(decoding: bytes, options: options))
     }
 
@@ -108,7 +108,7 @@ public struct COSEEncrypt: Sendable {
     /// call, the content key derived by ECDH-ES + HKDF-256 and used once with A256GCM.
     /// `keyID` goes in the recipient's unprotected bucket (label 4) so that the holder of
     /// several keys can tell which one a message is for. Returns the tagged message.
-    public static func seal(
+    package static func seal(
         _ plaintext: [UInt8], to recipientKey: PublicKey, keyID: [UInt8]? = nil, externalAAD: [UInt8] = []
     ) throws -> [UInt8] {
         guard recipientKey.curve == .p256 else {
@@ -141,7 +141,7 @@ public struct COSEEncrypt: Sendable {
     /// opens the A256GCM content. Throws `.noRecipient` when no recipient is for this key,
     /// `.decryptionFailed` when the content does not authenticate (tampered, or sealed to
     /// another key with the same id), `.unsupportedAlgorithm` for any other content algorithm.
-    public func open(with privateKey: PrivateKey, keyID: [UInt8]? = nil, externalAAD: [UInt8] = []) throws -> [UInt8] {
+    package func open(with privateKey: PrivateKey, keyID: [UInt8]? = nil, externalAAD: [UInt8] = []) throws -> [UInt8] {
         guard headers.algorithm == .a256GCM else {
             throw COSEError(.unsupportedAlgorithm, "content algorithm \(headers.algorithm.map(String.init(describing:)) ?? "none") is not A256GCM")
         }
@@ -184,13 +184,13 @@ public struct COSEEncrypt: Sendable {
     // MARK: Structures
 
     /// Enc_structure (RFC 9052 §5.3): `["Encrypt", protected, external_aad]`, the AAD of the content.
-    public static func encStructure(protected: ArraySlice<UInt8>, externalAAD: [UInt8]) -> [UInt8] {
+    package static func encStructure(protected: ArraySlice<UInt8>, externalAAD: [UInt8]) -> [UInt8] {
         CBORNode.array([.text("Encrypt"), .bytes(Array(protected)), .bytes(externalAAD)]).encoded()
     }
 
     /// COSE_KDF_Context (RFC 9053 §5.2) for an A256GCM content key, with no party information:
     /// `[3, [nil, nil, nil], [nil, nil, nil], [256, recipient protected bytes]]`.
-    public static func kdfContext(recipientProtected: ArraySlice<UInt8>) -> [UInt8] {
+    package static func kdfContext(recipientProtected: ArraySlice<UInt8>) -> [UInt8] {
         let party = CBORNode.array([.null, .null, .null])
         return CBORNode.array([
             .int(COSEAlgorithm.a256GCM.rawValue), party, party,

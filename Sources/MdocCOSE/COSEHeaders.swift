@@ -1,26 +1,26 @@
-public import MdocCBOR
+package import MdocCBOR
 
 /// The two header buckets of a COSE message (RFC 9052 §3).
 ///
 /// The protected bucket is kept as the exact bytes received (the content of its bstr), because
 /// Sig_structure and MAC_structure sign those bytes, not a re-encoding of the map.
-public struct COSEHeaders: Sendable {
+package struct COSEHeaders: Sendable {
     /// Well-known header labels (RFC 9052 §3.1, RFC 9360).
-    public enum Label {
-        public static let algorithm: Int64 = 1
-        public static let critical: Int64 = 2
-        public static let contentType: Int64 = 3
-        public static let keyID: Int64 = 4
+    package enum Label {
+        package static let algorithm: Int64 = 1
+        package static let critical: Int64 = 2
+        package static let contentType: Int64 = 3
+        package static let keyID: Int64 = 4
         /// x5chain: an X.509 certificate (bstr) or an array of them, leaf first (RFC 9360 §2).
-        public static let x5chain: Int64 = 33
+        package static let x5chain: Int64 = 33
     }
 
     /// The protected bucket's serialized map exactly as received (empty when the bstr is empty).
-    public let protectedBytes: ArraySlice<UInt8>
+    package let protectedBytes: ArraySlice<UInt8>
     /// The decoded protected map; empty when `protectedBytes` is empty.
-    public let protected: CBORMap?
+    package let protected: CBORMap?
     /// The unprotected map.
-    public let unprotected: CBORMap
+    package let unprotected: CBORMap
 
     /// Decodes the two buckets from items 0 and 1 of a COSE array.
     ///
@@ -57,8 +57,7 @@ public struct COSEHeaders: Sendable {
         }
         self.unprotected = unprotected
         if let protected {
-            // The entries read in place, the first label found in both buckets reported (the
-            // loop over the map's entries copied each key and value, and each value found).
+            // The entries read in place; the first label found in both buckets is reported.
             var duplicate: String?
             _ = protected.allEntries { key, _ in
                 if let label = key.int, unprotected.containsKey(label) {
@@ -77,19 +76,19 @@ public struct COSEHeaders: Sendable {
 
     /// The algorithm from the PROTECTED bucket (an alg in the unprotected bucket is not
     /// integrity-protected and is ignored); `nil` when absent or not an integer.
-    public var algorithm: COSEAlgorithm? {
+    package var algorithm: COSEAlgorithm? {
         (protected?.intValue(forKey: Label.algorithm) ?? nil).map(COSEAlgorithm.init(rawValue:))
     }
 
     /// Where x5chain was found, if anywhere.
-    public enum Bucket: String, Sendable { case protected, unprotected }
+    package enum Bucket: String, Sendable { case protected, unprotected }
 
     /// The x5chain certificates as received DER slices, leaf first, and the bucket they came from.
     ///
     /// Accepts both forms RFC 9360 allows: a single bstr, or an array of two or more bstr
     /// (a one-element array is accepted too, as several implementations emit it). Returns `nil`
     /// when there is no label 33 in either bucket. Does not parse the certificates.
-    public func x5chain() throws -> (certificates: [ArraySlice<UInt8>], bucket: Bucket)? {
+    package func x5chain() throws -> (certificates: [ArraySlice<UInt8>], bucket: Bucket)? {
         let found: (CBOR, Bucket)?
         if let item = protected?[Label.x5chain] {
             found = (item, .protected)
@@ -117,7 +116,7 @@ public struct COSEHeaders: Sendable {
     }
 
     /// The critical labels (label 2) from the protected bucket, as integers or text.
-    public var criticalLabels: [CBOR] { protected?[Label.critical]?.array ?? [] }
+    package var criticalLabels: [CBOR] { protected?[Label.critical]?.array ?? [] }
 }
 
 /// The four items of a COSE_Sign1 or COSE_Mac0 (RFC 9052 §4.2, §6.2), parsed once for both:

@@ -1,5 +1,5 @@
-public import MdocCBOR
-public import MdocCrypto
+package import MdocCBOR
+package import MdocCrypto
 
 /// A COSE_Key (RFC 9052 §7, RFC 9053 §7) holding a public key: EC2 or OKP.
 ///
@@ -8,20 +8,20 @@ public import MdocCrypto
 /// OKP: { 1 (kty): 1, -1 (crv): int, -2 (x): bstr }
 /// ```
 /// ISO 18013-5 uses it for EDeviceKey/EReaderKey (§9.1.1.4) and the MSO deviceKey (§9.1.2.4).
-public struct COSEKey: Sendable {
-    public enum KeyType: Int64, Sendable { case okp = 1, ec2 = 2 }
+package struct COSEKey: Sendable {
+    package enum KeyType: Int64, Sendable { case okp = 1, ec2 = 2 }
 
-    public let keyType: KeyType
-    public let curveIdentifier: Int64
-    public let curve: Curve
-    public let x: ArraySlice<UInt8>
+    package let keyType: KeyType
+    package let curveIdentifier: Int64
+    package let curve: Curve
+    package let x: ArraySlice<UInt8>
     /// The y coordinate (EC2 uncompressed form) or nil for OKP / compressed points.
-    public let y: ArraySlice<UInt8>?
+    package let y: ArraySlice<UInt8>?
     /// For a compressed EC2 point: the sign bit carried as y (RFC 9053 §7.1.1).
-    public let ySign: Bool?
+    package let ySign: Bool?
 
     /// The COSE "Elliptic Curves" registry entries ISO 18013-5 Table 22 uses.
-    public static func curve(forIdentifier id: Int64) -> Curve? {
+    package static func curve(forIdentifier id: Int64) -> Curve? {
         switch id {
         case 1: .p256
         case 2: .p384
@@ -38,7 +38,7 @@ public struct COSEKey: Sendable {
         }
     }
 
-    public static func identifier(for curve: Curve) -> Int64? {
+    package static func identifier(for curve: Curve) -> Int64? {
         switch curve {
         case .p256: 1
         case .p384: 2
@@ -57,7 +57,7 @@ public struct COSEKey: Sendable {
 
     /// Decodes the map. Checks types and that the key type fits the curve; does not check the
     /// point is on the curve (``publicKey()`` does).
-    public init(_ item: CBOR) throws {
+    package init(_ item: CBOR) throws {
         guard let map = item.map else { throw COSEError(.invalidKey, "COSE_Key is not a map") }
         guard let ktyValue = map.intValue(forKey: 1) ?? nil, let kty = KeyType(rawValue: ktyValue) else {
             throw COSEError(.invalidKey, "COSE_Key kty is missing or not EC2/OKP")
@@ -94,75 +94,7 @@ public struct COSEKey: Sendable {
     }
 
     /// The public key, validated (an EC point must lie on the curve).
-    /// A COSE_Key of the usual shape read in place from its exact bytes, already checked
-    /// well-formed (a deviceKey of an MSO read in place): a definite-length map with integer
-    /// labels, kty and crv integers, x a definite-length bstr, y a definite-length bstr or a
-    /// boolean; other labels skipped as ``init(_:)`` ignores them. The key ``init(_:)`` gives for
-    /// the item decoded from these bytes; `nil` for anything else, and whenever ``init(_:)``
-    /// would throw (the caller then decodes the general way, which reports what is wrong).
-    public init?(usualShape bytes: ArraySlice<UInt8>) {
-        typealias Found = (kty: Int64?, crv: Int64?, x: Range<Int>?, y: Range<Int>?, ySign: Bool?)
-        let found: Found? = CBORCursor.with(bytes) { cursor -> Found? in
-            guard let count = cursor.mapCount() else { return nil }
-            var found: Found = (nil, nil, nil, nil, nil)
-            for _ in 0..<count {
-                guard let label = cursor.integer() else { return nil }
-                switch label {
-                case 1:
-                    guard found.kty == nil, let kty = cursor.integer() else { return nil }
-                    found.kty = kty
-                case -1:
-                    guard found.crv == nil, let crv = cursor.integer() else { return nil }
-                    found.crv = crv
-                case -2:
-                    guard found.x == nil, let x = cursor.byteString() else { return nil }
-                    found.x = x
-                case -3:
-                    guard found.y == nil, found.ySign == nil else { return nil }
-                    if let sign = cursor.bool() {
-                        found.ySign = sign
-                    } else {
-                        guard let y = cursor.byteString() else { return nil }
-                        found.y = y
-                    }
-                default:
-                    guard cursor.skip() else { return nil }
-                }
-            }
-            return cursor.isAtEnd ? found : nil
-        }
-        guard let found, let ktyValue = found.kty, let kty = KeyType(rawValue: ktyValue), let crv = found.crv,
-            let curve = Self.curve(forIdentifier: crv), (kty == .okp) == (4...7).contains(crv), let xRange = found.x
-        else { return nil }
-        func slice(_ range: Range<Int>) -> ArraySlice<UInt8>? {
-            let lower = bytes.startIndex &+ range.lowerBound
-            let upper = bytes.startIndex &+ range.upperBound
-            guard range.lowerBound >= 0, lower <= upper, upper <= bytes.endIndex else { return nil }
-            return bytes[lower..<upper]
-        }
-        guard let x = slice(xRange) else { return nil }
-        self.keyType = kty
-        self.curveIdentifier = crv
-        self.curve = curve
-        self.x = x
-        if kty == .ec2 {
-            if let yRange = found.y {
-                guard let y = slice(yRange) else { return nil }
-                self.y = y
-                self.ySign = nil
-            } else if let sign = found.ySign {
-                self.y = nil
-                self.ySign = sign
-            } else {
-                return nil
-            }
-        } else {
-            self.y = nil
-            self.ySign = nil
-        }
-    }
-
-    public func publicKey() throws -> PublicKey {
+    package func publicKey() throws -> PublicKey {
         switch keyType {
         case .okp:
             return try PublicKey(curve: curve, raw: Array(x))
@@ -188,7 +120,7 @@ public struct COSEKey: Sendable {
     }
 
     /// The COSE_Key of a public key, for what we produce (EC2 uncompressed or OKP).
-    public static func node(for key: PublicKey) throws -> CBORNode {
+    package static func node(for key: PublicKey) throws -> CBORNode {
         guard let crv = identifier(for: key.curve) else {
             throw COSEError(.invalidKey, "no COSE curve identifier for \(key.curve)")
         }

@@ -1,5 +1,5 @@
-public import MdocCBOR
-public import MdocCrypto
+package import MdocCBOR
+package import MdocCrypto
 
 /// A COSE_Mac0 message (RFC 9052 §6.2), decoded without re-encoding anything.
 ///
@@ -8,16 +8,16 @@ public import MdocCrypto
 /// ```
 /// ISO 18013-5 §9.1.3.5 uses it for deviceMac, with a detached payload
 /// (DeviceAuthenticationBytes) and HMAC 256/256 keyed with EMacKey.
-public struct COSEMac0: Sendable {
-    public static let tag: UInt64 = 17
+package struct COSEMac0: Sendable {
+    package static let tag: UInt64 = 17
 
-    public let encoded: ArraySlice<UInt8>
-    public let isTagged: Bool
-    public let headers: COSEHeaders
-    public let payload: ArraySlice<UInt8>?
-    public let macTag: ArraySlice<UInt8>
+    package let encoded: ArraySlice<UInt8>
+    package let isTagged: Bool
+    package let headers: COSEHeaders
+    package let payload: ArraySlice<UInt8>?
+    package let macTag: ArraySlice<UInt8>
 
-    public init(_ item: CBOR) throws {
+    package init(_ item: CBOR) throws {
         let parts = try COSEMessageParts(item, tag: Self.tag, name: "COSE_Mac0", lastName: "tag")
         self.encoded = item.encoded
         self.isTagged = parts.isTagged
@@ -27,7 +27,7 @@ public struct COSEMac0: Sendable {
     }
 
     /// The MAC_structure (RFC 9052 §6.3): `["MAC0", protected, external_aad, payload]`.
-    public func macStructure(detachedPayload: ArraySlice<UInt8>? = nil, externalAAD: [UInt8] = []) throws -> [UInt8] {
+    package func macStructure(detachedPayload: ArraySlice<UInt8>? = nil, externalAAD: [UInt8] = []) throws -> [UInt8] {
         let content: ArraySlice<UInt8>
         switch (payload, detachedPayload) {
         case (let attached?, nil): content = attached
@@ -38,7 +38,7 @@ public struct COSEMac0: Sendable {
         return Self.macStructure(protected: headers.protectedBytes, payload: content, externalAAD: externalAAD)
     }
 
-    public static func macStructure(protected: ArraySlice<UInt8>, payload: ArraySlice<UInt8>, externalAAD: [UInt8] = [])
+    package static func macStructure(protected: ArraySlice<UInt8>, payload: ArraySlice<UInt8>, externalAAD: [UInt8] = [])
         -> [UInt8]
     {
         CBORNode.array([.text("MAC0"), .bytes(Array(protected)), .bytes(externalAAD), .bytes(Array(payload))]).encoded()
@@ -46,7 +46,7 @@ public struct COSEMac0: Sendable {
 
     /// Verifies the tag with `key` (constant-time comparison). Throws when the algorithm is
     /// missing or unsupported; returns `false` when the tag does not match.
-    public func verify(key: SecureBytes, detachedPayload: ArraySlice<UInt8>? = nil, externalAAD: [UInt8] = []) throws
+    package func verify(key: SecureBytes, detachedPayload: ArraySlice<UInt8>? = nil, externalAAD: [UInt8] = []) throws
         -> Bool
     {
         guard let algorithm = headers.algorithm else {
@@ -61,7 +61,7 @@ public struct COSEMac0: Sendable {
     }
 
     /// Produces a COSE_Mac0 (test data and sample generation).
-    public static func mac(
+    package static func mac(
         payload: [UInt8], key: SecureBytes, algorithm: COSEAlgorithm = .hmac256, detached: Bool = true,
         tagged: Bool = false
     ) throws -> [UInt8] {

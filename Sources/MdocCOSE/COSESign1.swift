@@ -1,5 +1,5 @@
-public import MdocCBOR
-public import MdocCrypto
+package import MdocCBOR
+package import MdocCrypto
 
 /// A COSE_Sign1 message (RFC 9052 §4.2), decoded without re-encoding anything.
 ///
@@ -10,20 +10,20 @@ public import MdocCrypto
 /// ISO 18013-5 uses it for issuerAuth (§9.1.2.4, payload MobileSecurityObjectBytes),
 /// deviceSignature (§9.1.3.6, detached payload DeviceAuthenticationBytes) and readerAuth
 /// (§9.1.4, detached payload ReaderAuthenticationBytes).
-public struct COSESign1: Sendable {
+package struct COSESign1: Sendable {
     /// CBOR tag of a tagged COSE_Sign1 (RFC 9052 §2).
-    public static let tag: UInt64 = 18
+    package static let tag: UInt64 = 18
 
     /// The exact bytes of the message as received.
-    public let encoded: ArraySlice<UInt8>
-    public let isTagged: Bool
-    public let headers: COSEHeaders
+    package let encoded: ArraySlice<UInt8>
+    package let isTagged: Bool
+    package let headers: COSEHeaders
     /// The payload bstr content as received; `nil` when the payload is detached (CBOR null).
-    public let payload: ArraySlice<UInt8>?
-    public let signature: ArraySlice<UInt8>
+    package let payload: ArraySlice<UInt8>?
+    package let signature: ArraySlice<UInt8>
 
     /// Decodes a COSE_Sign1 from an item, tagged (18) or not. Another tag is rejected.
-    public init(_ item: CBOR) throws {
+    package init(_ item: CBOR) throws {
         let parts = try COSEMessageParts(item, tag: Self.tag, name: "COSE_Sign1", lastName: "signature")
         self.encoded = item.encoded
         self.isTagged = parts.isTagged
@@ -32,56 +32,15 @@ public struct COSESign1: Sendable {
         self.signature = parts.last
     }
 
-    /// An untagged COSE_Sign1 of the usual shape read in place from its exact bytes, already
-    /// checked well-formed under `options` (a value of a response read by
-    /// ``CBORCursor``): a definite-length array of a definite-length protected bstr, the
-    /// unprotected map (decoded from its bytes), a definite-length payload bstr or null and a
-    /// definite-length signature bstr. The message ``init(_:)`` gives for the item decoded from
-    /// these bytes; `nil` for anything else, and whenever ``init(_:)`` would throw (the caller
-    /// then decodes the general way, which reports what is wrong).
-    public init?(usualShape bytes: ArraySlice<UInt8>, options: CBORDecodingOptions) {
-        let spans: (protected: Range<Int>, unprotected: Range<Int>, payload: Range<Int>?, signature: Range<Int>)? =
-            CBORCursor.with(bytes) { cursor in
-                guard cursor.arrayCount() == 4, let protected = cursor.byteString() else { return nil }
-                let unprotectedStart = cursor.offset
-                guard cursor.skip() else { return nil }
-                let unprotected = unprotectedStart..<cursor.offset
-                var payload: Range<Int>?
-                if !cursor.null() {
-                    guard let content = cursor.byteString() else { return nil }
-                    payload = content
-                }
-                guard let signature = cursor.byteString(), cursor.isAtEnd else { return nil }
-                return (protected, unprotected, payload, signature)
-            }
-        guard let spans else { return nil }
-        func slice(_ span: Range<Int>) -> ArraySlice<UInt8>? { CBORCursor.slice(bytes, at: span) }
-        guard let protected = slice(spans.protected), let unprotectedBytes = slice(spans.unprotected),
-            let unprotected = try? CBOR(decoding: unprotectedBytes, options: options),
-            let headers = try? COSEHeaders(protectedBytes: protected, unprotectedMap: unprotected.map),
-            let signature = slice(spans.signature)
-        else { return nil }
-        var payload: ArraySlice<UInt8>?
-        if let range = spans.payload {
-            guard let content = slice(range) else { return nil }
-            payload = content
-        }
-        self.encoded = bytes
-        self.isTagged = false
-        self.headers = headers
-        self.payload = payload
-        self.signature = signature
-    }
-
     /// Decodes a COSE_Sign1 from bytes.
-    public init(decoding bytes: [UInt8]) throws {
+    package init(decoding bytes: [UInt8]) throws {
         try self.init(try CBOR(decoding: bytes))
     }
 
     /// The Sig_structure (RFC 9052 §4.4) for this message:
     /// `["Signature1", body_protected, external_aad, payload]`, with the protected bytes and the
     /// payload exactly as received. For a detached payload pass it in `detachedPayload`.
-    public func signatureStructure(detachedPayload: ArraySlice<UInt8>? = nil, externalAAD: [UInt8] = []) throws
+    package func signatureStructure(detachedPayload: ArraySlice<UInt8>? = nil, externalAAD: [UInt8] = []) throws
         -> [UInt8]
     {
         Self.signatureStructure(protected: headers.protectedBytes, payload: try content(detachedPayload), externalAAD: externalAAD)
@@ -100,7 +59,7 @@ public struct COSESign1: Sendable {
     }
 
     /// Builds a Sig_structure from its parts (used for verification and for signing).
-    public static func signatureStructure(
+    package static func signatureStructure(
         protected: ArraySlice<UInt8>, payload: ArraySlice<UInt8>, externalAAD: [UInt8] = []
     ) -> [UInt8] {
         // Written straight into one buffer of the exact final size: the payload (the whole
@@ -162,7 +121,7 @@ public struct COSESign1: Sendable {
     /// over ``signatureStructure(detachedPayload:externalAAD:)``. Returns `false` when the
     /// signature does not verify; throws when it cannot be checked at all (no alg, unsupported
     /// alg, curve mismatch, malformed signature encoding). Does not check the key's certificate.
-    public func verify(
+    package func verify(
         with key: PublicKey, detachedPayload: ArraySlice<UInt8>? = nil, externalAAD: [UInt8] = []
     ) throws -> Bool {
         guard let algorithm = headers.algorithm else {
@@ -176,8 +135,7 @@ public struct COSESign1: Sendable {
                 .unsupportedAlgorithm, "\(algorithm) cannot be used with a \(key.curve) key")
         }
         // The Sig_structure in a temporary buffer, not an array: it lives only while hashed.
-        // What the closure needs taken out first (capturing a property captured a copy of the
-        // whole message).
+        // The closure captures only what it needs, not the whole message.
         let signature = self.signature
         let hash = algorithm.hashFunction
         let content = try content(detachedPayload)
@@ -192,7 +150,7 @@ public struct COSESign1: Sendable {
     /// `protected` holds the protected header entries (alg is added first if absent), encoded
     /// deterministically. With `detached` the payload slot is null and the signature still covers
     /// `payload`.
-    public static func sign(
+    package static func sign(
         payload: [UInt8], key: PrivateKey, protected extraProtected: [CBORNode.Entry] = [],
         unprotected: [CBORNode.Entry] = [], detached: Bool = false, tagged: Bool = true
     ) throws -> [UInt8] {

@@ -1,28 +1,28 @@
 extension CheckID {
     /// The live BLE exchange ran to its end: connected, request sent, the holder's answer received whole.
-    public static let bleCapture = CheckID("ble.capture")
+    package static let bleCapture = CheckID("ble.capture")
     /// The engagement offers a BLE mode this reader can use, with its service UUID.
-    public static let bleEngagement = CheckID("ble.engagement")
+    package static let bleEngagement = CheckID("ble.engagement")
     /// BlueZ (org.bluez) answers on the system bus.
-    public static let bleNoBlueZ = CheckID("ble.noBlueZ")
+    package static let bleNoBlueZ = CheckID("ble.noBlueZ")
     /// The Bluetooth adapter asked for exists.
-    public static let bleNoAdapter = CheckID("ble.noAdapter")
+    package static let bleNoAdapter = CheckID("ble.noAdapter")
     /// The Bluetooth adapter is powered.
-    public static let bleAdapterOff = CheckID("ble.adapterOff")
+    package static let bleAdapterOff = CheckID("ble.adapterOff")
     /// The holder connected, answered and finished within the connect, first-response and session timeouts.
-    public static let bleTimeout = CheckID("ble.timeout")
+    package static let bleTimeout = CheckID("ble.timeout")
     /// The holder stayed connected until the session ended.
-    public static let bleDisconnected = CheckID("ble.disconnected")
+    package static let bleDisconnected = CheckID("ble.disconnected")
     /// The operator did not cancel the capture.
-    public static let bleCancelled = CheckID("ble.cancelled")
+    package static let bleCancelled = CheckID("ble.cancelled")
     /// Every chunk from the holder starts with 0x01 (more) or 0x00 (last), and no message is cut short.
-    public static let bleFraming = CheckID("ble.framing")
+    package static let bleFraming = CheckID("ble.framing")
     /// No message from the holder exceeds the reassembly limit.
-    public static let bleMessageTooLarge = CheckID("ble.messageTooLarge")
+    package static let bleMessageTooLarge = CheckID("ble.messageTooLarge")
     /// The holder accepted the reader's Ident characteristic (central client mode).
-    public static let bleIdentRejected = CheckID("ble.identRejected")
+    package static let bleIdentRejected = CheckID("ble.identRejected")
     /// BlueZ carried out the GATT operations (connect, service discovery, writes, registrations).
-    public static let bleGatt = CheckID("ble.gatt")
+    package static let bleGatt = CheckID("ble.gatt")
 }
 
 extension CheckCatalogue {

@@ -1,10 +1,10 @@
 extension CheckID {
     /// The input is well-formed CBOR: no truncation, no trailing bytes, no reserved encodings, valid UTF-8 text, break codes only in indefinite items.
-    public static let cborWellformed = CheckID("cbor.wellformed")
+    package static let cborWellformed = CheckID("cbor.wellformed")
     /// The input stays within the decoder's named limits: nesting depth, item count, declared lengths no larger than the bytes present.
-    public static let cborLimits = CheckID("cbor.limits")
+    package static let cborLimits = CheckID("cbor.limits")
     /// No map holds the same key twice.
-    public static let cborDuplicateKeys = CheckID("cbor.duplicateKeys")
+    package static let cborDuplicateKeys = CheckID("cbor.duplicateKeys")
 }
 
 extension CheckCatalogue {

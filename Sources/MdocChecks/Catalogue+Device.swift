@@ -1,12 +1,12 @@
 extension CheckID {
     /// DeviceSigned holds DeviceNameSpacesBytes (#6.24) and deviceAuth with exactly one of deviceSignature or deviceMac.
-    public static let deviceStructure = CheckID("device.structure")
+    package static let deviceStructure = CheckID("device.structure")
     /// deviceSignature verifies over DeviceAuthenticationBytes with the MSO device key (needs the SessionTranscript).
-    public static let deviceSignature = CheckID("device.signature")
+    package static let deviceSignature = CheckID("device.signature")
     /// deviceMac (HMAC with EMacKey from ECDH of the device key and the reader's ephemeral key) verifies over DeviceAuthenticationBytes (needs the SessionTranscript and the reader's ephemeral private key).
-    public static let deviceMac = CheckID("device.mac")
+    package static let deviceMac = CheckID("device.mac")
     /// Every device-signed element is authorized by the MSO keyAuthorizations (a whole namespace or the element).
-    public static let deviceKeyAuthorizations = CheckID("device.keyAuthorizations")
+    package static let deviceKeyAuthorizations = CheckID("device.keyAuthorizations")
 }
 
 extension CheckCatalogue {

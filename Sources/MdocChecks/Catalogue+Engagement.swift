@@ -1,16 +1,16 @@
 extension CheckID {
     /// The engagement payload is an `mdoc:` URI whose base64url (no padding) decodes.
-    public static let engagementURI = CheckID("engagement.uri")
+    package static let engagementURI = CheckID("engagement.uri")
     /// The DeviceEngagement is well-formed CBOR with version, Security and retrieval methods of the CDDL types.
-    public static let engagementStructure = CheckID("engagement.structure")
+    package static let engagementStructure = CheckID("engagement.structure")
     /// The DeviceEngagement version is 1.x.
-    public static let engagementVersion = CheckID("engagement.version")
+    package static let engagementVersion = CheckID("engagement.version")
     /// The cipher suite identifier is 1, the only one 18013-5 defines.
-    public static let engagementCipherSuite = CheckID("engagement.cipherSuite")
+    package static let engagementCipherSuite = CheckID("engagement.cipherSuite")
     /// EDeviceKey is a COSE_Key on a supported curve and a valid point.
-    public static let engagementDeviceKey = CheckID("engagement.deviceKey")
+    package static let engagementDeviceKey = CheckID("engagement.deviceKey")
     /// Device retrieval methods are well-formed (BLE modes, UUIDs, address); unknown keys and methods are recorded.
-    public static let engagementRetrievalMethods = CheckID("engagement.retrievalMethods")
+    package static let engagementRetrievalMethods = CheckID("engagement.retrievalMethods")
 }
 
 extension CheckCatalogue {

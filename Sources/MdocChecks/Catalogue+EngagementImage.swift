@@ -1,22 +1,22 @@
 extension CheckID {
     /// The engagement image has at least one byte.
-    public static let engagementImageEmpty = CheckID("engagement.image.empty")
+    package static let engagementImageEmpty = CheckID("engagement.image.empty")
     /// The engagement image starts with a JPEG or PNG signature.
-    public static let engagementImageNotAnImage = CheckID("engagement.image.notAnImage")
+    package static let engagementImageNotAnImage = CheckID("engagement.image.notAnImage")
     /// The engagement image is complete (libjpeg/libpng did not run out of data).
-    public static let engagementImageTruncated = CheckID("engagement.image.truncated")
+    package static let engagementImageTruncated = CheckID("engagement.image.truncated")
     /// The engagement image decodes without format errors.
-    public static let engagementImageCorrupt = CheckID("engagement.image.corrupt")
+    package static let engagementImageCorrupt = CheckID("engagement.image.corrupt")
     /// The engagement image uses a coding the decoder supports (8-bit JPEG, any standard PNG).
-    public static let engagementImageUnsupported = CheckID("engagement.image.unsupported")
+    package static let engagementImageUnsupported = CheckID("engagement.image.unsupported")
     /// The engagement image is within the byte and pixel-count limits (checked on the header, before decoding).
-    public static let engagementImageTooLarge = CheckID("engagement.image.tooLarge")
+    package static let engagementImageTooLarge = CheckID("engagement.image.tooLarge")
     /// The engagement image holds a QR code zbar can decode.
-    public static let engagementQrNotFound = CheckID("engagement.qr.notFound")
+    package static let engagementQrNotFound = CheckID("engagement.qr.notFound")
     /// A decoded QR code carries an mdoc: URI (the others found are listed).
-    public static let engagementQrNotMdoc = CheckID("engagement.qr.notMdoc")
+    package static let engagementQrNotMdoc = CheckID("engagement.qr.notMdoc")
     /// A QR code with an mdoc: device engagement URI was decoded from the image.
-    public static let engagementQrDecoded = CheckID("engagement.qr.decoded")
+    package static let engagementQrDecoded = CheckID("engagement.qr.decoded")
 }
 
 extension CheckCatalogue {

@@ -1,42 +1,42 @@
-// Document-scan uploads (DESIGN.md, "Images"). ISO/IEC 18013-5 says nothing about them: the
-// rules come from the onboarding upload requirements (Wultra onboarding upload rule, seed 003):
-// at most 1,000,000 bytes per image, JPEG or PNG, typed and sided, re-uploads linked to the
-// upload they replace, an optional scan-SDK signature over the original bytes.
+// Document-scan uploads. ISO/IEC 18013-5 says nothing about them: the rules come from the
+// onboarding upload requirements: at most 1,000,000 bytes per image, JPEG or PNG, typed and
+// sided, re-uploads linked to the upload they replace, an optional scan-SDK signature over the
+// original bytes.
 
 extension CheckID {
     /// The upload has at least one byte.
-    public static let imageEmpty = CheckID("image.empty")
+    package static let imageEmpty = CheckID("image.empty")
     /// The upload starts with a JPEG or PNG signature.
-    public static let imageNotAnImage = CheckID("image.notAnImage")
+    package static let imageNotAnImage = CheckID("image.notAnImage")
     /// The upload decodes without format errors.
-    public static let imageCorrupt = CheckID("image.corrupt")
+    package static let imageCorrupt = CheckID("image.corrupt")
     /// The upload is complete (libjpeg/libpng did not run out of data).
-    public static let imageTruncated = CheckID("image.truncated")
+    package static let imageTruncated = CheckID("image.truncated")
     /// The upload uses a coding the decoder supports (8-bit JPEG, any standard PNG).
-    public static let imageUnsupported = CheckID("image.unsupported")
+    package static let imageUnsupported = CheckID("image.unsupported")
     /// The declared pixel count is within the limit (decompression-bomb guard, checked on the header before decoding).
-    public static let imageDimensions = CheckID("image.dimensions")
+    package static let imageDimensions = CheckID("image.dimensions")
     /// The stored image is within the byte limit (1,000,000 by default), as uploaded or after re-encoding.
-    public static let imageSize = CheckID("image.size")
+    package static let imageSize = CheckID("image.size")
     /// Whether the upload was re-encoded to fit, with the quality, scale and passes used and both SHA-256 digests.
-    public static let imageReencoded = CheckID("image.reencoded")
+    package static let imageReencoded = CheckID("image.reencoded")
     /// The uploads manifest is a JSON array of entries with file and type, each file present in the bundle.
-    public static let imageManifest = CheckID("image.manifest")
+    package static let imageManifest = CheckID("image.manifest")
     /// The document type is one of idCard, passport, driversLicense, residencePermit, other.
-    public static let imageDocumentType = CheckID("image.documentType")
+    package static let imageDocumentType = CheckID("image.documentType")
     /// A re-upload names an upload of the manifest with the same type and side, and the chain neither dangles nor loops.
-    public static let imageReuploadChain = CheckID("image.reuploadChain")
+    package static let imageReuploadChain = CheckID("image.reuploadChain")
     /// The scan SDK's dataSignature verifies over the original upload bytes.
-    public static let imageDataSignature = CheckID("image.dataSignature")
+    package static let imageDataSignature = CheckID("image.dataSignature")
 }
 
 extension CheckCatalogue {
     static let imageFamily: [CheckDefinition] = [
         CheckDefinition(
-            .imageEmpty, clause: "Wultra onboarding upload rule (seed 003); 18013-5 n/a",
+            .imageEmpty, clause: "Onboarding upload rule; 18013-5 n/a",
             "The upload has at least one byte."),
         CheckDefinition(
-            .imageNotAnImage, clause: "Wultra onboarding upload rule (seed 003); 18013-5 n/a",
+            .imageNotAnImage, clause: "Onboarding upload rule; 18013-5 n/a",
             "The upload starts with a JPEG or PNG signature."),
         CheckDefinition(
             .imageCorrupt, clause: "ITU-T T.81; ISO/IEC 15948; 18013-5 n/a",
@@ -51,23 +51,23 @@ extension CheckCatalogue {
             .imageDimensions, clause: "mdocverify image limits; 18013-5 n/a",
             "The declared pixel count is within the limit (decompression-bomb guard, checked on the header before decoding)."),
         CheckDefinition(
-            .imageSize, clause: "Wultra onboarding upload rule (seed 003): at most 1 MB; 18013-5 n/a",
+            .imageSize, clause: "Onboarding upload rule: at most 1 MB; 18013-5 n/a",
             "The stored image is within the byte limit (1,000,000 by default), as uploaded or after re-encoding."),
         CheckDefinition(
-            .imageReencoded, clause: "Wultra onboarding upload rule (seed 003); 18013-5 n/a",
+            .imageReencoded, clause: "Onboarding upload rule; 18013-5 n/a",
             "Whether the upload was re-encoded to fit, with the quality, scale and passes used and both SHA-256 digests.",
             required: false),
         CheckDefinition(
             .imageManifest, clause: "mdocverify bundle layout (documents/manifest.json); 18013-5 n/a",
             "The uploads manifest is a JSON array of entries with file and type, each file present in the bundle."),
         CheckDefinition(
-            .imageDocumentType, clause: "Wultra onboarding upload rule (seed 003); 18013-5 n/a",
+            .imageDocumentType, clause: "Onboarding upload rule; 18013-5 n/a",
             "The document type is one of idCard, passport, driversLicense, residencePermit, other.", required: false),
         CheckDefinition(
-            .imageReuploadChain, clause: "Wultra onboarding upload rule (seed 003); 18013-5 n/a",
+            .imageReuploadChain, clause: "Onboarding upload rule; 18013-5 n/a",
             "A re-upload names an upload of the manifest with the same type and side, and the chain neither dangles nor loops."),
         CheckDefinition(
-            .imageDataSignature, clause: "Wultra onboarding upload rule (seed 003); 18013-5 n/a",
+            .imageDataSignature, clause: "Onboarding upload rule; 18013-5 n/a",
             "The scan SDK's dataSignature verifies over the original upload bytes.", required: false),
     ]
 }

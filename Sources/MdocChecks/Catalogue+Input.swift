@@ -1,10 +1,10 @@
 extension CheckID {
     /// The input could be read.
-    public static let inputReadable = CheckID("input.readable")
+    package static let inputReadable = CheckID("input.readable")
     /// transaction.json parses and its fields have the documented types.
-    public static let inputMetadata = CheckID("input.metadata")
+    package static let inputMetadata = CheckID("input.metadata")
     /// The input (folder or archive) passed the ingest limits: no traversal, links, bombs or corruption.
-    public static let inputArchive = CheckID("input.archive")
+    package static let inputArchive = CheckID("input.archive")
 }
 
 extension CheckCatalogue {
@@ -13,10 +13,10 @@ extension CheckCatalogue {
             .inputReadable, clause: "mdocverify",
             "The input file or bundle exists, can be read and stays within the input limits."),
         CheckDefinition(
-            .inputMetadata, clause: "DESIGN.md, transaction bundle",
+            .inputMetadata, clause: "mdocverify transaction bundle (transaction.json)",
             "transaction.json is valid JSON with id, capturedAt (RFC 3339), source and consent of the documented types."),
         CheckDefinition(
-            .inputArchive, clause: "DESIGN.md, untrusted input",
+            .inputArchive, clause: "mdocverify ingest limits",
             "The archive or folder holds no absolute or traversing paths, links, special files, bombs or corrupt data."),
     ]
 }

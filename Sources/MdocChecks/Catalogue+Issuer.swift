@@ -1,36 +1,36 @@
 extension CheckID {
     /// IssuerSigned holds nameSpaces of IssuerSignedItemBytes and an issuerAuth COSE_Sign1 with protected alg.
-    public static let issuerStructure = CheckID("issuer.structure")
+    package static let issuerStructure = CheckID("issuer.structure")
     /// issuerAuth carries x5chain (label 33) with at least one parseable X.509 certificate, the DS first.
-    public static let issuerX5chain = CheckID("issuer.x5chain")
+    package static let issuerX5chain = CheckID("issuer.x5chain")
     /// The COSE algorithm of issuerAuth is one 18013-5 allows and matches the DS key's curve.
-    public static let issuerAlgorithm = CheckID("issuer.algorithm")
+    package static let issuerAlgorithm = CheckID("issuer.algorithm")
     /// The issuerAuth signature verifies over the Sig_structure built from the received bytes, with the DS public key.
-    public static let issuerSignature = CheckID("issuer.signature")
+    package static let issuerSignature = CheckID("issuer.signature")
     /// The DS certificate chains to an IACA certificate of the trust folder, every certificate signature verifying.
-    public static let issuerChain = CheckID("issuer.chain")
+    package static let issuerChain = CheckID("issuer.chain")
     /// Every critical extension of the DS and IACA certificates is one the verifier understands.
-    public static let issuerCriticalExtensions = CheckID("issuer.criticalExtensions")
+    package static let issuerCriticalExtensions = CheckID("issuer.criticalExtensions")
     /// The IACA certificate is a CA: basicConstraints cA=true, critical.
-    public static let issuerIacaBasicConstraints = CheckID("issuer.iaca.basicConstraints")
+    package static let issuerIacaBasicConstraints = CheckID("issuer.iaca.basicConstraints")
     /// The IACA key usage is keyCertSign and cRLSign, critical.
-    public static let issuerIacaKeyUsage = CheckID("issuer.iaca.keyUsage")
+    package static let issuerIacaKeyUsage = CheckID("issuer.iaca.keyUsage")
     /// The IACA certificate is within its validity period at the instant judged.
-    public static let issuerIacaValidity = CheckID("issuer.iaca.validity")
+    package static let issuerIacaValidity = CheckID("issuer.iaca.validity")
     /// The DS certificate is not a CA.
-    public static let issuerDsBasicConstraints = CheckID("issuer.ds.basicConstraints")
+    package static let issuerDsBasicConstraints = CheckID("issuer.ds.basicConstraints")
     /// The DS key usage is digitalSignature, critical.
-    public static let issuerDsKeyUsage = CheckID("issuer.ds.keyUsage")
+    package static let issuerDsKeyUsage = CheckID("issuer.ds.keyUsage")
     /// The DS extended key usage holds id-mdl-kp-mdlDS 1.0.18013.5.1.2, critical.
-    public static let issuerDsExtendedKeyUsage = CheckID("issuer.ds.extendedKeyUsage")
+    package static let issuerDsExtendedKeyUsage = CheckID("issuer.ds.extendedKeyUsage")
     /// The DS subject countryName equals the IACA's countryName.
-    public static let issuerDsCountry = CheckID("issuer.ds.country")
+    package static let issuerDsCountry = CheckID("issuer.ds.country")
     /// The DS certificate validity period is at most 457 days.
-    public static let issuerDsValidityPeriod = CheckID("issuer.ds.validityPeriod")
+    package static let issuerDsValidityPeriod = CheckID("issuer.ds.validityPeriod")
     /// The DS certificate is within its validity period at the instant judged.
-    public static let issuerDsValidity = CheckID("issuer.ds.validity")
+    package static let issuerDsValidity = CheckID("issuer.ds.validity")
     /// No CRL of the trust folder lists the DS (or an intermediate) as revoked at the instant judged.
-    public static let issuerRevocation = CheckID("issuer.revocation")
+    package static let issuerRevocation = CheckID("issuer.revocation")
 }
 
 extension CheckCatalogue {

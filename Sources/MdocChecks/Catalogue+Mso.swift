@@ -1,24 +1,24 @@
 extension CheckID {
     /// The issuerAuth payload is MobileSecurityObjectBytes (#6.24) holding an MSO with version, digestAlgorithm, valueDigests, deviceKeyInfo, docType and validityInfo.
-    public static let msoStructure = CheckID("mso.structure")
+    package static let msoStructure = CheckID("mso.structure")
     /// The MSO version is 1.0.
-    public static let msoVersion = CheckID("mso.version")
+    package static let msoVersion = CheckID("mso.version")
     /// The MSO docType equals the Document docType.
-    public static let msoDocType = CheckID("mso.docType")
+    package static let msoDocType = CheckID("mso.docType")
     /// The MSO digestAlgorithm is SHA-256, SHA-384 or SHA-512.
-    public static let msoDigestAlgorithm = CheckID("mso.digestAlgorithm")
+    package static let msoDigestAlgorithm = CheckID("mso.digestAlgorithm")
     /// Every disclosed IssuerSignedItem's digestID exists in valueDigests for its namespace.
-    public static let msoDigestId = CheckID("mso.digestId")
+    package static let msoDigestId = CheckID("mso.digestId")
     /// The digest of each disclosed IssuerSignedItemBytes, exactly as received with its tag 24, equals the MSO value digest.
-    public static let msoDigest = CheckID("mso.digest")
+    package static let msoDigest = CheckID("mso.digest")
     /// validFrom <= the instant judged <= validUntil.
-    public static let msoValidity = CheckID("mso.validity")
+    package static let msoValidity = CheckID("mso.validity")
     /// The MSO 'signed' time lies within the DS certificate's validity period.
-    public static let msoSignedWithinDS = CheckID("mso.signedWithinDS")
+    package static let msoSignedWithinDS = CheckID("mso.signedWithinDS")
     /// expectedUpdate, when present, is reported; past it the data may be stale.
-    public static let msoExpectedUpdate = CheckID("mso.expectedUpdate")
+    package static let msoExpectedUpdate = CheckID("mso.expectedUpdate")
     /// deviceKeyInfo.deviceKey is a COSE_Key on a supported curve and a valid public key.
-    public static let msoDeviceKey = CheckID("mso.deviceKey")
+    package static let msoDeviceKey = CheckID("mso.deviceKey")
 }
 
 extension CheckCatalogue {

@@ -1,12 +1,12 @@
 extension CheckID {
     /// The DeviceRequest is well-formed.
-    public static let readerRequest = CheckID("reader.request")
+    package static let readerRequest = CheckID("reader.request")
     /// readerAuth verifies over ReaderAuthenticationBytes with the reader certificate.
-    public static let readerSignature = CheckID("reader.signature")
+    package static let readerSignature = CheckID("reader.signature")
     /// The reader certificate has EKU 1.0.18013.5.1.6 and chains to the reader trust folder.
-    public static let readerCertificate = CheckID("reader.certificate")
+    package static let readerCertificate = CheckID("reader.certificate")
     /// The reader certificate is within its validity period at the instant judged.
-    public static let readerValidity = CheckID("reader.validity")
+    package static let readerValidity = CheckID("reader.validity")
 }
 
 extension CheckCatalogue {

@@ -1,14 +1,14 @@
 extension CheckID {
     /// The DeviceResponse is a map with version, optional documents, documentErrors and status, of the types the CDDL gives.
-    public static let responseStructure = CheckID("response.structure")
+    package static let responseStructure = CheckID("response.structure")
     /// The DeviceResponse version is a supported 1.x version.
-    public static let responseVersion = CheckID("response.version")
+    package static let responseVersion = CheckID("response.version")
     /// The DeviceResponse status is 0 (OK); 10, 11 and 12 are reported with their meaning.
-    public static let responseStatus = CheckID("response.status")
+    package static let responseStatus = CheckID("response.status")
     /// The DeviceResponse carries at least one document.
-    public static let responseDocuments = CheckID("response.documents")
+    package static let responseDocuments = CheckID("response.documents")
     /// Documents the holder declined or could not return are listed as warnings.
-    public static let responseDocumentErrors = CheckID("response.documentErrors")
+    package static let responseDocumentErrors = CheckID("response.documentErrors")
 }
 
 extension CheckCatalogue {

@@ -1,16 +1,16 @@
 extension CheckID {
     /// A SessionTranscript is available and consistent with the captured engagement and SessionEstablishment.
-    public static let sessionTranscript = CheckID("session.transcript")
+    package static let sessionTranscript = CheckID("session.transcript")
     /// The kept reader private key matches eReaderKey of SessionEstablishment.
-    public static let sessionReaderKey = CheckID("session.readerKey")
+    package static let sessionReaderKey = CheckID("session.readerKey")
     /// SessionEstablishment is well-formed and its data decrypts with SKReader to a DeviceRequest.
-    public static let sessionEstablishment = CheckID("session.establishment")
+    package static let sessionEstablishment = CheckID("session.establishment")
     /// Every SessionData message decrypts with SKDevice, in order, with the mdoc's IV identifier and counters.
-    public static let sessionData = CheckID("session.data")
+    package static let sessionData = CheckID("session.data")
     /// Each SessionData message carries the next counter of the mdoc's direction.
-    public static let sessionCounter = CheckID("session.counter")
+    package static let sessionCounter = CheckID("session.counter")
     /// SessionData status codes: 10 and 11 are errors, 20 terminates the session.
-    public static let sessionStatus = CheckID("session.status")
+    package static let sessionStatus = CheckID("session.status")
 }
 
 extension CheckCatalogue {

@@ -5,20 +5,20 @@
 /// An id never changes meaning once shipped: add a new id instead.
 
 /// The documentation of one check id.
-public struct CheckDefinition: Sendable, Hashable {
-    public let id: CheckID
+package struct CheckDefinition: Sendable, Hashable {
+    package let id: CheckID
     /// The ISO/IEC 18013-5 clause, Annex B table or RFC the check enforces.
-    public let clause: String
+    package let clause: String
     /// One sentence: what the check verifies.
-    public let summary: String
+    package let summary: String
     /// Whether `unchecked` on this id makes the verdict `indeterminate`. Checks that are
     /// evidence or policy extras (revocation with no CRL, reader authentication without a reader
     /// trust folder) are not required.
-    public let requiredForVerdict: Bool
+    package let requiredForVerdict: Bool
     /// Whether the check is judged at both instants (capture and verification time).
-    public let timeDependent: Bool
+    package let timeDependent: Bool
 
-    public init(
+    package init(
         _ id: CheckID, clause: String, _ summary: String, required: Bool = true,
         timeDependent: Bool = false
     ) {
@@ -30,9 +30,9 @@ public struct CheckDefinition: Sendable, Hashable {
     }
 }
 
-public enum CheckCatalogue {
+package enum CheckCatalogue {
     /// Every check this build knows, sorted by id.
-    public static let all: [CheckDefinition] = {
+    package static let all: [CheckDefinition] = {
         // One entry per `Catalogue+<Family>.swift` file.
         let families: [[CheckDefinition]] = [
             cborFamily, responseFamily, issuerFamily, msoFamily, deviceFamily, inputFamily,
@@ -49,5 +49,5 @@ public enum CheckCatalogue {
     }()
 
     /// The definition of `id`, or `nil` when this build does not know it.
-    public static func definition(for id: CheckID) -> CheckDefinition? { index[id] }
+    package static func definition(for id: CheckID) -> CheckDefinition? { index[id] }
 }

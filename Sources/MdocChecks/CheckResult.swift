@@ -7,36 +7,36 @@
 /// This is an open set: ids are declared as `static let` constants in the `Catalogue*.swift`
 /// files of this module and described once in ``CheckCatalogue``. An id read back from a store
 /// or a proof that this build does not know is still representable.
-public struct CheckID: RawRepresentable, Hashable, Comparable, Sendable, Codable,
+package struct CheckID: RawRepresentable, Hashable, Comparable, Sendable, Codable,
     ExpressibleByStringLiteral, CustomStringConvertible
 {
-    public let rawValue: String
+    package let rawValue: String
 
-    public init(rawValue: String) { self.rawValue = rawValue }
-    public init(_ rawValue: String) { self.rawValue = rawValue }
-    public init(stringLiteral value: String) { self.rawValue = value }
+    package init(rawValue: String) { self.rawValue = rawValue }
+    package init(_ rawValue: String) { self.rawValue = rawValue }
+    package init(stringLiteral value: String) { self.rawValue = value }
 
     /// The family: the part before the first dot (`mso` for `mso.digest`).
-    public var family: String {
+    package var family: String {
         rawValue.split(separator: ".", maxSplits: 1).first.map(String.init) ?? rawValue
     }
 
-    public var description: String { rawValue }
+    package var description: String { rawValue }
 
-    public static func < (lhs: CheckID, rhs: CheckID) -> Bool { lhs.rawValue < rhs.rawValue }
+    package static func < (lhs: CheckID, rhs: CheckID) -> Bool { lhs.rawValue < rhs.rawValue }
 
-    public init(from decoder: any Decoder) throws {
+    package init(from decoder: any Decoder) throws {
         self.rawValue = try decoder.singleValueContainer().decode(String.self)
     }
 
-    public func encode(to encoder: any Encoder) throws {
+    package func encode(to encoder: any Encoder) throws {
         var container = encoder.singleValueContainer()
         try container.encode(rawValue)
     }
 }
 
 /// The outcome of one check.
-public enum CheckStatus: String, Sendable, Codable, CaseIterable, Comparable {
+package enum CheckStatus: String, Sendable, Codable, CaseIterable, Comparable {
     /// The check was performed and the data met it.
     case pass
     /// The check was performed and the data did not meet it: a security or conformance failure.
@@ -60,11 +60,11 @@ public enum CheckStatus: String, Sendable, Codable, CaseIterable, Comparable {
         }
     }
 
-    public static func < (lhs: CheckStatus, rhs: CheckStatus) -> Bool { lhs.severity < rhs.severity }
+    package static func < (lhs: CheckStatus, rhs: CheckStatus) -> Bool { lhs.severity < rhs.severity }
 }
 
 /// The instant a time-dependent check was judged at: capture time or verification time.
-public enum CheckInstant: String, Sendable, Codable, CaseIterable {
+package enum CheckInstant: String, Sendable, Codable, CaseIterable {
     /// When the transaction was captured ("was it valid when presented?").
     case capture
     /// The verification time of the run (`--at`, default now).
@@ -73,31 +73,31 @@ public enum CheckInstant: String, Sendable, Codable, CaseIterable {
 
 /// One piece of evidence: a named value such as a certificate fingerprint, an algorithm or the
 /// digest id that failed. Never personal data (element values, portraits).
-public struct Evidence: Hashable, Sendable, Codable {
-    public var key: String
-    public var value: String
+package struct Evidence: Hashable, Sendable, Codable {
+    package var key: String
+    package var value: String
 
-    public init(_ key: String, _ value: String) {
+    package init(_ key: String, _ value: String) {
         self.key = key
         self.value = value
     }
 }
 
 /// The result of running one check on one subject.
-public struct CheckResult: Hashable, Sendable, Codable {
-    public var id: CheckID
-    public var status: CheckStatus
+package struct CheckResult: Hashable, Sendable, Codable {
+    package var id: CheckID
+    package var status: CheckStatus
     /// What was found, for people: "digest 7 of org.iso.18013.5.1 does not match", "valid until
     /// 2021-10-01T13:30:02Z". Identifiers and digests only, never element values.
-    public var detail: String
+    package var detail: String
     /// What the check was about, when a transaction has several: "doc[0]",
     /// "doc[0]/org.iso.18013.5.1/family_name", "cert[1]", "upload[2]". Empty for the transaction.
-    public var subject: String
+    package var subject: String
     /// For time-dependent checks, the instant judged; `nil` for checks that do not depend on time.
-    public var instant: CheckInstant?
-    public var evidence: [Evidence]
+    package var instant: CheckInstant?
+    package var evidence: [Evidence]
 
-    public init(
+    package init(
         _ id: CheckID, _ status: CheckStatus, _ detail: String = "", subject: String = "",
         instant: CheckInstant? = nil, evidence: [Evidence] = []
     ) {
@@ -111,7 +111,7 @@ public struct CheckResult: Hashable, Sendable, Codable {
 }
 
 /// The verdict of a transaction at one instant.
-public enum Verdict: String, Sendable, Codable, CaseIterable {
+package enum Verdict: String, Sendable, Codable, CaseIterable {
     /// Every check that applies passed (warnings allowed).
     case valid
     /// At least one check failed.
@@ -125,7 +125,7 @@ public enum Verdict: String, Sendable, Codable, CaseIterable {
     /// entry is ``CheckDefinition/requiredForVerdict`` makes it `indeterminate` (an id unknown
     /// to the catalogue counts as required: fail closed). Otherwise `valid`.
     /// An empty list is `indeterminate`: nothing was verified.
-    public static func judge(_ results: [CheckResult], at instant: CheckInstant) -> Verdict {
+    package static func judge(_ results: [CheckResult], at instant: CheckInstant) -> Verdict {
         var sawRequiredUnchecked = false
         var sawAny = false
         // By index, reading only the fields needed, so no result is copied.

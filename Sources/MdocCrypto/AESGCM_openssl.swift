@@ -4,19 +4,19 @@ internal import COpenSSL
 /// ciphertext: the session encryption of ISO 18013-5 §9.1.1.5 (IV = 8-byte identifier ‖ 4-byte
 /// big-endian counter; building the IV and tracking counters is the caller's job, as is never
 /// reusing a nonce under one key).
-public enum AESGCM {
+package enum AESGCM {
     /// Key length in bytes (AES-256).
-    public static let keyByteCount = 32
+    package static let keyByteCount = 32
     /// Nonce length in bytes.
-    public static let nonceByteCount = 12
+    package static let nonceByteCount = 12
     /// Tag length in bytes.
-    public static let tagByteCount = 16
+    package static let tagByteCount = 16
     /// OpenSSL's update functions take an `int` length; longer inputs are fed in pieces this size.
     static let updateChunkByteCount = 1 << 30
 
     /// Encrypts `plaintext`, authenticating it and `aad`. Returns ciphertext ‖ tag.
     /// - Throws: `.invalidLength` for a key other than 32 bytes or a nonce other than 12 bytes.
-    public static func seal(
+    package static func seal(
         key: SecureBytes, nonce: [UInt8], plaintext: some Collection<UInt8>, aad: [UInt8] = []
     ) throws -> [UInt8] {
         try checkParameters(key: key, nonce: nonce)
@@ -46,7 +46,7 @@ public enum AESGCM {
     /// on a mismatch the tentative plaintext is wiped.
     /// - Throws: `.authenticationFailed` when the tag does not match; `.invalidLength` for a bad
     ///   key or nonce length, or input shorter than the 16-byte tag.
-    public static func open(
+    package static func open(
         key: SecureBytes, nonce: [UInt8], ciphertextAndTag: some Collection<UInt8>, aad: [UInt8] = []
     ) throws -> [UInt8] {
         try checkParameters(key: key, nonce: nonce)

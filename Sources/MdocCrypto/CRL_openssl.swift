@@ -6,28 +6,28 @@ import Foundation
 /// Parsing checks the encoding only. It does not check the signature (``isSigned(by:)``),
 /// that the issuer is entitled to sign CRLs (cRLSign), the update times against any instant,
 /// delta or indirect CRL semantics, or issuing distribution points: that is the Trust layer's job.
-public final class CRL: @unchecked Sendable, CustomStringConvertible {
+package final class CRL: @unchecked Sendable, CustomStringConvertible {
     // @unchecked Sendable: the X509_CRL is never modified after init; the revocation table is a
     // Swift dictionary built in init.
 
     let crl: OpaquePointer
     /// The encoding exactly as received.
-    public let der: [UInt8]
-    public let issuer: DistinguishedName
+    package let der: [UInt8]
+    package let issuer: DistinguishedName
     /// thisUpdate.
-    public let thisUpdate: Date
+    package let thisUpdate: Date
     /// nextUpdate, when present.
-    public let nextUpdate: Date?
+    package let nextUpdate: Date?
     /// The keyIdentifier of authorityKeyIdentifier (RFC 5280 §5.2.1).
-    public let authorityKeyIdentifier: [UInt8]?
+    package let authorityKeyIdentifier: [UInt8]?
     /// cRLNumber (RFC 5280 §5.2.3) as canonical hex.
-    public let crlNumberHex: String?
+    package let crlNumberHex: String?
     /// Revoked serial numbers (canonical hex, see ``Certificate/serialNumberHex``) → entry.
     private let revocations: [String: Revocation]
 
     /// Parses one DER CRL.
     /// - Throws: `.invalidCRL` (not a CRL, trailing bytes, unreadable dates or entries).
-    public init(der input: some Collection<UInt8>) throws {
+    package init(der input: some Collection<UInt8>) throws {
         let bytes = Array(input)
         let crl = try bytes.withUnsafeBufferPointer { buffer -> OpaquePointer in
             guard let base = buffer.baseAddress else { throw CryptoError(.invalidCRL, "empty CRL") }
@@ -71,7 +71,7 @@ public final class CRL: @unchecked Sendable, CustomStringConvertible {
 
     /// Every CRL in `pemOrDER`: one DER CRL, or PEM text with one or more `X509 CRL` blocks.
     /// - Throws: `.invalidPEM` when PEM text has no CRL block, `.invalidCRL` for a bad CRL.
-    public static func parseAll(pemOrDER: [UInt8]) throws -> [CRL] {
+    package static func parseAll(pemOrDER: [UInt8]) throws -> [CRL] {
         if pemOrDER.first == 0x30 { return [try CRL(der: pemOrDER)] }
         let blocks = try PEM.blocks(in: pemOrDER, label: "X509 CRL")
         guard !blocks.isEmpty else { throw CryptoError(.invalidPEM, "no X509 CRL block found") }
@@ -80,7 +80,7 @@ public final class CRL: @unchecked Sendable, CustomStringConvertible {
 
     /// The entry for a serial number given as hex (any case, leading zeros ignored); nil when
     /// the serial is not listed (or is not hex).
-    public func revocation(ofSerialHex serial: String) -> Revocation? {
+    package func revocation(ofSerialHex serial: String) -> Revocation? {
         if revocations.isEmpty { return nil }
         // The table's keys are canonical, so a hit on the text as given is the answer, and a miss
         // is final when the text is already canonical (``Certificate/serialNumberHex`` always is):
@@ -102,11 +102,11 @@ public final class CRL: @unchecked Sendable, CustomStringConvertible {
     }
 
     /// The number of revoked entries.
-    public var revokedCount: Int { revocations.count }
+    package var revokedCount: Int { revocations.count }
 
     /// Whether the CRL's signature verifies with `issuer`'s public key (`X509_CRL_verify`).
     /// Checks nothing else (not the issuer name, key usage or dates).
-    public func isSigned(by issuer: Certificate) -> Bool {
+    package func isSigned(by issuer: Certificate) -> Bool {
         guard let issuerKey = try? issuer.publicKey.pkey else { return false }
         let result = X509_CRL_verify(crl, issuerKey)
         if result != 1 { ERR_clear_error() }
@@ -114,9 +114,9 @@ public final class CRL: @unchecked Sendable, CustomStringConvertible {
     }
 
     /// ``der`` as PEM (`-----BEGIN X509 CRL-----`).
-    public var pem: String { PEM.encode(der, label: "X509 CRL") }
+    package var pem: String { PEM.encode(der, label: "X509 CRL") }
 
-    public var description: String { "CRL(\(issuer.rfc2253), \(revocations.count) entries)" }
+    package var description: String { "CRL(\(issuer.rfc2253), \(revocations.count) entries)" }
 
     private static func readRevocations(_ crl: OpaquePointer) throws -> [String: Revocation] {
         var table: [String: Revocation] = [:]

@@ -6,37 +6,37 @@ import Foundation
 ///
 /// It encodes what it is told; it does not enforce any profile (Annex B validity limits,
 /// mandatory extensions), so it can also make the non-conforming certificates negative tests need.
-public struct CertificateBuilder {
+package struct CertificateBuilder {
     /// Subject attributes in order, as (short name or dotted OID, UTF-8 value):
     /// `[("C", "US"), ("O", "Example"), ("CN", "Example IACA")]`. countryName is encoded as
     /// PrintableString, the others as UTF8String (OpenSSL's string table).
-    public var subject: [(String, String)]
+    package var subject: [(String, String)]
     /// The serial number, big-endian, 1...20 bytes (RFC 5280 §4.1.2.2); read as a positive integer.
-    public var serialNumber: [UInt8]
-    public var notBefore: Date
-    public var notAfter: Date
-    public var publicKey: PublicKey
+    package var serialNumber: [UInt8]
+    package var notBefore: Date
+    package var notAfter: Date
+    package var publicKey: PublicKey
     /// basicConstraints; `pathLength` nil omits pathLenConstraint.
-    public var basicConstraints: (isCA: Bool, pathLength: Int?, critical: Bool)?
-    public var keyUsage: (KeyUsage, critical: Bool)?
+    package var basicConstraints: (isCA: Bool, pathLength: Int?, critical: Bool)?
+    package var keyUsage: (KeyUsage, critical: Bool)?
     /// Purposes as dotted OIDs, e.g. ["1.0.18013.5.1.2"] (mdlDS).
-    public var extendedKeyUsage: ([String], critical: Bool)?
+    package var extendedKeyUsage: ([String], critical: Bool)?
     /// Adds subjectKeyIdentifier = SHA-1 of the subjectPublicKey bits (RFC 5280 §4.2.1.2 method 1).
-    public var subjectKeyIdentifier: Bool = true
+    package var subjectKeyIdentifier: Bool = true
     /// Adds authorityKeyIdentifier with the issuer's subjectKeyIdentifier (its SHA-1 key hash
     /// when the issuer has none; for a self-signed certificate, the subject's own).
-    public var authorityKeyIdentifier: Bool = true
+    package var authorityKeyIdentifier: Bool = true
     /// A URI issuerAltName (non-critical).
-    public var issuerAlternativeNameURI: String?
+    package var issuerAlternativeNameURI: String?
     /// One distribution point with a URI fullName (non-critical).
-    public var crlDistributionPointURI: String?
+    package var crlDistributionPointURI: String?
     /// Extra extensions, added last: (dotted OID, criticality, DER of the extnValue contents).
-    public var customExtensions: [(oid: String, critical: Bool, derValue: [UInt8])] = []
+    package var customExtensions: [(oid: String, critical: Bool, derValue: [UInt8])] = []
 
     /// The longest serial number RFC 5280 §4.1.2.2 allows.
-    public static let maximumSerialNumberByteCount = 20
+    package static let maximumSerialNumberByteCount = 20
 
-    public init(
+    package init(
         subject: [(String, String)], serialNumber: [UInt8], notBefore: Date, notAfter: Date, publicKey: PublicKey
     ) {
         self.subject = subject
@@ -52,7 +52,7 @@ public struct CertificateBuilder {
     ///   subject's) key; `.unsupportedAlgorithm` for a wrong hash choice or an X25519/X448 signer;
     ///   `.invalidLength` for a bad serial number or a time outside years 1–9999;
     ///   `.invalidCertificate` for a subject attribute or OID OpenSSL refuses.
-    public func sign(issuer: Certificate?, issuerKey: PrivateKey, hash: HashFunction?) throws -> Certificate {
+    package func sign(issuer: Certificate?, issuerKey: PrivateKey, hash: HashFunction?) throws -> Certificate {
         let md = try signatureDigest(for: issuerKey, hash: hash)
         let expectedSigner = issuer?.publicKey ?? publicKey
         guard expectedSigner.isSameKey(as: issuerKey.publicKey) else {
@@ -328,19 +328,19 @@ private func encode(_ x509: OpaquePointer) throws -> [UInt8] {
 }
 
 /// Issues CRLs (RFC 5280 §5) for tests and the sample issuing authority.
-public struct CRLBuilder {
-    public var issuer: Certificate
-    public var issuerKey: PrivateKey
-    public var thisUpdate: Date
-    public var nextUpdate: Date?
+package struct CRLBuilder {
+    package var issuer: Certificate
+    package var issuerKey: PrivateKey
+    package var thisUpdate: Date
+    package var nextUpdate: Date?
     /// Revoked certificates: serial number as hex (any case), revocation date.
-    public var revoked: [(serialHex: String, date: Date)]
+    package var revoked: [(serialHex: String, date: Date)]
     /// Optional CRLReason codes (RFC 5280 §5.3.1) keyed by serial hex as given in ``revoked``.
-    public var reasonCodes: [String: Int] = [:]
+    package var reasonCodes: [String: Int] = [:]
     /// cRLNumber (RFC 5280 §5.2.3).
-    public var crlNumber: UInt64 = 1
+    package var crlNumber: UInt64 = 1
 
-    public init(
+    package init(
         issuer: Certificate, issuerKey: PrivateKey, thisUpdate: Date, nextUpdate: Date?,
         revoked: [(serialHex: String, date: Date)] = []
     ) {
@@ -355,7 +355,7 @@ public struct CRLBuilder {
     /// - Throws: `.keyMismatch` when `issuerKey` is not the issuer's key, `.unsupportedAlgorithm`
     ///   for a wrong hash choice, `.invalidLength` for a serial that is not positive hex of at
     ///   most 20 bytes or a time outside years 1–9999.
-    public func sign(hash: HashFunction?) throws -> CRL {
+    package func sign(hash: HashFunction?) throws -> CRL {
         let md = try signatureDigest(for: issuerKey, hash: hash)
         guard issuer.publicKey.isSameKey(as: issuerKey.publicKey) else {
             throw CryptoError(.keyMismatch, "issuerKey is not the issuer's key")

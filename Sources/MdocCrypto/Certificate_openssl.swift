@@ -9,53 +9,53 @@ import Foundation
 /// revocation; use ``isSigned(by:)``, ``PathValidator`` and the Trust layer for that.
 ///
 /// Equality and hashing compare ``der``.
-public final class Certificate: @unchecked Sendable, Hashable, CustomStringConvertible {
+package final class Certificate: @unchecked Sendable, Hashable, CustomStringConvertible {
     // @unchecked Sendable: the X509 object is never modified after init. Its extension cache is
     // filled during init (X509_check_purpose), so later reads from several threads do not write.
 
     let x509: OpaquePointer
 
     /// The encoding exactly as received.
-    public let der: [UInt8]
+    package let der: [UInt8]
     /// SHA-256 of ``der``.
-    public let sha256Fingerprint: [UInt8]
+    package let sha256Fingerprint: [UInt8]
     /// ``sha256Fingerprint`` as lower-case hex, computed once (evidence of every verification).
-    public let fingerprintHex: String
-    public let subject: DistinguishedName
-    public let issuer: DistinguishedName
+    package let fingerprintHex: String
+    package let subject: DistinguishedName
+    package let issuer: DistinguishedName
     /// The serial number as lower-case hex without leading zeros ("-" prefixed if negative).
-    public let serialNumberHex: String
-    public let notBefore: Date
-    public let notAfter: Date
+    package let serialNumberHex: String
+    package let notBefore: Date
+    package let notAfter: Date
     /// The subject public key.
-    public let publicKey: PublicKey
+    package let publicKey: PublicKey
     /// basicConstraints (RFC 5280 §4.2.1.9), nil when absent.
-    public let basicConstraints: BasicConstraints?
+    package let basicConstraints: BasicConstraints?
     /// keyUsage (RFC 5280 §4.2.1.3), nil when absent.
-    public let keyUsage: KeyUsage?
-    public let keyUsageCritical: Bool
+    package let keyUsage: KeyUsage?
+    package let keyUsageCritical: Bool
     /// extendedKeyUsage purposes as dotted OIDs (RFC 5280 §4.2.1.12), nil when absent.
-    public let extendedKeyUsage: [String]?
-    public let extendedKeyUsageCritical: Bool
+    package let extendedKeyUsage: [String]?
+    package let extendedKeyUsageCritical: Bool
     /// Every extension, in order.
-    public let extensions: [X509Extension]
+    package let extensions: [X509Extension]
     /// subjectKeyIdentifier (RFC 5280 §4.2.1.2).
-    public let subjectKeyIdentifier: [UInt8]?
+    package let subjectKeyIdentifier: [UInt8]?
     /// The keyIdentifier of authorityKeyIdentifier (RFC 5280 §4.2.1.1).
-    public let authorityKeyIdentifier: [UInt8]?
+    package let authorityKeyIdentifier: [UInt8]?
     /// The signature algorithm's name as OpenSSL spells it ("ecdsa-with-SHA256", "ED25519"), or
     /// its dotted OID when OpenSSL has no name for it.
-    public let signatureAlgorithm: String
+    package let signatureAlgorithm: String
     /// The signature algorithm's dotted OID (e.g. "1.2.840.10045.4.3.2").
-    public let signatureAlgorithmOID: String
+    package let signatureAlgorithmOID: String
     /// issuerAltName entries (RFC 5280 §4.2.1.7) as "email:…", "URI:…", "DNS:…", "IP:…" (hex),
     /// "DirName:…" or "othername:<type>".
-    public let issuerAlternativeNames: [String]
+    package let issuerAlternativeNames: [String]
     /// The URIs of every fullName in cRLDistributionPoints (RFC 5280 §4.2.1.13).
-    public let crlDistributionPointURIs: [String]
+    package let crlDistributionPointURIs: [String]
     /// Every fullName GeneralName in cRLDistributionPoints, in the form of
     /// ``issuerAlternativeNames`` (Annex D's IACA uses "DNS:example.com", not a URI).
-    public let crlDistributionPointNames: [String]
+    package let crlDistributionPointNames: [String]
 
     private struct Fields {
         var subject: DistinguishedName
@@ -83,7 +83,7 @@ public final class Certificate: @unchecked Sendable, Hashable, CustomStringConve
     /// - Throws: `.invalidCertificate` (not a certificate, trailing bytes, malformed or duplicate
     ///   extensions, unreadable dates), `.unsupportedCurve` / `.unsupportedAlgorithm` /
     ///   `.invalidPoint` for a subject key this layer cannot use.
-    public init(der input: some Collection<UInt8>) throws {
+    package init(der input: some Collection<UInt8>) throws {
         let bytes = Array(input)
         let x509 = try bytes.withUnsafeBufferPointer { buffer -> OpaquePointer in
             guard let base = buffer.baseAddress else { throw CryptoError(.invalidCertificate, "empty certificate") }
@@ -135,7 +135,7 @@ public final class Certificate: @unchecked Sendable, Hashable, CustomStringConve
     /// tag 0x30), or PEM text with one or more `CERTIFICATE` blocks (other blocks are skipped).
     /// - Throws: `.invalidPEM` when PEM text has no certificate block or a malformed block;
     ///   `.invalidCertificate` etc. for a block that is not a usable certificate.
-    public static func parseAll(pemOrDER: [UInt8]) throws -> [Certificate] {
+    package static func parseAll(pemOrDER: [UInt8]) throws -> [Certificate] {
         if pemOrDER.first == 0x30 { return [try Certificate(der: pemOrDER)] }
         let blocks = try PEM.blocks(in: pemOrDER, label: "CERTIFICATE")
         guard !blocks.isEmpty else { throw CryptoError(.invalidPEM, "no CERTIFICATE block found") }
@@ -144,13 +144,13 @@ public final class Certificate: @unchecked Sendable, Hashable, CustomStringConve
 
     /// Whether subject and issuer names are the same (RFC 5280 §3.2 "self-issued"), compared
     /// as RFC 5280 §7.1 canonical names (`X509_NAME_cmp`). Says nothing about the signature.
-    public var isSelfIssued: Bool {
+    package var isSelfIssued: Bool {
         X509_NAME_cmp(X509_get_subject_name(x509), X509_get_issuer_name(x509)) == 0
     }
 
     /// Whether this certificate's signature verifies with `issuer`'s public key (`X509_verify`).
     /// Checks nothing else: not names, validity, key usage or basic constraints.
-    public func isSigned(by issuer: Certificate) -> Bool {
+    package func isSigned(by issuer: Certificate) -> Bool {
         guard let issuerKey = try? issuer.publicKey.pkey else { return false }
         let result = X509_verify(x509, issuerKey)
         if result != 1 { ERR_clear_error() }
@@ -158,12 +158,12 @@ public final class Certificate: @unchecked Sendable, Hashable, CustomStringConve
     }
 
     /// ``der`` as PEM (`-----BEGIN CERTIFICATE-----`).
-    public var pem: String { PEM.encode(der, label: "CERTIFICATE") }
+    package var pem: String { PEM.encode(der, label: "CERTIFICATE") }
 
-    public var description: String { "Certificate(\(subject.rfc2253), serial \(serialNumberHex))" }
+    package var description: String { "Certificate(\(subject.rfc2253), serial \(serialNumberHex))" }
 
-    public static func == (lhs: Certificate, rhs: Certificate) -> Bool { lhs.der == rhs.der }
-    public func hash(into hasher: inout Hasher) { hasher.combine(der) }
+    package static func == (lhs: Certificate, rhs: Certificate) -> Bool { lhs.der == rhs.der }
+    package func hash(into hasher: inout Hasher) { hasher.combine(der) }
 
     // MARK: Field extraction
 

@@ -3,40 +3,40 @@
 /// Equality and hashing compare the ``code`` only: the ``reason`` is for humans (it may carry the
 /// drained OpenSSL error queue) and must never be persisted or matched on. Reports store
 /// ``Code/rawValue``, which never changes meaning once shipped.
-public struct CryptoError: Error, Hashable, Sendable, CustomStringConvertible {
+package struct CryptoError: Error, Hashable, Sendable, CustomStringConvertible {
     /// A stable error code, e.g. `crypto.invalidKey`.
-    public struct Code: Hashable, Sendable, CustomStringConvertible {
+    package struct Code: Hashable, Sendable, CustomStringConvertible {
         /// The stable string form, persisted in reports.
-        public let rawValue: String
+        package let rawValue: String
 
         private init(_ rawValue: String) { self.rawValue = rawValue }
 
-        public var description: String { rawValue }
+        package var description: String { rawValue }
 
         /// Key material that cannot be used: malformed encoding, wrong type, out-of-range scalar.
-        public static let invalidKey = Code("crypto.invalidKey")
+        package static let invalidKey = Code("crypto.invalidKey")
         /// An elliptic-curve point that is not on the curve, or otherwise not a valid public point.
-        public static let invalidPoint = Code("crypto.invalidPoint")
+        package static let invalidPoint = Code("crypto.invalidPoint")
         /// A curve (or key type) outside ``Curve/all``.
-        public static let unsupportedCurve = Code("crypto.unsupportedCurve")
+        package static let unsupportedCurve = Code("crypto.unsupportedCurve")
         /// An algorithm, or a combination of key and hash, that this layer does not offer.
-        public static let unsupportedAlgorithm = Code("crypto.unsupportedAlgorithm")
+        package static let unsupportedAlgorithm = Code("crypto.unsupportedAlgorithm")
         /// A signature whose encoding is unusable (wrong length for the curve).
-        public static let invalidSignatureEncoding = Code("crypto.invalidSignatureEncoding")
+        package static let invalidSignatureEncoding = Code("crypto.invalidSignatureEncoding")
         /// An AEAD tag that does not match (modified ciphertext, AAD, nonce or key).
-        public static let authenticationFailed = Code("crypto.authenticationFailed")
+        package static let authenticationFailed = Code("crypto.authenticationFailed")
         /// An input whose length is outside what the operation accepts.
-        public static let invalidLength = Code("crypto.invalidLength")
+        package static let invalidLength = Code("crypto.invalidLength")
         /// A certificate that cannot be parsed, has trailing bytes or malformed extensions.
-        public static let invalidCertificate = Code("crypto.invalidCertificate")
+        package static let invalidCertificate = Code("crypto.invalidCertificate")
         /// A certificate revocation list that cannot be parsed or has trailing bytes.
-        public static let invalidCRL = Code("crypto.invalidCRL")
+        package static let invalidCRL = Code("crypto.invalidCRL")
         /// PEM text without a usable block.
-        public static let invalidPEM = Code("crypto.invalidPEM")
+        package static let invalidPEM = Code("crypto.invalidPEM")
         /// Two keys that must belong together do not (curve mismatch, issuer key not the issuer's).
-        public static let keyMismatch = Code("crypto.keyMismatch")
+        package static let keyMismatch = Code("crypto.keyMismatch")
         /// Any other OpenSSL failure (usually resource exhaustion).
-        public static let openSSL = Code("crypto.openSSL")
+        package static let openSSL = Code("crypto.openSSL")
         /// A PKCS#11 URI (RFC 7512) that cannot be used: malformed, an unknown or repeated
         /// attribute, an unreadable `pin-source`.
         package static let invalidPKCS11URI = Code("crypto.invalidPKCS11URI")
@@ -53,21 +53,21 @@ public struct CryptoError: Error, Hashable, Sendable, CustomStringConvertible {
         package static let keyNotExportable = Code("crypto.keyNotExportable")
     }
 
-    public let code: Code
+    package let code: Code
     /// A human-readable explanation; not stable, never persisted.
-    public let reason: String
-    public let file: String
-    public let line: Int
+    package let reason: String
+    package let file: String
+    package let line: Int
 
-    public init(_ code: Code, _ reason: String, file: String = #fileID, line: Int = #line) {
+    package init(_ code: Code, _ reason: String, file: String = #fileID, line: Int = #line) {
         self.code = code
         self.reason = reason
         self.file = file
         self.line = line
     }
 
-    public var description: String { "\(code.rawValue): \(reason)" }
+    package var description: String { "\(code.rawValue): \(reason)" }
 
-    public static func == (lhs: CryptoError, rhs: CryptoError) -> Bool { lhs.code == rhs.code }
-    public func hash(into hasher: inout Hasher) { hasher.combine(code) }
+    package static func == (lhs: CryptoError, rhs: CryptoError) -> Bool { lhs.code == rhs.code }
+    package func hash(into hasher: inout Hasher) { hasher.combine(code) }
 }

@@ -2,13 +2,13 @@ internal import COpenSSL
 
 /// A SHA-2 hash function (FIPS 180-4), as named by ISO 18013-5 §9.1.2.5 ("SHA-256", "SHA-384",
 /// "SHA-512") and by COSE.
-public enum HashFunction: String, Sendable, CaseIterable, Codable {
+package enum HashFunction: String, Sendable, CaseIterable, Codable {
     case sha256 = "SHA-256"
     case sha384 = "SHA-384"
     case sha512 = "SHA-512"
 
     /// Output length in bytes.
-    public var outputByteCount: Int {
+    package var outputByteCount: Int {
         switch self {
         case .sha256: 32
         case .sha384: 48
@@ -31,23 +31,23 @@ public enum HashFunction: String, Sendable, CaseIterable, Codable {
     /// `EVP_Digest` with the implementation fetched once (``evpMD``): OpenSSL 3.0's one-shot
     /// `SHA256()` goes through `EVP_Q_digest`, which fetches the implementation by name on every
     /// call, twice the cost of hashing a ~100-byte IssuerSignedItem.
-    public func hash<Bytes: Collection>(_ data: Bytes) -> [UInt8] where Bytes.Element == UInt8 {
+    package func hash<Bytes: Collection>(_ data: Bytes) -> [UInt8] where Bytes.Element == UInt8 {
         withNonNullBytes(data) { pointer, length in digest(pointer, length) }
     }
 
     /// ``hash(_:)`` for arrays, without the generic entry point (callers in other modules
     /// otherwise run the unspecialised generic code).
-    public func hash(_ data: [UInt8]) -> [UInt8] {
+    package func hash(_ data: [UInt8]) -> [UInt8] {
         withNonNullBytes(data) { pointer, length in digest(pointer, length) }
     }
 
     /// ``hash(_:)`` for array slices, without the generic entry point.
-    public func hash(_ data: ArraySlice<UInt8>) -> [UInt8] {
+    package func hash(_ data: ArraySlice<UInt8>) -> [UInt8] {
         withNonNullBytes(data) { pointer, length in digest(pointer, length) }
     }
 
     /// The digest of `data`, held inline (``Digest``): no array is made for it.
-    public func digest(_ data: ArraySlice<UInt8>) -> Digest {
+    package func digest(_ data: ArraySlice<UInt8>) -> Digest {
         withNonNullBytes(data) { pointer, length in
             var digest = Digest()
             let written = digest.withUnsafeMutableStorage { hash(UnsafeRawPointer(pointer), length, into: $0) }
@@ -71,11 +71,11 @@ public enum HashFunction: String, Sendable, CaseIterable, Codable {
 /// A SHA-2 digest held inline (up to 64 bytes, SHA-512's length), so that hashing an element
 /// allocates nothing: a response hashes a dozen IssuerSignedItems, and an array per digest cost
 /// more than hashing a short item. Equal when the bytes are.
-public struct Digest: Sendable, Hashable, CustomStringConvertible {
+package struct Digest: Sendable, Hashable, CustomStringConvertible {
     /// Eight words: 64 bytes, the longest SHA-2 output.
     private var storage: (UInt64, UInt64, UInt64, UInt64, UInt64, UInt64, UInt64, UInt64) = (0, 0, 0, 0, 0, 0, 0, 0)
     /// The digest's length in bytes (32, 48 or 64).
-    public fileprivate(set) var count = 0
+    package fileprivate(set) var count = 0
 
     fileprivate init() {}
 
@@ -88,38 +88,38 @@ public struct Digest: Sendable, Hashable, CustomStringConvertible {
     }
 
     /// Calls `body` with the digest's bytes.
-    public func withUnsafeBytes<R>(_ body: (UnsafeRawBufferPointer) throws -> R) rethrows -> R {
+    package func withUnsafeBytes<R>(_ body: (UnsafeRawBufferPointer) throws -> R) rethrows -> R {
         try Swift.withUnsafeBytes(of: storage) { raw in try body(UnsafeRawBufferPointer(rebasing: raw.prefix(count))) }
     }
 
     /// The digest's bytes as an array.
-    public var bytes: [UInt8] { withUnsafeBytes { Array($0) } }
+    package var bytes: [UInt8] { withUnsafeBytes { Array($0) } }
 
     /// Lower-case hexadecimal.
-    public var hex: String { withUnsafeBytes { $0.withMemoryRebound(to: UInt8.self) { hexString(buffer: $0) } } }
+    package var hex: String { withUnsafeBytes { $0.withMemoryRebound(to: UInt8.self) { hexString(buffer: $0) } } }
 
-    public var description: String { hex }
+    package var description: String { hex }
 
     /// Whether `bytes` are this digest's bytes.
-    public func equals(_ bytes: some Collection<UInt8>) -> Bool {
+    package func equals(_ bytes: some Collection<UInt8>) -> Bool {
         withUnsafeBytes { own in own.elementsEqual(bytes) }
     }
 
-    public static func == (a: Digest, b: Digest) -> Bool {
+    package static func == (a: Digest, b: Digest) -> Bool {
         a.count == b.count && a.withUnsafeBytes { x in b.withUnsafeBytes { y in x.elementsEqual(y) } }
     }
 
-    public func hash(into hasher: inout Hasher) {
+    package func hash(into hasher: inout Hasher) {
         withUnsafeBytes { hasher.combine(bytes: $0) }
     }
 }
 
 /// Incremental hashing, for content that arrives in pieces (archive entries, whole bundles).
-public struct DigestContext: ~Copyable {
+package struct DigestContext: ~Copyable {
     private let context: OpaquePointer
-    public let function: HashFunction
+    package let function: HashFunction
 
-    public init(_ function: HashFunction) {
+    package init(_ function: HashFunction) {
         self.function = function
         guard let context = EVP_MD_CTX_new(), EVP_DigestInit_ex2(context, function.evpMD, nil) == 1 else {
             preconditionFailure("EVP_MD_CTX_new/EVP_DigestInit_ex2 failed: out of memory")
@@ -129,7 +129,7 @@ public struct DigestContext: ~Copyable {
 
     deinit { EVP_MD_CTX_free(context) }
 
-    public mutating func update<Bytes: Collection>(_ data: Bytes) where Bytes.Element == UInt8 {
+    package mutating func update<Bytes: Collection>(_ data: Bytes) where Bytes.Element == UInt8 {
         let context = self.context
         let ok = withContiguousBytes(data) { pointer, count in
             EVP_DigestUpdate(context, pointer, count) == 1
@@ -138,7 +138,7 @@ public struct DigestContext: ~Copyable {
     }
 
     /// The digest of everything passed to ``update(_:)``. Consumes the context.
-    public consuming func finalize() -> [UInt8] {
+    package consuming func finalize() -> [UInt8] {
         var out = [UInt8](repeating: 0, count: function.outputByteCount)
         var length: UInt32 = 0
         let ok = out.withUnsafeMutableBufferPointer { EVP_DigestFinal_ex(context, $0.baseAddress, &length) == 1 }
@@ -178,7 +178,7 @@ func withContiguousBytes<Bytes: Collection, R>(
 }
 
 /// Lower-case hexadecimal of `bytes` (fingerprints, digests in evidence).
-public func hexString<Bytes: Sequence>(_ bytes: Bytes) -> String where Bytes.Element == UInt8 {
+package func hexString<Bytes: Sequence>(_ bytes: Bytes) -> String where Bytes.Element == UInt8 {
     if let fast = bytes.withContiguousStorageIfAvailable({ hexString(buffer: $0) }) { return fast }
     return Array(bytes).withUnsafeBufferPointer { hexString(buffer: $0) }
 }

@@ -4,12 +4,12 @@ internal import COpenSSL
 ///
 /// ISO 18013-5 §9.1.1.5 derives SKReader/SKDevice, and §9.1.3.5 EMacKey, with HKDF-SHA-256,
 /// salt = SHA-256(SessionTranscriptBytes) and info "SKReader"/"SKDevice"/"EMacKey".
-public enum HKDF {
+package enum HKDF {
     /// `outputByteCount` bytes of output key material.
     ///
     /// An empty `salt` means "not provided", which RFC 5869 §2.2 defines as HashLen zero bytes.
     /// - Throws: `.invalidLength` unless `1 <= outputByteCount <= 255 * HashLen` (RFC 5869 §2.3).
-    public static func deriveKey(
+    package static func deriveKey(
         hash: HashFunction, inputKeyMaterial: SecureBytes, salt: [UInt8], info: [UInt8], outputByteCount: Int
     ) throws -> SecureBytes {
         guard outputByteCount >= 1, outputByteCount <= 255 * hash.outputByteCount else {

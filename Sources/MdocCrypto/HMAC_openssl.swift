@@ -2,10 +2,10 @@ internal import COpenSSL
 
 /// HMAC (RFC 2104) over a SHA-2 function, as used by COSE_Mac0 "HMAC 256/256" (RFC 9053 §3.1)
 /// for ISO 18013-5 deviceMac (§9.1.3.5). Backed by OpenSSL's `EVP_MAC` "HMAC".
-public enum HMAC {
+package enum HMAC {
     /// The HMAC of `message` under `key`. Any key length is accepted (RFC 2104 §2: longer keys
     /// are hashed first). Traps only if OpenSSL cannot allocate.
-    public static func authenticationCode<K: Collection, M: Collection>(
+    package static func authenticationCode<K: Collection, M: Collection>(
         hash: HashFunction, key: K, message: M
     ) -> [UInt8] where K.Element == UInt8, M.Element == UInt8 {
         withNonNullBytes(key) { keyPointer, keyCount in
@@ -14,7 +14,7 @@ public enum HMAC {
     }
 
     /// The HMAC of `message` under a secret key (e.g. EMacKey).
-    public static func authenticationCode<M: Collection>(
+    package static func authenticationCode<M: Collection>(
         hash: HashFunction, key: SecureBytes, message: M
     ) -> [UInt8] where M.Element == UInt8 {
         key.withNonNullPointer { pointer, count in
@@ -24,7 +24,7 @@ public enum HMAC {
 
     /// Whether `tag` is the HMAC of `message` under `key`, compared in constant time.
     /// A tag of the wrong length is simply not valid (no truncated tags are accepted).
-    public static func isValidAuthenticationCode<M: Collection>(
+    package static func isValidAuthenticationCode<M: Collection>(
         _ tag: [UInt8], hash: HashFunction, key: SecureBytes, message: M
     ) -> Bool where M.Element == UInt8 {
         constantTimeEquals(authenticationCode(hash: hash, key: key, message: message), tag)

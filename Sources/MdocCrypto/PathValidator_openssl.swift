@@ -2,7 +2,7 @@ internal import COpenSSL
 import Foundation
 
 /// Certification path validation (RFC 5280 §6) with OpenSSL's `X509_verify_cert`.
-public enum PathValidator {
+package enum PathValidator {
     /// Builds and validates a path from `leaf` to one of `roots`, using `intermediates` as
     /// untrusted candidates.
     ///
@@ -22,7 +22,7 @@ public enum PathValidator {
     /// Not checked here: CRLs or OCSP (no CRL flags are set; see ``CRL``), extended key usage or
     /// any Annex B profile rule, and the self-signature of the anchor. Unknown critical
     /// extensions fail (`X509_V_ERR_UNHANDLED_CRITICAL_EXTENSION`), as RFC 5280 §4.2 requires.
-    public static func validate(
+    package static func validate(
         leaf: Certificate, intermediates: [Certificate], roots: [Certificate], at time: Date?,
         allowPartialChain: Bool = true
     ) -> Result<[Certificate], PathValidationFailure> {

@@ -6,7 +6,7 @@ import Synchronization
 /// The key material lives in OpenSSL's memory and is cleansed by `EVP_PKEY_free` when this
 /// object goes away. Exported forms (``pkcs8PEM()``, ``rawPrivateBytes()``) are copies the caller
 /// must protect.
-public final class PrivateKey: @unchecked Sendable {
+package final class PrivateKey: @unchecked Sendable {
     // @unchecked Sendable: the OpenSSL key is built at most once, under `built`'s lock, and
     // never mutated afterwards; each signing or derivation creates its own EVP_PKEY_CTX, and
     // OpenSSL 3 keys are safe for concurrent read-only use.

@@ -15,7 +15,7 @@ import Musl
 /// shared one. EC points are validated when the key is made (on the curve, coordinates in range,
 /// not the point at infinity); all supported Weierstrass curves have cofactor 1, so that is a
 /// full public-key validation (SEC1 §3.2.2.1).
-public final class PublicKey: @unchecked Sendable {
+package final class PublicKey: @unchecked Sendable {
     // @unchecked Sendable: `builtKey` and `verifyTemplate` are never mutated after init, a
     // deferred key is built at most once under `deferredKey`'s lock and never mutated after;
     // concurrent reads of an EVP_PKEY and EVP_PKEY_CTX_dup of a context nobody uses are

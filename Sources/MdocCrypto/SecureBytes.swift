@@ -5,16 +5,16 @@ internal import COpenSSL
 ///
 /// It does not lock the memory against swapping, and copies handed out by ``bytes`` or made by
 /// the caller from ``withUnsafeBytes(_:)`` are the caller's to wipe.
-public final class SecureBytes: @unchecked Sendable {
+package final class SecureBytes: @unchecked Sendable {
     // @unchecked Sendable: the buffer is written once in init and only read afterwards.
     // At least one byte is allocated, so `base` is a valid non-NULL pointer even for count 0
     // (OpenSSL treats a NULL key pointer as "no key").
     private let base: UnsafeMutableRawPointer
     /// The number of bytes.
-    public let count: Int
+    package let count: Int
 
     /// Copies `bytes`. The caller's array is not wiped; see ``init(wiping:)``.
-    public init(_ bytes: [UInt8]) {
+    package init(_ bytes: [UInt8]) {
         count = bytes.count
         base = UnsafeMutableRawPointer.allocate(byteCount: max(bytes.count, 1), alignment: 16)
         base.initializeMemory(as: UInt8.self, repeating: 0, count: max(bytes.count, 1))
@@ -24,7 +24,7 @@ public final class SecureBytes: @unchecked Sendable {
     }
 
     /// Copies `bytes`, then wipes the caller's array.
-    public convenience init(wiping bytes: inout [UInt8]) {
+    package convenience init(wiping bytes: inout [UInt8]) {
         self.init(bytes)
         bytes.withUnsafeMutableBytes { OPENSSL_cleanse($0.baseAddress, $0.count) }
     }
@@ -46,7 +46,7 @@ public final class SecureBytes: @unchecked Sendable {
     }
 
     /// Lends the secret bytes to `body`; the pointer must not escape it.
-    public func withUnsafeBytes<R>(_ body: (UnsafeRawBufferPointer) throws -> R) rethrows -> R {
+    package func withUnsafeBytes<R>(_ body: (UnsafeRawBufferPointer) throws -> R) rethrows -> R {
         try body(UnsafeRawBufferPointer(start: base, count: count))
     }
 
@@ -56,12 +56,12 @@ public final class SecureBytes: @unchecked Sendable {
     }
 
     /// A copy of the secret, for known-answer tests. The copy is not wiped.
-    public var bytes: [UInt8] { Array(UnsafeRawBufferPointer(start: base, count: count)) }
+    package var bytes: [UInt8] { Array(UnsafeRawBufferPointer(start: base, count: count)) }
 }
 
 /// Compares two byte strings in time independent of their contents (`CRYPTO_memcmp`).
 /// Returns false when the lengths differ (the length itself is not hidden).
-public func constantTimeEquals(_ a: [UInt8], _ b: [UInt8]) -> Bool {
+package func constantTimeEquals(_ a: [UInt8], _ b: [UInt8]) -> Bool {
     guard a.count == b.count else { return false }
     if a.isEmpty { return true }
     return a.withUnsafeBytes { x in
@@ -70,9 +70,9 @@ public func constantTimeEquals(_ a: [UInt8], _ b: [UInt8]) -> Bool {
 }
 
 /// The operating system's cryptographically secure random generator, through OpenSSL's DRBG.
-public enum SecureRandom {
+package enum SecureRandom {
     /// `count` random bytes (`RAND_bytes`). A failing DRBG is unrecoverable, so it traps.
-    public static func bytes(_ count: Int) -> [UInt8] {
+    package static func bytes(_ count: Int) -> [UInt8] {
         precondition(count >= 0 && count <= Int(Int32.max), "SecureRandom.bytes: count out of range")
         var out = [UInt8](repeating: 0, count: count)
         if count == 0 { return out }

@@ -1,94 +1,133 @@
 import Foundation
-public import MdocChecks
 internal import MdocCrypto
 
 /// The kind of identity document an upload shows. An open set: unknown values from a manifest
 /// are kept (and reported as `image.documentType` warnings).
-public struct DocumentType: RawRepresentable, Sendable, Hashable, Codable, Comparable, CustomStringConvertible {
-    public let rawValue: String
-    public init(rawValue: String) { self.rawValue = rawValue }
+package struct DocumentType: RawRepresentable, Sendable, Hashable, Codable, Comparable, CustomStringConvertible {
+    package let rawValue: String
+    package init(rawValue: String) { self.rawValue = rawValue }
 
-    public static let idCard = DocumentType(rawValue: "idCard")
-    public static let passport = DocumentType(rawValue: "passport")
-    public static let driversLicense = DocumentType(rawValue: "driversLicense")
-    public static let residencePermit = DocumentType(rawValue: "residencePermit")
-    public static let other = DocumentType(rawValue: "other")
+    package static let idCard = DocumentType(rawValue: "idCard")
+    package static let passport = DocumentType(rawValue: "passport")
+    package static let driversLicense = DocumentType(rawValue: "driversLicense")
+    package static let residencePermit = DocumentType(rawValue: "residencePermit")
+    package static let other = DocumentType(rawValue: "other")
     /// The types the onboarding upload rule defines.
-    public static let known: [DocumentType] = [.idCard, .passport, .driversLicense, .residencePermit, .other]
+    package static let known: [DocumentType] = [.idCard, .passport, .driversLicense, .residencePermit, .other]
 
-    public var isKnown: Bool { Self.known.contains(self) }
-    public var description: String { rawValue }
-    public static func < (lhs: DocumentType, rhs: DocumentType) -> Bool { lhs.rawValue < rhs.rawValue }
+    package var isKnown: Bool { Self.known.contains(self) }
+    package var description: String { rawValue }
+    package static func < (lhs: DocumentType, rhs: DocumentType) -> Bool { lhs.rawValue < rhs.rawValue }
 }
 
 /// A (type, side) pair: the place an upload fills, such as the front of a driving licence.
-public struct UploadSlot: Sendable, Hashable, Codable, Comparable, CustomStringConvertible {
-    public var type: DocumentType
+package struct UploadSlot: Sendable, Hashable, Codable, Comparable, CustomStringConvertible {
+    package var type: DocumentType
     /// "front", "back", ... or `nil` for single-sided documents.
-    public var side: String?
+    package var side: String?
 
-    public init(type: DocumentType, side: String?) {
+    package init(type: DocumentType, side: String?) {
         self.type = type
         self.side = side
     }
 
-    public var description: String { side.map { "\(type)/\($0)" } ?? type.rawValue }
-    public static func < (lhs: UploadSlot, rhs: UploadSlot) -> Bool { lhs.description < rhs.description }
+    package var description: String { side.map { "\(type)/\($0)" } ?? type.rawValue }
+    package static func < (lhs: UploadSlot, rhs: UploadSlot) -> Bool { lhs.description < rhs.description }
 }
 
 /// One well-formed entry of `documents/manifest.json`.
-public struct UploadEntry: Sendable, Hashable, Codable {
+package struct UploadEntry: Sendable, Hashable, Codable {
     /// Position in the manifest array, from 0.
-    public var index: Int
+    package var index: Int
     /// The entry's `id`, or its `file` when it has none.
-    public var id: String
+    package var id: String
     /// Path relative to the `documents/` folder.
-    public var file: String
-    public var slot: UploadSlot
+    package var file: String
+    package var slot: UploadSlot
     /// The id of the upload this one replaces (a re-upload).
-    public var originalDocumentId: String?
+    package var originalDocumentId: String?
     /// The scan SDK's signature over the original bytes, as written (base64, standard or URL alphabet).
-    public var dataSignature: String?
+    package var dataSignature: String?
 }
 
 /// What processing one manifest entry produced.
-public struct UploadResult: Sendable, Hashable {
-    /// `upload[<id>]`, the subject of every check result below.
-    public var subject: String
-    /// `nil` when the manifest entry itself is malformed.
-    public var entry: UploadEntry?
+package struct UploadResult: Sendable, Hashable {
+    /// The entry's id, else its file, else `#<index>`: `upload[<label>]` in reports.
+    package var label: String
+    /// `nil` when the manifest entry itself is malformed (``entryProblem`` says why).
+    package var entry: UploadEntry?
+    /// Why the entry is not a usable upload (malformed, or an id used by an earlier entry).
+    package var entryProblem: String?
+    /// The entry names a file the bundle does not have.
+    package var fileMissing = false
     /// `nil` when the entry is malformed or its file is missing.
-    public var fit: FitOutcome?
-    public var checkResults: [CheckResult]
+    package var fit: FitOutcome?
+    /// What came of the entry's `dataSignature`.
+    package var signature: SignatureOutcome = .absent
+    /// What came of the entry's re-upload link, when it names an upload it replaces.
+    package var link: LinkOutcome?
     /// The upload this one validly supersedes.
-    public var supersedes: String?
+    package var supersedes: String?
     /// The uploads that validly supersede this one.
-    public var supersededBy: [String]
+    package var supersededBy: [String] = []
     /// The re-upload chain ending here, from the first upload: `[front-1, front-2, front-3]`;
     /// just `[id]` for an upload that replaces nothing (or whose link is broken).
-    public var chain: [String]
+    package var chain: [String] = []
+
+    /// What came of a `dataSignature`.
+    package enum SignatureOutcome: Sendable, Hashable {
+        /// The entry has none.
+        case absent
+        /// The entry has one, but its file is missing.
+        case fileMissing
+        /// Not base64 of at most ``DocumentUploads/maxSignatureLength`` characters.
+        case malformed
+        /// Checked (`verified`), or not for want of a scan-SDK key (`verified == nil`), over the
+        /// original of `originalBytes` bytes whose SHA-256 is `originalSHA256`.
+        case checked(verified: Bool?, originalSHA256: String, originalBytes: Int, signatureBytes: Int)
+    }
+
+    /// What came of a re-upload link (`originalDocumentId`).
+    package enum LinkOutcome: Sendable, Hashable {
+        /// It names no upload of the manifest.
+        case dangling(target: String)
+        /// It names an upload of another type or side.
+        case changesSlot(target: String, from: UploadSlot, to: UploadSlot)
+        /// Following the links from here comes back here (`cycle`: "a → b → a").
+        case loops(cycle: String)
+        /// It validly supersedes `original`; `siblings` also supersede it.
+        case supersedes(original: String, chain: [String], siblings: [String])
+    }
 }
 
 /// What ``DocumentUploads/process(manifest:files:limit:options:verifySignature:)`` produced.
-public struct UploadsResult: Sendable, Hashable {
-    /// Results about the manifest as a whole (malformed JSON, files not listed).
-    public var manifestResults: [CheckResult]
+package struct UploadsResult: Sendable, Hashable {
+    /// Why the manifest as a whole could not be read (nothing else was processed).
+    package var manifestProblem: ManifestProblem?
+    /// The number of entries when above ``DocumentUploads/maxEntries`` (only those were processed).
+    package var entryCountOverLimit: Int?
+    /// Files of `documents/` that no entry lists (ignored).
+    package var unlistedFiles: [String] = []
     /// One per manifest entry, in manifest order.
-    public var uploads: [UploadResult]
+    package var uploads: [UploadResult] = []
     /// The current upload id for each slot: the last upload in manifest order that no valid
-    /// re-upload supersedes. It is current even when its own image was rejected (its results say so).
-    public var current: [UploadSlot: String]
+    /// re-upload supersedes. It is current even when its own image was rejected.
+    package var current: [UploadSlot: String] = [:]
 
-    /// Every check result: the manifest's, then each upload's.
-    public var checkResults: [CheckResult] { manifestResults + uploads.flatMap(\.checkResults) }
+    /// Why a manifest could not be read.
+    package enum ManifestProblem: Sendable, Hashable {
+        case tooLarge(bytes: Int)
+        case notJSON
+        case notAnArray
+    }
 
     /// The result for upload `id`.
-    public func upload(_ id: String) -> UploadResult? { uploads.first { $0.entry?.id == id } }
+    package func upload(_ id: String) -> UploadResult? { uploads.first { $0.entry?.id == id } }
 }
 
 /// Document-scan uploads of a transaction bundle (`documents/manifest.json` and the files it
-/// names; DESIGN.md, "The transaction bundle" and "Images"). Rules from the onboarding upload
-/// requirements (Wultra onboarding upload rule, seed 003); ISO/IEC 18013-5 does not cover them.
+/// names), under the onboarding upload requirements; ISO/IEC 18013-5 does not cover them. This
+/// reports what it found; the `image.*` checks of MdocVerification judge it.
 ///
 /// Manifest: a JSON array of objects
 /// `{"file": "front.jpg", "type": "driversLicense", "side": "front", "originalDocumentId": "…"?,
@@ -98,52 +137,43 @@ public struct UploadsResult: Sendable, Hashable {
 /// against ``DocumentType/known`` (unknown types warn), the `dataSignature` is verified over the
 /// ORIGINAL bytes by the caller's hook, and re-upload links are resolved: a re-upload supersedes
 /// the upload it names, which must exist, have the same type and side, and not lead back to the
-/// re-upload (`image.reuploadChain`). Several re-uploads naming the same upload are allowed with
+/// re-upload. Several re-uploads naming the same upload are allowed with
 /// a warning; the last in manifest order is current.
 ///
 /// Does NOT read files (the caller passes them), write outputs (see ``AtomicFile``), or know
 /// which signature scheme the scan SDK uses (the hook does).
-public enum DocumentUploads {
+package enum DocumentUploads {
     /// Largest manifest accepted: 1 MiB.
-    public static let maxManifestBytes = 1 << 20
+    package static let maxManifestBytes = 1 << 20
     /// Most entries processed; further entries are reported and ignored.
-    public static let maxEntries = 1000
+    package static let maxEntries = 1000
     /// Longest `dataSignature` text accepted (base64 characters).
-    public static let maxSignatureLength = 16 * 1024
+    package static let maxSignatureLength = 16 * 1024
 
     /// Verifies the scan SDK's signature over the original upload bytes.
-    public typealias SignatureVerifier = @Sendable (_ original: [UInt8], _ signature: [UInt8]) -> Bool
+    package typealias SignatureVerifier = @Sendable (_ original: [UInt8], _ signature: [UInt8]) -> Bool
 
-    public static func process(
+    package static func process(
         manifest: [UInt8], files: [String: [UInt8]], limit: Int = ImageLimiter.defaultLimit,
         options: FitOptions = .default, verifySignature: SignatureVerifier?
     ) -> UploadsResult {
-        var result = UploadsResult(manifestResults: [], uploads: [], current: [:])
-        let subject = "documents/manifest.json"
+        var result = UploadsResult()
         guard manifest.count <= maxManifestBytes else {
-            result.manifestResults.append(
-                CheckResult(.imageManifest, .fail, "the manifest has \(manifest.count) bytes, over the limit of \(maxManifestBytes)", subject: subject))
+            result.manifestProblem = .tooLarge(bytes: manifest.count)
             return result
         }
         let parsed: Any
         do {
             parsed = try JSONSerialization.jsonObject(with: Data(manifest), options: [])
         } catch {
-            result.manifestResults.append(
-                CheckResult(.imageManifest, .fail, "the manifest is not valid JSON", subject: subject))
+            result.manifestProblem = .notJSON
             return result
         }
         guard let array = parsed as? [Any] else {
-            result.manifestResults.append(
-                CheckResult(.imageManifest, .fail, "the manifest is not a JSON array of entries", subject: subject))
+            result.manifestProblem = .notAnArray
             return result
         }
-        if array.count > maxEntries {
-            result.manifestResults.append(
-                CheckResult(
-                    .imageManifest, .fail, "the manifest has \(array.count) entries; only the first \(maxEntries) are processed",
-                    subject: subject))
-        }
+        if array.count > maxEntries { result.entryCountOverLimit = array.count }
 
         // 1. Entries.
         var seenIDs: Set<String> = []
@@ -151,20 +181,11 @@ public enum DocumentUploads {
         for (index, element) in array.prefix(maxEntries).enumerated() {
             switch parseEntry(element, index: index) {
             case .failure(let problem):
-                result.uploads.append(
-                    UploadResult(
-                        subject: "upload[\(problem.label)]", entry: nil, fit: nil,
-                        checkResults: [CheckResult(.imageManifest, .fail, problem.reason, subject: "upload[\(problem.label)]")],
-                        supersedes: nil, supersededBy: [], chain: []))
+                result.uploads.append(UploadResult(label: problem.label, entryProblem: problem.reason))
             case .success(let entry):
-                let uploadSubject = "upload[\(entry.id)]"
                 if seenIDs.contains(entry.id) {
-                    result.uploads.append(
-                        UploadResult(
-                            subject: uploadSubject, entry: nil, fit: nil,
-                            checkResults: [
-                                CheckResult(.imageManifest, .fail, "entry \(index): id \"\(entry.id)\" is used by an earlier entry", subject: uploadSubject)
-                            ], supersedes: nil, supersededBy: [], chain: []))
+                    result.uploads.append(UploadResult(
+                        label: entry.id, entryProblem: "entry \(index): id \"\(entry.id)\" is used by an earlier entry"))
                     continue
                 }
                 seenIDs.insert(entry.id)
@@ -175,10 +196,7 @@ public enum DocumentUploads {
 
         // 2. Files nobody lists: recorded, not fatal.
         let listed = Set(entries.values.map(\.file))
-        for name in files.keys.sorted() where !listed.contains(name) && name != "manifest.json" {
-            result.manifestResults.append(
-                CheckResult(.imageManifest, .warn, "documents/\(name) is not listed in the manifest; ignored", subject: subject))
-        }
+        result.unlistedFiles = files.keys.sorted().filter { !listed.contains($0) && $0 != "manifest.json" }
 
         // 3. Re-upload links.
         resolveChains(&result, entries: entries)
@@ -244,62 +262,27 @@ public enum DocumentUploads {
         _ entry: UploadEntry, files: [String: [UInt8]], limit: Int, options: FitOptions,
         verifySignature: SignatureVerifier?
     ) -> UploadResult {
-        let subject = "upload[\(entry.id)]"
-        var results: [CheckResult] = []
-        if entry.slot.type.isKnown {
-            results.append(CheckResult(.imageDocumentType, .pass, "type \(entry.slot.type)", subject: subject))
-        } else {
-            results.append(
-                CheckResult(
-                    .imageDocumentType, .warn,
-                    "type \"\(entry.slot.type)\" is not one of \(DocumentType.known.map(\.rawValue).joined(separator: ", ")); recorded as given",
-                    subject: subject))
-        }
+        var result = UploadResult(label: entry.id, entry: entry, chain: [entry.id])
         guard let bytes = files[entry.file] else {
-            results.append(
-                CheckResult(.imageManifest, .fail, "documents/\(entry.file) is not in the bundle", subject: subject))
-            if entry.dataSignature != nil {
-                results.append(CheckResult(.imageDataSignature, .unchecked, "the file is missing", subject: subject))
-            }
-            return UploadResult(
-                subject: subject, entry: entry, fit: nil, checkResults: results, supersedes: nil, supersededBy: [],
-                chain: [entry.id])
+            result.fileMissing = true
+            if entry.dataSignature != nil { result.signature = .fileMissing }
+            return result
         }
-        let fit = ImageLimiter.fit(bytes, limit: limit, options: options)
-        results += fit.checkResults(subject: subject)
-        results.append(signatureResult(entry, original: bytes, subject: subject, verify: verifySignature))
-        return UploadResult(
-            subject: subject, entry: entry, fit: fit, checkResults: results, supersedes: nil, supersededBy: [],
-            chain: [entry.id])
+        result.fit = ImageLimiter.fit(bytes, limit: limit, options: options)
+        result.signature = signatureOutcome(entry, original: bytes, verify: verifySignature)
+        return result
     }
 
-    private static func signatureResult(
-        _ entry: UploadEntry, original: [UInt8], subject: String, verify: SignatureVerifier?
-    ) -> CheckResult {
-        guard let text = entry.dataSignature else {
-            return CheckResult(.imageDataSignature, .skipped, "no dataSignature in the manifest entry", subject: subject)
-        }
+    private static func signatureOutcome(
+        _ entry: UploadEntry, original: [UInt8], verify: SignatureVerifier?
+    ) -> UploadResult.SignatureOutcome {
+        guard let text = entry.dataSignature else { return .absent }
         guard text.utf8.count <= maxSignatureLength, let signature = decodeBase64(text), !signature.isEmpty else {
-            return CheckResult(
-                .imageDataSignature, .fail, "dataSignature is not base64 (standard or URL alphabet) of at most \(maxSignatureLength) characters",
-                subject: subject)
+            return .malformed
         }
-        let evidence = [
-            Evidence("original.sha256", hexString(HashFunction.sha256.hash(original))),
-            Evidence("signature.bytes", String(signature.count)),
-        ]
-        guard let verify else {
-            return CheckResult(
-                .imageDataSignature, .unchecked, "no scan-SDK key configured", subject: subject, evidence: evidence)
-        }
-        if verify(original, signature) {
-            return CheckResult(
-                .imageDataSignature, .pass, "dataSignature verifies over the original \(original.count) bytes",
-                subject: subject, evidence: evidence)
-        }
-        return CheckResult(
-            .imageDataSignature, .fail, "dataSignature does not verify over the original \(original.count) bytes",
-            subject: subject, evidence: evidence)
+        return .checked(
+            verified: verify.map { $0(original, signature) }, originalSHA256: hexString(HashFunction.sha256.hash(original)),
+            originalBytes: original.count, signatureBytes: signature.count)
     }
 
     /// Base64 in the standard (RFC 4648 §4) or URL-safe (§5) alphabet, padding optional but
@@ -350,20 +333,13 @@ public enum DocumentUploads {
         var link: [Int: Int] = [:]
         for position in entries.keys.sorted() {
             guard let entry = entries[position], let target = entry.originalDocumentId else { continue }
-            let subject = "upload[\(entry.id)]"
             guard let targetPosition = positionOfID[target] else {
-                result.uploads[position].checkResults.append(
-                    CheckResult(
-                        .imageReuploadChain, .fail, "re-upload of \"\(target)\", which is not an upload of this manifest",
-                        subject: subject))
+                result.uploads[position].link = .dangling(target: target)
                 continue
             }
             guard let original = entries[targetPosition] else { continue }
             guard original.slot == entry.slot else {
-                result.uploads[position].checkResults.append(
-                    CheckResult(
-                        .imageReuploadChain, .fail,
-                        "re-upload of \"\(target)\" (\(original.slot)) changes the slot to \(entry.slot)", subject: subject))
+                result.uploads[position].link = .changesSlot(target: target, from: original.slot, to: entry.slot)
                 continue
             }
             link[position] = targetPosition
@@ -388,9 +364,8 @@ public enum DocumentUploads {
         }
         let cycles = inLoop.sorted().map { ($0, cycleDescription(from: $0, link: link, entries: entries)) }
         for (position, cycle) in cycles {
-            guard let entry = entries[position] else { continue }
-            result.uploads[position].checkResults.append(
-                CheckResult(.imageReuploadChain, .fail, "re-upload chain loops: \(cycle)", subject: "upload[\(entry.id)]"))
+            guard entries[position] != nil else { continue }
+            result.uploads[position].link = .loops(cycle: cycle)
             link[position] = nil
         }
 
@@ -402,7 +377,7 @@ public enum DocumentUploads {
             result.uploads[to].supersededBy = sorted.compactMap { entries[$0]?.id }
         }
         for position in link.keys.sorted() {
-            guard let entry = entries[position], let to = link[position], let original = entries[to] else { continue }
+            guard entries[position] != nil, let to = link[position], let original = entries[to] else { continue }
             var chain = [position]
             var cursor = position
             while let previous = link[cursor], chain.count <= entries.count {
@@ -413,18 +388,7 @@ public enum DocumentUploads {
             result.uploads[position].supersedes = original.id
             result.uploads[position].chain = ids
             let siblings = (supersededBy[to] ?? []).filter { $0 != position }.compactMap { entries[$0]?.id }
-            if siblings.isEmpty {
-                result.uploads[position].checkResults.append(
-                    CheckResult(
-                        .imageReuploadChain, .pass, "supersedes \"\(original.id)\"; chain \(ids.joined(separator: " → "))",
-                        subject: "upload[\(entry.id)]", evidence: [Evidence("chain", ids.joined(separator: ","))]))
-            } else {
-                result.uploads[position].checkResults.append(
-                    CheckResult(
-                        .imageReuploadChain, .warn,
-                        "supersedes \"\(original.id)\", as do \(siblings.map { "\"\($0)\"" }.joined(separator: ", ")); the last in manifest order is current",
-                        subject: "upload[\(entry.id)]", evidence: [Evidence("chain", ids.joined(separator: ","))]))
-            }
+            result.uploads[position].link = .supersedes(original: original.id, chain: ids, siblings: siblings)
         }
 
         // Current upload per slot: the last in manifest order not superseded by a valid link.

@@ -1,85 +1,29 @@
-public import MdocChecks
-
 /// One decode-and-scan attempt of ``EngagementImageReader``.
-public struct QRScanAttempt: Sendable, Hashable, Codable {
+package struct QRScanAttempt: Sendable, Hashable, Codable {
     /// The image was decoded (or box-averaged) at `1 / scaleDenominator`.
-    public var scaleDenominator: Int
+    package var scaleDenominator: Int
     /// The size scanned, after the EXIF orientation was applied.
-    public var width: Int
-    public var height: Int
+    package var width: Int
+    package var height: Int
     /// QR symbols zbar found at this scale.
-    public var symbolCount: Int
+    package var symbolCount: Int
 }
 
 /// What ``EngagementImageReader/read(_:limits:)`` found in an engagement image.
-public struct EngagementImageResult: Sendable, Hashable {
+package struct EngagementImageResult: Sendable, Hashable {
     /// The chosen `mdoc:` URI (the first symbol whose text starts with `mdoc:`, scheme compared
     /// case-insensitively), exactly as encoded; `nil` when none was found.
-    public var uri: String?
+    package var uri: String?
     /// Every distinct QR symbol found, in the order found.
-    public var symbols: [QRSymbol]
+    package var symbols: [QRSymbol]
     /// The scale (`1 / scaleDenominator`) at which the `mdoc:` symbol was found.
-    public var scaleDenominator: Int?
+    package var scaleDenominator: Int?
     /// Every decode-and-scan attempt, in order.
-    public var attempts: [QRScanAttempt]
+    package var attempts: [QRScanAttempt]
     /// The header, when it could be read.
-    public var info: ImageInfo?
+    package var info: ImageInfo?
     /// Why the image could not be decoded, when it could not.
-    public var error: ImageError?
-
-    /// The outcome as one check result: `engagement.qr.decoded` (pass) or the failure id
-    /// (`engagement.image.*`, `engagement.qr.notFound`, `engagement.qr.notMdoc`).
-    public var checkResults: [CheckResult] { [checkResult] }
-
-    /// Longest text shown per code in `engagement.qr.notMdoc` details.
-    public static let maxListedSymbolLength = 80
-
-    private var checkResult: CheckResult {
-        if let error {
-            let id: CheckID =
-                switch error.code {
-                case .empty: .engagementImageEmpty
-                case .notAnImage: .engagementImageNotAnImage
-                case .truncated: .engagementImageTruncated
-                case .unsupported: .engagementImageUnsupported
-                case .tooLarge, .tooManyPixels: .engagementImageTooLarge
-                default: .engagementImageCorrupt
-                }
-            return CheckResult(id, .fail, error.reason, evidence: headerEvidence)
-        }
-        if let uri {
-            return CheckResult(
-                .engagementQrDecoded, .pass, "mdoc: URI of \(uri.utf8.count) bytes decoded at scale 1/\(scaleDenominator ?? 1)",
-                evidence: headerEvidence + [
-                    Evidence("scale", "1/\(scaleDenominator ?? 1)"),
-                    Evidence("symbols", String(symbols.count)),
-                    Evidence("attempts", String(attempts.count)),
-                ])
-        }
-        if symbols.isEmpty {
-            let scales = attempts.map { "1/\($0.scaleDenominator)" }.joined(separator: ", ")
-            return CheckResult(
-                .engagementQrNotFound, .fail, "no QR code found (scales tried: \(scales.isEmpty ? "none" : scales))",
-                evidence: headerEvidence + [Evidence("attempts", String(attempts.count))])
-        }
-        let listed = symbols.map { symbol in
-            let text = symbol.text ?? "<\(symbol.bytes.count) bytes, not UTF-8>"
-            return text.count > Self.maxListedSymbolLength
-                ? String(text.prefix(Self.maxListedSymbolLength)) + "…" : text
-        }
-        return CheckResult(
-            .engagementQrNotMdoc, .fail,
-            "\(symbols.count) QR code(s) found, none with an mdoc: URI: " + listed.map { "\"\($0)\"" }.joined(separator: ", "),
-            evidence: headerEvidence + [Evidence("symbols", String(symbols.count))])
-    }
-
-    private var headerEvidence: [Evidence] {
-        guard let info else { return [] }
-        return [
-            Evidence("format", info.format.rawValue),
-            Evidence("dimensions", "\(info.width)x\(info.height)"),
-        ]
-    }
+    package var error: ImageError?
 }
 
 /// Reads the device-engagement QR code from a captured image (ISO/IEC 18013-5 §8.2.2.3: the
@@ -102,20 +46,20 @@ public struct EngagementImageResult: Sendable, Hashable {
 ///
 /// Does NOT base64url-decode the URI or parse DeviceEngagement (the engagement model does),
 /// and does not judge what the other codes in the picture are.
-public enum EngagementImageReader {
+package enum EngagementImageReader {
     /// JPEG scales tried, in order (`1 / d`).
-    public static let jpegScaleDenominators = [4, 2, 1]
+    package static let jpegScaleDenominators = [4, 2, 1]
     /// PNGs larger than this (longer side, pixels) get a second, 1/2-scale scan.
-    public static let pngDownscaleThreshold = 2000
+    package static let pngDownscaleThreshold = 2000
     /// Scales whose decoded image would have a shorter side below this are not tried.
-    public static let minimumScannedSide = 100
+    package static let minimumScannedSide = 100
     /// zbar line step at reduced scales (every second row and column: about half the scanning
     /// time). Full size is always scanned at every line, so the smallest codes are still found there.
-    public static let reducedScaleLineStep = 2
+    package static let reducedScaleLineStep = 2
 
     /// Reads the engagement QR code from `bytes` (a JPEG or PNG). Never throws: every failure is
-    /// in ``EngagementImageResult/error`` and ``EngagementImageResult/checkResults``.
-    public static func read(_ bytes: [UInt8], limits: ImageLimits = .default) -> EngagementImageResult {
+    /// in ``EngagementImageResult/error``.
+    package static func read(_ bytes: [UInt8], limits: ImageLimits = .default) -> EngagementImageResult {
         var result = EngagementImageResult(
             uri: nil, symbols: [], scaleDenominator: nil, attempts: [], info: nil, error: nil)
         do {

@@ -1,7 +1,5 @@
-import MdocChecks
-
 /// How ``ImageLimiter`` searches for a JPEG that fits.
-public struct FitOptions: Sendable, Hashable, Codable {
+package struct FitOptions: Sendable, Hashable, Codable {
     /// Lowest quality tried before downscaling: 40. Below it JPEG artefacts damage small print
     /// more than halving the resolution does.
     package static let defaultQualityFloor = 40
@@ -12,7 +10,7 @@ public struct FitOptions: Sendable, Hashable, Codable {
     /// Most encoding passes for one image (all scales together).
     package static let defaultMaxPasses = 10
 
-    public static let `default` = FitOptions()
+    package static let `default` = FitOptions()
 
     package var qualityFloor: Int
     package var maxQuality: Int
@@ -55,8 +53,29 @@ package enum FitDecision: Sendable, Hashable, Codable {
     case kept
     /// Re-encoded as a baseline JPEG that fits.
     case reencoded
-    /// Not stored: the check that failed and why.
-    case rejected(CheckID, reason: String)
+    /// Not stored: why, and the codec's or the search's words.
+    case rejected(FitRejection, reason: String)
+}
+
+/// Why an upload was not stored.
+package enum FitRejection: String, Sendable, Hashable, Codable, CaseIterable {
+    /// The upload has no bytes.
+    case empty
+    /// Neither a JPEG nor a PNG signature.
+    case notAnImage
+    /// The data ends early.
+    case truncated
+    /// The data violates the format.
+    case corrupt
+    /// A coding the decoder does not support.
+    case unsupported
+    /// The header declares more pixels than the limit.
+    case tooManyPixels
+    /// Over the byte limit: as uploaded beyond the input limit, or no JPEG at the quality floor
+    /// fits even at the smallest scale.
+    case tooLarge
+    /// The encoder, or a parameter, failed (not the upload).
+    case encoderFailed
 }
 
 /// The record of one fit, for the report store and the proof bundle. No pixels, no personal data.
@@ -93,64 +112,10 @@ package struct FitEvidence: Sendable, Hashable, Codable {
 }
 
 /// The result of ``ImageLimiter/fit(_:limit:options:)``.
-public struct FitOutcome: Sendable, Hashable {
+package struct FitOutcome: Sendable, Hashable {
     package var evidence: FitEvidence
     /// The bytes to store: the original when kept, the JPEG when re-encoded, `nil` when rejected.
     package var output: [UInt8]?
     /// The original's header, when it could be read.
     package var info: ImageInfo?
-
-    /// The outcome as check results about `subject` (e.g. "upload[front]"):
-    /// - kept: `image.dimensions` pass, `image.size` pass, `image.reencoded` skipped;
-    /// - re-encoded: `image.dimensions` pass, `image.size` pass (the output's size), `image.reencoded`
-    ///   pass with quality, scale, passes and both digests as evidence;
-    /// - rejected: the failing id (`image.empty`, `image.notAnImage`, `image.corrupt`,
-    ///   `image.truncated`, `image.unsupported`, `image.dimensions`, `image.size`, or
-    ///   `image.reencoded` when the encoder itself failed).
-    package func checkResults(subject: String = "") -> [CheckResult] {
-        let digest = Evidence("original.sha256", evidence.original.sha256)
-        let originalBytes = Evidence("original.bytes", String(evidence.original.bytes))
-        var results: [CheckResult] = []
-        if case .rejected = evidence.outcome {} else if let info {
-            results.append(
-                CheckResult(
-                    .imageDimensions, .pass, "\(info.width)x\(info.height) = \(info.pixelCount) pixels",
-                    subject: subject, evidence: [Evidence("pixels", String(info.pixelCount))]))
-        }
-        switch evidence.outcome {
-        case .kept:
-            results.append(
-                CheckResult(
-                    .imageSize, .pass, "\(evidence.original.bytes) bytes, within the limit of \(evidence.limit)",
-                    subject: subject, evidence: [digest, originalBytes, Evidence("limit", String(evidence.limit))]))
-            results.append(
-                CheckResult(
-                    .imageReencoded, .skipped, "within the limit: kept byte for byte", subject: subject,
-                    evidence: [digest]))
-        case .reencoded:
-            guard let output = evidence.output else { break }
-            results.append(
-                CheckResult(
-                    .imageSize, .pass,
-                    "re-encoded to \(output.bytes) bytes, within the limit of \(evidence.limit) (uploaded \(evidence.original.bytes))",
-                    subject: subject,
-                    evidence: [originalBytes, Evidence("output.bytes", String(output.bytes)), Evidence("limit", String(evidence.limit))]))
-            results.append(
-                CheckResult(
-                    .imageReencoded, .pass,
-                    "baseline JPEG at quality \(output.quality), scale 1/\(output.scaleDenominator), \(output.width)x\(output.height), after \(evidence.passes.count) pass(es)",
-                    subject: subject,
-                    evidence: [
-                        digest, originalBytes,
-                        Evidence("output.sha256", output.sha256),
-                        Evidence("output.bytes", String(output.bytes)),
-                        Evidence("quality", String(output.quality)),
-                        Evidence("scale", "1/\(output.scaleDenominator)"),
-                        Evidence("passes", evidence.passes.map { "q\($0.quality)@1/\($0.scaleDenominator)=\($0.bytes)" }.joined(separator: " ")),
-                    ]))
-        case .rejected(let id, let reason):
-            results.append(CheckResult(id, .fail, reason, subject: subject, evidence: [digest, originalBytes]))
-        }
-        return results
-    }
 }

@@ -2,7 +2,7 @@
 ///
 /// Errors compare equal by ``code`` only, so tests and the report store key on the stable code
 /// and never on the wording of ``reason`` (which carries the codec's own message).
-public struct ImageError: Error, Sendable, Hashable, CustomStringConvertible {
+package struct ImageError: Error, Sendable, Hashable, CustomStringConvertible {
     /// A stable error code. The raw string is what reports and the store persist.
     package struct Code: Sendable, Hashable, CustomStringConvertible {
         package let rawValue: String
@@ -44,8 +44,8 @@ public struct ImageError: Error, Sendable, Hashable, CustomStringConvertible {
         self.reason = reason
     }
 
-    public static func == (lhs: ImageError, rhs: ImageError) -> Bool { lhs.code == rhs.code }
-    public func hash(into hasher: inout Hasher) { hasher.combine(code) }
+    package static func == (lhs: ImageError, rhs: ImageError) -> Bool { lhs.code == rhs.code }
+    package func hash(into hasher: inout Hasher) { hasher.combine(code) }
 
-    public var description: String { "ImageError.\(code): \(reason)" }
+    package var description: String { "ImageError.\(code): \(reason)" }
 }

@@ -1,5 +1,4 @@
 import Foundation
-import MdocChecks
 internal import MdocCrypto
 
 /// Fits document-scan uploads under a byte limit (by default 1,000,000 bytes), re-encoding them
@@ -23,9 +22,9 @@ internal import MdocCrypto
 ///
 /// Does NOT apply colour management (ICC profiles are dropped), keep EXIF or any other
 /// metadata, or judge what the picture shows.
-public enum ImageLimiter {
+package enum ImageLimiter {
     /// The document-scan upload limit: 1,000,000 bytes.
-    public static let defaultLimit = 1_000_000
+    package static let defaultLimit = 1_000_000
     /// The scales tried, in order (`1 / d` of each dimension).
     package static let scaleDenominators = [1, 2, 4, 8]
     /// A fitting pass at least this fraction of the limit ends the search.
@@ -36,7 +35,7 @@ public enum ImageLimiter {
     package static let minimumQualityGain = 2
 
     /// Fits `original` under `limit` bytes. Never throws: every failure is a
-    /// ``FitDecision/rejected(_:reason:)`` outcome with its `image.*` check id.
+    /// ``FitDecision/rejected(_:reason:)`` outcome that says why.
     package static func fit(_ original: [UInt8], limit: Int = defaultLimit, options: FitOptions = .default) -> FitOutcome {
         var evidence = FitEvidence(
             limit: limit,
@@ -69,7 +68,7 @@ public enum ImageLimiter {
             guard let found else {
                 let floor = search.floor
                 throw RejectedFit(
-                    id: .imageSize,
+                    rejection: .tooLarge,
                     reason: "no JPEG at quality \(floor) or above fits in \(limit) bytes, even at scale 1/\(scaleDenominators.last ?? 8)")
             }
             evidence.output = .init(
@@ -79,31 +78,31 @@ public enum ImageLimiter {
             evidence.outcome = .reencoded
             return FitOutcome(evidence: evidence, output: found.bytes, info: info)
         } catch let error as ImageError {
-            evidence.outcome = .rejected(checkID(for: error), reason: error.reason)
+            evidence.outcome = .rejected(rejection(for: error), reason: error.reason)
         } catch let rejected as RejectedFit {
-            evidence.outcome = .rejected(rejected.id, reason: rejected.reason)
+            evidence.outcome = .rejected(rejected.rejection, reason: rejected.reason)
         } catch {
-            evidence.outcome = .rejected(.imageReencoded, reason: "unexpected error: \(error)")
+            evidence.outcome = .rejected(.encoderFailed, reason: "unexpected error: \(error)")
         }
         return FitOutcome(evidence: evidence, output: nil, info: info)
     }
 
-    /// The `image.*` check an ``ImageError`` fails.
-    package static func checkID(for error: ImageError) -> CheckID {
+    /// Why an ``ImageError`` rejects an upload.
+    package static func rejection(for error: ImageError) -> FitRejection {
         switch error.code {
-        case .empty: .imageEmpty
-        case .notAnImage: .imageNotAnImage
-        case .truncated: .imageTruncated
-        case .corrupt: .imageCorrupt
-        case .unsupported: .imageUnsupported
-        case .tooManyPixels: .imageDimensions
-        case .tooLarge: .imageSize
-        default: .imageReencoded  // the encoder or a parameter failed, not the upload
+        case .empty: .empty
+        case .notAnImage: .notAnImage
+        case .truncated: .truncated
+        case .corrupt: .corrupt
+        case .unsupported: .unsupported
+        case .tooManyPixels: .tooManyPixels
+        case .tooLarge: .tooLarge
+        default: .encoderFailed  // the encoder or a parameter failed, not the upload
         }
     }
 
     private struct RejectedFit: Error {
-        let id: CheckID
+        let rejection: FitRejection
         let reason: String
     }
 }

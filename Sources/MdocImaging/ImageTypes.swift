@@ -67,7 +67,7 @@ package enum ImageOrientation: Int, Sendable, Hashable, Codable, CaseIterable {
 }
 
 /// What a header declares, read without decoding pixels.
-public struct ImageInfo: Sendable, Hashable, Codable {
+package struct ImageInfo: Sendable, Hashable, Codable {
     package var format: ImageFormat
     package var width: Int
     package var height: Int
@@ -113,14 +113,14 @@ public struct ImageInfo: Sendable, Hashable, Codable {
 }
 
 /// Named limits applied to untrusted images before any pixel is decoded.
-public struct ImageLimits: Sendable, Hashable, Codable {
+package struct ImageLimits: Sendable, Hashable, Codable {
     /// Default largest input accepted: 64 MiB.
     package static let defaultMaxInputBytes = 64 * 1024 * 1024
     /// Default largest pixel count decoded: 120 megapixels (a 12 MP phone photo is 12,000,000;
     /// a 600 dpi A4 scan about 35,000,000). A header declaring more is a decompression bomb.
     package static let defaultMaxPixels = 120_000_000
 
-    public static let `default` = ImageLimits()
+    package static let `default` = ImageLimits()
 
     /// Inputs with more bytes are refused unread (``ImageError/Code/tooLarge``).
     package var maxInputBytes: Int

@@ -1,7 +1,7 @@
 internal import CZBar
 
 /// One decoded QR code symbol.
-public struct QRSymbol: Sendable, Hashable, Codable {
+package struct QRSymbol: Sendable, Hashable, Codable {
     /// The payload exactly as zbar returns it with `ZBAR_CFG_BINARY` set (no charset conversion).
     package let bytes: [UInt8]
 

@@ -3,7 +3,7 @@
 /// Every limit is inclusive: a value equal to the limit passes, one more fails.
 /// Sizes are always the bytes actually read or expanded, never sizes declared in archive headers
 /// or returned by `stat` (those are used only as allocation hints, clamped to the limits).
-public struct IngestLimits: Sendable, Hashable {
+package struct IngestLimits: Sendable, Hashable {
     /// Entries (files, directories, links, ...) in one archive. Also bounds the number of names
     /// in one directory listing and the distinct directories an archive's paths name.
     package var maxEntriesPerArchive: Int

@@ -6,7 +6,7 @@ internal import MdocCrypto
 /// archive, or from a lone `*.cbor` file (then ``files`` is `["device-response.cbor": bytes]`).
 /// Nothing here is parsed or checked: `transaction.json` is not decoded, CBOR is not looked at,
 /// files with unknown names are kept. The caller decides what each file means.
-public struct TransactionBundle: Sendable {
+package struct TransactionBundle: Sendable {
     /// The folder name (or the archive's file name when the archive root is the transaction
     /// folder), or the file name of a lone `.cbor`. The caller may override it with
     /// `transaction.json`'s `id`.

@@ -20,8 +20,8 @@ package enum PipelineReverification {
                 files: content.files)
             let context = TransactionContext(
                 trust: trust, readerTrust: readerTrust, verificationTime: time,
-                readEngagementImage: { EngagementImages.read($0) }, processUploads: { _, _, _ in ([], []) })
-            let verified = TransactionVerifier.verify(bundle, context: context)
+                readEngagementImage: { EngagementImages.read($0) })
+            let verified = TransactionVerifier.verify(bundle, context: context).finish(.none)
             return CentralVerification(
                 atVerification: verified.verdict, atCapture: verified.verdictAtCapture, verifiedAt: time,
                 trustSnapshot: trust.snapshotHash, checks: verified.checks)

@@ -1,4 +1,4 @@
-import MdocCBOR
+package import MdocCBOR
 
 /// Field access that turns a missing or mistyped field into a ``ModelError`` naming its path.
 /// Paths are autoclosures: they are built (interpolated) only when an error names them.

@@ -1,6 +1,6 @@
-import Foundation
-public import MdocCBOR
-public import MdocCOSE
+package import Foundation
+package import MdocCBOR
+package import MdocCOSE
 
 /// ISO 18013-5 §8.2.1.1 DeviceEngagement, as carried in the QR code (§8.2.2.3: `mdoc:` followed
 /// by the base64url encoding, without padding, of the DeviceEngagement bytes).
@@ -15,25 +15,25 @@ public import MdocCOSE
 /// BleOptions = { ? 0: bool (peripheral server), ? 1: bool (central client),
 ///                ? 10: bstr (peripheral server UUID), ? 11: bstr (central client UUID), ? 20: bstr (device address) }
 /// ```
-public struct DeviceEngagement: Sendable {
+package struct DeviceEngagement: Sendable {
     /// The DeviceEngagement bytes exactly as received (what DeviceEngagementBytes wraps).
-    public let encoded: ArraySlice<UInt8>
-    public let version: String
-    public let cipherSuite: Int64
+    package let encoded: ArraySlice<UInt8>
+    package let version: String
+    package let cipherSuite: Int64
     /// EDeviceKeyBytes exactly as received.
-    public let eDeviceKeyBytes: CBOR
-    public let eDeviceKey: COSEKey
-    public let retrievalMethods: [RetrievalMethod]
+    package let eDeviceKeyBytes: CBOR
+    package let eDeviceKey: COSEKey
+    package let retrievalMethods: [RetrievalMethod]
     /// Keys other than 0–4, recorded, not rejected: integers (allowed by `* int => any`) as
     /// their decimal value, text keys quoted (`"name"`), other key types by their CBOR type.
-    public let unknownKeys: [String]
+    package let unknownKeys: [String]
 
-    public struct RetrievalMethod: Sendable {
-        public let type: UInt64
-        public let version: UInt64
-        public let options: CBOR
+    package struct RetrievalMethod: Sendable {
+        package let type: UInt64
+        package let version: UInt64
+        package let options: CBOR
 
-        public var typeName: String {
+        package var typeName: String {
             switch type {
             case 1: "NFC"
             case 2: "BLE"
@@ -44,11 +44,11 @@ public struct DeviceEngagement: Sendable {
     }
 
     /// The scheme prefix of the QR payload (§8.2.2.3).
-    public static let uriScheme = "mdoc:"
+    package static let uriScheme = "mdoc:"
 
     /// Decodes the base64url payload of an `mdoc:` URI (no padding; padding and the standard
     /// alphabet are rejected, so that exactly one byte string corresponds to a URI).
-    public static func bytes(fromURI uri: String) throws -> [UInt8] {
+    package static func bytes(fromURI uri: String) throws -> [UInt8] {
         let trimmed = uri.trimmingCharacters(in: .whitespacesAndNewlines)
         guard trimmed.lowercased().hasPrefix(uriScheme) else {
             throw ModelError(.invalidValue, "engagement", "the QR payload does not start with \"mdoc:\"")
@@ -60,7 +60,7 @@ public struct DeviceEngagement: Sendable {
         return bytes
     }
 
-    public init(_ item: CBOR) throws {
+    package init(_ item: CBOR) throws {
         let path = "DeviceEngagement"
         guard let map = item.map else { throw ModelError(.wrongType, path, "not a map") }
         self.encoded = item.encoded
@@ -97,10 +97,10 @@ public struct DeviceEngagement: Sendable {
     }
 
     /// The BLE option keys of Table 10 (§8.2.2.2).
-    public static let knownBLEOptionKeys: Set<Int64> = [0, 1, 10, 11, 20]
+    package static let knownBLEOptionKeys: Set<Int64> = [0, 1, 10, 11, 20]
 
     /// Keys of BLE options other than those of Table 10, recorded (as ``unknownKeys``).
-    public static func unknownBLEOptionKeys(_ options: CBOR) -> [String] {
+    package static func unknownBLEOptionKeys(_ options: CBOR) -> [String] {
         guard let map = options.map else { return [] }
         return map.compactMap { entry in
             if let key = entry.key.int { return knownBLEOptionKeys.contains(key) ? nil : String(key) }
@@ -117,7 +117,7 @@ public struct DeviceEngagement: Sendable {
     }
 
     /// Problems with a BLE retrieval method's options (§8.2.2.2 / Table 10); empty when fine.
-    public static func bleProblems(_ options: CBOR) -> [String] {
+    package static func bleProblems(_ options: CBOR) -> [String] {
         guard let map = options.map else { return ["BLE options are not a map"] }
         var problems: [String] = []
         let peripheral = map[key: 0]?.bool ?? false
@@ -138,8 +138,8 @@ public struct DeviceEngagement: Sendable {
 }
 
 /// base64url without padding (RFC 4648 §5), strict.
-public enum Base64URL {
-    public static func decode<S: StringProtocol>(_ text: S) -> [UInt8]? {
+package enum Base64URL {
+    package static func decode<S: StringProtocol>(_ text: S) -> [UInt8]? {
         var out: [UInt8] = []
         out.reserveCapacity(text.utf8.count * 3 / 4)
         var buffer: UInt32 = 0
@@ -167,7 +167,7 @@ public enum Base64URL {
         return out
     }
 
-    public static func encode(_ bytes: [UInt8]) -> String {
+    package static func encode(_ bytes: [UInt8]) -> String {
         let alphabet = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_".utf8)
         var out: [UInt8] = []
         var i = 0

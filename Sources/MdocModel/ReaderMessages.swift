@@ -1,5 +1,5 @@
-import MdocCBOR
-import MdocCOSE
+package import MdocCBOR
+package import MdocCOSE
 package import MdocCrypto
 
 /// What a reader asks for in one DocRequest: ItemsRequest (ISO 18013-5 §8.3.2.1.2.1).

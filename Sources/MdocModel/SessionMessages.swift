@@ -1,16 +1,16 @@
-public import MdocCBOR
-public import MdocCOSE
-public import MdocCrypto
+package import MdocCBOR
+package import MdocCOSE
+package import MdocCrypto
 
 /// ISO 18013-5 §9.1.1.4 SessionEstablishment: `{ "eReaderKey": EReaderKeyBytes, "data": bstr }`.
-public struct SessionEstablishment: Sendable {
+package struct SessionEstablishment: Sendable {
     /// EReaderKeyBytes `#6.24(bstr .cbor COSE_Key)` exactly as received.
-    public let eReaderKeyBytes: CBOR
-    public let eReaderKey: COSEKey
+    package let eReaderKeyBytes: CBOR
+    package let eReaderKey: COSEKey
     /// The encrypted DeviceRequest (ciphertext ‖ tag).
-    public let data: ArraySlice<UInt8>
+    package let data: ArraySlice<UInt8>
 
-    public init(_ item: CBOR) throws {
+    package init(_ item: CBOR) throws {
         let path = "SessionEstablishment"
         guard let map = item.map else { throw ModelError(.wrongType, path, "not a map") }
         self.eReaderKeyBytes = try map.required("eReaderKey", at: path)
@@ -28,11 +28,11 @@ public struct SessionEstablishment: Sendable {
 }
 
 /// ISO 18013-5 §9.1.1.4 SessionData: `{ ? "data": bstr, ? "status": uint }`.
-public struct SessionData: Sendable {
-    public let data: ArraySlice<UInt8>?
-    public let status: UInt64?
+package struct SessionData: Sendable {
+    package let data: ArraySlice<UInt8>?
+    package let status: UInt64?
 
-    public init(_ item: CBOR) throws {
+    package init(_ item: CBOR) throws {
         let path = "SessionData"
         guard let map = item.map else { throw ModelError(.wrongType, path, "not a map") }
         if let data = map["data"] {
@@ -53,7 +53,7 @@ public struct SessionData: Sendable {
     }
 
     /// Table 20 of §9.1.1.4.
-    public static func statusMeaning(_ status: UInt64) -> String {
+    package static func statusMeaning(_ status: UInt64) -> String {
         switch status {
         case 10: "error: session encryption"
         case 11: "error: CBOR decoding"
@@ -66,42 +66,42 @@ public struct SessionData: Sendable {
 /// Session encryption (§9.1.1.5): keys from ECDH + HKDF, AES-256-GCM with a 12-byte IV made of
 /// an 8-byte identifier (all zero from the reader, `00..01` from the mdoc) and a 4-byte
 /// big-endian message counter starting at 1 for each direction.
-public struct SessionKeys: Sendable {
-    public let skReader: SecureBytes
-    public let skDevice: SecureBytes
+package struct SessionKeys: Sendable {
+    package let skReader: SecureBytes
+    package let skDevice: SecureBytes
 
     /// Derives SKReader and SKDevice from the reader's ephemeral private key and the mdoc's
     /// ephemeral public key, salted with SHA-256(SessionTranscriptBytes).
-    public init(readerPrivateKey: PrivateKey, eDeviceKey: PublicKey, transcript: SessionTranscript) throws {
+    package init(readerPrivateKey: PrivateKey, eDeviceKey: PublicKey, transcript: SessionTranscript) throws {
         let shared = try readerPrivateKey.sharedSecret(with: eDeviceKey)
         let salt = transcript.hkdfSalt
         self.skReader = try HKDF.deriveKey(hash: .sha256, inputKeyMaterial: shared, salt: salt, info: Array("SKReader".utf8), outputByteCount: 32)
         self.skDevice = try HKDF.deriveKey(hash: .sha256, inputKeyMaterial: shared, salt: salt, info: Array("SKDevice".utf8), outputByteCount: 32)
     }
 
-    public init(skReader: SecureBytes, skDevice: SecureBytes) {
+    package init(skReader: SecureBytes, skDevice: SecureBytes) {
         self.skReader = skReader
         self.skDevice = skDevice
     }
 
-    public enum Direction: Sendable {
+    package enum Direction: Sendable {
         case readerToDevice
         case deviceToReader
     }
 
     /// The IV of message `counter` (1-based) in `direction`.
-    public static func iv(_ direction: Direction, counter: UInt32) -> [UInt8] {
+    package static func iv(_ direction: Direction, counter: UInt32) -> [UInt8] {
         let identifier: [UInt8] = direction == .readerToDevice ? [0, 0, 0, 0, 0, 0, 0, 0] : [0, 0, 0, 0, 0, 0, 0, 1]
         return identifier + [UInt8(truncatingIfNeeded: counter >> 24), UInt8(truncatingIfNeeded: counter >> 16),
                              UInt8(truncatingIfNeeded: counter >> 8), UInt8(truncatingIfNeeded: counter)]
     }
 
-    public func decrypt(_ ciphertext: ArraySlice<UInt8>, direction: Direction, counter: UInt32) throws -> [UInt8] {
+    package func decrypt(_ ciphertext: ArraySlice<UInt8>, direction: Direction, counter: UInt32) throws -> [UInt8] {
         let key = direction == .readerToDevice ? skReader : skDevice
         return try AESGCM.open(key: key, nonce: Self.iv(direction, counter: counter), ciphertextAndTag: ciphertext)
     }
 
-    public func encrypt(_ plaintext: [UInt8], direction: Direction, counter: UInt32) throws -> [UInt8] {
+    package func encrypt(_ plaintext: [UInt8], direction: Direction, counter: UInt32) throws -> [UInt8] {
         let key = direction == .readerToDevice ? skReader : skDevice
         return try AESGCM.seal(key: key, nonce: Self.iv(direction, counter: counter), plaintext: plaintext)
     }
@@ -116,22 +116,22 @@ public struct SessionKeys: Sendable {
 /// ItemsRequest = { "docType": DocType, "nameSpaces": NameSpaces, ? "requestInfo": {* tstr => any} }
 /// NameSpaces = { + NameSpace => DataElements }   DataElements = { + DataElementIdentifier => IntentToRetain }
 /// ```
-public struct DeviceRequest: Sendable {
-    public struct DocRequest: Sendable {
+package struct DeviceRequest: Sendable {
+    package struct DocRequest: Sendable {
         /// ItemsRequestBytes exactly as received (part of ReaderAuthentication).
-        public let itemsRequestBytes: CBOR
-        public let docType: String
+        package let itemsRequestBytes: CBOR
+        package let docType: String
         /// namespace → [(identifier, intentToRetain)].
-        public let requested: [(namespace: String, elements: [(identifier: String, intentToRetain: Bool)])]
-        public let readerAuth: COSESign1?
+        package let requested: [(namespace: String, elements: [(identifier: String, intentToRetain: Bool)])]
+        package let readerAuth: COSESign1?
     }
 
-    public let version: String
-    public let docRequests: [DocRequest]
+    package let version: String
+    package let docRequests: [DocRequest]
     /// The DeviceRequest bytes as decoded.
-    public let encoded: ArraySlice<UInt8>
+    package let encoded: ArraySlice<UInt8>
 
-    public init(_ item: CBOR) throws {
+    package init(_ item: CBOR) throws {
         let path = "DeviceRequest"
         self.encoded = item.encoded
         guard let map = item.map else { throw ModelError(.wrongType, path, "not a map") }
@@ -176,7 +176,7 @@ public struct DeviceRequest: Sendable {
 
 /// ReaderAuthenticationBytes (§9.1.4.4):
 /// `#6.24(bstr .cbor ["ReaderAuthentication", SessionTranscript, ItemsRequestBytes])`.
-public func readerAuthenticationBytes(transcript: SessionTranscript, itemsRequestBytes: CBOR) -> [UInt8] {
+package func readerAuthenticationBytes(transcript: SessionTranscript, itemsRequestBytes: CBOR) -> [UInt8] {
     CBORNode.embedded(.array([.text("ReaderAuthentication"), .raw(transcript.transcript.encoded), .raw(itemsRequestBytes.encoded)]))
         .encoded()
 }

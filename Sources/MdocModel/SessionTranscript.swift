@@ -1,5 +1,5 @@
-public import MdocCBOR
-import MdocCrypto
+package import MdocCBOR
+package import MdocCrypto
 
 /// ISO 18013-5 §9.1.5.1 SessionTranscript, kept as received.
 ///
@@ -10,19 +10,19 @@ import MdocCrypto
 /// ``bytes`` is SessionTranscriptBytes (the tag-24 wrapped form): the HKDF salt of §9.1.1.5 is
 /// SHA-256 over exactly these bytes (Annex D confirms the tag is part of what is hashed), and
 /// DeviceAuthentication/ReaderAuthentication embed ``transcript`` (the inner array) verbatim.
-public struct SessionTranscript: Sendable {
+package struct SessionTranscript: Sendable {
     /// SessionTranscriptBytes: `#6.24(bstr .cbor SessionTranscript)`.
-    public let bytes: [UInt8]
+    package let bytes: [UInt8]
     /// The SessionTranscript array, its `encoded` slice exactly as received.
-    public let transcript: CBOR
-    public let deviceEngagementBytes: CBOR
-    public let eReaderKeyBytes: CBOR
-    public let handover: CBOR
+    package let transcript: CBOR
+    package let deviceEngagementBytes: CBOR
+    package let eReaderKeyBytes: CBOR
+    package let handover: CBOR
 
     /// Accepts SessionTranscriptBytes (tag 24 around the array) or the bare SessionTranscript
     /// array; in the second case the tag-24 wrapper is added around the received bytes (the
     /// array itself is not re-encoded).
-    public init(decoding input: [UInt8]) throws {
+    package init(decoding input: [UInt8]) throws {
         let outer: CBOR
         do {
             outer = try CBOR(decoding: input)
@@ -54,7 +54,7 @@ public struct SessionTranscript: Sendable {
 
     /// Builds SessionTranscriptBytes for QR engagement (§9.1.5.1, Handover = null) from the exact
     /// received encodings of DeviceEngagementBytes and EReaderKeyBytes (both `#6.24` items).
-    public init(deviceEngagementBytes: ArraySlice<UInt8>, eReaderKeyBytes: ArraySlice<UInt8>, handover: CBORNode = .null)
+    package init(deviceEngagementBytes: ArraySlice<UInt8>, eReaderKeyBytes: ArraySlice<UInt8>, handover: CBORNode = .null)
         throws
     {
         let array = CBORNode.array([.raw(deviceEngagementBytes), .raw(eReaderKeyBytes), handover])
@@ -62,7 +62,7 @@ public struct SessionTranscript: Sendable {
     }
 
     /// SHA-256(SessionTranscriptBytes): the HKDF salt for session keys and EMacKey (§9.1.1.5, §9.1.3.5).
-    public var hkdfSalt: [UInt8] { HashFunction.sha256.hash(bytes) }
+    package var hkdfSalt: [UInt8] { HashFunction.sha256.hash(bytes) }
 }
 
 /// ISO 18013-5 §9.1.3.4 DeviceAuthenticationBytes.
@@ -72,13 +72,13 @@ public struct SessionTranscript: Sendable {
 /// DeviceAuthenticationBytes = #6.24(bstr .cbor DeviceAuthentication)
 /// ```
 /// Built from the received encodings of the transcript, the docType and DeviceNameSpacesBytes.
-public func deviceAuthenticationBytes(
+package func deviceAuthenticationBytes(
     transcript: SessionTranscript, docType: CBOR, deviceNameSpacesBytes: CBOR
 ) -> [UInt8] {
     // #6.24(bstr .cbor [ "DeviceAuthentication", transcript, docType, DeviceNameSpacesBytes ]),
     // written straight into one buffer of the final size (the parts are copied once, as received).
     let context: StaticString = "DeviceAuthentication"
-    // The three parts by name, not in an array (an allocation for every document).
+    // The three parts by name, not in an array (which would be an allocation per document).
     let transcriptBytes = transcript.transcript.encoded
     let docTypeBytes = docType.encoded
     let nameSpacesBytes = deviceNameSpacesBytes.encoded

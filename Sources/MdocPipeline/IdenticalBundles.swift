@@ -1,4 +1,4 @@
-import MdocIngest
+package import MdocIngest
 
 extension Orchestrator {
     /// Verifies a batch's bundles (``verifyDistinct(_:)``); results in the bundles' order.

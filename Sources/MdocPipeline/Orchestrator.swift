@@ -1,39 +1,39 @@
-public import Foundation
-public import MdocChecks
-public import MdocStore
-import MdocCBOR
-import MdocCrypto
-import MdocIngest
+package import Foundation
+package import MdocChecks
+package import MdocStore
+package import MdocCBOR
+package import MdocCrypto
+package import MdocIngest
 import MdocModel
 import MdocProof
 import MdocTime
-import MdocTrust
-import MdocVerification
+package import MdocTrust
+package import MdocVerification
 import Synchronization
 
 /// Owns the services of a run (ingest, trust, crypto, store, proof signing) and drives one
-/// ``VerifierSession`` per transaction (seed 001, "Orchestrator").
+/// ``VerifierSession`` per transaction.
 ///
 /// A run: pre-flight (everything the run needs is here and usable, or a setup error naming what
 /// to fix), then transactions stream in from the inputs, are verified on up to `jobs` cores,
 /// and are written to the store in batches, in input order. An interrupted run loses nothing:
 /// each batch commits atomically, and running the same command again reuses what was stored.
-public final class Orchestrator: Sendable {
-    public let configuration: RunConfiguration
-    public let runID: String
-    public let verificationTime: Date
-    public let isNow: Bool
-    public let trust: TrustStore
-    public let readerTrust: TrustStore?
+package final class Orchestrator: Sendable {
+    package let configuration: RunConfiguration
+    package let runID: String
+    package let verificationTime: Date
+    package let isNow: Bool
+    package let trust: TrustStore
+    package let readerTrust: TrustStore?
     package let store: ReportStore
-    public let signer: ProofSigner?
+    package let signer: ProofSigner?
     /// Runs left "running" by a killed process, marked interrupted by this pre-flight.
-    public let interruptedRuns: [String]
+    package let interruptedRuns: [String]
     /// SHA-256 (hex) of what besides the trust store changes an outcome: the reader trust
     /// snapshot, the scan-SDK key, the image limit, the transcript and reader key given on the
     /// command line, what the run keeps, and the processor version. Recorded with the run's
     /// options; a stored result is reused only under the same context (and trust snapshot).
-    public let contextHash: String
+    package let contextHash: String
     let context: TransactionContext
     let proofsDirectory: String
     let seenResponses = Mutex<[String: String]>([:])
@@ -45,15 +45,15 @@ public final class Orchestrator: Sendable {
     /// Asks a running ``run(onEvent:)`` to stop (Ctrl-C): no further input is read; the batch
     /// being verified is finished and recorded, then the run ends `interrupted` (no manifest).
     /// Nothing recorded is lost, and the same command run again resumes. Safe from any thread.
-    public func requestStop() { stopRequested.withLock { $0 = true } }
+    package func requestStop() { stopRequested.withLock { $0 = true } }
 
     /// Whether ``requestStop()`` was called.
-    public var stopWasRequested: Bool { stopRequested.withLock { $0 } }
+    package var stopWasRequested: Bool { stopRequested.withLock { $0 } }
 
 
     /// Pre-flight: loads the trust folders, the signing identity and the keys given, opens the
     /// store and checks the output folder is writable. Each failure is a ``PipelineSetupError``.
-    public init(configuration: RunConfiguration, now: Date = Date()) throws {
+    package init(configuration: RunConfiguration, now: Date = Date()) throws {
         self.configuration = configuration
         self.verificationTime = configuration.verificationTime ?? now
         self.isNow = configuration.verificationTime == nil
@@ -208,36 +208,36 @@ public final class Orchestrator: Sendable {
     // MARK: - Events
 
     /// What the run reports as it goes, in input order.
-    public enum Event: Sendable {
+    package enum Event: Sendable {
         case transaction(TransactionReport)
         case ingestFailure(source: String, code: String, reason: String)
     }
 
     /// One transaction as the run saw it: verified now, or reused from the store.
-    public struct TransactionReport: Sendable {
-        public var name: String
-        public var inputPath: String
-        public var transactionID: String
-        public var referenceCode: String
-        public var verdict: Verdict
-        public var verdictAtCapture: Verdict?
-        public var checks: [CheckResult]
-        public var documents: [DocumentFindings]
-        public var proofPath: String?
-        public var reused: Bool
+    package struct TransactionReport: Sendable {
+        package var name: String
+        package var inputPath: String
+        package var transactionID: String
+        package var referenceCode: String
+        package var verdict: Verdict
+        package var verdictAtCapture: Verdict?
+        package var checks: [CheckResult]
+        package var documents: [DocumentFindings]
+        package var proofPath: String?
+        package var reused: Bool
     }
 
     /// The outcome of a whole run.
-    public struct RunResult: Sendable {
-        public var runID: String
-        public var summary: RunSummary
-        public var manifestPath: String?
-        public var databasePath: String
-        public var proofCount: Int
+    package struct RunResult: Sendable {
+        package var runID: String
+        package var summary: RunSummary
+        package var manifestPath: String?
+        package var databasePath: String
+        package var proofCount: Int
         /// True when every transaction is valid and no input failed.
-        public var allValid: Bool
+        package var allValid: Bool
         /// True when the run stopped on ``requestStop()`` before reading all its inputs.
-        public var interrupted: Bool = false
+        package var interrupted: Bool = false
     }
 
     // MARK: - Run
@@ -255,7 +255,7 @@ public final class Orchestrator: Sendable {
     }
 
     /// Runs the whole batch. `onEvent` is called in input order, from one task at a time.
-    public func run(onEvent: (Event) -> Void) async throws -> RunResult {
+    package func run(onEvent: (Event) -> Void) async throws -> RunResult {
         let startedAt = Date()
         let optionsJSON = """
             {"jobs":\(configuration.jobs),"force":\(configuration.force),"freshFor":\(configuration.freshFor),"keepValues":\(configuration.keepValues),"imageLimit":\(configuration.imageLimit)}
@@ -307,7 +307,7 @@ public final class Orchestrator: Sendable {
             }
             next = items.isEmpty || stopWasRequested ? [] : readBatch()
             let processed = await verifying
-            if !items.isEmpty { pending = Batch(items: items, processed: orderAndFlagReplays(processed)) }
+            if !items.isEmpty { pending = Batch(items: items, processed: processed) }
         }
 
         if stopWasRequested && !exhausted {
@@ -360,42 +360,6 @@ public final class Orchestrator: Sendable {
         var processed: [Processed]
     }
 
-    /// In input order: flags a DeviceResponse already seen earlier in this run (the store only
-    /// knows earlier batches), re-signing that transaction's proof with the warning.
-    func orderAndFlagReplays(_ processed: [Processed]) -> [Processed] {
-        var ordered: [Processed] = []
-        ordered.reserveCapacity(processed.count)
-        for var item in processed {
-            if let response = item.responseSHA256, var outcome = item.outcome, let verified = item.verified {
-                let earlier = seenResponses.withLock { seen -> String? in
-                    if let first = seen[response], first != outcome.transactionID { return first }
-                    if seen[response] == nil { seen[response] = outcome.transactionID }
-                    return nil
-                }
-                if let earlier, !outcome.checks.contains(where: { $0.id == .responseReplayed && $0.status == .warn }) {
-                    outcome.checks.removeAll { $0.id == .responseReplayed }
-                    outcome.checks.append(CheckResult(
-                        .responseReplayed, .warn, "the same DeviceResponse was presented in transaction \(earlier.prefix(16))… of this run",
-                        evidence: [Evidence("earlier", earlier)]))
-                    item.report.checks = outcome.checks
-                    if verified.keepData {
-                        do {
-                            if let proof = try writeProof(for: verified, checks: outcome.checks, again: true) {
-                                outcome.proof = proof.location
-                                item.proof = (verified.referenceCode, proof.sha256)
-                            }
-                        } catch {
-                            item.proofError = "\(verified.name): \(error)"
-                        }
-                    }
-                    item.outcome = outcome
-                }
-            }
-            ordered.append(item)
-        }
-        return ordered
-    }
-
     /// Writes a batch to the store in one database transaction, then reports it in input order.
     func commit(
         _ batch: Batch, onEvent: (Event) -> Void, proofs: inout [(referenceCode: String, sha256: [UInt8])], allValid: inout Bool
@@ -440,8 +404,9 @@ public final class Orchestrator: Sendable {
     ///
     /// The store is asked once per batch, not once per transaction: one read for the stored
     /// results the batch may reuse (idempotency), and, after verification, one read for earlier
-    /// transactions carrying the same DeviceResponses (`response.replayed`), before the proofs
-    /// are signed.
+    /// transactions carrying the same DeviceResponses. With the earlier transactions of this run
+    /// (in input order), that finishes each verification (`response.replayed`, then the
+    /// verdict), before its proof is signed, once.
     func verifyDistinct(_ bundles: [(Int, TransactionBundle)]) async -> [Processed] {
         let priors: [String: PriorVerification] = configuration.force || bundles.isEmpty ? [:]
             : ((try? store.priorVerifications(
@@ -456,14 +421,25 @@ public final class Orchestrator: Sendable {
         }
         var responses: [String] = []
         var seen = Set<String>()
-        for case .verified(_, let response?) in verified where seen.insert(response).inserted { responses.append(response) }
+        for case .verified(_, let response?, _) in verified where seen.insert(response).inserted { responses.append(response) }
         let earlierByResponse = responses.isEmpty ? [:] : ((try? store.transactions(withResponseSHA256s: responses)) ?? [:])
-        return await concurrentMap(verified) { stage in
+        // The store knows earlier batches only: a response seen before in this run, in input order.
+        let finishing: [Stage] = verified.map { stage in
+            guard case .verified(let transaction, let response, _) = stage, let response else { return stage }
+            let transactionID = transaction.bundle.contentHashHex
+            let stored = earlierByResponse[response, default: []].filter { $0 != transactionID }
+            let inRun = seenResponses.withLock { seen -> String? in
+                if let first = seen[response], first != transactionID { return first }
+                if seen[response] == nil { seen[response] = transactionID }
+                return nil
+            }
+            return .verified(transaction, responseHex: response, earlier: EarlierPresentations(stored: stored, earlierInRun: inRun))
+        }
+        return await concurrentMap(finishing) { stage in
             switch stage {
             case .reused(let processed):
                 return processed
-            case .verified(let transaction, let response):
-                let earlier = response.map { hex in earlierByResponse[hex, default: []].filter { $0 != transaction.transactionID } } ?? []
+            case .verified(let transaction, let response, let earlier):
                 return self.finish(transaction, responseHex: response, earlier: earlier)
             }
         }
@@ -497,10 +473,10 @@ public final class Orchestrator: Sendable {
     }
 
     /// A transaction after its first step: reused from the store, or verified (with the hex
-    /// SHA-256 of its DeviceResponse) and waiting for the replay lookup and its proof.
+    /// SHA-256 of its DeviceResponse) and waiting for the replay lookup, its verdict and its proof.
     enum Stage: Sendable {
         case reused(Processed)
-        case verified(VerifiedTransaction, responseHex: String?)
+        case verified(PendingTransaction, responseHex: String?, earlier: EarlierPresentations = .none)
     }
 
     /// One transaction: reuse `prior`, the stored result (shown with `storedChecks`), or verify.
@@ -524,24 +500,14 @@ public final class Orchestrator: Sendable {
                 report: report, outcome: nil, reused: ReusedResult(transactionID: transactionID, verificationID: prior.verificationID),
                 responseSHA256: nil, proof: proof, verified: nil))
         }
-        let verified = TransactionVerifier.verify(bundle, context: context)
-        return .verified(verified, responseHex: verified.responseSHA256.map(hexString))
+        let pending = TransactionVerifier.verify(bundle, context: context)
+        return .verified(pending, responseHex: pending.responseSHA256.map(hexString))
     }
 
-    /// A verified transaction: its replay check (`earlier`: other stored transactions with the
-    /// same DeviceResponse, oldest first), its signed proof, and what the store keeps.
-    func finish(_ transaction: VerifiedTransaction, responseHex: String?, earlier: [String]) -> Processed {
-        var verified = transaction
-        if responseHex != nil {
-            if let first = earlier.first {
-                verified.checks.append(CheckResult(
-                    .responseReplayed, .warn,
-                    "the same DeviceResponse was presented before, in \(earlier.count) other transaction(s)",
-                    evidence: [Evidence("earlier", first)]))
-            } else {
-                verified.checks.append(CheckResult(.responseReplayed, .pass, "first presentation of this DeviceResponse"))
-            }
-        }
+    /// A verified transaction: its replay check (`earlier`: other transactions with the same
+    /// DeviceResponse) and verdict, its proof signed once, and what the store keeps.
+    func finish(_ transaction: PendingTransaction, responseHex: String?, earlier: EarlierPresentations) -> Processed {
+        let verified = transaction.finish(earlier)
 
         var proofLocation: ProofLocation?
         var proofHash: [UInt8]?
@@ -576,10 +542,10 @@ public final class Orchestrator: Sendable {
         var certificates: [ProofEvidence.CertificateRef] = []
         for document in verified.documents {
             if let ds = document.dsCertificate {
-                certificates.append(.init(role: "ds", sha256: ds.fingerprintHex, subject: ds.subject.rfc2253))
+                certificates.append(.init(role: CertificateRole.ds.rawValue, sha256: ds.fingerprintHex, subject: ds.subject.rfc2253))
             }
             if let iaca = document.iacaCertificate {
-                certificates.append(.init(role: "iaca", sha256: iaca.fingerprintHex, subject: iaca.subject.rfc2253))
+                certificates.append(.init(role: CertificateRole.iaca.rawValue, sha256: iaca.fingerprintHex, subject: iaca.subject.rfc2253))
             }
         }
         let evidence = ProofEvidence(
@@ -626,10 +592,10 @@ public final class Orchestrator: Sendable {
         var certificates: [CertificateSummary] = []
         var seen = Set<String>()
         let documents: [DocumentSummary] = verified.documents.map { document in
-            for (role, certificate) in [(CertificateSummary.Role.ds, document.dsCertificate), (.iaca, document.iacaCertificate)] {
+            for (role, certificate) in [(CertificateRole.ds, document.dsCertificate), (.iaca, document.iacaCertificate)] {
                 guard let certificate, seen.insert(certificate.fingerprintHex).inserted else { continue }
                 certificates.append(CertificateSummary(
-                    fingerprint: certificate.fingerprintHex, role: role, subject: certificate.subject.rfc2253,
+                    fingerprint: certificate.fingerprintHex, role: Self.storeRole(role), subject: certificate.subject.rfc2253,
                     issuer: certificate.issuer.rfc2253, serialHex: certificate.serialNumberHex, notBefore: certificate.notBefore,
                     notAfter: certificate.notAfter, country: certificate.subject.countryName))
             }
@@ -643,7 +609,8 @@ public final class Orchestrator: Sendable {
                 index: document.index, docType: document.docType ?? "", dsFingerprint: document.dsCertificate?.fingerprintHex,
                 iacaFingerprint: document.iacaCertificate?.fingerprintHex, msoSigned: document.msoSigned,
                 msoValidFrom: document.msoValidFrom, msoValidUntil: document.msoValidUntil,
-                msoExpectedUpdate: document.msoExpectedUpdate, digestAlgorithm: document.digestAlgorithm, elements: elements)
+                msoExpectedUpdate: document.msoExpectedUpdate, digestAlgorithm: document.digestAlgorithm?.rawValue,
+                elements: elements)
         }
         return TransactionOutcome(
             transactionID: verified.transactionID, displayName: verified.name, source: verified.origin ?? verified.inputPath,
@@ -654,6 +621,17 @@ public final class Orchestrator: Sendable {
             checks: verified.checks, documents: documents, certificates: certificates, images: verified.uploads,
             inputHashes: verified.fileDigests.map { InputHash(path: $0.path, sha256: hexString($0.sha256)) },
             proof: proof, keepData: verified.keepData)
+    }
+
+    /// The store's value for a certificate role.
+    static func storeRole(_ role: CertificateRole) -> CertificateSummary.Role {
+        switch role {
+        case .ds: .ds
+        case .iaca: .iaca
+        case .reader: .reader
+        case .readerRoot: .readerRoot
+        case .processor: .processor
+        }
     }
 
     /// An element value for `--keep-values`: byte strings (portraits) as their SHA-256 unless
@@ -680,7 +658,7 @@ public final class Orchestrator: Sendable {
 }
 
 /// The processor's identity in proofs and runs.
-public enum ProcessorInfo {
-    public static let version = "0.1.0"
+package enum ProcessorInfo {
+    package static let version = "0.1.0"
 }
 

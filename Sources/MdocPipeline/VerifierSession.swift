@@ -5,8 +5,8 @@ import Synchronization
 /// The session owns the transaction's ephemeral resources (the reader's private key, session
 /// keys, decrypted messages) and drops them when it ends, so they are freed (and OpenSSL
 /// cleanses key material) as soon as the verdict is known.
-public final class VerifierSession: Sendable {
-    public enum State: String, Sendable, Equatable {
+package final class VerifierSession: Sendable {
+    package enum State: String, Sendable, Equatable {
         case notStarted
         /// Prerequisites of this transaction are present (bundle readable, trust loaded).
         case preflight
@@ -20,18 +20,18 @@ public final class VerifierSession: Sendable {
         case failed
         case cancelled
 
-        public var isTerminal: Bool { self == .success || self == .failed || self == .cancelled }
+        package var isTerminal: Bool { self == .success || self == .failed || self == .cancelled }
     }
 
     /// A transition the state machine does not allow.
-    public struct IllegalTransition: Error, Equatable, CustomStringConvertible {
-        public let from: State
-        public let to: State
-        public init(from: State, to: State) {
+    package struct IllegalTransition: Error, Equatable, CustomStringConvertible {
+        package let from: State
+        package let to: State
+        package init(from: State, to: State) {
             self.from = from
             self.to = to
         }
-        public var description: String { "illegal VerifierSession transition \(from.rawValue) → \(to.rawValue)" }
+        package var description: String { "illegal VerifierSession transition \(from.rawValue) → \(to.rawValue)" }
     }
 
     /// The legal successors of each state. Any non-terminal state may fail or be cancelled;
@@ -57,17 +57,17 @@ public final class VerifierSession: Sendable {
     }
 
     private let storage = Mutex(Storage())
-    public let transactionName: String
+    package let transactionName: String
 
-    public init(transactionName: String) {
+    package init(transactionName: String) {
         self.transactionName = transactionName
     }
 
-    public var state: State { storage.withLock { $0.state } }
-    public var history: [State] { storage.withLock { $0.history } }
+    package var state: State { storage.withLock { $0.state } }
+    package var history: [State] { storage.withLock { $0.history } }
 
     /// Moves to `next`, or throws ``IllegalTransition`` (the state is unchanged).
-    public func transition(to next: State) throws {
+    package func transition(to next: State) throws {
         try storage.withLock { storage in
             guard Self.allowed(from: storage.state, to: next) else {
                 throw IllegalTransition(from: storage.state, to: next)
@@ -81,7 +81,7 @@ public final class VerifierSession: Sendable {
     /// Hands an ephemeral resource (a key, decrypted bytes) to the session, which keeps it until
     /// the session ends. Refused (returns false) once the session is terminal.
     @discardableResult
-    public func own(_ resource: any Sendable) -> Bool {
+    package func own(_ resource: any Sendable) -> Bool {
         storage.withLock { storage in
             guard !storage.state.isTerminal else { return false }
             storage.resources.append(resource)
@@ -90,5 +90,5 @@ public final class VerifierSession: Sendable {
     }
 
     /// How many ephemeral resources the session still holds (zero once terminal).
-    public var heldResourceCount: Int { storage.withLock { $0.resources.count } }
+    package var heldResourceCount: Int { storage.withLock { $0.resources.count } }
 }

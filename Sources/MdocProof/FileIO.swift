@@ -1,4 +1,4 @@
-import Foundation
+package import Foundation
 
 /// POSIX file operations shared by the processor identity, the run file and proof export:
 /// every byte written or read, retrying interrupted calls and short counts.

@@ -1,13 +1,13 @@
-import Foundation
-import MdocCBOR
+package import Foundation
+package import MdocCBOR
 
 /// The evidence in an output folder: signed run manifests in `runs/<run>.cose`, each run's
 /// proofs in `proofs/<run>.cbor-seq` (or, for runs that wrote a file per proof, in
 /// `proofs/<run>/<code>.cose`). A run file without a manifest is a run that did not finish.
-public struct OutputFolder: Sendable {
-    public let path: String
+package struct OutputFolder: Sendable {
+    package let path: String
 
-    public init(path: String) {
+    package init(path: String) {
         self.path = path
     }
 
@@ -15,19 +15,19 @@ public struct OutputFolder: Sendable {
     var proofs: String { (path as NSString).appendingPathComponent("proofs") }
 
     /// The run manifests, by run id.
-    public var manifestPaths: [String] { Self.files(in: runs, ending: ".cose") }
+    package var manifestPaths: [String] { Self.files(in: runs, ending: ".cose") }
 
     /// The run files, by run id.
-    public var runFilePaths: [String] { Self.files(in: proofs, ending: ".\(RunFile.fileExtension)") }
+    package var runFilePaths: [String] { Self.files(in: proofs, ending: ".\(RunFile.fileExtension)") }
 
     /// Run files whose run has no manifest.
-    public var unfinishedRunFiles: [String] {
+    package var unfinishedRunFiles: [String] {
         let finished = Set(manifestPaths.map(Self.runID(of:)))
         return runFilePaths.filter { !finished.contains(Self.runID(of: $0)) }
     }
 
     /// Checks every manifest against its proofs, and every run file without a manifest alone.
-    public func verify(policy: SignerPolicy, limits: RunFile.Limits = .default) -> [RunCheck] {
+    package func verify(policy: SignerPolicy, limits: RunFile.Limits = .default) -> [RunCheck] {
         var checks: [RunCheck] = manifestPaths.map { manifest in
             do {
                 let bytes = try Self.contents(manifest)
@@ -43,19 +43,19 @@ public struct OutputFolder: Sendable {
     }
 
     /// A proof found in the folder, and where.
-    public struct Found: Sendable {
-        public let proof: SignedProof
-        public let runID: String
+    package struct Found: Sendable {
+        package let proof: SignedProof
+        package let runID: String
         /// The run file or proof file it was read from.
-        public let source: String
+        package let source: String
         /// Its offset in the run file.
-        public let offset: Int?
+        package let offset: Int?
     }
 
     /// The proof with `referenceCode` (and, when given, of `transactionID`) from the latest run
     /// that holds it, or from `runID`. The bytes are those the run's manifest lists (same
     /// SHA-256) or, for a run without a manifest, the first record with that reference code.
-    public func findProof(referenceCode: String, transactionID: String? = nil, runID: String? = nil, limits: RunFile.Limits = .default)
+    package func findProof(referenceCode: String, transactionID: String? = nil, runID: String? = nil, limits: RunFile.Limits = .default)
         throws(RunFile.Failure) -> Found?
     {
         let manifests = Dictionary(manifestPaths.map { (Self.runID(of: $0), $0) }, uniquingKeysWith: { first, _ in first })

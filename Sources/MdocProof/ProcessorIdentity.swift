@@ -1,21 +1,21 @@
-public import Foundation
-public import MdocCrypto
+package import Foundation
+package import MdocCrypto
 
 /// The processor's signing identity: the key and certificate that sign proofs and run manifests.
-public struct ProcessorIdentity: Sendable {
-    public let key: PrivateKey
-    public let certificate: Certificate
+package struct ProcessorIdentity: Sendable {
+    package let key: PrivateKey
+    package let certificate: Certificate
     /// Whether this run created the key (the CLI says so).
-    public let created: Bool
+    package let created: Bool
 
-    public struct Failure: Error, CustomStringConvertible {
-        public let description: String
+    package struct Failure: Error, CustomStringConvertible {
+        package let description: String
     }
 
     /// File names of the local identity inside its folder (`<out>/keys/`).
-    public enum LocalFile {
-        public static let key = "processor-key.pem"
-        public static let certificate = "processor-cert.pem"
+    package enum LocalFile {
+        package static let key = "processor-key.pem"
+        package static let certificate = "processor-cert.pem"
         /// Held with `flock` while the identity is looked at or created.
         static let lock = ".identity.lock"
         /// Complete files waiting to be linked into place; only a creator holding the lock writes them.
@@ -24,7 +24,7 @@ public struct ProcessorIdentity: Sendable {
     }
 
     /// Loads `--signing-key` and `--signing-cert`, checking they belong together.
-    public static func load(keyPath: String, certificatePath: String) throws -> ProcessorIdentity {
+    package static func load(keyPath: String, certificatePath: String) throws -> ProcessorIdentity {
         try load(keyPath: keyPath, keyName: "--signing-key \(keyPath)", certificatePath: certificatePath,
                  certificateName: "--signing-cert \(certificatePath)",
                  mismatch: "--signing-cert does not certify --signing-key: give the certificate of that key")
@@ -59,7 +59,7 @@ public struct ProcessorIdentity: Sendable {
     /// files are written complete under temporary names and linked into place, key first. An
     /// existing key is never replaced; a key without its certificate, or a certificate without
     /// its key or not of that key, is a setup error saying what to do.
-    public static func local(directory: String, now: Date = Date()) throws -> ProcessorIdentity {
+    package static func local(directory: String, now: Date = Date()) throws -> ProcessorIdentity {
         let files = LocalFiles(directory: directory)
         if FileManager.default.fileExists(atPath: files.key), FileManager.default.fileExists(atPath: files.certificate) {
             return try files.load()

@@ -1,7 +1,7 @@
 package import Foundation
-import MdocCBOR
+package import MdocCBOR
 package import MdocChecks
-import MdocCrypto
+package import MdocCrypto
 import MdocCOSE
 import MdocTime
 

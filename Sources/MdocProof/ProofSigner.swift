@@ -1,14 +1,14 @@
-import MdocCrypto
-import Foundation
-import MdocCBOR
+package import MdocCrypto
+package import Foundation
+package import MdocCBOR
 import MdocCOSE
 
 /// One signed proof: a tagged COSE_Sign1 exactly as signed (or as read from a run file), its
 /// reference code and the SHA-256 of its bytes (the leaf the run manifest commits to).
-public struct SignedProof: Sendable, Hashable {
-    public let referenceCode: String
-    public let bytes: [UInt8]
-    public let sha256: [UInt8]
+package struct SignedProof: Sendable, Hashable {
+    package let referenceCode: String
+    package let bytes: [UInt8]
+    package let sha256: [UInt8]
 
     /// A proof whose reference code the caller knows (signed here, or listed by a manifest).
     package init(referenceCode: String, bytes: [UInt8]) {
@@ -21,10 +21,10 @@ public struct SignedProof: Sendable, Hashable {
 /// Signs proofs and run manifests as tagged COSE_Sign1 (RFC 9052 §4.2) with the processor key,
 /// its certificate in x5chain (label 33, RFC 9360 §2, unprotected), alg and content type in the
 /// protected header, so that any COSE library can check them.
-public struct ProofSigner: Sendable {
-    public let identity: ProcessorIdentity
+package struct ProofSigner: Sendable {
+    package let identity: ProcessorIdentity
 
-    public init(identity: ProcessorIdentity) {
+    package init(identity: ProcessorIdentity) {
         self.identity = identity
     }
 
@@ -47,14 +47,14 @@ public struct ProofSigner: Sendable {
 }
 
 extension SignedProof {
-    public struct WriteFailure: Error, Sendable, CustomStringConvertible {
-        public let description: String
+    package struct WriteFailure: Error, Sendable, CustomStringConvertible {
+        package let description: String
     }
 
     /// Writes the proof alone, as a standalone `.cose` file, at `path`, which must not exist:
     /// complete and flushed under a temporary name beside it, then linked into place, so the
     /// file is never seen half written and never replaces another.
-    public func write(toNewFile path: String) throws(WriteFailure) {
+    package func write(toNewFile path: String) throws(WriteFailure) {
         let folder = (path as NSString).deletingLastPathComponent
         let temporary = (folder.isEmpty ? "." : folder) + "/.\((path as NSString).lastPathComponent).\(getpid()).tmp"
         unlink(temporary)

@@ -1,35 +1,36 @@
-public import MdocCBOR
-public import MdocCrypto
+package import Foundation
+package import MdocCBOR
+package import MdocCrypto
 import MdocCOSE
 
 /// Opens proofs and run manifests: a tagged or untagged COSE_Sign1 (RFC 9052 §4.2) whose
 /// signature is verified over the bytes as received with the key of the certificate it carries
 /// (x5chain, RFC 9360 §2), and whose signer is then judged by a ``SignerPolicy``.
-public enum ProofVerifier {
+package enum ProofVerifier {
     /// What a signed file turned out to be.
-    public struct Opened: Sendable {
-        public let contentType: String?
-        public let payload: CBOR
+    package struct Opened: Sendable {
+        package let contentType: String?
+        package let payload: CBOR
         /// The first x5chain certificate: the one the signature was checked with. Who it names
         /// is not known unless ``signer`` is ``SignerStatus/trusted(subject:sha256:)``.
-        public let embeddedCertificate: Certificate
+        package let embeddedCertificate: Certificate
         /// The rest of x5chain, as untrusted candidates for a chain.
-        public let intermediates: [Certificate]
-        public let signatureValid: Bool
-        public let signer: SignerStatus
+        package let intermediates: [Certificate]
+        package let signatureValid: Bool
+        package let signer: SignerStatus
 
-        public var isProof: Bool { contentType == ProofFormat.contentType }
-        public var isManifest: Bool { contentType == ProofFormat.manifestContentType }
+        package var isProof: Bool { contentType == ProofFormat.contentType }
+        package var isManifest: Bool { contentType == ProofFormat.manifestContentType }
         /// A proof's reference code, as its payload states it.
-        public var referenceCode: String? { payload.map?["referenceCode"]?.text }
+        package var referenceCode: String? { payload.map?["referenceCode"]?.text }
     }
 
-    public struct Failure: Error, Sendable, CustomStringConvertible {
-        public let description: String
+    package struct Failure: Error, Sendable, CustomStringConvertible {
+        package let description: String
     }
 
     /// Opens the COSE_Sign1 in `bytes`.
-    public static func open(_ bytes: [UInt8], policy: SignerPolicy = .notChecked) throws(Failure) -> Opened {
+    package static func open(_ bytes: [UInt8], policy: SignerPolicy = .notChecked) throws(Failure) -> Opened {
         let item: CBOR
         do {
             item = try CBOR(decoding: bytes)
@@ -40,7 +41,7 @@ public enum ProofVerifier {
     }
 
     /// Opens a COSE_Sign1 already decoded (a run file's record).
-    public static func open(item: CBOR, policy: SignerPolicy = .notChecked) throws(Failure) -> Opened {
+    package static func open(item: CBOR, policy: SignerPolicy = .notChecked) throws(Failure) -> Opened {
         let sign1: COSESign1
         do {
             sign1 = try COSESign1(item)

@@ -1,4 +1,4 @@
-import MdocCrypto
+package import MdocCrypto
 
 /// Human-friendly reference codes derived from a transaction's content hash.
 ///
@@ -6,10 +6,10 @@ import MdocCrypto
 /// in four groups of four: `7K3Q-9XZD-M2F4-HB8T`. Deterministic: the same content always gets
 /// the same code; 80 bits make collisions within a store vanishingly unlikely (the store also
 /// enforces uniqueness).
-public enum ReferenceCode {
+package enum ReferenceCode {
     static let alphabet = Array("0123456789ABCDEFGHJKMNPQRSTVWXYZ")
 
-    public static func make(contentHash: [UInt8]) -> String {
+    package static func make(contentHash: [UInt8]) -> String {
         let bytes = Array(contentHash.prefix(10)) + [UInt8](repeating: 0, count: max(0, 10 - contentHash.count))
         var characters: [Character] = []
         var buffer: UInt32 = 0
@@ -34,13 +34,13 @@ public enum ReferenceCode {
 
     /// The reference code of the transaction whose id (the hex SHA-256 of its content) is
     /// `transactionID`; nil when that is not 64 hex digits.
-    public static func make(transactionID: String) -> String? {
+    package static func make(transactionID: String) -> String? {
         guard transactionID.utf8.count == 64, let hash = bytesFromHex(transactionID) else { return nil }
         return make(contentHash: hash)
     }
 
     /// Whether `text` has the shape of a reference code.
-    public static func isWellFormed(_ text: String) -> Bool {
+    package static func isWellFormed(_ text: String) -> Bool {
         let groups = text.split(separator: "-", omittingEmptySubsequences: false)
         return groups.count == 4 && groups.allSatisfy { $0.count == 4 && $0.allSatisfy { alphabet.contains($0) } }
     }

@@ -1,8 +1,8 @@
 /// The outcome of checking one run: its manifest (when it has one) against the proofs it lists,
 /// or, for a run that never finished, its run file alone.
-public struct RunCheck: Sendable {
+package struct RunCheck: Sendable {
     /// What does not hold, each with where it is.
-    public enum Problem: Sendable, Hashable, CustomStringConvertible {
+    package enum Problem: Sendable, Hashable, CustomStringConvertible {
         /// The manifest's own signature does not verify.
         case manifestSignature
         /// The run's signer (the manifest's, or a run file's first proof's) is not trusted.
@@ -37,12 +37,12 @@ public struct RunCheck: Sendable {
         case otherSigner(referenceCode: String, offset: Int?, reason: String)
 
         /// The problem's kind, a stable code.
-        public enum Kind: String, Sendable, Hashable {
+        package enum Kind: String, Sendable, Hashable {
             case manifestSignature, untrustedSigner, unreadableManifest, inconsistentManifest, runFileMissing, runFileShorter
             case unreadable, tornTail, missing, altered, duplicated, reordered, unlisted, misplaced, badSignature, otherSigner
         }
 
-        public var kind: Kind {
+        package var kind: Kind {
             switch self {
             case .manifestSignature: .manifestSignature
             case .untrustedSigner: .untrustedSigner
@@ -63,7 +63,7 @@ public struct RunCheck: Sendable {
             }
         }
 
-        public var description: String {
+        package var description: String {
             func at(_ offset: Int?) -> String { offset.map { " at offset \($0)" } ?? "" }
             switch self {
             case .manifestSignature: return "the manifest's signature does not verify"
@@ -89,19 +89,19 @@ public struct RunCheck: Sendable {
         }
     }
 
-    public let runID: String
+    package let runID: String
     /// The manifest checked, or nil for a run file without one (a run that did not finish).
-    public let manifestPath: String?
+    package let manifestPath: String?
     /// The run file, or the folder of proof files, that holds the run's proofs.
-    public let proofsPath: String
+    package let proofsPath: String
     /// The manifest's signer (for a run file alone: its first proof's signer).
-    public let signer: SignerStatus
+    package let signer: SignerStatus
     /// Proofs the manifest lists (records read, for a run file alone).
-    public let proofCount: Int
-    public let problems: [Problem]
+    package let proofCount: Int
+    package let problems: [Problem]
 
-    public var isIntact: Bool { problems.isEmpty }
+    package var isIntact: Bool { problems.isEmpty }
 
     /// The kinds of the problems, in order.
-    public var problemKinds: [Problem.Kind] { problems.map(\.kind) }
+    package var problemKinds: [Problem.Kind] { problems.map(\.kind) }
 }

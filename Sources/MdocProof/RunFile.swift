@@ -1,6 +1,6 @@
-public import MdocCBOR
-import MdocCrypto
-import Foundation
+package import MdocCBOR
+package import MdocCrypto
+package import Foundation
 
 /// A run's proofs in one append-only file, `<out>/proofs/<run-id>.cbor-seq`: a CBOR sequence
 /// (RFC 8742) of tagged COSE_Sign1 proofs, each exactly as signed, nothing between them.
@@ -8,26 +8,26 @@ import Foundation
 /// ``RunFileWriter`` appends batches and flushes them; ``RunFileReader`` reads the records back
 /// within named limits and reports a torn tail (a last record cut short, or bytes past the
 /// length a commit recorded), which ``cut(path:to:)`` removes.
-public enum RunFile {
+package enum RunFile {
     /// Extension of a run file's name.
-    public static let fileExtension = "cbor-seq"
+    package static let fileExtension = "cbor-seq"
 
     /// The run file's name for a run: `<run-id>.cbor-seq`.
-    public static func fileName(runID: String) -> String { "\(runID).\(fileExtension)" }
+    package static func fileName(runID: String) -> String { "\(runID).\(fileExtension)" }
 
     /// What a reader and a writer accept.
-    public struct Limits: Sendable, Equatable {
+    package struct Limits: Sendable, Equatable {
         /// Largest record, in bytes.
-        public var maxRecordBytes: Int
+        package var maxRecordBytes: Int
         /// Most records in one file.
-        public var maxRecords: Int
+        package var maxRecords: Int
 
-        public init(maxRecordBytes: Int = 16 << 20, maxRecords: Int = 10_000_000) {
+        package init(maxRecordBytes: Int = 16 << 20, maxRecords: Int = 10_000_000) {
             self.maxRecordBytes = maxRecordBytes
             self.maxRecords = maxRecords
         }
 
-        public static let `default` = Limits()
+        package static let `default` = Limits()
 
         /// How a record is decoded: lengths bounded by the record limit, nothing else lenient.
         var decoding: CBORDecodingOptions {
@@ -54,28 +54,28 @@ public enum RunFile {
     }
 
     /// One record read back: one CBOR item, its place and the SHA-256 of its bytes as read.
-    public struct Record: Sendable {
-        public let offset: Int
-        public let item: CBOR
-        public let sha256: [UInt8]
-        public var length: Int { item.encoded.count }
-        public var bytes: ArraySlice<UInt8> { item.encoded }
+    package struct Record: Sendable {
+        package let offset: Int
+        package let item: CBOR
+        package let sha256: [UInt8]
+        package var length: Int { item.encoded.count }
+        package var bytes: ArraySlice<UInt8> { item.encoded }
     }
 
     /// Bytes at the end of a run file that are not whole committed records.
-    public struct Tail: Sendable, Hashable, CustomStringConvertible {
-        public enum Kind: Sendable, Hashable {
+    package struct Tail: Sendable, Hashable, CustomStringConvertible {
+        package enum Kind: Sendable, Hashable {
             /// The last record ends past the end of the file (a write cut short).
             case cutShort
             /// Bytes past the length recorded when the file was last committed.
             case pastCommittedLength
         }
 
-        public let kind: Kind
+        package let kind: Kind
         /// Where the tail starts: the length to cut the file back to.
-        public let offset: Int
+        package let offset: Int
         /// Bytes from `offset` to the end of the file.
-        public let length: Int
+        package let length: Int
 
         package init(kind: Kind, offset: Int, length: Int) {
             self.kind = kind
@@ -83,7 +83,7 @@ public enum RunFile {
             self.length = length
         }
 
-        public var description: String {
+        package var description: String {
             switch kind {
             case .cutShort: "a record cut short at offset \(offset) (\(length) byte(s) to the end of the file)"
             case .pastCommittedLength: "\(length) byte(s) past the committed length \(offset)"
@@ -102,26 +102,26 @@ public enum RunFile {
     }
 
     /// A run file that cannot be read or written, with a stable code.
-    public struct Failure: Error, Sendable, CustomStringConvertible {
-        public struct Code: Hashable, Sendable, CustomStringConvertible {
-            public let rawValue: String
-            public var description: String { rawValue }
+    package struct Failure: Error, Sendable, CustomStringConvertible {
+        package struct Code: Hashable, Sendable, CustomStringConvertible {
+            package let rawValue: String
+            package var description: String { rawValue }
             /// The file cannot be opened, read, written or flushed.
-            public static let io = Code(rawValue: "runFile.io")
+            package static let io = Code(rawValue: "runFile.io")
             /// A record that is not well-formed CBOR.
-            public static let malformedRecord = Code(rawValue: "runFile.malformedRecord")
+            package static let malformedRecord = Code(rawValue: "runFile.malformedRecord")
             /// A record larger than ``Limits/maxRecordBytes``.
-            public static let recordTooLarge = Code(rawValue: "runFile.recordTooLarge")
+            package static let recordTooLarge = Code(rawValue: "runFile.recordTooLarge")
             /// More records than ``Limits/maxRecords``.
-            public static let tooManyRecords = Code(rawValue: "runFile.tooManyRecords")
+            package static let tooManyRecords = Code(rawValue: "runFile.tooManyRecords")
             /// A cut to a length the file does not have.
-            public static let badLength = Code(rawValue: "runFile.badLength")
+            package static let badLength = Code(rawValue: "runFile.badLength")
         }
 
-        public let code: Code
-        public let reason: String
+        package let code: Code
+        package let reason: String
         /// The record's offset, for record failures.
-        public let offset: Int?
+        package let offset: Int?
 
         init(_ code: Code, _ reason: String, offset: Int? = nil) {
             self.code = code
@@ -129,7 +129,7 @@ public enum RunFile {
             self.offset = offset
         }
 
-        public var description: String { "\(code): \(reason)" }
+        package var description: String { "\(code): \(reason)" }
     }
 
     /// The bytes of the file at `path` past `committedLength` (the length recorded when its last

@@ -1,5 +1,5 @@
-import Foundation
-import MdocCrypto
+package import Foundation
+package import MdocCrypto
 
 /// A run file read front to back and compared with the proofs its manifest lists.
 enum RunFileComparison {

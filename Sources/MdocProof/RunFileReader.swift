@@ -1,6 +1,6 @@
-import Foundation
-import MdocCBOR
-import MdocCrypto
+package import Foundation
+package import MdocCBOR
+package import MdocCrypto
 
 /// Reads a run file's records (``RunFile``) front to back, or one at a given offset.
 ///
@@ -9,17 +9,17 @@ import MdocCrypto
 /// that is not well-formed CBOR stops sequential reading with ``RunFile/Failure/Code/malformedRecord``;
 /// a caller that knows where the next record starts (a manifest lists every offset) goes on
 /// with ``seek(to:)``.
-public final class RunFileReader {
-    public let path: String
-    public let limits: RunFile.Limits
+package final class RunFileReader {
+    package let path: String
+    package let limits: RunFile.Limits
     /// The file's length when it was opened.
-    public let fileLength: Int
+    package let fileLength: Int
     /// The end of what is read: the file's length, or the committed length if shorter.
-    public let readableLength: Int
+    package let readableLength: Int
     /// The torn tail found at the end of sequential reading, if any.
-    public private(set) var tail: RunFile.Tail?
+    package private(set) var tail: RunFile.Tail?
     /// Records returned by ``next()`` so far.
-    public private(set) var recordCount = 0
+    package private(set) var recordCount = 0
 
     private let fd: Int32
     private var position = 0
@@ -29,7 +29,7 @@ public final class RunFileReader {
     /// Bytes read per call when the window needs more.
     private static let chunk = 256 << 10
 
-    public init(path: String, committedLength: Int? = nil, limits: RunFile.Limits = .default) throws(RunFile.Failure) {
+    package init(path: String, committedLength: Int? = nil, limits: RunFile.Limits = .default) throws(RunFile.Failure) {
         let fd = open(path, O_RDONLY | O_CLOEXEC)
         guard fd >= 0 else { throw RunFile.Failure(.io, "cannot open \(path): \(FileIO.lastError)") }
         var status = stat()
@@ -47,7 +47,7 @@ public final class RunFileReader {
     deinit { close(fd) }
 
     /// The next record, or nil at the end (then ``tail`` tells whether bytes were left over).
-    public func next() throws(RunFile.Failure) -> RunFile.Record? {
+    package func next() throws(RunFile.Failure) -> RunFile.Record? {
         guard position < readableLength else {
             if tail == nil, readableLength < fileLength {
                 tail = RunFile.Tail(kind: .pastCommittedLength, offset: readableLength, length: fileLength - readableLength)
@@ -68,13 +68,13 @@ public final class RunFileReader {
     }
 
     /// Goes on reading at `offset` (after a malformed record, at the next offset a manifest lists).
-    public func seek(to offset: Int) {
+    package func seek(to offset: Int) {
         position = max(0, min(offset, readableLength))
         tail = nil
     }
 
     /// The record starting at `offset`, within the readable length; nil when it is cut short.
-    public func record(at offset: Int) throws(RunFile.Failure) -> RunFile.Record? {
+    package func record(at offset: Int) throws(RunFile.Failure) -> RunFile.Record? {
         guard offset >= 0, offset < readableLength else {
             throw RunFile.Failure(.badLength, "offset \(offset) is outside \(path) (\(readableLength) bytes)", offset: offset)
         }

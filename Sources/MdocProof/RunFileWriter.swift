@@ -1,4 +1,4 @@
-import Foundation
+package import Foundation
 import Synchronization
 
 /// Appends signed proofs to a new run file (``RunFile``), one batch at a time.

@@ -1,5 +1,5 @@
-import Foundation
-import MdocCBOR
+package import Foundation
+package import MdocCBOR
 import MdocTime
 
 /// The payload of a signed run manifest (content type ``ProofFormat/manifestContentType``):

@@ -1,13 +1,13 @@
-import Foundation
-import MdocCBOR
-import MdocCrypto
+package import Foundation
+package import MdocCBOR
+package import MdocCrypto
 
 /// Checks runs: a signed manifest against the run file (or folder of proof files) it commits
 /// to, or a run file alone.
-public enum RunVerifier {
+package enum RunVerifier {
     /// Checks the manifest in `bytes` (found at `manifestPath`, if it is a file) and the proofs
     /// it lists, under `outputFolder/proofs/`. Throws only when `bytes` are no run manifest.
-    public static func verify(
+    package static func verify(
         manifest bytes: [UInt8], manifestPath: String? = nil, outputFolder: String, policy: SignerPolicy,
         limits: RunFile.Limits = .default
     ) throws(ProofVerifier.Failure) -> RunCheck {
@@ -48,7 +48,7 @@ public enum RunVerifier {
     /// Checks a run file without its manifest (a run that did not finish): every record is a
     /// proof with a valid signature by one signer trusted under `policy`, no reference code
     /// twice, and no torn tail. Whether proofs are missing cannot be told without a manifest.
-    public static func verify(runFile path: String, policy: SignerPolicy, limits: RunFile.Limits = .default) -> RunCheck {
+    package static func verify(runFile path: String, policy: SignerPolicy, limits: RunFile.Limits = .default) -> RunCheck {
         let runID = ((path as NSString).lastPathComponent as NSString).deletingPathExtension
         let read = RunFileComparison.read(path: path, committedLength: nil, resyncOffsets: [], limits: limits)
         var problems = read.problems

@@ -1,11 +1,11 @@
-import Foundation
-public import MdocCrypto
+package import Foundation
+package import MdocCrypto
 import Synchronization
 
 /// Whose signature a check accepts. A COSE_Sign1 carries its signer's certificate (x5chain);
 /// a valid signature proves only that the bytes match that certificate's key, so the
 /// certificate itself must be one the auditor trusts before anyone is named as the signer.
-public enum SignerPolicy: Sendable {
+package enum SignerPolicy: Sendable {
     /// Signatures are checked, their signer is not.
     case notChecked
     /// The signer must be exactly this certificate.
@@ -15,7 +15,7 @@ public enum SignerPolicy: Sendable {
 
     /// The signer status of `signer`, with `intermediates` (the rest of x5chain) as untrusted
     /// candidates for a chain.
-    public func status(of signer: Certificate, intermediates: [Certificate] = []) -> SignerStatus {
+    package func status(of signer: Certificate, intermediates: [Certificate] = []) -> SignerStatus {
         switch self {
         case .notChecked:
             return .notChecked
@@ -29,7 +29,7 @@ public enum SignerPolicy: Sendable {
 }
 
 /// Who signed, as far as it was checked.
-public enum SignerStatus: Sendable, Hashable {
+package enum SignerStatus: Sendable, Hashable {
     /// Nobody checked the certificate the signature was made with.
     case notChecked
     /// The signer's certificate is trusted: its subject and SHA-256 fingerprint.
@@ -43,16 +43,16 @@ public enum SignerStatus: Sendable, Hashable {
 /// A signer is trusted when its certificate is one of them or chains to one through the other
 /// x5chain certificates. Validity dates are not checked: a proof stays verifiable after its
 /// processor certificate expires, and the time a proof states it was signed is the signer's own claim.
-public final class ProcessorTrust: Sendable {
-    public let directory: String
-    public let certificates: [Certificate]
+package final class ProcessorTrust: Sendable {
+    package let directory: String
+    package let certificates: [Certificate]
     private let known = Mutex<[Certificate: SignerStatus]>([:])
 
-    public struct Failure: Error, Sendable, CustomStringConvertible {
-        public let description: String
+    package struct Failure: Error, Sendable, CustomStringConvertible {
+        package let description: String
     }
 
-    public init(directory: String) throws(Failure) {
+    package init(directory: String) throws(Failure) {
         let names: [String]
         do {
             names = try FileManager.default.contentsOfDirectory(atPath: directory).filter { !$0.hasPrefix(".") }.sorted()

@@ -5,59 +5,59 @@ import GRDB
 /// Two errors are equal when their codes are equal (the pattern of swift-asn1's `ASN1Error`):
 /// tests and callers match on the code, never on the text. Reasons carry identifiers (run ids,
 /// transaction ids, table names) and never stored values or personal data.
-public struct StoreError: Error, Sendable, Hashable, CustomStringConvertible {
+package struct StoreError: Error, Sendable, Hashable, CustomStringConvertible {
     /// A stable error code. Codes are never renamed or reused for another meaning.
-    public struct Code: Hashable, Sendable, CustomStringConvertible {
-        public let rawValue: String
+    package struct Code: Hashable, Sendable, CustomStringConvertible {
+        package let rawValue: String
         init(_ rawValue: String) { self.rawValue = rawValue }
-        public var description: String { rawValue }
+        package var description: String { rawValue }
 
         /// The database folder could not be created, or the database could not be opened.
-        public static let cannotOpen = Code("store.cannotOpen")
+        package static let cannotOpen = Code("store.cannotOpen")
         /// A store opened for reading does not exist.
-        public static let notFound = Code("store.notFound")
+        package static let notFound = Code("store.notFound")
         /// The file is not an mdocverify store: an empty file, another application's SQLite
         /// database, or not a SQLite database at all. Nothing was written to it.
-        public static let notAStore = Code("store.notAStore")
+        package static let notAStore = Code("store.notAStore")
         /// The store was written by an earlier build of mdocverify, before its schema was frozen.
-        public static let schemaTooOld = Code("store.schemaTooOld")
+        package static let schemaTooOld = Code("store.schemaTooOld")
         /// The database was written by a newer mdocverify: it holds migrations this build does not know.
-        public static let schemaTooNew = Code("store.schemaTooNew")
+        package static let schemaTooNew = Code("store.schemaTooNew")
         /// No run with this id exists.
-        public static let unknownRun = Code("store.unknownRun")
+        package static let unknownRun = Code("store.unknownRun")
         /// The run is not `running` (finished or interrupted) and cannot take new results, or it
         /// is finished and cannot be begun again.
-        public static let runNotRunning = Code("store.runNotRunning")
+        package static let runNotRunning = Code("store.runNotRunning")
         /// The run is running in another process (its lease is held): it cannot be begun here.
-        public static let runInUse = Code("store.runInUse")
+        package static let runInUse = Code("store.runInUse")
         /// A batch holds more items than ``ReportStore/Limits/maximumBatchCount``.
-        public static let batchTooLarge = Code("store.batchTooLarge")
+        package static let batchTooLarge = Code("store.batchTooLarge")
         /// Two different transactions were given the same reference code.
-        public static let referenceCodeCollision = Code("store.referenceCodeCollision")
+        package static let referenceCodeCollision = Code("store.referenceCodeCollision")
         /// A reused verification does not exist, is superseded, or belongs to another transaction.
-        public static let unknownVerification = Code("store.unknownVerification")
+        package static let unknownVerification = Code("store.unknownVerification")
         /// An argument is not representable: a NaN date, a negative or non-finite freshness
         /// window, a negative count, a hash that is not lower-case hex of the right length.
-        public static let invalidArgument = Code("store.invalidArgument")
+        package static let invalidArgument = Code("store.invalidArgument")
         /// The schema refused a row: a NOT NULL, CHECK, UNIQUE or FOREIGN KEY constraint, or a
         /// trigger (the audit log is append-only). ``StoreError/sqliteExtendedCode`` says which.
-        public static let constraintViolation = Code("store.constraintViolation")
+        package static let constraintViolation = Code("store.constraintViolation")
         /// A stored row does not have the shape the schema promises (the file was edited by hand).
-        public static let corruptRow = Code("store.corruptRow")
+        package static let corruptRow = Code("store.corruptRow")
         /// The store was opened for reading only and a write was asked.
-        public static let readOnly = Code("store.readOnly")
+        package static let readOnly = Code("store.readOnly")
         /// Any other SQLite error (I/O, busy for longer than the busy timeout, disk full).
-        public static let database = Code("store.database")
+        package static let database = Code("store.database")
     }
 
-    public let code: Code
+    package let code: Code
     /// What happened, for people. Never contains element values or other personal data.
-    public let reason: String
+    package let reason: String
     /// The SQLite extended result code when the error came from SQLite (e.g. 1811,
     /// `SQLITE_CONSTRAINT_TRIGGER`, when the audit log refuses an UPDATE).
-    public let sqliteExtendedCode: Int32?
-    public let file: String
-    public let line: Int
+    package let sqliteExtendedCode: Int32?
+    package let file: String
+    package let line: Int
 
     init(
         _ code: Code, _ reason: String, sqliteExtendedCode: Int32? = nil, file: String = #fileID,
@@ -71,7 +71,7 @@ public struct StoreError: Error, Sendable, Hashable, CustomStringConvertible {
     }
 
     /// `code: reason`, and SQLite's code with what it means when the error came from SQLite.
-    public var description: String {
+    package var description: String {
         var text = "\(code): \(reason)"
         if let sqliteExtendedCode {
             text += " (SQLite \(sqliteExtendedCode): \(Self.meaning(ofSQLiteCode: sqliteExtendedCode)))"
@@ -79,15 +79,15 @@ public struct StoreError: Error, Sendable, Hashable, CustomStringConvertible {
         return text
     }
 
-    public static func == (lhs: StoreError, rhs: StoreError) -> Bool { lhs.code == rhs.code }
-    public func hash(into hasher: inout Hasher) { hasher.combine(code) }
+    package static func == (lhs: StoreError, rhs: StoreError) -> Bool { lhs.code == rhs.code }
+    package func hash(into hasher: inout Hasher) { hasher.combine(code) }
 
     /// `SQLITE_CONSTRAINT_TRIGGER`: a trigger refused the statement (RAISE(ABORT, ...)).
-    public static let sqliteConstraintTrigger: Int32 = 1811
+    package static let sqliteConstraintTrigger: Int32 = 1811
 
     /// What an SQLite result code means for someone running mdocverify, by its primary code
     /// (the low byte of an extended code; https://www.sqlite.org/rescode.html).
-    public static func meaning(ofSQLiteCode code: Int32) -> String {
+    package static func meaning(ofSQLiteCode code: Int32) -> String {
         switch code & 0xff {
         case 1: "an SQL error"
         case 2: "an internal error of SQLite"

@@ -158,9 +158,9 @@ package struct CertificateSummary: Sendable, Hashable {
 }
 
 /// A document-scan upload and what the image intake did with it.
-public struct ImageSummary: Sendable, Hashable {
+package struct ImageSummary: Sendable, Hashable {
     /// What became of an upload. The schema allows exactly these three.
-    public enum Outcome: String, Sendable, Hashable, CaseIterable {
+    package enum Outcome: String, Sendable, Hashable, CaseIterable {
         /// At most 1,000,000 bytes and a sound image: kept as is.
         case kept
         /// Too large: re-encoded as JPEG until it fit.
@@ -169,34 +169,34 @@ public struct ImageSummary: Sendable, Hashable {
         case rejected
     }
 
-    public var uploadID: String
-    public var documentType: String
-    public var side: String
-    public var outcome: Outcome
+    package var uploadID: String
+    package var documentType: String
+    package var side: String
+    package var outcome: Outcome
     /// Why it was rejected or re-encoded (a stable code is best).
-    public var reason: String?
-    public var originalSHA256: String
-    public var originalBytes: Int
+    package var reason: String?
+    package var originalSHA256: String
+    package var originalBytes: Int
     /// "jpeg", "png", or what was detected.
-    public var originalFormat: String
-    public var originalWidth: Int?
-    public var originalHeight: Int?
-    public var outputSHA256: String?
-    public var outputBytes: Int?
-    public var outputWidth: Int?
-    public var outputHeight: Int?
+    package var originalFormat: String
+    package var originalWidth: Int?
+    package var originalHeight: Int?
+    package var outputSHA256: String?
+    package var outputBytes: Int?
+    package var outputWidth: Int?
+    package var outputHeight: Int?
     /// JPEG quality of the output (1...100).
-    public var quality: Int?
+    package var quality: Int?
     /// DCT-domain scale denominator of the output (1, 2, 4, 8).
-    public var scaleDenominator: Int?
+    package var scaleDenominator: Int?
     /// Encoding passes the size search took.
-    public var passes: Int
+    package var passes: Int
     /// Where the output was written, relative to the output folder.
-    public var outputPath: String?
+    package var outputPath: String?
     /// The upload id this one replaces (manifest `originalDocumentId`).
-    public var supersedes: String?
+    package var supersedes: String?
 
-    public init(
+    package init(
         uploadID: String, documentType: String, side: String, outcome: Outcome, reason: String? = nil,
         originalSHA256: String, originalBytes: Int, originalFormat: String, originalWidth: Int? = nil,
         originalHeight: Int? = nil, outputSHA256: String? = nil, outputBytes: Int? = nil,

@@ -21,7 +21,7 @@ package struct PriorVerification: Sendable, Hashable {
 }
 
 /// The state of a run row.
-public enum RunStatus: String, Sendable, Hashable, CaseIterable {
+package enum RunStatus: String, Sendable, Hashable, CaseIterable {
     case running
     case finished
     /// Stopped on request, or left `running` by a process that died (``ReportStore/markInterruptedRuns()``).
@@ -29,34 +29,34 @@ public enum RunStatus: String, Sendable, Hashable, CaseIterable {
 }
 
 /// A check id and how many transactions of a run failed it.
-public struct FailingCheck: Sendable, Hashable {
-    public var id: CheckID
+package struct FailingCheck: Sendable, Hashable {
+    package var id: CheckID
     /// Number of transactions with at least one `fail` result of this check.
-    public var transactions: Int
+    package var transactions: Int
 
-    public init(id: CheckID, transactions: Int) {
+    package init(id: CheckID, transactions: Int) {
         self.id = id
         self.transactions = transactions
     }
 }
 
 /// What a run did, aggregated by SQL.
-public struct RunSummary: Sendable, Hashable {
-    public var runID: String
-    public var status: RunStatus
+package struct RunSummary: Sendable, Hashable {
+    package var runID: String
+    package var status: RunStatus
     /// Transactions the run touched (verified or reused).
-    public var transactions: Int
+    package var transactions: Int
     /// Of those, how many reused an earlier result.
-    public var reused: Int
+    package var reused: Int
     /// Verdict at the verification time → number of transactions (every verdict present, 0 if none).
-    public var verdictNow: [Verdict: Int]
+    package var verdictNow: [Verdict: Int]
     /// Verdict at the capture time → number of transactions; transactions without a capture
     /// time are counted in ``noCaptureVerdict``.
-    public var verdictAtCapture: [Verdict: Int]
-    public var noCaptureVerdict: Int
-    public var ingestFailures: Int
+    package var verdictAtCapture: [Verdict: Int]
+    package var noCaptureVerdict: Int
+    package var ingestFailures: Int
     /// Check ids by number of failing transactions, most first (ties by id), at most the limit asked.
-    public var topFailingChecks: [FailingCheck]
+    package var topFailingChecks: [FailingCheck]
 }
 
 /// The result of walking the audit log hash chain.

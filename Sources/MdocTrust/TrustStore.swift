@@ -1,32 +1,31 @@
-public import Foundation
-public import MdocChecks
-public import MdocCrypto
+package import Foundation
+package import MdocCrypto
 import Synchronization
 
 /// An error loading trust material. Equality looks only at ``code``.
-public struct TrustError: Error, Hashable, CustomStringConvertible, Sendable {
-    public struct Code: Hashable, Sendable, CustomStringConvertible {
-        public let rawValue: String
+package struct TrustError: Error, Hashable, CustomStringConvertible, Sendable {
+    package struct Code: Hashable, Sendable, CustomStringConvertible {
+        package let rawValue: String
         private init(_ rawValue: String) { self.rawValue = rawValue }
-        public var description: String { rawValue }
+        package var description: String { rawValue }
 
-        public static let notFound = Code("trust.notFound")
-        public static let unreadable = Code("trust.unreadable")
-        public static let empty = Code("trust.empty")
-        public static let invalidFile = Code("trust.invalidFile")
+        package static let notFound = Code("trust.notFound")
+        package static let unreadable = Code("trust.unreadable")
+        package static let empty = Code("trust.empty")
+        package static let invalidFile = Code("trust.invalidFile")
     }
 
-    public let code: Code
-    public let reason: String
+    package let code: Code
+    package let reason: String
 
-    public init(_ code: Code, _ reason: String) {
+    package init(_ code: Code, _ reason: String) {
         self.code = code
         self.reason = reason
     }
 
-    public var description: String { reason }
-    public static func == (lhs: TrustError, rhs: TrustError) -> Bool { lhs.code == rhs.code }
-    public func hash(into hasher: inout Hasher) { hasher.combine(code) }
+    package var description: String { reason }
+    package static func == (lhs: TrustError, rhs: TrustError) -> Bool { lhs.code == rhs.code }
+    package func hash(into hasher: inout Hasher) { hasher.combine(code) }
 }
 
 /// The trust material of a run: trust-anchor certificates (IACA roots, or reader roots for reader
@@ -38,33 +37,32 @@ public struct TrustError: Error, Hashable, CustomStringConvertible, Sendable {
 /// material is never skipped silently.
 ///
 /// The store caches chain validation per x5chain (the DS→IACA signature is verified once per
-/// DS certificate for a whole batch, DESIGN.md "Performance"); it is safe to share between tasks.
-public final class TrustStore: Sendable {
-    public let anchors: [Certificate]
-    public let crls: [CRL]
+/// DS certificate for a whole batch); it is safe to share between tasks.
+package final class TrustStore: Sendable {
+    package let anchors: [Certificate]
+    package let crls: [CRL]
     /// Files of the folder that were not read as trust material.
-    public let ignoredFiles: [String]
+    package let ignoredFiles: [String]
     /// What the loader noticed and the checks cannot: CRLs that no anchor of the folder issued
     /// and signed (they are never consulted), one line each with the file name.
-    public let warnings: [String]
+    package let warnings: [String]
     /// SHA-256 (hex) over the sorted fingerprints of every anchor and CRL: identifies the trust
     /// snapshot a verification ran against (stored with every result and proof).
-    public let snapshotHash: String
+    package let snapshotHash: String
     /// Where the material came from (folder path), for reports.
-    public let origin: String
+    package let origin: String
 
     private let chainCache = Mutex<[String: ChainOutcome]>([:])
     private let chainValidations = Atomic<Int>(0)
     private let chainCacheHits = Atomic<Int>(0)
     private let crlCache = Mutex<[String: [CRL]]>([:])
     private let certificateCache = Mutex<[[UInt8]: Certificate]>([:])
-    private let issuerChecksCache = Mutex<[IssuerChecksKey: IssuerChecks]>([:])
     /// The certificate ``certificate(der:)`` returned last.
     private let lastCertificate = Mutex<Certificate?>(nil)
     /// Bound on cached certificates/chains, so a hostile batch of unique certificates cannot grow memory without limit.
-    public static let cacheLimit = 10_000
+    package static let cacheLimit = 10_000
 
-    public init(
+    package init(
         anchors: [Certificate], crls: [CRL] = [], ignoredFiles: [String] = [], warnings: [String] = [], origin: String = "memory"
     ) {
         self.anchors = anchors
@@ -79,7 +77,7 @@ public final class TrustStore: Sendable {
 
     /// Loads every certificate and CRL of `directory` (not recursive). Throws when the folder is
     /// missing or unreadable, a trust file does not parse, or there is no certificate at all.
-    public convenience init(directory: String) throws {
+    package convenience init(directory: String) throws {
         let url = URL(fileURLWithPath: directory, isDirectory: true)
         var isDirectory: ObjCBool = false
         guard FileManager.default.fileExists(atPath: url.path, isDirectory: &isDirectory) else {
@@ -169,12 +167,12 @@ public final class TrustStore: Sendable {
 
     /// CRLs of the store that name `issuer` but whose signature does not verify with its key:
     /// never consulted, but worth reporting (revocation is otherwise silently unchecked).
-    public func rejectedCRLs(naming issuer: Certificate) -> [CRL] {
+    package func rejectedCRLs(naming issuer: Certificate) -> [CRL] {
         crls.filter { $0.issuer == issuer.subject && !$0.isSigned(by: issuer) }
     }
 
     /// Parses a received certificate, reusing an earlier parse of the same bytes.
-    public func certificate(der: ArraySlice<UInt8>) throws -> Certificate {
+    package func certificate(der: ArraySlice<UInt8>) throws -> Certificate {
         // A batch mostly repeats one DS certificate: compare with the last one before copying
         // and hashing the bytes for the dictionary.
         if let last = lastCertificate.withLock({ $0 }), Self.sameBytes(last.der, der) { return last }
@@ -208,7 +206,7 @@ public final class TrustStore: Sendable {
     }
 
     /// The outcome of building a path from a received chain to an anchor.
-    public enum ChainOutcome: Sendable {
+    package enum ChainOutcome: Sendable {
         /// Leaf first, anchor last.
         case valid([Certificate])
         case invalid(PathValidationFailure)
@@ -217,7 +215,7 @@ public final class TrustStore: Sendable {
     /// Validates `chain` (leaf first, as in x5chain; the rest are intermediates or the anchor
     /// itself) against the anchors, without judging time (time is judged per instant by the
     /// callers). Cached per chain.
-    public func validate(chain: [Certificate]) -> ChainOutcome {
+    package func validate(chain: [Certificate]) -> ChainOutcome {
         guard let leaf = chain.first else {
             return .invalid(PathValidationFailure(code: -1, reason: "empty chain", depth: 0))
         }
@@ -240,92 +238,26 @@ public final class TrustStore: Sendable {
     }
 
     /// How ``validate(chain:)`` was answered over the life of the store.
-    public struct CacheStatistics: Sendable, Hashable {
+    package struct CacheStatistics: Sendable, Hashable {
         /// Path validations performed (cache misses).
-        public var chainValidations: Int
-        /// Answers served from the per-chain cache (of ``validate(chain:)``, or of
-        /// ``issuerChecks(chain:subject:context:instant:time:compute:)`` for the time-independent checks).
-        public var chainCacheHits: Int
+        package var chainValidations: Int
+        /// Answers served from the per-chain cache of ``validate(chain:)``.
+        package var chainCacheHits: Int
 
-        public init(chainValidations: Int, chainCacheHits: Int) {
+        package init(chainValidations: Int, chainCacheHits: Int) {
             self.chainValidations = chainValidations
             self.chainCacheHits = chainCacheHits
         }
     }
 
-    public var cacheStatistics: CacheStatistics {
+    package var cacheStatistics: CacheStatistics {
         CacheStatistics(
             chainValidations: chainValidations.load(ordering: .relaxed), chainCacheHits: chainCacheHits.load(ordering: .relaxed))
     }
 
-    /// Check results about a received chain that depend on nothing but its certificates, this
-    /// store and the subject they are reported for (and, for the time-dependent ones, the instant
-    /// judged and its time), with the chain as validated (leaf first, anchor last; empty when it
-    /// did not validate).
-    public struct IssuerChecks: Sendable {
-        public var results: [CheckResult]
-        public var validated: [Certificate]
-
-        public init(results: [CheckResult], validated: [Certificate]) {
-            self.results = results
-            self.validated = validated
-        }
-    }
-
-    /// The certificates of a chain by identity (the key holds them, so an identity is never
-    /// reused while cached; ``certificate(der:)`` returns one object per DER), the subject, the
-    /// caller's context, and the instant with its time for the time-dependent part.
-    struct IssuerChecksKey: Hashable, Sendable {
-        let chain: [Certificate]
-        let subject: String
-        let context: String
-        let instant: CheckInstant?
-        let time: Double
-
-        static func == (lhs: Self, rhs: Self) -> Bool {
-            guard lhs.chain.count == rhs.chain.count, lhs.instant == rhs.instant, lhs.time == rhs.time,
-                lhs.subject == rhs.subject, lhs.context == rhs.context
-            else { return false }
-            for (a, b) in zip(lhs.chain, rhs.chain) where a !== b { return false }
-            return true
-        }
-
-        func hash(into hasher: inout Hasher) {
-            for certificate in chain { hasher.combine(ObjectIdentifier(certificate)) }
-            hasher.combine(subject)
-            hasher.combine(context)
-            hasher.combine(instant)
-            hasher.combine(time)
-        }
-    }
-
-    /// The issuer-certificate checks of `chain` for `subject`, computed by `compute` once per
-    /// chain, subject, context and instant (`instant` and `time` `nil` for the time-independent
-    /// checks): a batch has a handful of distinct chains. `compute` must be a function of exactly
-    /// those (`context` names whatever else it reads, e.g. the COSE header the chain came in) and
-    /// of this store, whose anchors and CRLs never change. Bounded like the other caches.
-    public func issuerChecks(
-        chain: [Certificate], subject: String, context: String = "", instant: CheckInstant? = nil, time: Date? = nil,
-        compute: () -> IssuerChecks
-    ) -> IssuerChecks {
-        let key = IssuerChecksKey(
-            chain: chain, subject: subject, context: context, instant: instant, time: time?.timeIntervalSinceReferenceDate ?? 0)
-        if let cached = issuerChecksCache.withLock({ $0[key] }) {
-            // The chain's outcome was answered from a cache (the one of validate(chain:) is not asked).
-            if instant == nil { chainCacheHits.add(1, ordering: .relaxed) }
-            return cached
-        }
-        let computed = compute()
-        issuerChecksCache.withLock { cache in
-            if cache.count >= Self.cacheLimit { cache.removeAll(keepingCapacity: true) }
-            cache[key] = computed
-        }
-        return computed
-    }
-
     /// The CRLs issued (and signed) by `issuer`. Each CRL signature is verified once per issuer
     /// for the life of the store, not on every lookup (a batch asks for every document, twice).
-    public func crls(issuedBy issuer: Certificate) -> [CRL] {
+    package func crls(issuedBy issuer: Certificate) -> [CRL] {
         let key = issuer.fingerprintHex
         if let cached = crlCache.withLock({ $0[key] }) { return cached }
         let found = crls.filter { $0.issuer == issuer.subject && $0.isSigned(by: issuer) }

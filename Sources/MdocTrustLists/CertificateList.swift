@@ -1,13 +1,13 @@
-public import Foundation
-public import MdocCBOR
-public import MdocCrypto
+package import Foundation
+package import MdocCBOR
+package import MdocCrypto
 
 /// Which signed certificate list: a VICAL, the issuers' roots (18013-5 Annex C), or a RICAL, the
 /// readers' roots (18013-5 second edition Annex F). The two share the envelope and the entries;
 /// they differ in where x5chain goes, a few field names, and what an entry is trusted for.
-public struct CertificateListKind: Sendable, Hashable, CustomStringConvertible {
+package struct CertificateListKind: Sendable, Hashable, CustomStringConvertible {
     /// "VICAL" or "RICAL", for messages and reports.
-    public let name: String
+    package let name: String
     /// The key of the provider's name, of the issue number and of the list's own address.
     let providerKey: String
     let issueIDKey: String
@@ -17,23 +17,23 @@ public struct CertificateListKind: Sendable, Hashable, CustomStringConvertible {
     /// Whether every entry must list the docTypes it may sign for (`docType: [+ DocType]`).
     let entriesNeedDocTypes: Bool
     /// The extended key usage the list signer must carry; `nil` where none is settled.
-    public let signerExtendedKeyUsage: String?
+    package let signerExtendedKeyUsage: String?
 
-    public var description: String { name }
+    package var description: String { name }
 
     /// Verified Issuer Certificate Authority List (18013-5 Annex C): x5chain in either header,
     /// signer with id-mdl-kp-VICAL (1.0.18013.5.1.8, Annex C.1.7.2).
-    public static let vical = CertificateListKind(
+    package static let vical = CertificateListKind(
         name: "VICAL", providerKey: "vicalProvider", issueIDKey: "vicalIssueID", urlKey: "vicalURL", placement: .anyBucket,
         entriesNeedDocTypes: true, signerExtendedKeyUsage: "1.0.18013.5.1.8")
     /// Reader Issuer Certificate Authority List (18013-5 second edition Annex F): x5chain in the
     /// protected header; entries name a `type` instead of docTypes.
-    public static let rical = CertificateListKind(
+    package static let rical = CertificateListKind(
         name: "RICAL", providerKey: "provider", issueIDKey: "id", urlKey: "latestRicalUrl", placement: .protectedOnly,
         entriesNeedDocTypes: false, signerExtendedKeyUsage: nil)
 
-    public static func == (lhs: Self, rhs: Self) -> Bool { lhs.name == rhs.name }
-    public func hash(into hasher: inout Hasher) { hasher.combine(name) }
+    package static func == (lhs: Self, rhs: Self) -> Bool { lhs.name == rhs.name }
+    package func hash(into hasher: inout Hasher) { hasher.combine(name) }
 }
 
 /// A VICAL or RICAL as received, decoded but not yet trusted: ``verify(anchors:at:)`` says
@@ -46,37 +46,37 @@ public struct CertificateListKind: Sendable, Hashable, CustomStringConvertible {
 /// ```
 /// Unknown keys are kept (``otherFields``), never fatal. An entry that cannot be read is set
 /// aside in ``rejectedEntries`` with its reason; the others stand.
-public struct CertificateList: Sendable {
-    public let kind: CertificateListKind
+package struct CertificateList: Sendable {
+    package let kind: CertificateListKind
     /// The COSE_Sign1 with the signer's chain.
-    public let envelope: SignedEnvelope
-    public let version: String
-    public let provider: String
+    package let envelope: SignedEnvelope
+    package let version: String
+    package let provider: String
     /// When the list was issued.
-    public let date: Date
-    public let issueID: UInt64?
-    public let nextUpdate: Date?
+    package let date: Date
+    package let issueID: UInt64?
+    package let nextUpdate: Date?
     /// A RICAL's own end of validity.
-    public let notAfter: Date?
+    package let notAfter: Date?
     /// A RICAL's type (what its readers are trusted for).
-    public let type: String?
+    package let type: String?
     /// Where the newest list is published.
-    public let url: String?
-    public let extensions: CBORMap?
-    public let otherFields: [ListField]
-    public let entries: [CertificateListEntry]
-    public let rejectedEntries: [RejectedEntry]
+    package let url: String?
+    package let extensions: CBORMap?
+    package let otherFields: [ListField]
+    package let entries: [CertificateListEntry]
+    package let rejectedEntries: [RejectedEntry]
 
     /// An entry set aside, with the reason.
-    public struct RejectedEntry: Sendable {
+    package struct RejectedEntry: Sendable {
         /// Its position in certificateInfos.
-        public let index: Int
-        public let error: TrustListError
+        package let index: Int
+        package let error: TrustListError
     }
 
     /// Decodes a list from its file's bytes. Throws when the file is over the size limit, is not
     /// a COSE_Sign1 with x5chain where `kind` requires it, or its payload lacks a required field.
-    public init(decoding bytes: ArraySlice<UInt8>, kind: CertificateListKind, limits: TrustListLimits = .default)
+    package init(decoding bytes: ArraySlice<UInt8>, kind: CertificateListKind, limits: TrustListLimits = .default)
         throws(TrustListError)
     {
         let item = try SignedEnvelope.decodeItem(
@@ -122,7 +122,7 @@ public struct CertificateList: Sendable {
 
     /// The list's signature, its signer's chain to one of `anchors` and the signer's validity at
     /// `time`, and the signer's profile (its extended key usage, where ``kind`` requires one).
-    public func verify(anchors: [Certificate], at time: Date) -> CertificateListVerification {
+    package func verify(anchors: [Certificate], at time: Date) -> CertificateListVerification {
         let profile: Fact
         if let required = kind.signerExtendedKeyUsage {
             profile = SignerChain.extendedKeyUsage(of: envelope.signer, requires: required, role: "\(kind) signer")
@@ -137,25 +137,25 @@ public struct CertificateList: Sendable {
 
 /// What ``CertificateList/verify(anchors:at:)`` established: each fact on its own, so that each
 /// can become its own check.
-public struct CertificateListVerification: Sendable {
+package struct CertificateListVerification: Sendable {
     /// The instant judged.
-    public let time: Date
+    package let time: Date
     /// The signature over the payload as received.
-    public let signature: Fact
+    package let signature: Fact
     /// The signer's chain to the anchors and its validity at ``time``.
-    public let signer: SignerValidation
+    package let signer: SignerValidation
     /// The signer's extended key usage.
-    public let signerProfile: Fact
+    package let signerProfile: Fact
     /// The instant is past the list's nextUpdate: a newer list should exist. Not a failure.
-    public let isStale: Bool
+    package let isStale: Bool
     /// The list was issued after the instant: it is not the list of that time. Not a failure.
-    public let isDatedAfterTime: Bool
+    package let isDatedAfterTime: Bool
 
     /// Every failure: signature, chain, validity, profile.
-    public var failures: [TrustListError] {
+    package var failures: [TrustListError] {
         [signature.failure].compactMap { $0 } + signer.failures + [signerProfile.failure].compactMap { $0 }
     }
 
     /// Whether the list can be trusted at ``time``: every fact holds.
-    public var isTrusted: Bool { failures.isEmpty }
+    package var isTrusted: Bool { failures.isEmpty }
 }

@@ -1,6 +1,6 @@
-public import Foundation
-public import MdocCBOR
-public import MdocCrypto
+package import Foundation
+package import MdocCBOR
+package import MdocCrypto
 
 /// One CertificateInfo of a VICAL or RICAL: a root certificate and what the list says of it.
 ///
@@ -13,31 +13,31 @@ public import MdocCrypto
 ///                     * tstr => any }
 /// ```
 /// A RICAL's entries have no docType; they may name a `type` and a `name`.
-public struct CertificateListEntry: Sendable {
+package struct CertificateListEntry: Sendable {
     /// Position in certificateInfos.
-    public let index: Int
+    package let index: Int
     /// The certificate, parsed from its DER as received.
-    public let certificate: Certificate
+    package let certificate: Certificate
     /// serialNumber as the list states it: big-endian, without leading zeros.
-    public let serialNumber: [UInt8]
+    package let serialNumber: [UInt8]
     /// ski as the list states it.
-    public let subjectKeyIdentifier: ArraySlice<UInt8>
+    package let subjectKeyIdentifier: ArraySlice<UInt8>
     /// The docTypes the certificate may be trusted for (VICAL); empty in a RICAL.
-    public let docTypes: [String]
-    public let certificateProfiles: [String]
+    package let docTypes: [String]
+    package let certificateProfiles: [String]
     /// A RICAL entry's type and name.
-    public let type: String?
-    public let name: String?
-    public let issuingAuthority: String?
-    public let issuingCountry: String?
-    public let stateOrProvinceName: String?
+    package let type: String?
+    package let name: String?
+    package let issuingAuthority: String?
+    package let issuingCountry: String?
+    package let stateOrProvinceName: String?
     /// DER of the issuer and subject names, as the list states them.
-    public let issuer: ArraySlice<UInt8>?
-    public let subject: ArraySlice<UInt8>?
-    public let notBefore: Date?
-    public let notAfter: Date?
-    public let extensions: CBORMap?
-    public let otherFields: [ListField]
+    package let issuer: ArraySlice<UInt8>?
+    package let subject: ArraySlice<UInt8>?
+    package let notBefore: Date?
+    package let notAfter: Date?
+    package let extensions: CBORMap?
+    package let otherFields: [ListField]
 
     static let vicalKeys: Set<String> = [
         "certificate", "serialNumber", "ski", "docType", "certificateProfile", "issuingAuthority", "issuingCountry",

@@ -1,14 +1,14 @@
-public import MdocCBOR
-import Foundation
+package import MdocCBOR
+package import Foundation
 import MdocModel
 
 /// A field of a list or entry that this verifier does not interpret, kept as received: the CDDL
 /// of 18013-5 Annex C ends each map with `* tstr => any`, and real lists use it (AAMVA's entries
 /// carry "Extensions" and "CertificateProfile").
-public struct ListField: Sendable {
-    public let key: String
+package struct ListField: Sendable {
+    package let key: String
     /// The value with its exact bytes (`value.encoded`).
-    public let value: CBOR
+    package let value: CBOR
 }
 
 /// Reads the fields of a text-keyed map, reporting an absent field with `missing` and a field of

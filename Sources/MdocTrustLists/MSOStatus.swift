@@ -1,5 +1,5 @@
-public import MdocCBOR
-public import MdocCrypto
+package import MdocCBOR
+package import MdocCrypto
 
 /// The `status` of a MobileSecurityObject (18013-5 second edition §12.3.6): where the issuer
 /// publishes whether the document still stands.
@@ -11,14 +11,14 @@ public import MdocCrypto
 /// ```
 /// Read from the MSO's decoded map (or its MobileSecurityObjectBytes) so that it needs nothing of
 /// the MSO type. Other keys of the structures are ignored, as the MSO's decoding ignores them.
-public struct MSOStatus: Sendable {
+package struct MSOStatus: Sendable {
     /// The document's entry in a status list (Token Status List).
-    public struct StatusListReference: Sendable, Hashable {
-        public let index: UInt64
+    package struct StatusListReference: Sendable, Hashable {
+        package let index: UInt64
         /// The token's address; its `sub` must be this.
-        public let uri: String
+        package let uri: String
         /// The root its signer must chain to, when the MSO names one (else the document's IACA).
-        public let certificate: Certificate?
+        package let certificate: Certificate?
 
         package init(index: UInt64, uri: String, certificate: Certificate?) {
             self.index = index
@@ -28,10 +28,10 @@ public struct MSOStatus: Sendable {
     }
 
     /// The document's identifier in an identifier list (listed = revoked).
-    public struct IdentifierListReference: Sendable, Hashable {
-        public let identifier: [UInt8]
-        public let uri: String
-        public let certificate: Certificate?
+    package struct IdentifierListReference: Sendable, Hashable {
+        package let identifier: [UInt8]
+        package let uri: String
+        package let certificate: Certificate?
 
         package init(identifier: [UInt8], uri: String, certificate: Certificate?) {
             self.identifier = identifier
@@ -40,12 +40,12 @@ public struct MSOStatus: Sendable {
         }
     }
 
-    public let statusList: StatusListReference?
-    public let identifierList: IdentifierListReference?
+    package let statusList: StatusListReference?
+    package let identifierList: IdentifierListReference?
 
     /// The `status` of an MSO's map; `nil` when the MSO has none. Throws
     /// ``TrustListError/Code/statusReferenceInvalid`` when it is not the structure above.
-    public init?(mobileSecurityObject mso: CBORMap) throws(TrustListError) {
+    package init?(mobileSecurityObject mso: CBORMap) throws(TrustListError) {
         guard let status = mso["status"] else { return nil }
         guard let map = status.map else { throw Self.invalid("\"status\" is not a map") }
         let reader = { (what: String, inner: CBORMap) in
@@ -74,7 +74,7 @@ public struct MSOStatus: Sendable {
     /// The `status` of the MSO inside `payload`, an issuerAuth payload
     /// (`MobileSecurityObjectBytes = #6.24(bstr .cbor MobileSecurityObject)`); `nil` when the
     /// MSO has none.
-    public init?(mobileSecurityObjectBytes payload: ArraySlice<UInt8>) throws(TrustListError) {
+    package init?(mobileSecurityObjectBytes payload: ArraySlice<UInt8>) throws(TrustListError) {
         let wrapper: CBOR
         do {
             wrapper = try CBOR(decoding: payload)

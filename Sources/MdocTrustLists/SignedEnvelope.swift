@@ -1,24 +1,24 @@
-import MdocCBOR
-public import MdocCOSE
-public import MdocCrypto
+package import MdocCBOR
+package import MdocCOSE
+package import MdocCrypto
 
 /// A COSE_Sign1 (RFC 9052 §4.2) whose signer is named by x5chain (RFC 9360): the envelope of a
 /// VICAL or RICAL (18013-5 Annex C) and of a status or identifier list token (a CWT, RFC 8392).
 ///
 /// Decoding checks the structure and reads the certificates; it does not verify the signature
 /// (``verifySignature()``) nor judge the signer (``SignerChain``).
-public struct SignedEnvelope: Sendable {
+package struct SignedEnvelope: Sendable {
     /// The message, with its protected header and payload as received.
-    public let message: COSESign1
+    package let message: COSESign1
     /// The attached payload, exactly as received (what the signature covers).
-    public let payload: ArraySlice<UInt8>
+    package let payload: ArraySlice<UInt8>
     /// The x5chain certificates, signer first; never empty.
-    public let chain: [Certificate]
+    package let chain: [Certificate]
     /// The header bucket x5chain came from.
-    public let x5chainBucket: COSEHeaders.Bucket
+    package let x5chainBucket: COSEHeaders.Bucket
 
     /// The certificate whose key signed the message.
-    public var signer: Certificate { chain[0] }
+    package var signer: Certificate { chain[0] }
 
     /// Where x5chain may be.
     enum Placement {
@@ -81,7 +81,7 @@ public struct SignedEnvelope: Sendable {
 
     /// Whether the signature verifies with the signer's key, over the protected header and the
     /// payload as received (RFC 9052 §4.4).
-    public func verifySignature() -> Fact {
+    package func verifySignature() -> Fact {
         do {
             if try message.verify(with: signer.publicKey) { return .holds }
             return .fails(TrustListError(.signatureInvalid, "the signature does not verify with the key of \(signer.subject.rfc2253)"))
@@ -124,12 +124,12 @@ public struct SignedEnvelope: Sendable {
 
 /// One fact established about a signed list or token: it holds, or it fails for a reason. The
 /// check units turn facts into check results; this module makes none.
-public enum Fact: Sendable, Hashable {
+package enum Fact: Sendable, Hashable {
     case holds
     case fails(TrustListError)
 
     /// The reason it fails; `nil` when it holds.
-    public var failure: TrustListError? {
+    package var failure: TrustListError? {
         if case .fails(let error) = self { return error }
         return nil
     }

@@ -1,35 +1,35 @@
-public import Foundation
-public import MdocCrypto
+package import Foundation
+package import MdocCrypto
 import MdocTime
 
 /// What was established about the signer of a list or token against a set of candidate roots at
 /// one instant.
-public struct SignerValidation: Sendable {
+package struct SignerValidation: Sendable {
     /// The instant judged.
-    public let time: Date
+    package let time: Date
     /// A certification path from the signer to one of the roots exists (RFC 5280 §6, time aside).
-    public let chain: Fact
+    package let chain: Fact
     /// Every certificate of the path (of the received chain when there is no path) is within its
     /// validity period at ``time``, both bounds included (RFC 5280 §4.1.2.5).
-    public let validity: Fact
+    package let validity: Fact
     /// The validated path, signer first and root last; empty when ``chain`` fails.
-    public let path: [Certificate]
+    package let path: [Certificate]
 
     /// The failures, chain first.
-    public var failures: [TrustListError] { [chain.failure, validity.failure].compactMap { $0 } }
+    package var failures: [TrustListError] { [chain.failure, validity.failure].compactMap { $0 } }
 }
 
 /// Validates the signer of a list or token against candidate roots: the list provider's anchor
 /// for a VICAL or RICAL (`--vical-anchor`), the document's IACA or the MSO's `certificate` for a
 /// status token (18013-5 second edition §12.3.6). The roots are the caller's: nothing here
 /// decides whom to trust.
-public enum SignerChain {
+package enum SignerChain {
     /// The path from `chain` (signer first, then intermediates in any order) to one of `roots`,
     /// through ``PathValidator``, and the validity of its certificates at `time`.
     ///
     /// Time is judged here, not by OpenSSL, so that the failure names the certificate and its
     /// bound, and the bound itself is inclusive.
-    public static func validate(_ chain: [Certificate], roots: [Certificate], at time: Date) -> SignerValidation {
+    package static func validate(_ chain: [Certificate], roots: [Certificate], at time: Date) -> SignerValidation {
         validation(chain: chain, path: path(chain, roots: roots), at: time)
     }
 

@@ -1,5 +1,5 @@
-public import Foundation
-import MdocCrypto
+package import Foundation
+package import MdocCrypto
 import Synchronization
 
 /// The status and identifier list tokens of a folder (`--status DIR`), each file as it was
@@ -10,29 +10,29 @@ import Synchronization
 /// read; ``resolve(_:roots:at:)`` then costs a dictionary lookup, a cached chain and a bit
 /// extraction. Files that are not usable tokens are listed in ``refused`` with their reason;
 /// they never stop the others.
-public final class StatusFolder: Sendable {
+package final class StatusFolder: Sendable {
     /// A token of the folder.
-    public struct Entry: Sendable {
+    package struct Entry: Sendable {
         /// The file's name in the folder.
-        public let file: String
-        public let token: StatusToken
+        package let file: String
+        package let token: StatusToken
         /// The signature over the token as received, verified when read.
-        public let signature: Fact
+        package let signature: Fact
 
-        public var claims: StatusTokenClaims { token.claims }
+        package var claims: StatusTokenClaims { token.claims }
     }
 
     /// A file that is not a usable token.
-    public struct RefusedFile: Sendable {
-        public let file: String
-        public let error: TrustListError
+    package struct RefusedFile: Sendable {
+        package let file: String
+        package let error: TrustListError
     }
 
     /// The folder read.
-    public let directory: String
+    package let directory: String
     /// The tokens, by file name.
-    public let entries: [Entry]
-    public let refused: [RefusedFile]
+    package let entries: [Entry]
+    package let refused: [RefusedFile]
     /// For each kind and uri, the positions in ``entries``, newest `iat` first.
     private let index: [Lookup: [Int]]
     /// The signer paths established so far, per token and set of roots (time-independent).
@@ -54,7 +54,7 @@ public final class StatusFolder: Sendable {
     /// Reads every regular file of `directory` (not recursive; names starting with "." are
     /// skipped). Throws only when the folder cannot be listed or holds more than
     /// ``TrustListLimits/maximumTokenFiles`` files.
-    public convenience init(directory: String, limits: TrustListLimits = .default) throws(TrustListError) {
+    package convenience init(directory: String, limits: TrustListLimits = .default) throws(TrustListError) {
         let names: [String]
         do {
             names = try FileManager.default.contentsOfDirectory(atPath: directory).filter { !$0.hasPrefix(".") }.sorted()
@@ -124,7 +124,7 @@ public final class StatusFolder: Sendable {
 
     /// The tokens of `kind` answering `uri` whose [iat, exp] covers `time`, newest first. The
     /// first of them whose signature and signer hold is the one to use (``resolve(_:roots:at:)``).
-    public func candidates(_ kind: StatusTokenKind, answering uri: String, at time: Date) -> [Entry] {
+    package func candidates(_ kind: StatusTokenKind, answering uri: String, at time: Date) -> [Entry] {
         positions(kind, answering: uri).map { entries[$0] }.filter { $0.claims.covers(time) }
     }
 

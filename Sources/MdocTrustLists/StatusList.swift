@@ -1,17 +1,17 @@
 /// A status value (Token Status List §7.1): two bits are enough for the three the standard names,
 /// the others are kept as numbers.
-public struct StatusValue: RawRepresentable, Hashable, Sendable, CustomStringConvertible {
-    public let rawValue: UInt8
-    public init(rawValue: UInt8) { self.rawValue = rawValue }
+package struct StatusValue: RawRepresentable, Hashable, Sendable, CustomStringConvertible {
+    package let rawValue: UInt8
+    package init(rawValue: UInt8) { self.rawValue = rawValue }
 
     /// 0x00: the token is valid.
-    public static let valid = StatusValue(rawValue: 0)
+    package static let valid = StatusValue(rawValue: 0)
     /// 0x01: revoked, for good.
-    public static let invalid = StatusValue(rawValue: 1)
+    package static let invalid = StatusValue(rawValue: 1)
     /// 0x02: suspended, for now.
-    public static let suspended = StatusValue(rawValue: 2)
+    package static let suspended = StatusValue(rawValue: 2)
 
-    public var description: String {
+    package var description: String {
         switch self {
         case .valid: "valid"
         case .invalid: "invalid"
@@ -23,20 +23,20 @@ public struct StatusValue: RawRepresentable, Hashable, Sendable, CustomStringCon
 
 /// A status list as decompressed: `bits` per entry, entry 0 in the least significant bits of
 /// byte 0 (Token Status List §4.1). Built once per token; each lookup is a bit extraction.
-public struct StatusList: Sendable {
+package struct StatusList: Sendable {
     /// Bits per entry: 1, 2, 4 or 8.
-    public let bits: Int
+    package let bits: Int
     /// The decompressed bytes.
-    public let bytes: [UInt8]
+    package let bytes: [UInt8]
     /// The entries the bytes hold.
-    public let count: Int
+    package let count: Int
     @usableFromInline let mask: UInt8
 
     /// The bit widths §4.1 allows.
-    public static let allowedBits: Set<Int> = [1, 2, 4, 8]
+    package static let allowedBits: Set<Int> = [1, 2, 4, 8]
 
     /// `nil` when `bits` is not 1, 2, 4 or 8.
-    public init?(bits: Int, bytes: [UInt8]) {
+    package init?(bits: Int, bytes: [UInt8]) {
         guard Self.allowedBits.contains(bits) else { return nil }
         self.bits = bits
         self.bytes = bytes
@@ -46,7 +46,7 @@ public struct StatusList: Sendable {
 
     /// The status of entry `index`; `nil` when the list holds no such entry.
     @inlinable
-    public func status(at index: UInt64) -> StatusValue? {
+    package func status(at index: UInt64) -> StatusValue? {
         guard index < UInt64(count) else { return nil }
         let bit = Int(index) &* bits
         return StatusValue(rawValue: (bytes[bit &>> 3] &>> UInt8(bit & 7)) & mask)

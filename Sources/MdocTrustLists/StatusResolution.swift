@@ -1,13 +1,13 @@
-public import Foundation
-public import MdocCrypto
+package import Foundation
+package import MdocCrypto
 import MdocTime
 
 /// What a status folder says of a document's status reference at one instant (18013-5 second
 /// edition §12.3.6): the facts a check turns into a result. ``Outcome/unknown(_:)`` means no
 /// usable token exists (none fetched, none current, bad signature, untrusted signer); it is
 /// not a verdict on the document.
-public struct StatusResolution: Sendable {
-    public enum Outcome: Sendable, Hashable {
+package struct StatusResolution: Sendable {
+    package enum Outcome: Sendable, Hashable {
         /// Status 0x00, or the identifier is not listed.
         case valid
         /// Status 0x01 (invalid), or the identifier is listed: revoked.
@@ -23,15 +23,15 @@ public struct StatusResolution: Sendable {
     }
 
     /// The instant judged.
-    public let time: Date
-    public let outcome: Outcome
+    package let time: Date
+    package let outcome: Outcome
     /// The token the outcome comes from (for the evidence: file, iat, exp); `nil` when unknown
     /// for want of any token.
-    public let token: StatusFolder.Entry?
+    package let token: StatusFolder.Entry?
     /// The token signer's validation at ``time``; `nil` when no token was judged.
-    public let signer: SignerValidation?
+    package let signer: SignerValidation?
     /// ``time`` is past the token's `iat + ttl`: a fresh token should have been fetched.
-    public var isPastTimeToLive: Bool { token?.claims.isPastTimeToLive(at: time) ?? false }
+    package var isPastTimeToLive: Bool { token?.claims.isPastTimeToLive(at: time) ?? false }
 }
 
 extension StatusFolder {
@@ -39,7 +39,7 @@ extension StatusFolder {
     /// answering its uri whose [iat, exp] covers `time` and whose signature and signer (chained
     /// to one of `roots`, valid at `time`) hold. `roots` are the caller's: the MSO's
     /// `certificate` when it names one, the document's IACA otherwise.
-    public func resolve(_ reference: MSOStatus.StatusListReference, roots: [Certificate], at time: Date) -> StatusResolution {
+    package func resolve(_ reference: MSOStatus.StatusListReference, roots: [Certificate], at time: Date) -> StatusResolution {
         resolve(kind: .statusList, uri: reference.uri, roots: roots, at: time) { token in
             guard case .statusList(let list) = token else { return .unknown(TrustListError(.tokenWrongType, "not a status list")) }
             guard let status = list.status(at: reference.index) else {
@@ -56,7 +56,7 @@ extension StatusFolder {
 
     /// Whether the document's identifier is in the identifier list its reference points to, at
     /// `time`, the token chosen and judged as for a status list.
-    public func resolve(_ reference: MSOStatus.IdentifierListReference, roots: [Certificate], at time: Date) -> StatusResolution {
+    package func resolve(_ reference: MSOStatus.IdentifierListReference, roots: [Certificate], at time: Date) -> StatusResolution {
         resolve(kind: .identifierList, uri: reference.uri, roots: roots, at: time) { token in
             guard case .identifierList(let list) = token else {
                 return .unknown(TrustListError(.tokenWrongType, "not an identifier list"))

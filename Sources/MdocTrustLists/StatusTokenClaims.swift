@@ -1,16 +1,16 @@
-public import Foundation
-import MdocCBOR
+package import Foundation
+package import MdocCBOR
 
 /// The two kinds of status token an MSO points to, told apart by their protected `typ`
 /// (RFC 9596, header label 16).
-public enum StatusTokenKind: String, Sendable, Hashable, CaseIterable {
+package enum StatusTokenKind: String, Sendable, Hashable, CaseIterable {
     /// A Token Status List in CWT form (§5.2): claim 65533 holds the list.
     case statusList = "application/statuslist+cwt"
     /// An identifier list (18013-5 second edition §12.3.6.4): claim 65530 holds the identifiers.
     case identifierList = "application/identifierlist+cwt"
 
     /// The media type `typ` must be.
-    public var mediaType: String { rawValue }
+    package var mediaType: String { rawValue }
 
     /// The claim that holds the list (65533 status_list, 65530 identifier_list).
     package var listClaim: Int64 {
@@ -23,7 +23,7 @@ public enum StatusTokenKind: String, Sendable, Hashable, CaseIterable {
 
 /// The claims every status token carries (RFC 8392 §3; Token Status List §5.2; 18013-5 second
 /// edition §12.3.6.3, which makes `exp` required), and the envelope they came in.
-public struct StatusTokenClaims: Sendable {
+package struct StatusTokenClaims: Sendable {
     /// CWT claim keys.
     enum Key {
         static let subject: Int64 = 2
@@ -37,17 +37,17 @@ public struct StatusTokenClaims: Sendable {
     /// COSE header label of `typ` (RFC 9596).
     static let typeLabel: Int64 = 16
 
-    public let kind: StatusTokenKind
+    package let kind: StatusTokenKind
     /// The COSE_Sign1 and its signer's chain (x5chain in the protected header).
-    public let envelope: SignedEnvelope
+    package let envelope: SignedEnvelope
     /// `sub`: the URI this token answers for; it must equal the MSO's `uri`.
-    public let subject: String
+    package let subject: String
     /// `iat`.
-    public let issuedAt: Date
+    package let issuedAt: Date
     /// `exp`.
-    public let expiresAt: Date
+    package let expiresAt: Date
     /// `ttl`, seconds: how long the token may be used before a fresh one should be fetched.
-    public let timeToLive: UInt64?
+    package let timeToLive: UInt64?
     /// The claims map, for the list claim.
     let claims: CBORMap
 
@@ -109,11 +109,11 @@ public struct StatusTokenClaims: Sendable {
     }
 
     /// Whether the token is usable at `time`: issued and not yet expired (`iat ≤ time ≤ exp`).
-    public func covers(_ time: Date) -> Bool { issuedAt <= time && time <= expiresAt }
+    package func covers(_ time: Date) -> Bool { issuedAt <= time && time <= expiresAt }
 
     /// Whether `time` is past `iat + ttl`: the token may still be used until `exp`, but a fresh
     /// one should have been fetched. `false` without a ttl.
-    public func isPastTimeToLive(at time: Date) -> Bool {
+    package func isPastTimeToLive(at time: Date) -> Bool {
         guard let ttl = timeToLive else { return false }
         return time.timeIntervalSince(issuedAt) > Double(ttl)
     }

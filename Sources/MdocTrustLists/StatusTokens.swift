@@ -1,5 +1,5 @@
-import Foundation
-import MdocCBOR
+package import Foundation
+package import MdocCBOR
 
 /// A status list token (Token Status List §5.2, CWT form), decoded and its list decompressed
 /// once: ``status(at:)`` is a bit extraction.
@@ -9,14 +9,14 @@ import MdocCBOR
 ///            65533 (status_list): { "bits": 1 / 2 / 4 / 8, "lst": bstr (zlib), ? "aggregation_uri": tstr } }
 /// ```
 /// Decoding does not verify the signature (``StatusTokenClaims/envelope``) nor the signer.
-public struct StatusListToken: Sendable {
-    public let claims: StatusTokenClaims
-    public let list: StatusList
-    public let aggregationURI: String?
+package struct StatusListToken: Sendable {
+    package let claims: StatusTokenClaims
+    package let list: StatusList
+    package let aggregationURI: String?
 
     /// Decodes a token of typ `application/statuslist+cwt` and inflates its list under
     /// ``TrustListLimits/maximumStatusListBytes``.
-    public init(decoding bytes: ArraySlice<UInt8>, limits: TrustListLimits = .default) throws(TrustListError) {
+    package init(decoding bytes: ArraySlice<UInt8>, limits: TrustListLimits = .default) throws(TrustListError) {
         try self.init(claims: StatusTokenClaims(decoding: bytes, expected: .statusList, limits: limits), limits: limits)
     }
 
@@ -39,7 +39,7 @@ public struct StatusListToken: Sendable {
 
     /// The status of entry `index`; `nil` when the list holds no such entry (a failure: the
     /// MSO points outside the list).
-    public func status(at index: UInt64) -> StatusValue? { list.status(at: index) }
+    package func status(at index: UInt64) -> StatusValue? { list.status(at: index) }
 }
 
 /// An identifier list token (18013-5 second edition §12.3.6.4): the identifiers of the documents
@@ -50,15 +50,15 @@ public struct StatusListToken: Sendable {
 ///            65530 (identifier_list): { "identifiers": { * Identifier => IdentifierInfo }, ? "aggregation_uri": tstr } }
 /// Identifier = bstr
 /// ```
-public struct IdentifierListToken: Sendable {
-    public let claims: StatusTokenClaims
+package struct IdentifierListToken: Sendable {
+    package let claims: StatusTokenClaims
     /// The identifiers, for lookups in constant expected time.
-    public let identifiers: Set<ArraySlice<UInt8>>
-    public let aggregationURI: String?
+    package let identifiers: Set<ArraySlice<UInt8>>
+    package let aggregationURI: String?
 
     /// Decodes a token of typ `application/identifierlist+cwt`, with at most
     /// ``TrustListLimits/maximumIdentifiers`` identifiers.
-    public init(decoding bytes: ArraySlice<UInt8>, limits: TrustListLimits = .default) throws(TrustListError) {
+    package init(decoding bytes: ArraySlice<UInt8>, limits: TrustListLimits = .default) throws(TrustListError) {
         try self.init(claims: StatusTokenClaims(decoding: bytes, expected: .identifierList, limits: limits), limits: limits)
     }
 
@@ -82,16 +82,16 @@ public struct IdentifierListToken: Sendable {
     }
 
     /// Whether `identifier` is listed.
-    public func contains(_ identifier: [UInt8]) -> Bool { identifiers.contains(identifier[...]) }
+    package func contains(_ identifier: [UInt8]) -> Bool { identifiers.contains(identifier[...]) }
 }
 
 /// A token of either kind, as a status folder holds them.
-public enum StatusToken: Sendable {
+package enum StatusToken: Sendable {
     case statusList(StatusListToken)
     case identifierList(IdentifierListToken)
 
     /// Decodes a token of the kind its `typ` names.
-    public init(decoding bytes: ArraySlice<UInt8>, limits: TrustListLimits = .default) throws(TrustListError) {
+    package init(decoding bytes: ArraySlice<UInt8>, limits: TrustListLimits = .default) throws(TrustListError) {
         let claims = try StatusTokenClaims(decoding: bytes, expected: nil, limits: limits)
         switch claims.kind {
         case .statusList: self = .statusList(try StatusListToken(claims: claims, limits: limits))
@@ -99,7 +99,7 @@ public enum StatusToken: Sendable {
         }
     }
 
-    public var claims: StatusTokenClaims {
+    package var claims: StatusTokenClaims {
         switch self {
         case .statusList(let token): token.claims
         case .identifierList(let token): token.claims

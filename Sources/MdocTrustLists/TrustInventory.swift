@@ -1,13 +1,13 @@
-public import Foundation
-public import MdocCrypto
+package import Foundation
+package import MdocCrypto
 
 /// What is trusted at one instant, and from where: the certificates of a trust folder (for any
 /// docType) and the entries of each VICAL or RICAL whose signature, signer chain and signer
 /// profile hold at that instant (each for the docTypes its entry lists). A list that does not
 /// hold is refused as a whole, with its failures; an entry that cannot be read is refused alone.
-public struct TrustInventory: Sendable {
+package struct TrustInventory: Sendable {
     /// Where a trusted certificate comes from.
-    public enum Source: Sendable, Hashable {
+    package enum Source: Sendable, Hashable {
         /// A trust folder (`--trust`).
         case folder(path: String)
         /// A signed list: its file, kind, provider, issue number and date.
@@ -15,37 +15,37 @@ public struct TrustInventory: Sendable {
     }
 
     /// A trusted certificate.
-    public struct Anchor: Sendable {
-        public let certificate: Certificate
-        public let source: Source
+    package struct Anchor: Sendable {
+        package let certificate: Certificate
+        package let source: Source
         /// The docTypes it is trusted for; `nil` for any (a folder's certificates).
-        public let docTypes: [String]?
+        package let docTypes: [String]?
         /// What the list says of it (an entry's issuingCountry and stateOrProvinceName).
-        public let issuingCountry: String?
-        public let stateOrProvinceName: String?
+        package let issuingCountry: String?
+        package let stateOrProvinceName: String?
     }
 
     /// A list, or an entry of a list, that is not trusted, with why.
-    public struct Refusal: Sendable {
+    package struct Refusal: Sendable {
         /// The list's file.
-        public let path: String
-        public let kind: CertificateListKind
+        package let path: String
+        package let kind: CertificateListKind
         /// The list's source, when it could be read.
-        public let source: Source?
+        package let source: Source?
         /// The entry refused; `nil` when the whole list is.
-        public let entry: Int?
-        public let failures: [TrustListError]
+        package let entry: Int?
+        package let failures: [TrustListError]
     }
 
     /// The instant judged.
-    public let time: Date
-    public private(set) var anchors: [Anchor] = []
-    public private(set) var refusals: [Refusal] = []
+    package let time: Date
+    package private(set) var anchors: [Anchor] = []
+    package private(set) var refusals: [Refusal] = []
 
-    public init(time: Date) { self.time = time }
+    package init(time: Date) { self.time = time }
 
     /// Adds a trust folder's certificates, trusted for any docType.
-    public mutating func addFolder(path: String, certificates: [Certificate]) {
+    package mutating func addFolder(path: String, certificates: [Certificate]) {
         for certificate in certificates {
             anchors.append(Anchor(certificate: certificate, source: .folder(path: path), docTypes: nil, issuingCountry: nil, stateOrProvinceName: nil))
         }
@@ -53,7 +53,7 @@ public struct TrustInventory: Sendable {
 
     /// Decodes and verifies the list in `bytes` against `listAnchors` (the provider's roots) at
     /// ``time``; adds its entries when it holds, a refusal otherwise.
-    public mutating func addList(
+    package mutating func addList(
         path: String, bytes: ArraySlice<UInt8>, kind: CertificateListKind, listAnchors: [Certificate],
         limits: TrustListLimits = .default
     ) {

@@ -1,4 +1,4 @@
-import MdocChecks
+package import MdocChecks
 
 /// How a live capture went, as its bundle records it (`transaction.json`, key `capture`): the
 /// transport, the session state it reached, and how it ended, with a `ble.*` code.

@@ -95,9 +95,16 @@ func opensslSpeed(seconds: Double, multi: Int) -> Double? {
 // MARK: - DeviceResponse verification
 
 /// A generated mDL response on `curve` with what verifying it needs.
-struct ResponseFixture {
+struct ResponseFixture: Sendable {
     let response: [UInt8]
-    let verifier: DeviceResponseVerifier
+    let verifier: Verifier
+    let captureTime: Date?
+    let transcript: SessionTranscript
+
+    /// One verification of the response.
+    func verify() -> ResponseVerification {
+        verifier.verifyResponse(response, captureTime: captureTime, transcript: transcript)
+    }
 }
 
 /// `withCRLs: false` leaves the CRLs out of the trust store: the revocation check is then
@@ -117,18 +124,18 @@ func responseFixture(curve: Curve, withCRLs: Bool = true) throws -> ResponseFixt
         let json = files["transaction.json"]
     else { fail("the sample lacks device-response.cbor, session-transcript.cbor or transaction.json") }
     let trust = try factory.trustMaterial()
-    let options = VerificationOptions(
-        trust: TrustStore(anchors: trust.anchors, crls: withCRLs ? trust.crls : []), verificationTime: factory.verificationTime,
-        captureTime: try TransactionMetadata(json: json).capturedAt,
-        sessionTranscript: try SessionTranscript(decoding: transcriptBytes))
-    let verifier = DeviceResponseVerifier(options: options)
-    let result = verifier.verify(response)
+    let fixture = ResponseFixture(
+        response: response,
+        verifier: Verifier(
+            trust: TrustStore(anchors: trust.anchors, crls: withCRLs ? trust.crls : []), verificationTime: factory.verificationTime),
+        captureTime: try TransactionMetadata(json: json).capturedAt, transcript: try SessionTranscript(decoding: transcriptBytes))
+    let result = fixture.verify()
     let failing = result.checks.filter { $0.status == .fail }
     guard result.verdict == .valid, failing.isEmpty else { fail("the \(curve) sample does not verify: \(failing)") }
     guard result.checks.contains(where: { $0.id == .deviceSignature && $0.status == .pass }) else {
         fail("the \(curve) sample's deviceSignature was not verified")
     }
-    return ResponseFixture(response: response, verifier: verifier)
+    return fixture
 }
 
 /// One round of the paired measurement: P-256 responses on one core and, right before or after
@@ -146,13 +153,11 @@ struct PairedRound {
 /// figures taken a minute apart, and the median round is steadier still.
 func pairedRounds(_ fixture: ResponseFixture, rounds: Int, seconds: Double, openssl: Bool) throws -> [PairedRound] {
     let bound = try boundBody(curve: .p256)
-    let verifier = fixture.verifier
-    let response = fixture.response
     var results: [PairedRound] = []
     for round in 0..<rounds {
         var result = PairedRound(responses: 0, bound: 0, openssl: nil)
         let steps: [() -> Void] = [
-            { result.responses = rate(seconds: seconds) { verifier.verify(response).verdict == .valid } },
+            { result.responses = rate(seconds: seconds) { fixture.verify().verdict == .valid } },
             { result.bound = rate(seconds: seconds, bound) },
             { if openssl { result.openssl = opensslSpeed(seconds: seconds, multi: 1) } },
         ]
@@ -171,9 +176,7 @@ func median(_ values: [Double]) -> Double? {
 }
 
 func responseRate(_ fixture: ResponseFixture, threads: Int, seconds: Double) -> Double {
-    let verifier = fixture.verifier
-    let response = fixture.response
-    let body: @Sendable () -> Bool = { verifier.verify(response).verdict == .valid }
+    let body: @Sendable () -> Bool = { fixture.verify().verdict == .valid }
     return threads == 1 ? rate(seconds: seconds, body) : parallelRate(threads: threads, seconds: seconds, body)
 }
 

@@ -16,9 +16,8 @@ enum EngagementImage {
 
     static func inspect(_ bytes: [UInt8], name: String) throws {
         let result = EngagementImages.read(bytes)
-        for check in result.checks {
-            print("\(check.status.rawValue) \(check.id): \(check.detail)")
-        }
+        let check = EngagementImages.checkResult(result)
+        print("\(check.status.rawValue) \(check.id): \(check.detail)")
         guard let uri = result.uri else { throw ExitCode(1) }
         print(uri)
         let engagement = try DeviceEngagement.bytes(fromURI: uri)

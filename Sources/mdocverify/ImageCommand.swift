@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import MdocImaging
+import MdocVerification
 import MdocIngest
 
 /// `mdocverify image FILE... --out DIR`: the document-scan size limit on loose files.
@@ -75,8 +76,8 @@ struct ImageCommand: ParsableCommand {
                     print("\(Style.red("rejected"))   \(name): cannot write \(target.path): \(error)")
                     rejected += 1
                 }
-            case .rejected(let id, let reason):
-                print("\(Style.red("rejected"))   \(name)  \(id): \(reason)")
+            case .rejected(let rejection, let reason):
+                print("\(Style.red("rejected"))   \(name)  \(rejection.checkID): \(reason)")
                 rejected += 1
             }
         }

@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import MdocCBOR
 import MdocModel
+import MdocTrust
 import MdocVerification
 
 /// `mdocverify inspect FILE`: show what a captured file holds.
@@ -55,26 +56,27 @@ struct InspectCommand: ParsableCommand {
         func sibling(_ name: String) -> [UInt8]? {
             FileManager.default.contents(atPath: (folder as NSString).appendingPathComponent(name)).map { Array($0) }
         }
-        var captured = CapturedSession()
-        captured.readerKeyPEM = try InputFile.read(readerKeyPath)
-        captured.sessionEstablishment = sibling("session-establishment.cbor")
-        captured.transcript = sibling("session-transcript.cbor")
+        var inputs = TransactionInputs()
+        inputs.readerKeyPEM = try InputFile.read(readerKeyPath)
+        inputs.sessionEstablishment = sibling("session-establishment.cbor")
+        inputs.transcript = sibling("session-transcript.cbor")
         if let text = sibling("engagement.txt") {
-            captured.engagementURI = String(decoding: text, as: UTF8.self)
+            inputs.engagementText = text
         } else if let image = ["engagement.png", "engagement.jpg", "engagement.jpeg"].lazy.compactMap(sibling).first {
-            captured.engagementURI = EngagementImage.uri(image)
+            inputs.engagementText = EngagementImage.uri(image).map { Array($0.utf8) }
         }
         let isData = name.hasPrefix("session-data")
-        if isData { captured.sessionData = [try InputFile.read(file)] }
-        let opened = SessionVerifier.open(captured)
+        if isData { inputs.sessionData = [try InputFile.read(file)] }
+        let verifier = Verifier(trust: TrustStore(anchors: []), verificationTime: Date(), policy: .sessionOpening)
+        let opened = verifier.verify(inputs)
         for check in opened.checks where check.status != .pass {
             FileHandle.standardError.write(Data("\(check.status.rawValue) \(check.id): \(check.detail)\n".utf8))
         }
         let plain: [UInt8]?
         if isData {
-            plain = opened.deviceResponse
+            plain = opened.facts.deviceResponseBytes
         } else {
-            plain = opened.deviceRequest.map { Array($0.encoded) }
+            plain = opened.facts.deviceRequest.map { Array($0.encoded) }
         }
         guard let plain, let item = try? CBOR(decoding: plain) else {
             FileHandle.standardError.write(Data("mdocverify: \(file) could not be decrypted (see above)\n".utf8))

@@ -19,65 +19,65 @@ enum JSONValue: ExpressibleByDictionaryLiteral, ExpressibleByStringLiteral, Expr
     static func optional(_ value: String?) -> JSONValue { value.map(JSONValue.string) ?? .null }
 
     func serialized() -> String {
-        var out = ""
+        var out: [UInt8] = []
+        out.reserveCapacity(1024)
         write(into: &out)
-        return out
+        return String(decoding: out, as: UTF8.self)
     }
 
-    func write(into out: inout String) {
+    /// Appends the UTF-8 of the compact serialization to `out` (one line per transaction in
+    /// JSON Lines mode, thousands per second: bytes, not string appends).
+    func write(into out: inout [UInt8]) {
         switch self {
         case .string(let s): JSONValue.escape(s, into: &out)
-        case .number(let d): out += d.isFinite ? String(d) : "null"
-        case .integer(let i): out += String(i)
-        case .bool(let b): out += b ? "true" : "false"
-        case .null: out += "null"
+        case .number(let d): out.append(contentsOf: (d.isFinite ? String(d) : "null").utf8)
+        case .integer(let i): out.append(contentsOf: String(i).utf8)
+        case .bool(let b): out.append(contentsOf: (b ? "true" : "false").utf8)
+        case .null: out.append(contentsOf: "null".utf8)
         case .array(let items):
-            out += "["
+            out.append(UInt8(ascii: "["))
             for (i, item) in items.enumerated() {
-                if i > 0 { out += "," }
+                if i > 0 { out.append(UInt8(ascii: ",")) }
                 item.write(into: &out)
             }
-            out += "]"
+            out.append(UInt8(ascii: "]"))
         case .object(let pairs):
-            out += "{"
+            out.append(UInt8(ascii: "{"))
             for (i, pair) in pairs.enumerated() {
-                if i > 0 { out += "," }
+                if i > 0 { out.append(UInt8(ascii: ",")) }
                 JSONValue.escape(pair.0, into: &out)
-                out += ":"
+                out.append(UInt8(ascii: ":"))
                 pair.1.write(into: &out)
             }
-            out += "}"
+            out.append(UInt8(ascii: "}"))
         }
     }
 
-    /// Appends `s` as a JSON string literal. Runs of characters that need no escaping are
-    /// appended in one piece (this runs for every check of every transaction in JSON Lines mode).
-    static func escape(_ s: String, into out: inout String) {
-        out += "\""
-        let utf8 = s.utf8
-        var runStart = utf8.startIndex
-        var index = utf8.startIndex
-        while index != utf8.endIndex {
-            let byte = utf8[index]
-            if byte == 0x22 || byte == 0x5c || byte < 0x20 {
-                out += s[runStart..<index]
+    /// Appends `s` as a JSON string literal. Runs of bytes that need no escaping are appended
+    /// in one piece.
+    static func escape(_ s: String, into out: inout [UInt8]) {
+        var s = s
+        out.append(UInt8(ascii: "\""))
+        s.withUTF8 { utf8 in
+            var runStart = 0
+            for index in 0..<utf8.count {
+                let byte = utf8[index]
+                guard byte == 0x22 || byte == 0x5c || byte < 0x20 else { continue }
+                out.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[runStart..<index]))
                 switch byte {
-                case 0x22: out += "\\\""
-                case 0x5c: out += "\\\\"
-                case 0x0a: out += "\\n"
-                case 0x0d: out += "\\r"
-                case 0x09: out += "\\t"
+                case 0x22: out.append(contentsOf: [0x5c, 0x22])
+                case 0x5c: out.append(contentsOf: [0x5c, 0x5c])
+                case 0x0a: out.append(contentsOf: [0x5c, 0x6e])
+                case 0x0d: out.append(contentsOf: [0x5c, 0x72])
+                case 0x09: out.append(contentsOf: [0x5c, 0x74])
                 default:
-                    let hex = String(byte, radix: 16)
-                    out += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
+                    let digits = Array("0123456789abcdef".utf8)
+                    out.append(contentsOf: [0x5c, 0x75, 0x30, 0x30, digits[Int(byte >> 4)], digits[Int(byte & 0x0f)]])
                 }
-                index = utf8.index(after: index)
-                runStart = index
-            } else {
-                index = utf8.index(after: index)
+                runStart = index + 1
             }
+            out.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[runStart..<utf8.count]))
         }
-        out += s[runStart..<utf8.endIndex]
-        out += "\""
+        out.append(UInt8(ascii: "\""))
     }
 }

@@ -31,13 +31,7 @@ final class OutcomeRenderer {
     func render(_ outcome: TransactionOutcomeView) {
         counts[outcome.verdict, default: 0] += 1
         switch format {
-        case .json:
-            let line = String(decoding: jsonLine(outcome), as: UTF8.self)
-            #if DEBUG
-                // The direct writer must give exactly the JSONValue serialization (the CLI tests run debug builds).
-                assert(line == json(outcome).serialized(), "jsonLine differs from json(_:)")
-            #endif
-            print(line)
+        case .json: print(json(outcome).serialized())
         case .text: print(text(outcome))
         }
     }
@@ -62,71 +56,6 @@ final class OutcomeRenderer {
     }
 
     // MARK: JSON
-
-    /// `json(outcome).serialized()` as UTF-8, written directly (no intermediate JSONValue tree):
-    /// one line per transaction in JSON Lines mode, thousands per second.
-    func jsonLine(_ outcome: TransactionOutcomeView) -> [UInt8] {
-        var out = JSONBytes()
-        out.bytes.reserveCapacity(1024 + outcome.checks.count * 192)
-        out.raw("{\"transaction\":"); out.string(outcome.name)
-        out.raw(",\"source\":"); out.string(outcome.source)
-        out.raw(",\"verdict\":"); out.string(outcome.verdict.rawValue)
-        out.raw(",\"verdictAtCapture\":"); out.optional(outcome.verdictAtCapture?.rawValue)
-        out.raw(",\"verificationTime\":"); out.string(verificationTimeText)
-        if let referenceCode = outcome.referenceCode { out.raw(",\"referenceCode\":"); out.string(referenceCode) }
-        if let proofPath = outcome.proofPath { out.raw(",\"proof\":"); out.string(proofPath) }
-        if outcome.reused { out.raw(",\"reused\":true") }
-        out.raw(",\"checks\":[")
-        for (index, check) in outcome.checks.enumerated() {
-            if index > 0 { out.raw(",") }
-            out.raw("{\"id\":"); out.string(check.id.rawValue)
-            out.raw(",\"status\":"); out.string(check.status.rawValue)
-            out.raw(",\"detail\":"); out.string(check.detail)
-            if !check.subject.isEmpty { out.raw(",\"subject\":"); out.string(check.subject) }
-            if let instant = check.instant { out.raw(",\"instant\":"); out.string(instant.rawValue) }
-            if !check.evidence.isEmpty {
-                out.raw(",\"evidence\":{")
-                for (n, item) in check.evidence.enumerated() {
-                    if n > 0 { out.raw(",") }
-                    out.string(item.key)
-                    out.raw(":")
-                    out.string(item.value)
-                }
-                out.raw("}")
-            }
-            out.raw("}")
-        }
-        out.raw("],\"documents\":[")
-        for (index, document) in outcome.documents.enumerated() {
-            if index > 0 { out.raw(",") }
-            out.raw("{\"docType\":"); out.optional(document.docType)
-            out.raw(",\"ds\":"); out.optional(document.dsCertificate?.fingerprintHex)
-            out.raw(",\"iaca\":"); out.optional(document.iacaCertificate?.fingerprintHex)
-            out.raw(",\"digestAlgorithm\":"); out.optional(document.digestAlgorithm)
-            out.raw(",\"signed\":"); out.optional(document.msoSigned.map(RFC3339.format))
-            out.raw(",\"validFrom\":"); out.optional(document.msoValidFrom.map(RFC3339.format))
-            out.raw(",\"validUntil\":"); out.optional(document.msoValidUntil.map(RFC3339.format))
-            out.raw(",\"deviceAuthentication\":"); out.optional(document.deviceAuthentication)
-            out.raw(",\"elements\":[")
-            for (n, element) in document.elements.enumerated() {
-                if n > 0 { out.raw(",") }
-                out.raw("{\"namespace\":"); out.string(element.namespace)
-                out.raw(",\"identifier\":"); out.string(element.identifier)
-                out.raw(element.verified ? ",\"verified\":true" : ",\"verified\":false")
-                if element.deviceSigned { out.raw(",\"deviceSigned\":true") }
-                if let value = element.value {
-                    out.raw(",\"value\":"); out.string(value.diagnostic(expandEmbedded: false, pretty: false))
-                }
-                out.raw("}")
-            }
-            out.raw("]}")
-        }
-        out.raw("]}")
-        return out.bytes
-    }
-
-    /// The verification time as JSON output writes it (the same for every transaction of a run).
-    private lazy var verificationTimeText = RFC3339.format(verificationTime)
 
     func json(_ outcome: TransactionOutcomeView) -> JSONValue {
         var pairs: [(String, JSONValue)] = [
@@ -160,11 +89,11 @@ final class OutcomeRenderer {
         var pairs: [(String, JSONValue)] = [("docType", .optional(document.docType))]
         pairs.append(("ds", .optional(document.dsCertificate?.fingerprintHex)))
         pairs.append(("iaca", .optional(document.iacaCertificate?.fingerprintHex)))
-        pairs.append(("digestAlgorithm", .optional(document.digestAlgorithm)))
+        pairs.append(("digestAlgorithm", .optional(document.digestAlgorithm?.rawValue)))
         pairs.append(("signed", .optional(document.msoSigned.map(RFC3339.format))))
         pairs.append(("validFrom", .optional(document.msoValidFrom.map(RFC3339.format))))
         pairs.append(("validUntil", .optional(document.msoValidUntil.map(RFC3339.format))))
-        pairs.append(("deviceAuthentication", .optional(document.deviceAuthentication)))
+        pairs.append(("deviceAuthentication", .optional(document.deviceAuthentication?.rawValue)))
         pairs.append(("elements", .array(document.elements.map { element in
             var e: [(String, JSONValue)] = [
                 ("namespace", .string(element.namespace)), ("identifier", .string(element.identifier)),
@@ -244,46 +173,5 @@ final class OutcomeRenderer {
         }
         lines.append(Style.dim("  \(outcome.checks.count) checks: \(tally.joined(separator: ", "))"))
         return lines.joined(separator: "\n")
-    }
-}
-
-/// JSON text appended as UTF-8 bytes, escaped like ``JSONValue/escape(_:into:)``.
-struct JSONBytes {
-    var bytes: [UInt8] = []
-
-    /// Appends `text` as it is (JSON punctuation and keys that need no escaping).
-    mutating func raw(_ text: StaticString) {
-        text.withUTF8Buffer { bytes.append(contentsOf: $0) }
-    }
-
-    mutating func optional(_ value: String?) {
-        if let value { string(value) } else { raw("null") }
-    }
-
-    /// Appends `value` as a JSON string literal; runs that need no escaping are copied whole.
-    mutating func string(_ value: String) {
-        var value = value
-        bytes.append(0x22)
-        value.withUTF8 { utf8 in
-            var runStart = 0
-            for index in 0..<utf8.count {
-                let byte = utf8[index]
-                guard byte == 0x22 || byte == 0x5c || byte < 0x20 else { continue }
-                bytes.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[runStart..<index]))
-                switch byte {
-                case 0x22: bytes.append(contentsOf: [0x5c, 0x22])
-                case 0x5c: bytes.append(contentsOf: [0x5c, 0x5c])
-                case 0x0a: bytes.append(contentsOf: [0x5c, 0x6e])
-                case 0x0d: bytes.append(contentsOf: [0x5c, 0x72])
-                case 0x09: bytes.append(contentsOf: [0x5c, 0x74])
-                default:
-                    let digits: [UInt8] = Array("0123456789abcdef".utf8)
-                    bytes.append(contentsOf: [0x5c, 0x75, 0x30, 0x30, digits[Int(byte >> 4)], digits[Int(byte & 0x0f)]])
-                }
-                runStart = index + 1
-            }
-            bytes.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[runStart..<utf8.count]))
-        }
-        bytes.append(0x22)
     }
 }

@@ -206,7 +206,10 @@ final class ReaderSessionTests: XCTestCase {
         let establishment = try SessionEstablishment(try CBOR(decoding: try XCTUnwrap(run.result.sessionEstablishment)))
         let transcript = try SessionTranscript(
             deviceEngagementBytes: CBORNode.embedded(raw: engagement[...]).encoded()[...], eReaderKeyBytes: establishment.eReaderKeyBytes.encoded)
-        let results = ReaderAuthVerifier.verify(request: request, transcript: transcript, readerTrust: pki.trust, instants: [(.verification, Date())])
+        var inputs = TransactionInputs()
+        inputs.deviceRequest = run.result.deviceRequest
+        inputs.transcript = transcript.bytes
+        let results = Verifier(trust: pki.trust, readerTrust: pki.trust, verificationTime: Date()).verify(inputs).finish(.none).checks
         XCTAssertEqual(results.first { $0.id == .readerSignature }?.status, .pass, "\(results)")
         XCTAssertEqual(results.first { $0.id == .readerCertificate }?.status, .pass, "\(results)")
     }

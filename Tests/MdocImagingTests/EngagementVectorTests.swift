@@ -22,10 +22,8 @@ final class EngagementVectorTests: XCTestCase {
             XCTAssertEqual(try DeviceEngagement.bytes(fromURI: uri), expected, name)
 
             // The session layer keeps those exact bytes as the engagement (what DeviceEngagementBytes wraps).
-            var captured = CapturedSession()
-            captured.engagementURI = uri
-            let opened = SessionVerifier.open(captured)
-            let engagement = try XCTUnwrap(opened.engagement, name)
+            let opened = openSession(engagementURI: uri)
+            let engagement = try XCTUnwrap(opened.facts.deviceEngagement, name)
             XCTAssertEqual(Array(engagement.encoded), expected, name)
             XCTAssertEqual(engagement.version, "1.0", name)
             XCTAssertEqual(engagement.cipherSuite, 1, name)

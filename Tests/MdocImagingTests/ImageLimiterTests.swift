@@ -59,7 +59,8 @@ final class ImageLimiterTests: XCTestCase {
         let bytes = try Fixtures.bytes("scan-gray.jpg")
         let truncated = ImageLimiter.fit(Array(bytes.prefix(bytes.count - 100)))
         guard case .rejected(let id, let reason) = truncated.evidence.outcome else { return XCTFail() }
-        XCTAssertEqual(id, .imageTruncated)
+        XCTAssertEqual(id, .truncated)
+        XCTAssertEqual(id.checkID, .imageTruncated)
         XCTAssertTrue(reason.contains("Premature end"), reason)
         XCTAssertNil(truncated.output)
         let results = truncated.checkResults(subject: "upload[t]")
@@ -191,7 +192,7 @@ final class ImageLimiterTests: XCTestCase {
                 XCTFail("\(label): \(outcome.evidence.outcome)")
                 continue
             }
-            XCTAssertEqual(got, id, "\(label): \(reason)")
+            XCTAssertEqual(got.checkID, id, "\(label): \(reason)")
             XCTAssertNil(outcome.output, label)
             XCTAssertEqual(outcome.checkResults().map(\.id), [id], label)
             XCTAssertEqual(outcome.checkResults().first?.status, .fail, label)
@@ -208,7 +209,8 @@ final class ImageLimiterTests: XCTestCase {
         let limits = ImageLimits(maxPixels: 320 * 240 - 1)
         guard case .rejected(let id, _) = ImageLimiter.fit(edge, limit: 5000, options: FitOptions(limits: limits)).evidence.outcome
         else { return XCTFail("limit - 1 must reject") }
-        XCTAssertEqual(id, .imageDimensions)
+        XCTAssertEqual(id, .tooManyPixels)
+        XCTAssertEqual(id.checkID, .imageDimensions)
         let atLimit = ImageLimiter.fit(edge, limit: 5000, options: FitOptions(limits: ImageLimits(maxPixels: 320 * 240)))
         XCTAssertEqual(atLimit.evidence.outcome, .reencoded)
     }
@@ -217,7 +219,8 @@ final class ImageLimiterTests: XCTestCase {
         let bytes = try Fixtures.bytes("scan-gray.jpg")
         let outcome = ImageLimiter.fit(bytes, limit: 5000, options: FitOptions(limits: ImageLimits(maxInputBytes: bytes.count - 1)))
         guard case .rejected(let id, _) = outcome.evidence.outcome else { return XCTFail() }
-        XCTAssertEqual(id, .imageSize)
+        XCTAssertEqual(id, .tooLarge)
+        XCTAssertEqual(id.checkID, .imageSize)
         XCTAssertNil(outcome.evidence.original.width)
     }
 
@@ -237,7 +240,7 @@ final class ImageLimiterTests: XCTestCase {
         XCTAssertEqual(try JSONDecoder().decode(FitEvidence.self, from: data), outcome.evidence)
         let rejected = ImageLimiter.fit([], limit: 1000)
         let back = try JSONDecoder().decode(FitEvidence.self, from: try JSONEncoder().encode(rejected.evidence))
-        XCTAssertEqual(back.outcome, .rejected(.imageEmpty, reason: "the upload has no bytes"))
+        XCTAssertEqual(back.outcome, .rejected(.empty, reason: "the upload has no bytes"))
     }
 
     func testReencodedResultsCarryDigestsAndPasses() throws {

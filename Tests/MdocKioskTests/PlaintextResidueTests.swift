@@ -46,8 +46,8 @@ final class PlaintextResidueTests: XCTestCase {
         let bundle = TransactionBundle(name: "tx-1", source: capture, files: files)
         let context = TransactionContext(
             trust: trust, readerTrust: nil, verificationTime: KioskFixture.verifiedAt,
-            readEngagementImage: { EngagementImages.read($0) }, processUploads: { _, _, _ in ([], []) })
-        let verified = TransactionVerifier.verify(bundle, context: context)
+            readEngagementImage: { EngagementImages.read($0) })
+        let verified = TransactionVerifier.verify(bundle, context: context).finish(.none)
         XCTAssertEqual(verified.verdict, .valid)
         let consent = verified.metadata.consent.map {
             SealedConsent(reference: $0.reference, scopes: $0.scopes, grantedAt: $0.grantedAt, expiresAt: $0.expiresAt)

@@ -159,6 +159,17 @@ final class PipelineRunTests: TemporaryFolderTestCase {
         XCTAssertEqual(byName["second"]?.checks.first { $0.id == .responseReplayed }?.status, .warn)
         XCTAssertEqual(byName["second"]?.verdict, .valid, "a replay is a warning worth showing, not a failure")
         XCTAssertNotEqual(byName["first"]?.transactionID, byName["second"]?.transactionID)
+        // Both are in one batch, so the store knows neither: the warning comes from the run's
+        // own lookup, made before the verdict was judged and the proof signed (once).
+        let replay = try XCTUnwrap(byName["second"]?.checks.first { $0.id == .responseReplayed })
+        XCTAssertTrue(replay.detail.hasSuffix("of this run"), replay.detail)
+        let proofPath = try XCTUnwrap(byName["second"]?.proofPath)
+        let proof = try Data(contentsOf: URL(fileURLWithPath: "\(root)/out").appendingPathComponent(proofPath))
+        let opened = try ProofVerifier.open(Array(proof))
+        XCTAssertTrue(opened.signatureValid)
+        let signed = opened.payload.diagnostic()
+        XCTAssertTrue(signed.contains("\"response.replayed\""), "the signed proof carries the replay check")
+        XCTAssertTrue(signed.contains("was presented in transaction") && signed.contains("of this run"), signed)
     }
 
     func testExpiredConsentFailsAndKeepsNoData() async throws {

@@ -20,7 +20,7 @@ final class ReaderAuthBundleTests: XCTestCase {
     func context(trust: TrustStore, readerTrust: TrustStore?) -> TransactionContext {
         TransactionContext(
             trust: trust, readerTrust: readerTrust, verificationTime: t,
-            readEngagementImage: { _ in (nil, []) }, processUploads: { _, _, _ in ([], []) })
+            )
     }
 
     func verify(_ scenario: SessionScenario, readerTrust: TrustStore?, files extra: [String: [UInt8]] = [:]) throws -> VerifiedTransaction {
@@ -28,7 +28,7 @@ final class ReaderAuthBundleTests: XCTestCase {
         files.merge(extra) { _, new in new }
         return TransactionVerifier.verify(
             TransactionBundle(name: "reader", source: "memory", files: files),
-            context: context(trust: TrustStore(anchors: [scenario.authority.iaca]), readerTrust: readerTrust))
+            context: context(trust: TrustStore(anchors: [scenario.authority.iaca]), readerTrust: readerTrust)).finish(.none)
     }
 
     func failing(_ verified: VerifiedTransaction) -> Set<CheckID> {

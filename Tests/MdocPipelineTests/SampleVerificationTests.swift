@@ -15,7 +15,7 @@ final class SampleVerificationTests: SampleGeneratorTestCase {
     func context(trust: TrustStore) -> TransactionContext {
         TransactionContext(
             trust: trust, readerTrust: nil, verificationTime: Self.verificationTime,
-            readEngagementImage: { EngagementImages.read($0) }, processUploads: { _, _, _ in ([], []) })
+            readEngagementImage: { EngagementImages.read($0) })
     }
 
     func bundles(_ input: String) -> [TransactionBundle] {
@@ -44,7 +44,7 @@ final class SampleVerificationTests: SampleGeneratorTestCase {
         let bundles = bundles(input)
         XCTAssertEqual(bundles.count, count, file: file, line: line)
         for bundle in bundles {
-            let verified = TransactionVerifier.verify(bundle, context: context)
+            let verified = TransactionVerifier.verify(bundle, context: context).finish(.none)
             let expectation = try XCTUnwrap(expectations[verified.name], "no expectation for \(verified.name)", file: file, line: line)
             let failing = Set(verified.checks.filter { $0.status == .fail }.map(\.id.rawValue))
             XCTAssertEqual(failing, Set(expectation.expectedFailures),

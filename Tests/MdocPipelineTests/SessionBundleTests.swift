@@ -15,7 +15,7 @@ final class SessionBundleTests: XCTestCase {
     func context(trust: TrustStore, readerTrust: TrustStore? = nil, at time: Date = Scenario.verificationTime) -> TransactionContext {
         TransactionContext(
             trust: trust, readerTrust: readerTrust, verificationTime: time,
-            readEngagementImage: { _ in (nil, []) }, processUploads: { _, _, _ in ([], []) })
+            )
     }
 
     func failing(_ verified: VerifiedTransaction) -> Set<CheckID> {
@@ -53,18 +53,26 @@ final class SessionBundleTests: XCTestCase {
         XCTAssertEqual(readerAuthenticationBytes(transcript: transcript, itemsRequestBytes: docRequest.itemsRequestBytes),
                        try AnnexD.readerAuthenticationBytes())
         XCTAssertEqual(Array(try XCTUnwrap(docRequest.itemsRequestBytes.embeddedBytes)), try AnnexD.itemsRequest())
+        // The request and transcript alone, verified against each reader trust.
+        var inputs = TransactionInputs()
+        inputs.deviceRequest = try AnnexD.deviceRequest()
+        inputs.transcript = try AnnexD.sessionTranscriptBytes()
+        func readerResults(_ readerTrust: TrustStore?) -> [CheckResult] {
+            let verifier = Verifier(
+                trust: TrustStore(anchors: []), readerTrust: readerTrust, verificationTime: AnnexD.referenceTime)
+            return verifier.verify(inputs).checks.filter { $0.id.family == "reader" }
+        }
         let readerRoot = TrustStore(anchors: [try Certificate(der: try AnnexD.readerRootCertificateDER())])
-        let results = ReaderAuthVerifier.verify(
-            request: request, transcript: transcript, readerTrust: readerRoot, instants: [(.verification, AnnexD.referenceTime)])
+        let results = readerResults(readerRoot)
         XCTAssertEqual(results.first { $0.id == .readerSignature }?.status, .pass)
         XCTAssertEqual(results.first { $0.id == .readerCertificate }?.status, .pass)
         XCTAssertEqual(results.first { $0.id == .readerValidity }?.status, .pass)
         // Without a reader trust folder: unchecked, not failed.
-        let untrusted = ReaderAuthVerifier.verify(request: request, transcript: transcript, readerTrust: nil, instants: [])
+        let untrusted = readerResults(nil)
         XCTAssertEqual(untrusted.first { $0.id == .readerCertificate }?.status, .unchecked)
         // Under the IACA as reader trust: fails.
         let wrongRoot = TrustStore(anchors: [try Certificate(der: try AnnexD.iacaCertificateDER())])
-        let wrong = ReaderAuthVerifier.verify(request: request, transcript: transcript, readerTrust: wrongRoot, instants: [])
+        let wrong = readerResults(wrongRoot)
         XCTAssertEqual(wrong.first { $0.id == .readerCertificate }?.status, .fail)
     }
 
@@ -79,7 +87,7 @@ final class SessionBundleTests: XCTestCase {
         ])
         let trust = TrustStore(anchors: [try Certificate(der: try AnnexD.iacaCertificateDER())])
         let readerRoot = TrustStore(anchors: [try Certificate(der: try AnnexD.readerRootCertificateDER())])
-        let verified = TransactionVerifier.verify(bundle, context: context(trust: trust, readerTrust: readerRoot, at: AnnexD.referenceTime))
+        let verified = TransactionVerifier.verify(bundle, context: context(trust: trust, readerTrust: readerRoot, at: AnnexD.referenceTime)).finish(.none)
         XCTAssertEqual(failing(verified), [], "\(verified.checks.filter { $0.status == .fail })")
         XCTAssertEqual(verified.verdict, .valid)
         let status = Dictionary(verified.checks.map { ($0.id, $0.status) }, uniquingKeysWith: { a, _ in a })
@@ -96,7 +104,7 @@ final class SessionBundleTests: XCTestCase {
     func testGeneratedSessionVerifiesEndToEnd() throws {
         let scenario = try SessionScenario()
         let trust = TrustStore(anchors: [scenario.authority.iaca])
-        let verified = TransactionVerifier.verify(TransactionBundle(name: "s", source: "m", files: try scenario.files()), context: context(trust: trust))
+        let verified = TransactionVerifier.verify(TransactionBundle(name: "s", source: "m", files: try scenario.files()), context: context(trust: trust)).finish(.none)
         XCTAssertEqual(failing(verified), [], "\(verified.checks.filter { $0.status == .fail })")
         XCTAssertEqual(verified.verdict, .valid)
         let status = Dictionary(verified.checks.map { ($0.id, $0.status) }, uniquingKeysWith: { a, _ in a })
@@ -111,7 +119,7 @@ final class SessionBundleTests: XCTestCase {
         let scenario = try SessionScenario()
         var files = try scenario.files()
         files["reader-key.pem"] = Array(try PrivateKey.generate(curve: .p256).pkcs8PEM().utf8)
-        let verified = TransactionVerifier.verify(TransactionBundle(name: "s", source: "m", files: files), context: context(trust: TrustStore(anchors: [scenario.authority.iaca])))
+        let verified = TransactionVerifier.verify(TransactionBundle(name: "s", source: "m", files: files), context: context(trust: TrustStore(anchors: [scenario.authority.iaca]))).finish(.none)
         XCTAssertEqual(failing(verified), [.sessionReaderKey])
         XCTAssertEqual(verified.checks.first { $0.id == .sessionData }?.status, .unchecked)
         XCTAssertNotEqual(verified.verdict, .valid)
@@ -122,7 +130,7 @@ final class SessionBundleTests: XCTestCase {
         let other = try SessionScenario()
         var files = try scenario.files()
         files["engagement.txt"] = Array(other.engagementURI.utf8)
-        let verified = TransactionVerifier.verify(TransactionBundle(name: "s", source: "m", files: files), context: context(trust: TrustStore(anchors: [scenario.authority.iaca])))
+        let verified = TransactionVerifier.verify(TransactionBundle(name: "s", source: "m", files: files), context: context(trust: TrustStore(anchors: [scenario.authority.iaca]))).finish(.none)
         XCTAssertTrue(failing(verified).contains(.sessionEstablishment), "\(failing(verified))")
         XCTAssertFalse(failing(verified).contains(.sessionReaderKey))
     }
@@ -132,7 +140,7 @@ final class SessionBundleTests: XCTestCase {
         let other = try SessionScenario()
         var files = try scenario.files()
         files["session-transcript.cbor"] = other.transcript.bytes
-        let verified = TransactionVerifier.verify(TransactionBundle(name: "s", source: "m", files: files), context: context(trust: TrustStore(anchors: [scenario.authority.iaca])))
+        let verified = TransactionVerifier.verify(TransactionBundle(name: "s", source: "m", files: files), context: context(trust: TrustStore(anchors: [scenario.authority.iaca]))).finish(.none)
         XCTAssertTrue(failing(verified).contains(.sessionTranscript), "\(failing(verified))")
     }
 
@@ -142,7 +150,7 @@ final class SessionBundleTests: XCTestCase {
         var message = try XCTUnwrap(files["session-data-1.cbor"])
         message[message.count - 20] ^= 0x01
         files["session-data-1.cbor"] = message
-        let verified = TransactionVerifier.verify(TransactionBundle(name: "s", source: "m", files: files), context: context(trust: TrustStore(anchors: [scenario.authority.iaca])))
+        let verified = TransactionVerifier.verify(TransactionBundle(name: "s", source: "m", files: files), context: context(trust: TrustStore(anchors: [scenario.authority.iaca]))).finish(.none)
         XCTAssertEqual(failing(verified), [.sessionData])
         XCTAssertEqual(verified.checks.first { $0.id == .sessionEstablishment }?.status, .pass)
     }
@@ -154,7 +162,7 @@ final class SessionBundleTests: XCTestCase {
             CBORNode.map([.init(.text("data"), .bytes(try scenario.keys.encrypt(scenario.deviceResponse, direction: .deviceToReader, counter: 2)))]).encoded(),
             CBORNode.map([.init(.text("data"), .bytes(try scenario.keys.encrypt(scenario.deviceResponse, direction: .deviceToReader, counter: 1)))]).encoded(),
         ]
-        let verified = TransactionVerifier.verify(TransactionBundle(name: "s", source: "m", files: try scenario.files()), context: context(trust: TrustStore(anchors: [scenario.authority.iaca])))
+        let verified = TransactionVerifier.verify(TransactionBundle(name: "s", source: "m", files: try scenario.files()), context: context(trust: TrustStore(anchors: [scenario.authority.iaca]))).finish(.none)
         XCTAssertEqual(failing(verified), [.sessionCounter])
         let counter = try XCTUnwrap(verified.checks.first { $0.id == .sessionCounter })
         XCTAssertEqual(counter.evidence, [Evidence("expected", "1"), Evidence("actual", "2")])
@@ -163,14 +171,14 @@ final class SessionBundleTests: XCTestCase {
     func testSessionErrorStatusIsReported() throws {
         var scenario = try SessionScenario()
         scenario.sessionData = [CBORNode.map([.init(.text("status"), .unsigned(10))]).encoded()]
-        let verified = TransactionVerifier.verify(TransactionBundle(name: "s", source: "m", files: try scenario.files()), context: context(trust: TrustStore(anchors: [scenario.authority.iaca])))
+        let verified = TransactionVerifier.verify(TransactionBundle(name: "s", source: "m", files: try scenario.files()), context: context(trust: TrustStore(anchors: [scenario.authority.iaca]))).finish(.none)
         XCTAssertTrue(failing(verified).contains(.sessionStatus))
         XCTAssertEqual(verified.verdict, .invalid)
     }
 
     func testCoverageWarnsOnUnrequestedElements() throws {
         let scenario = try SessionScenario(requested: ["family_name", "age_over_18"])
-        let verified = TransactionVerifier.verify(TransactionBundle(name: "s", source: "m", files: try scenario.files()), context: context(trust: TrustStore(anchors: [scenario.authority.iaca])))
+        let verified = TransactionVerifier.verify(TransactionBundle(name: "s", source: "m", files: try scenario.files()), context: context(trust: TrustStore(anchors: [scenario.authority.iaca]))).finish(.none)
         let coverage = try XCTUnwrap(verified.checks.first { $0.id == .responseCoverage })
         XCTAssertEqual(coverage.status, .warn)
         XCTAssertTrue(coverage.detail.contains("portrait"), coverage.detail)
@@ -180,16 +188,12 @@ final class SessionBundleTests: XCTestCase {
     func testBadEngagementURIs() throws {
         var checks: [CheckResult] = []
         for (uri, id) in [("https://example.com", CheckID.engagementURI), ("mdoc:!!!", .engagementURI), ("mdoc:oA", .engagementStructure)] {
-            var captured = CapturedSession()
-            captured.engagementURI = uri
-            checks = SessionVerifier.open(captured).checks
+            checks = openSession(engagementURI: uri).checks
             XCTAssertEqual(checks.first { $0.status == .fail }?.id, id, uri)
         }
         // The Annex D URI decodes to the exact DeviceEngagement bytes.
-        var captured = CapturedSession()
-        captured.engagementURI = try AnnexD.qrURI()
-        let opened = SessionVerifier.open(captured)
-        XCTAssertEqual(opened.engagement.map { Array($0.encoded) }, try AnnexD.deviceEngagement())
+        let opened = openSession(engagementURI: try AnnexD.qrURI())
+        XCTAssertEqual(opened.facts.deviceEngagement.map { Array($0.encoded) }, try AnnexD.deviceEngagement())
         XCTAssertTrue(opened.checks.allSatisfy { $0.status == .pass }, "\(opened.checks)")
     }
 }

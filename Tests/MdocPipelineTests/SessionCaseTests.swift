@@ -20,8 +20,8 @@ final class SessionCaseTests: XCTestCase {
         for name in removing { files[name] = nil }
         let context = TransactionContext(
             trust: TrustStore(anchors: [scenario.authority.iaca]), readerTrust: nil, verificationTime: Scenario.verificationTime,
-            readEngagementImage: { _ in (nil, []) }, processUploads: { _, _, _ in ([], []) })
-        return TransactionVerifier.verify(TransactionBundle(name: "session", source: "memory", files: files), context: context)
+            )
+        return TransactionVerifier.verify(TransactionBundle(name: "session", source: "memory", files: files), context: context).finish(.none)
     }
 
     func failing(_ verified: VerifiedTransaction) -> Set<CheckID> {
@@ -130,9 +130,9 @@ final class SessionCaseTests: XCTestCase {
         files["reader-key.pem"] = nil
         var context = TransactionContext(
             trust: TrustStore(anchors: [scenario.authority.iaca]), readerTrust: nil, verificationTime: Scenario.verificationTime,
-            readEngagementImage: { _ in (nil, []) }, processUploads: { _, _, _ in ([], []) })
+            )
         context.fallbackReaderKeyPEM = Array(try scenario.readerKey.pkcs8PEM().utf8)
-        let verified = TransactionVerifier.verify(TransactionBundle(name: "s", source: "m", files: files), context: context)
+        let verified = TransactionVerifier.verify(TransactionBundle(name: "s", source: "m", files: files), context: context).finish(.none)
         XCTAssertEqual(verified.verdict, .valid)
     }
 

@@ -3,17 +3,17 @@ import Synchronization
 
 /// Runs a program of the system or of bin/ to completion, as the tests' PostgreSQL and network
 /// helpers need.
-public enum Command {
+package enum Command {
     /// The repository's root (this file is Tests/MdocPostgresTestSupport/Command.swift).
-    public static let packageRoot = URL(fileURLWithPath: #filePath)
+    package static let packageRoot = URL(fileURLWithPath: #filePath)
         .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
 
-    public struct Failure: Error, CustomStringConvertible {
-        public let command: [String]
-        public let status: Int32
-        public let stdout: String
-        public let stderr: String
-        public var description: String {
+    package struct Failure: Error, CustomStringConvertible {
+        package let command: [String]
+        package let status: Int32
+        package let stdout: String
+        package let stderr: String
+        package var description: String {
             "\(command.joined(separator: " ")) exited with \(status): \(stderr.trimmingCharacters(in: .whitespacesAndNewlines))"
         }
     }
@@ -21,7 +21,7 @@ public enum Command {
     /// Runs `arguments[0]` (a bin/ script as `bin/NAME`, or a program found in PATH) with the
     /// rest; returns its standard output, or throws ``Failure`` when it exits non-zero.
     @discardableResult
-    public static func run(_ arguments: [String]) throws -> String {
+    package static func run(_ arguments: [String]) throws -> String {
         let process = Process()
         if let program = arguments.first, program.hasPrefix("bin/") {
             process.executableURL = packageRoot.appendingPathComponent(program)

@@ -3,18 +3,18 @@ import Glibc
 #endif
 
 /// A TCP port on 127.0.0.1 that nothing listens on: one the kernel hands out, then closed.
-public func closedLoopbackPort() throws -> Int {
+package func closedLoopbackPort() throws -> Int {
     let listener = try SilentLoopbackListener(listening: false)
     return listener.port
 }
 
 /// A TCP socket bound to a port of 127.0.0.1 that the kernel hands out. Listening, it completes
 /// connections (the kernel's backlog) but never reads or answers: a server that hangs.
-public final class SilentLoopbackListener {
-    public let port: Int
+package final class SilentLoopbackListener {
+    package let port: Int
     private let descriptor: Int32
 
-    public init(listening: Bool = true) throws {
+    package init(listening: Bool = true) throws {
         descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         guard descriptor >= 0 else { throw ThrowawayPostgres.SetupFailure("socket: errno \(errno)") }
         var address = sockaddr_in()

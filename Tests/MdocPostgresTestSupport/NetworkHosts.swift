@@ -7,11 +7,11 @@ import Glibc
 /// Hosts in network namespaces made by bin/netns (hosts 1…N at 10.200.0.I), removed by
 /// ``remove()`` or when the value goes away. Code runs "on" a host in a thread that joins the
 /// host's namespace: sockets it opens live there, as on another machine.
-public final class NetworkHosts: Sendable {
-    public let name: String
-    public let count: Int
+package final class NetworkHosts: Sendable {
+    package let name: String
+    package let count: Int
 
-    public init(count: Int) throws {
+    package init(count: Int) throws {
         name = "mdv-" + UUID().uuidString.prefix(8).lowercased()
         self.count = count
         try Command.run(["bin/netns", "up", name, String(count)])
@@ -19,19 +19,19 @@ public final class NetworkHosts: Sendable {
 
     deinit { remove() }
 
-    public func namespace(_ host: Int) -> String { "\(name)-\(host)" }
-    public func address(_ host: Int) -> String { "10.200.0.\(host)" }
+    package func namespace(_ host: Int) -> String { "\(name)-\(host)" }
+    package func address(_ host: Int) -> String { "10.200.0.\(host)" }
 
     /// Pulls host `host`'s cable (its switch port goes down).
-    public func cut(_ host: Int) throws { try Command.run(["bin/netns", "cut", name, String(host)]) }
+    package func cut(_ host: Int) throws { try Command.run(["bin/netns", "cut", name, String(host)]) }
     /// Plugs it back in.
-    public func restore(_ host: Int) throws { try Command.run(["bin/netns", "restore", name, String(host)]) }
+    package func restore(_ host: Int) throws { try Command.run(["bin/netns", "restore", name, String(host)]) }
     /// Removes the hosts; stop what runs in them first.
-    public func remove() { _ = try? Command.run(["bin/netns", "down", name]) }
+    package func remove() { _ = try? Command.run(["bin/netns", "down", name]) }
 
     /// Runs `body` on a new thread inside host `host`'s network namespace (setns(2)) and
     /// returns what it returns.
-    public func run<T: Sendable>(onHost host: Int, _ body: @escaping @Sendable () throws -> T) throws -> T {
+    package func run<T: Sendable>(onHost host: Int, _ body: @escaping @Sendable () throws -> T) throws -> T {
         let path = "/run/netns/\(namespace(host))"
         let outcome = OutcomeBox<T>()
         let finished = DispatchSemaphore(value: 0)

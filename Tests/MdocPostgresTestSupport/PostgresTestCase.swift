@@ -6,7 +6,7 @@ import XCTest
 /// dropped after it.
 open class PostgresTestCase: XCTestCase {
     /// The URI of the shared cluster's `postgres` database.
-    public private(set) var clusterURI = ClusterURI("postgresql://postgres@/postgres")
+    package private(set) var clusterURI = ClusterURI("postgresql://postgres@/postgres")
     private var databaseURI: PostgresURI?
 
     override open func setUpWithError() throws {
@@ -54,10 +54,10 @@ open class PostgresTestCase: XCTestCase {
 
 /// A URI of the form bin/postgres-throwaway prints (`postgresql://USER@HOST/DATABASE?QUERY`),
 /// with another user, password or database.
-public struct ClusterURI: Sendable, CustomStringConvertible {
-    public let text: String
-    public init(_ text: String) { self.text = text }
-    public var description: String { text }
+package struct ClusterURI: Sendable, CustomStringConvertible {
+    package let text: String
+    package init(_ text: String) { self.text = text }
+    package var description: String { text }
 
     private var parts: (scheme: Substring, userInfo: Substring, host: Substring, database: Substring, query: Substring) {
         let afterScheme = text.range(of: "://").map { text[$0.upperBound...] } ?? text[...]
@@ -71,21 +71,21 @@ public struct ClusterURI: Sendable, CustomStringConvertible {
         return (scheme, userInfo, rest[..<min(slash, question)], database, rest[question...])
     }
 
-    public func with(database: String) -> ClusterURI {
+    package func with(database: String) -> ClusterURI {
         let p = parts
         return ClusterURI("\(p.scheme)\(p.userInfo)@\(p.host)/\(database)\(p.query)")
     }
 
     /// The same server as `user` (and `password`, percent-encoded), without the password kept
     /// in the environment.
-    public func with(user: String, password: String?) -> ClusterURI {
+    package func with(user: String, password: String?) -> ClusterURI {
         let p = parts
         let encoded = password.map { ":" + ($0.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? $0) } ?? ""
         return ClusterURI("\(p.scheme)\(user)\(encoded)@\(p.host)/\(p.database)\(p.query)")
     }
 
     /// The same URI with `name=value` added to its query.
-    public func adding(parameter name: String, _ value: String) -> ClusterURI {
+    package func adding(parameter name: String, _ value: String) -> ClusterURI {
         ClusterURI(text + (text.contains("?") ? "&" : "?") + "\(name)=\(value)")
     }
 }

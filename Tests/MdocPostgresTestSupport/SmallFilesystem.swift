@@ -6,10 +6,10 @@ import Glibc
 
 /// A tmpfs of a few megabytes, mounted on a temporary folder owned by `owner`, to fill up;
 /// unmounted and removed when the value goes away. Needs root (mount(8)).
-public final class SmallFilesystem {
-    public let path: String
+package final class SmallFilesystem {
+    package let path: String
 
-    public init(megabytes: Int, owner: String = "postgres") throws {
+    package init(megabytes: Int, owner: String = "postgres") throws {
         guard let account = getpwnam(owner) else { throw ThrowawayPostgres.SetupFailure("no user \(owner)") }
         let folder = NSTemporaryDirectory() + "mdocverify-tmpfs-" + UUID().uuidString
         try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)

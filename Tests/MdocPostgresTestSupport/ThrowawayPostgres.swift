@@ -4,21 +4,21 @@ import XCTest
 
 /// A PostgreSQL cluster of bin/postgres-throwaway: started when made, removed by ``stop()`` or
 /// when the value goes away.
-public final class ThrowawayPostgres: Sendable {
+package final class ThrowawayPostgres: Sendable {
     /// The variable through which bin/test hands its cluster's URI to the tests.
-    public static let uriVariable = "MDOCVERIFY_TEST_DB"
+    package static let uriVariable = "MDOCVERIFY_TEST_DB"
     /// Set by bin/test: without ``uriVariable`` the tests then fail instead of starting a cluster.
-    public static let requiredVariable = "MDOCVERIFY_TEST_DB_REQUIRED"
+    package static let requiredVariable = "MDOCVERIFY_TEST_DB_REQUIRED"
 
     /// The cluster's folder (data, log, and the Unix socket when it has no TCP address).
-    public let folder: String
+    package let folder: String
     /// The URI of database `postgres` as role `postgres` (no password).
-    public let uri: String
+    package let uri: String
     private let stopped = Mutex(false)
 
     /// Starts a cluster on a Unix socket in its folder, or on `listen`:`port`; `networkNamespace`
     /// starts the server inside that namespace.
-    public init(listen: String? = nil, port: Int? = nil, networkNamespace: String? = nil) throws {
+    package init(listen: String? = nil, port: Int? = nil, networkNamespace: String? = nil) throws {
         var arguments = ["bin/postgres-throwaway", "start"]
         if let listen { arguments += ["--listen", listen] }
         if let port { arguments += ["--port", String(port)] }
@@ -32,20 +32,20 @@ public final class ThrowawayPostgres: Sendable {
     deinit { stop() }
 
     /// Stops the server (fast shutdown) and keeps its data.
-    public func halt() throws { try Command.run(["bin/postgres-throwaway", "halt", folder]) }
+    package func halt() throws { try Command.run(["bin/postgres-throwaway", "halt", folder]) }
 
     /// Starts a halted server again.
-    public func resume() throws { try Command.run(["bin/postgres-throwaway", "resume", folder]) }
+    package func resume() throws { try Command.run(["bin/postgres-throwaway", "resume", folder]) }
 
     /// Stops the server and removes the cluster; later calls do nothing.
-    public func stop() {
+    package func stop() {
         guard stopped.withLock({ done in defer { done = true }; return !done }) else { return }
         _ = try? Command.run(["bin/postgres-throwaway", "stop", folder])
     }
 
     /// The URI of the cluster the tests share: bin/test's, or under a plain `swift test` one
     /// started for this process and removed when the test bundle finishes.
-    public static func sharedURI() throws -> String {
+    package static func sharedURI() throws -> String {
         let environment = ProcessInfo.processInfo.environment
         if let uri = environment[uriVariable], !uri.isEmpty { return uri }
         guard environment[requiredVariable] != "1" else {
@@ -63,9 +63,9 @@ public final class ThrowawayPostgres: Sendable {
 
     private static let ownCluster = Mutex<ThrowawayPostgres?>(nil)
 
-    public struct SetupFailure: Error, CustomStringConvertible {
-        public let description: String
-        public init(_ description: String) { self.description = description }
+    package struct SetupFailure: Error, CustomStringConvertible {
+        package let description: String
+        package init(_ description: String) { self.description = description }
     }
 }
 

@@ -2,30 +2,30 @@ import Foundation
 
 /// AAMVA's VICAL of 2025-11-18 with its provider's root and intermediate, shipped in
 /// `Vectors/vical-aamva` (provenance in `PROVENANCE.md` there).
-public enum AAMVAVical {
+package enum AAMVAVical {
     /// The folder holding the files.
-    public static var directory: URL {
+    package static var directory: URL {
         Bundle.module.bundleURL.appendingPathComponent("Vectors/vical-aamva", isDirectory: true)
     }
 
     /// The list, as published.
-    public static var listURL: URL { directory.appendingPathComponent("aamva-vical-2025-11-18-1763491092481.cbor") }
+    package static var listURL: URL { directory.appendingPathComponent("aamva-vical-2025-11-18-1763491092481.cbor") }
     /// AAMVA DTS Root CA (PEM): the list provider's anchor.
-    public static var rootURL: URL { directory.appendingPathComponent("aamva_ca_root.crt") }
+    package static var rootURL: URL { directory.appendingPathComponent("aamva_ca_root.crt") }
     /// AAMVA DTS Issuing CA (PEM), which issued the list signer.
-    public static var intermediateURL: URL { directory.appendingPathComponent("aamva_ca_intermediate.crt") }
+    package static var intermediateURL: URL { directory.appendingPathComponent("aamva_ca_intermediate.crt") }
 
-    public static func list() throws -> [UInt8] { Array(try Data(contentsOf: listURL)) }
-    public static func root() throws -> [UInt8] { Array(try Data(contentsOf: rootURL)) }
-    public static func intermediate() throws -> [UInt8] { Array(try Data(contentsOf: intermediateURL)) }
+    package static func list() throws -> [UInt8] { Array(try Data(contentsOf: listURL)) }
+    package static func root() throws -> [UInt8] { Array(try Data(contentsOf: rootURL)) }
+    package static func intermediate() throws -> [UInt8] { Array(try Data(contentsOf: intermediateURL)) }
 
     /// The list's `date`: 2025-11-18T18:38:12Z.
-    public static let date = Date(timeIntervalSince1970: 1_763_491_092)
+    package static let date = Date(timeIntervalSince1970: 1_763_491_092)
     /// The list signer's notAfter: 2026-04-18T17:38:41Z.
-    public static let signerNotAfter = Date(timeIntervalSince1970: 1_776_533_921)
+    package static let signerNotAfter = Date(timeIntervalSince1970: 1_776_533_921)
 
     /// stateOrProvinceName of the 14 entries, in list order, as published ("AK" beside "US-MD").
-    public static let states = [
+    package static let states = [
         "US-MD", "US-UT", "US-VA", "US-VA", "US-CO", "US-GA", "AK", "US-ND", "US-UT", "US-AZ", "US-AZ", "US-AZ", "US-MT", "US-MD",
     ]
 }

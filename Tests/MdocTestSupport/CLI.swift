@@ -2,11 +2,11 @@ import Foundation
 import Synchronization
 
 /// Runs the built `mdocverify` binary, as a user would.
-public enum CLI {
-    public static let packageRoot: URL = URL(fileURLWithPath: #filePath)
+package enum CLI {
+    package static let packageRoot: URL = URL(fileURLWithPath: #filePath)
         .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
 
-    public static var binary: URL {
+    package static var binary: URL {
         let candidates = [
             Bundle.main.bundleURL.deletingLastPathComponent().appendingPathComponent("mdocverify"),
             Bundle.main.bundleURL.appendingPathComponent("mdocverify"),
@@ -15,10 +15,10 @@ public enum CLI {
         return candidates.first { FileManager.default.isExecutableFile(atPath: $0.path) } ?? candidates[2]
     }
 
-    public struct Result: Sendable {
-        public var status: Int32
-        public var stdout: String
-        public var stderr: String
+    package struct Result: Sendable {
+        package var status: Int32
+        package var stdout: String
+        package var stderr: String
     }
 
     /// The binary with `arguments`, run from the package root (not started), with this
@@ -35,7 +35,7 @@ public enum CLI {
     }
 
     /// Runs to completion with the given arguments (cwd = package root).
-    public static func run(_ arguments: [String], stdin: String? = nil, environment: [String: String] = [:]) throws -> Result {
+    package static func run(_ arguments: [String], stdin: String? = nil, environment: [String: String] = [:]) throws -> Result {
         let process = makeProcess(arguments, environment: environment)
         let out = Pipe(), err = Pipe()
         process.standardOutput = out
@@ -54,7 +54,7 @@ public enum CLI {
 
     /// Starts the binary and kills it with SIGKILL after `delay` seconds (if still running).
     /// Returns true when the process had already finished on its own.
-    public static func runAndKill(_ arguments: [String], after delay: TimeInterval) throws -> Bool {
+    package static func runAndKill(_ arguments: [String], after delay: TimeInterval) throws -> Bool {
         let process = makeProcess(arguments)
         process.standardOutput = FileHandle.nullDevice
         process.standardError = FileHandle.nullDevice
@@ -73,7 +73,7 @@ public enum CLI {
     /// output (a batch recorded: the run is under way and its handler installed, whatever the
     /// machine's speed or load), and waits for it. `nil` when it finished before the signal.
     /// The output after the signal is returned in `stdout` (the first line included).
-    public static func runAndInterruptAfterFirstLine(_ arguments: [String]) throws -> Result? {
+    package static func runAndInterruptAfterFirstLine(_ arguments: [String]) throws -> Result? {
         let process = makeProcess(arguments)
         let out = Pipe(), err = Pipe()
         process.standardOutput = out
@@ -100,7 +100,7 @@ public enum CLI {
 
 extension CLI {
     /// Runs any executable to completion (cwd = package root), capturing its output.
-    public static func runProcess(_ executable: String, _ arguments: [String]) throws -> Result {
+    package static func runProcess(_ executable: String, _ arguments: [String]) throws -> Result {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: executable)
         process.arguments = arguments
@@ -109,7 +109,7 @@ extension CLI {
     }
 
     /// A run of the binary started by ``start(_:)``.
-    public final class Running: @unchecked Sendable {
+    package final class Running: @unchecked Sendable {
         // Set once by the thread that drains the process, read after `done` is signalled.
         private var result: Result?
         private let done = DispatchSemaphore(value: 0)
@@ -122,7 +122,7 @@ extension CLI {
         }
 
         /// Waits for the run to end; its status and output.
-        public func wait() -> Result {
+        package func wait() -> Result {
             done.wait()
             done.signal()
             return result ?? Result(status: -1, stdout: "", stderr: "could not run the binary")
@@ -130,7 +130,7 @@ extension CLI {
     }
 
     /// Starts the binary with `arguments` (cwd = package root) without waiting for it.
-    public static func start(_ arguments: [String]) throws -> Running {
+    package static func start(_ arguments: [String]) throws -> Running {
         let process = Process()
         process.executableURL = binary
         process.arguments = arguments

@@ -1,13 +1,13 @@
-/// IssuerSignedItemBytes of many shapes for the tests that compare a fast reader with the
-/// general one: usually the four keys in some order, sometimes a key missing, repeated or
-/// unknown, values of every kind, sometimes a damaged byte or a cut.
-public enum IssuerSignedItemShapes {
+/// IssuerSignedItemBytes of many shapes for the model and decoder tests: usually the four keys
+/// in some order, sometimes a key missing, repeated or unknown, values of every kind, sometimes a
+/// damaged byte or a cut.
+package enum IssuerSignedItemShapes {
     /// The four keys of an IssuerSignedItem, in the CDDL's order.
-    public static let names = ["digestID", "random", "elementIdentifier", "elementValue"]
+    package static let names = ["digestID", "random", "elementIdentifier", "elementValue"]
 
     /// `#6.<tag>(bstr .cbor { keys[i] => values[i] })` (`tagHex`: the tag's encoded head), the
     /// map and the byte string with definite lengths.
-    public static func item(keys: [String], values: [[UInt8]], tagHex: String = "d818") -> [UInt8] {
+    package static func item(keys: [String], values: [[UInt8]], tagHex: String = "d818") -> [UInt8] {
         var map: [UInt8] = keys.count < 24 ? [0xa0 | UInt8(keys.count)] : [0xb8, UInt8(keys.count)]
         for (key, value) in zip(keys, values) {
             map += [0x60 | UInt8(key.utf8.count)] + Array(key.utf8) + value
@@ -22,7 +22,7 @@ public enum IssuerSignedItemShapes {
     /// One item for round `round`: values drawn from `valuePool` (hex), a usual digestID two
     /// times in three; with `usualFields`, also a usual `random` and `elementIdentifier` two times
     /// in three and tag 25 instead of 24 one time in twenty.
-    public static func random(
+    package static func random(
         _ random: inout SplitMix64, round: Int, valuePool: [String], usualFields: Bool = false
     ) -> [UInt8] {
         var keys = names

@@ -1,26 +1,26 @@
 import Foundation
-import MdocCBOR
+package import MdocCBOR
 import MdocCOSE
-import MdocCrypto
-import MdocModel
-import MdocTrust
+package import MdocCrypto
+package import MdocModel
+package import MdocTrust
 
 /// A generated mdoc-reader PKI (18013-5 Annex B.1.7): a reader root CA and a reader
 /// authentication certificate it signs, with the reader's long-term signing key.
-public struct ReaderPKI: Sendable {
+package struct ReaderPKI: Sendable {
     /// id-mdl-kp-mdlReaderAuth.
-    public static let readerAuthEKU = "1.0.18013.5.1.6"
+    package static let readerAuthEKU = "1.0.18013.5.1.6"
 
-    public let rootKey: PrivateKey
-    public let root: Certificate
-    public let key: PrivateKey
-    public let certificate: Certificate
+    package let rootKey: PrivateKey
+    package let root: Certificate
+    package let key: PrivateKey
+    package let certificate: Certificate
 
     /// - Parameters:
     ///   - notBefore: start of both certificates' validity.
     ///   - validityDays: validity of the reader certificate (the root is valid 10 years).
     ///   - extendedKeyUsage: the reader certificate's EKU; empty for none.
-    public init(
+    package init(
         curve: Curve = .p256, notBefore: Date, validityDays: Int = 365,
         extendedKeyUsage: [String] = [ReaderPKI.readerAuthEKU]
     ) throws {
@@ -47,17 +47,17 @@ public struct ReaderPKI: Sendable {
     }
 
     /// A reader trust store holding the root.
-    public var trust: TrustStore { TrustStore(anchors: [root]) }
+    package var trust: TrustStore { TrustStore(anchors: [root]) }
 
     /// Writes the root (PEM) into `directory`, as a `--reader-trust` folder.
-    public func writeTrust(to directory: String) throws {
+    package func writeTrust(to directory: String) throws {
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         try Data(root.pem.utf8).write(to: URL(fileURLWithPath: "\(directory)/reader-root.pem"))
     }
 
     /// readerAuth (§9.1.4): an untagged COSE_Sign1 with a detached payload over
     /// ReaderAuthenticationBytes, x5chain (the reader certificate) in the unprotected header.
-    public func readerAuth(transcript: SessionTranscript, itemsRequestBytes: [UInt8]) throws -> [UInt8] {
+    package func readerAuth(transcript: SessionTranscript, itemsRequestBytes: [UInt8]) throws -> [UInt8] {
         let itemsRequest = try CBOR(decoding: itemsRequestBytes)
         let payload = readerAuthenticationBytes(transcript: transcript, itemsRequestBytes: itemsRequest)
         return try COSESign1.sign(

@@ -5,9 +5,9 @@ import MdocSamples
 /// verification time.
 open class SampleGeneratorTestCase: TemporaryFolderTestCase {
     /// 2026-05-28T20:26:40Z.
-    public static let verificationTime = Date(timeIntervalSince1970: 1_780_000_000)
+    package static let verificationTime = Date(timeIntervalSince1970: 1_780_000_000)
 
-    public var root: String { temporaryFolder }
+    package var root: String { temporaryFolder }
 
     /// A generator of `count` transactions from `seed`, writing to `name` in the test's folder.
     package func generator(_ name: String, count: Int, seed: UInt64 = 1) -> SampleGenerator {

@@ -1,22 +1,22 @@
 import Foundation
-import MdocCBOR
+package import MdocCBOR
 import MdocCOSE
-import MdocCrypto
-import MdocModel
+package import MdocCrypto
+package import MdocModel
 import MdocSamples
 import MdocTime
-import MdocTrust
-import MdocVerification
+package import MdocTrust
+package import MdocVerification
 
 /// A generated transaction for tests: a fresh PKI on `curve`, one mDL, and everything needed to
 /// verify it, with an optional planted defect.
-public struct Scenario {
-    public static let verificationTime = Date(timeIntervalSince1970: 1_780_000_000)  // 2026-05-28T20:26:40Z
+package struct Scenario {
+    package static let verificationTime = Date(timeIntervalSince1970: 1_780_000_000)  // 2026-05-28T20:26:40Z
 
-    public let response: [UInt8]
-    public let trust: TrustStore
-    public let transcript: SessionTranscript
-    public let readerKey: PrivateKey
+    package let response: [UInt8]
+    package let trust: TrustStore
+    package let transcript: SessionTranscript
+    package let readerKey: PrivateKey
     package let authority: IssuingAuthority
 
     package init(curve: Curve = .p256, defect: SampleDefect? = nil, deviceAuthMac: Bool = false) throws {
@@ -75,25 +75,23 @@ public struct Scenario {
         SampleElement("org.iso.18013.5.1", "portrait", .bytes([0xff, 0xd8, 0xff, 0xe0, 0x00, 0x10])),
     ]
 
-    public func verify(at time: Date = Scenario.verificationTime, captureTime: Date? = nil, withTranscript: Bool = true) -> ResponseVerification {
-        let options = VerificationOptions(
-            trust: trust, verificationTime: time, captureTime: captureTime,
-            sessionTranscript: withTranscript ? transcript : nil, readerEphemeralKey: readerKey)
-        return DeviceResponseVerifier(options: options).verify(response)
+    package func verify(at time: Date = Scenario.verificationTime, captureTime: Date? = nil, withTranscript: Bool = true) -> ResponseVerification {
+        Verifier(trust: trust, verificationTime: time).verifyResponse(
+            response, captureTime: captureTime, transcript: withTranscript ? transcript : nil, readerKey: readerKey)
     }
 }
 
 extension Scenario {
     /// The files of a transaction bundle for this scenario: the response, the transcript, the
     /// reader key and a transaction.json.
-    public func bundleFiles(id: String, capturedAt: Date? = nil, source: String = "kiosk-01") throws -> [String: [UInt8]] {
+    package func bundleFiles(id: String, capturedAt: Date? = nil, source: String = "kiosk-01") throws -> [String: [UInt8]] {
         try Self.bundleFiles(
             id: id, source: source, capturedAt: capturedAt, response: response, transcript: transcript, readerKey: readerKey)
     }
 
     /// The files of a transaction bundle: `response`, `transcript`, the reader key and a
     /// transaction.json whose text fields are JSON-encoded (any source name, hostile ones too).
-    public static func bundleFiles(
+    package static func bundleFiles(
         id: String, source: String, capturedAt: Date?, response: [UInt8], transcript: SessionTranscript, readerKey: PrivateKey
     ) throws -> [String: [UInt8]] {
         let encoder = JSONEncoder()
@@ -111,7 +109,7 @@ extension Scenario {
     }
 
     /// Writes the trust folder (IACA PEM + CRLs) to `directory`.
-    public func writeTrust(to directory: String) throws {
+    package func writeTrust(to directory: String) throws {
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         for (i, anchor) in trust.anchors.enumerated() {
             try Data(anchor.pem.utf8).write(to: URL(fileURLWithPath: "\(directory)/iaca-\(i).pem"))
@@ -123,7 +121,7 @@ extension Scenario {
 }
 
 /// Writes bundle files under `directory/name/`.
-public func writeBundle(_ files: [String: [UInt8]], to directory: String) throws {
+package func writeBundle(_ files: [String: [UInt8]], to directory: String) throws {
     for (path, bytes) in files {
         let url = URL(fileURLWithPath: directory).appendingPathComponent(path)
         try FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)

@@ -1,32 +1,32 @@
 import Foundation
-import MdocCBOR
+package import MdocCBOR
 import MdocCOSE
-import MdocCrypto
-import MdocModel
+package import MdocCrypto
+package import MdocModel
 import MdocSamples
 
 /// A complete captured exchange made with a generated PKI: QR engagement (`mdoc:` URI), the
 /// reader's ephemeral key, SessionEstablishment carrying an encrypted DeviceRequest, SessionData
 /// carrying the encrypted DeviceResponse (deviceSignature over the QR transcript). With a
 /// ``ReaderPKI``, the DocRequest carries readerAuth signed by the reader's key.
-public struct SessionScenario {
-    public let engagementURI: String
-    public let engagementBytes: [UInt8]
-    public let readerKey: PrivateKey
-    public private(set) var sessionEstablishment: [UInt8]
-    public var sessionData: [[UInt8]]
-    public let transcript: SessionTranscript
-    public let keys: SessionKeys
-    public let deviceResponse: [UInt8]
-    public private(set) var deviceRequest: [UInt8]
+package struct SessionScenario {
+    package let engagementURI: String
+    package let engagementBytes: [UInt8]
+    package let readerKey: PrivateKey
+    package private(set) var sessionEstablishment: [UInt8]
+    package var sessionData: [[UInt8]]
+    package let transcript: SessionTranscript
+    package let keys: SessionKeys
+    package let deviceResponse: [UInt8]
+    package private(set) var deviceRequest: [UInt8]
     package let authority: IssuingAuthority
     /// The reader PKI that signed readerAuth, if any.
-    public let reader: ReaderPKI?
+    package let reader: ReaderPKI?
     let eReaderKeyBytes: [UInt8]
 
-    public static let defaultRequested = ["family_name", "given_name", "birth_date", "document_number", "age_over_18", "portrait"]
+    package static let defaultRequested = ["family_name", "given_name", "birth_date", "document_number", "age_over_18", "portrait"]
 
-    public init(requested: [String] = SessionScenario.defaultRequested, reader: ReaderPKI? = nil) throws {
+    package init(requested: [String] = SessionScenario.defaultRequested, reader: ReaderPKI? = nil) throws {
         let t = Scenario.verificationTime
         let authority = try IssuingAuthority(curve: .p256, profile: IssuingAuthority.Profile(notBefore: t.addingTimeInterval(-100 * 86_400)))
         self.authority = authority
@@ -76,7 +76,7 @@ public struct SessionScenario {
     }
 
     /// ItemsRequestBytes (`#6.24(bstr .cbor ItemsRequest)`) asking for `requested` of the mDL namespace.
-    public static func itemsRequestBytes(requested: [String]) -> [UInt8] {
+    package static func itemsRequestBytes(requested: [String]) -> [UInt8] {
         CBORNode.embedded(.map([
             .init(.text("docType"), .text("org.iso.18013.5.1.mDL")),
             .init(.text("nameSpaces"), .map([.init(.text("org.iso.18013.5.1"), .map(requested.map { .init(.text($0), .bool(false)) }))])),
@@ -87,7 +87,7 @@ public struct SessionScenario {
     /// over `signedRequested` (default: what is requested; a different list makes readerAuth
     /// cover another ItemsRequest than the one sent); `alterReaderAuth` edits the encoded
     /// readerAuth before it is sent.
-    public static func makeDeviceRequest(
+    package static func makeDeviceRequest(
         requested: [String], transcript: SessionTranscript, reader: ReaderPKI?, signedRequested: [String]? = nil,
         alterReaderAuth: (([UInt8]) -> [UInt8])? = nil
     ) throws -> [UInt8] {
@@ -106,7 +106,7 @@ public struct SessionScenario {
     }
 
     /// Replaces the DeviceRequest SessionEstablishment carries (encrypted with SKReader, counter 1).
-    public mutating func replaceDeviceRequest(_ request: [UInt8]) throws {
+    package mutating func replaceDeviceRequest(_ request: [UInt8]) throws {
         deviceRequest = request
         sessionEstablishment = CBORNode.map([
             .init(.text("eReaderKey"), .raw(eReaderKeyBytes[...])),
@@ -115,7 +115,7 @@ public struct SessionScenario {
     }
 
     /// The bundle's files (engagement as text).
-    public func files() throws -> [String: [UInt8]] {
+    package func files() throws -> [String: [UInt8]] {
         var files: [String: [UInt8]] = [
             "engagement.txt": Array(engagementURI.utf8),
             "session-establishment.cbor": sessionEstablishment,
@@ -126,7 +126,7 @@ public struct SessionScenario {
         return files
     }
 
-    public func writeTrust(to directory: String) throws {
+    package func writeTrust(to directory: String) throws {
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         try Data(authority.iaca.pem.utf8).write(to: URL(fileURLWithPath: "\(directory)/iaca.pem"))
     }

@@ -3,10 +3,10 @@ import XCTest
 
 /// A folder of its own under the system's temporary folder (`<prefix>-<UUID>`), made when the
 /// value is and removed with everything in it when the last reference goes.
-public final class TemporaryFolder {
-    public let path: String
+package final class TemporaryFolder {
+    package let path: String
 
-    public init(prefix: String = "mdoc-ingest") throws {
+    package init(prefix: String = "mdoc-ingest") throws {
         path = NSTemporaryDirectory() + prefix + "-" + UUID().uuidString
         try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
     }
@@ -14,11 +14,11 @@ public final class TemporaryFolder {
     deinit { try? FileManager.default.removeItem(atPath: path) }
 
     /// The path of `relative` inside the folder (the folder itself for "").
-    public func url(_ relative: String) -> String { relative.isEmpty ? path : path + "/" + relative }
+    package func url(_ relative: String) -> String { relative.isEmpty ? path : path + "/" + relative }
 
     /// Writes `bytes` at `relative`, creating parent folders; returns the full path.
     @discardableResult
-    public func write(_ relative: String, _ bytes: [UInt8]) throws -> String {
+    package func write(_ relative: String, _ bytes: [UInt8]) throws -> String {
         let full = url(relative)
         let parent = (full as NSString).deletingLastPathComponent
         try FileManager.default.createDirectory(atPath: parent, withIntermediateDirectories: true)
@@ -26,7 +26,7 @@ public final class TemporaryFolder {
         return full
     }
 
-    public func makeDirectory(_ relative: String) throws {
+    package func makeDirectory(_ relative: String) throws {
         try FileManager.default.createDirectory(atPath: url(relative), withIntermediateDirectories: true)
     }
 }
@@ -37,7 +37,7 @@ open class TemporaryFolderTestCase: XCTestCase {
     private var folder: TemporaryFolder?
 
     /// The test's folder; empty outside a test.
-    public var temporaryFolder: String { folder?.path ?? "" }
+    package var temporaryFolder: String { folder?.path ?? "" }
 
     override open func setUpWithError() throws {
         try super.setUpWithError()

@@ -39,9 +39,9 @@ final class CheckNegativeTests: XCTestCase {
     }
 
     func verify(_ response: [UInt8], _ setup: Setup, captureTime: Date? = nil) -> ResponseVerification {
-        let options = VerificationOptions(
+        let options = ResponseOptions(
             trust: setup.trust, verificationTime: t, captureTime: captureTime, sessionTranscript: setup.transcript)
-        return DeviceResponseVerifier(options: options).verify(response)
+        return options.verify(response)
     }
 
     func failing(_ result: ResponseVerification) -> Set<CheckID> { Set(result.checks.filter { $0.status == .fail }.map(\.id)) }

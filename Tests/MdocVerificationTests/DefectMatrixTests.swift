@@ -76,9 +76,9 @@ final class DefectMatrixTests: XCTestCase {
         // The response was signed over one transcript; verifying with another session's transcript fails.
         let first = try Scenario()
         let second = try Scenario()
-        let options = VerificationOptions(
+        let options = ResponseOptions(
             trust: first.trust, verificationTime: Scenario.verificationTime, sessionTranscript: second.transcript)
-        let result = DeviceResponseVerifier(options: options).verify(first.response)
+        let result = options.verify(first.response)
         XCTAssertEqual(failing(result), [.deviceSignature])
     }
 
@@ -90,8 +90,8 @@ final class DefectMatrixTests: XCTestCase {
         let badDoc = try XCTUnwrap(try MdocCBORTestHelpers.documents(bad.response).first)
         let response = MdocIssuer.deviceResponse(documents: [goodDoc, badDoc])
         let trust = TrustStoreHelpers.merged(good.trust, bad.trust)
-        let options = VerificationOptions(trust: trust, verificationTime: Scenario.verificationTime)
-        let result = DeviceResponseVerifier(options: options).verify(response)
+        let options = ResponseOptions(trust: trust, verificationTime: Scenario.verificationTime)
+        let result = options.verify(response)
         let failures = result.checks.filter { $0.status == .fail }
         XCTAssertEqual(Set(failures.map(\.id)), [.msoDigest])
         XCTAssertTrue(failures.allSatisfy { $0.subject.hasPrefix("doc[1]") })

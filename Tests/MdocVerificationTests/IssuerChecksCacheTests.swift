@@ -7,19 +7,22 @@ import MdocTrust
 import MdocVerification
 import XCTest
 
-/// The issuer-certificate checks are cached per chain, subject and instant in the trust store
-/// (TrustStore.issuerChecks): a verification answered from the cache must equal one computed
-/// afresh, for every defect, at every instant.
+/// The issuer chain results are cached per chain, subject, header and instant for a run
+/// (IssuerChainCache, held by the Verifier): a verification answered from the cache must equal
+/// one computed afresh, for every defect, at every instant.
 final class IssuerChecksCacheTests: XCTestCase {
     let t = Scenario.verificationTime
 
     func fresh(_ trust: TrustStore) -> TrustStore { TrustStore(anchors: trust.anchors, crls: trust.crls) }
 
-    func verify(_ scenario: Scenario, trust: TrustStore, at time: Date, captureTime: Date?) -> ResponseVerification {
-        let options = VerificationOptions(
-            trust: trust, verificationTime: time, captureTime: captureTime,
-            sessionTranscript: scenario.transcript, readerEphemeralKey: scenario.readerKey)
-        return DeviceResponseVerifier(options: options).verify(scenario.response)
+    /// `scenario` verified at `time` by `verifier` (its trust store and cache; the time is the
+    /// verifier's own when nil), or by a fresh verifier of `trust`.
+    func verify(
+        _ scenario: Scenario, trust: TrustStore, at time: Date, captureTime: Date?, verifier: Verifier? = nil
+    ) -> ResponseVerification {
+        let verifier = verifier ?? Verifier(trust: trust, verificationTime: time)
+        return verifier.verifyResponse(
+            scenario.response, captureTime: captureTime, transcript: scenario.transcript, readerKey: scenario.readerKey)
     }
 
     func testCachedResultsEqualFreshOnes() throws {
@@ -29,27 +32,36 @@ final class IssuerChecksCacheTests: XCTestCase {
             (t, nil), (t, t.addingTimeInterval(-3_600)), (t.addingTimeInterval(-400 * 86_400), nil),
             (t.addingTimeInterval(3_000 * 86_400), t), (t, nil),
         ]
+        var reused = 0
         for defect in defects {
             let scenario = try Scenario(curve: .p256, defect: defect, deviceAuthMac: defect == .badDeviceMac)
             let shared = fresh(scenario.trust)
+            // One verifier (one cache) per verification time, shared across rounds.
+            var verifiers: [Date: Verifier] = [:]
             for _ in 0..<2 {
                 for (time, capture) in instants {
-                    let cached = verify(scenario, trust: shared, at: time, captureTime: capture)
+                    let verifier = verifiers[time] ?? Verifier(trust: shared, verificationTime: time)
+                    verifiers[time] = verifier
+                    let cached = verify(scenario, trust: shared, at: time, captureTime: capture, verifier: verifier)
                     let computed = verify(scenario, trust: fresh(scenario.trust), at: time, captureTime: capture)
                     XCTAssertEqual(cached.checks, computed.checks, "\(String(describing: defect)) at \(time), capture \(String(describing: capture))")
                     XCTAssertEqual(cached.documents.map { $0.chain.map(\.fingerprintHex) }, computed.documents.map { $0.chain.map(\.fingerprintHex) })
                     XCTAssertEqual(cached.verdict, computed.verdict)
                 }
             }
+            reused += verifiers.values.map(\.issuerCacheStatistics.reused).reduce(0, +)
         }
+        XCTAssertGreaterThan(reused, 0, "the cache answered")
     }
 
     func testTimeDependentChecksFollowTheInstant() throws {
         let scenario = try Scenario()
         let trust = fresh(scenario.trust)
-        let valid = verify(scenario, trust: trust, at: t, captureTime: nil)
-        let expired = verify(scenario, trust: trust, at: t.addingTimeInterval(3_000 * 86_400), captureTime: nil)
-        let again = verify(scenario, trust: trust, at: t, captureTime: nil)
+        let verifier = Verifier(trust: trust, verificationTime: t)
+        let later = Verifier(trust: trust, verificationTime: t.addingTimeInterval(3_000 * 86_400))
+        let valid = verify(scenario, trust: trust, at: t, captureTime: nil, verifier: verifier)
+        let expired = verify(scenario, trust: trust, at: t.addingTimeInterval(3_000 * 86_400), captureTime: nil, verifier: later)
+        let again = verify(scenario, trust: trust, at: t, captureTime: nil, verifier: verifier)
         func status(_ r: ResponseVerification, _ id: CheckID) -> CheckStatus? { r.checks.first { $0.id == id }?.status }
         XCTAssertEqual(status(valid, .issuerDsValidity), .pass)
         XCTAssertEqual(status(expired, .issuerDsValidity), .fail)
@@ -63,13 +75,13 @@ final class IssuerChecksCacheTests: XCTestCase {
         let authority = try IssuingAuthority(curve: .p256, profile: .init(notBefore: t.addingTimeInterval(-30 * 86_400)))
         let scenario = try Scenario()
         let trust = TrustStore(anchors: [authority.iaca])
+        let verifier = Verifier(trust: trust, verificationTime: t)
         func detail(protected: Bool) throws -> String? {
             var spec = DocumentSpec(
                 disclosed: Scenario.elements, signed: t.addingTimeInterval(-86_400), deviceKey: try PrivateKey.generate(curve: .p256))
             spec.x5chainInProtected = protected
             let document = try MdocIssuer.document(spec, authority: authority, transcript: scenario.transcript)
-            let options = VerificationOptions(trust: trust, verificationTime: t, sessionTranscript: scenario.transcript)
-            let result = DeviceResponseVerifier(options: options).verify(MdocIssuer.deviceResponse(documents: [document]))
+            let result = verifier.verifyResponse(MdocIssuer.deviceResponse(documents: [document]), transcript: scenario.transcript)
             return result.checks.first { $0.id == .issuerX5chain }?.detail
         }
         for _ in 0..<2 {

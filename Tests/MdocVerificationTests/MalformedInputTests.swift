@@ -9,11 +9,11 @@ import XCTest
 
 /// Malformed input yields a `cbor.*` / `response.*` failure with a clear detail, never a trap.
 final class MalformedInputTests: XCTestCase {
-    var verifier: DeviceResponseVerifier!
+    var verifier: ResponseOptions!
 
     override func setUpWithError() throws {
         let trust = TrustStore(anchors: try Certificate.parseAll(pemOrDER: try AnnexD.iacaCertificatePEM()))
-        verifier = DeviceResponseVerifier(options: VerificationOptions(trust: trust, verificationTime: AnnexD.referenceTime))
+        verifier = ResponseOptions(trust: trust, verificationTime: AnnexD.referenceTime)
     }
 
     func failing(_ bytes: [UInt8]) -> [CheckResult] {

@@ -19,8 +19,8 @@ final class TrustChainTests: XCTestCase {
         let scenario = try Scenario()
         let document = try MdocIssuer.document(spec, authority: authority, transcript: scenario.transcript)
         let response = MdocIssuer.deviceResponse(documents: [document])
-        let options = VerificationOptions(trust: TrustStore(anchors: anchors), verificationTime: t, sessionTranscript: scenario.transcript)
-        return DeviceResponseVerifier(options: options).verify(response)
+        let options = ResponseOptions(trust: TrustStore(anchors: anchors), verificationTime: t, sessionTranscript: scenario.transcript)
+        return options.verify(response)
     }
 
     func spec() throws -> DocumentSpec {
@@ -72,29 +72,6 @@ final class TrustChainTests: XCTestCase {
         let chain = try XCTUnwrap(result.checks.first { $0.id == .issuerChain })
         XCTAssertTrue(chain.detail.lowercased().contains("path length"), chain.detail)
         XCTAssertEqual(result.checks.first { $0.id == .issuerSignature }?.status, .pass, "the signature itself is fine")
-    }
-
-    func testTrustFolderLoadsPEMBundlesDERAndCRLs() throws {
-        let directory = NSTemporaryDirectory() + "trust-\(UUID().uuidString)"
-        defer { try? FileManager.default.removeItem(atPath: directory) }
-        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
-        let a = try IssuingAuthority(curve: .p256, profile: .init(notBefore: t))
-        let b = try IssuingAuthority(curve: .p384, profile: .init(notBefore: t))
-        let c = try IssuingAuthority(curve: .ed25519, profile: .init(notBefore: t))
-        try Data((a.iaca.pem + b.iaca.pem).utf8).write(to: URL(fileURLWithPath: "\(directory)/two.pem"))
-        try Data(c.iaca.der).write(to: URL(fileURLWithPath: "\(directory)/three.der"))
-        try Data(try a.crl(revoking: [], thisUpdate: t, nextUpdate: nil).der).write(to: URL(fileURLWithPath: "\(directory)/a.crl"))
-        try Data("notes".utf8).write(to: URL(fileURLWithPath: "\(directory)/README.txt"))
-        let store = try TrustStore(directory: directory)
-        XCTAssertEqual(store.anchors.count, 3)
-        XCTAssertEqual(store.crls.count, 1)
-        XCTAssertEqual(store.ignoredFiles, ["README.txt"])
-        // The snapshot hash identifies the material, whatever the file names.
-        XCTAssertEqual(store.snapshotHash, TrustStore(anchors: [c.iaca, a.iaca, b.iaca], crls: store.crls).snapshotHash)
-
-        try Data("-----BEGIN CERTIFICATE-----\nnot base64\n-----END CERTIFICATE-----\n".utf8).write(to: URL(fileURLWithPath: "\(directory)/bad.pem"))
-        XCTAssertThrowsError(try TrustStore(directory: directory)) { XCTAssertEqual(($0 as? TrustError)?.code, .invalidFile) }
-        XCTAssertThrowsError(try TrustStore(directory: directory + "/missing")) { XCTAssertEqual(($0 as? TrustError)?.code, .notFound) }
     }
 
     func testChainValidationIsCachedPerChain() throws {

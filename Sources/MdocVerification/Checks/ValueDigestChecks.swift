@@ -1,0 +1,126 @@
+package import Foundation
+package import MdocCBOR
+package import MdocChecks
+package import MdocCrypto
+package import MdocModel
+
+/// The disclosed IssuerSignedItems (§8.3.2.1.2.2): each IssuerSignedItemBytes of the
+/// document's nameSpaces is read; a malformed one fails `mso.digest` (its digest cannot be
+/// matched to anything). Publishes the items, in received order, and lists them in the findings.
+struct DisclosureCheck: Check {
+    var ids: [CheckID] { [.msoDigest] }
+    var scope: CheckScope { .document }
+    var prerequisites: [Prerequisite] { Self.prerequisites }
+    static let prerequisites: [Prerequisite] = [.examines(.document)]
+
+    func run(_ context: inout CheckContext) {
+        // The facts are read field by field: binding a whole Document copies (retains) every
+        // buffer it holds, once per check and document.
+        guard let nameSpaces = context.document.document?.issuerSigned.nameSpaces else { return }
+        let subject = context.document.subject
+        let keepValues = context.settings.keepValues
+        let count = nameSpaces.reduce(0) { $0 + $1.items.count }
+        var disclosures: [ArraySlice<UInt8>] = []
+        disclosures.reserveCapacity(count)
+        context.document.findings.elements.reserveCapacity(count)
+        for (namespace, items) in nameSpaces {
+            for (position, encoded) in items.enumerated() {
+                do {
+                    let item = try IssuerSignedItem(encoded, path: namespace, decodingValue: keepValues)
+                    disclosures.append(item.itemBytes)
+                    context.document.findings.elements.append(DisclosedElement(
+                        namespace: namespace, identifier: item.elementIdentifier, digestID: item.digestID, digest: nil,
+                        verified: false, deviceSigned: false, value: item.elementValue))
+                } catch {
+                    context.report(CheckResult(
+                        .msoDigest, .fail, "IssuerSignedItemBytes \(position) of \(namespace) malformed: \(error)",
+                        subject: "\(subject)/\(namespace)[\(position)]"))
+                }
+            }
+        }
+        context.document.disclosures = disclosures
+        context.document.issuerSignedItemCount = count
+    }
+}
+
+/// `mso.digest` and `mso.digestId` (§9.1.2.5, §9.3.1): each disclosed IssuerSignedItemBytes,
+/// hashed exactly as received with the MSO's digest algorithm, equals the digest the MSO holds
+/// for its namespace and digestID. Needs the MSO's digest function: without an MSO, or with an
+/// algorithm this build does not support, both are `unchecked`.
+struct ValueDigestCheck: Check {
+    var ids: [CheckID] { [.msoDigest, .msoDigestId] }
+    var scope: CheckScope { .document }
+    var prerequisites: [Prerequisite] { Self.prerequisites }
+    static let prerequisites: [Prerequisite] = [.examines(.document), .needs(.digestFunction)]
+
+    func run(_ context: inout CheckContext) {
+        guard let hash = context.document.digestFunction, let valueDigests = context.document.mso?.valueDigests else { return }
+        let subject = context.document.subject
+        let total = context.document.issuerSignedItemCount
+        guard total > 0 else {
+            context.report(CheckResult(.msoDigest, .skipped, "no issuer-signed element disclosed", subject: subject))
+            context.report(CheckResult(.msoDigestId, .skipped, "no issuer-signed element disclosed", subject: subject))
+            return
+        }
+        let disclosures = context.document.disclosures ?? []
+        var checked = 0
+        var matched = 0
+        var missing = 0
+        // The MSO's digests of the namespace being read (items come namespace by namespace).
+        var namespace: String?
+        var expectedDigests: DigestIDs?
+        for index in disclosures.indices where index < context.document.findings.elements.count {
+            let element = context.document.findings.elements[index]
+            if element.namespace != namespace {
+                namespace = element.namespace
+                expectedDigests = valueDigests[element.namespace]
+            }
+            guard let digestID = element.digestID else { continue }
+            // Over the IssuerSignedItemBytes exactly as received (the tag-24 item).
+            let digest = hash.digest(disclosures[index])
+            var verified = false
+            if let expected = expectedDigests?[digestID] {
+                checked += 1
+                if Self.equal(digest, expected) {
+                    matched += 1
+                    verified = true
+                } else {
+                    context.report(CheckResult(
+                        .msoDigest, .fail,
+                        "digest \(digestID) of \(element.namespace)/\(element.identifier) does not match the MSO",
+                        subject: "\(subject)/\(element.namespace)/\(element.identifier)",
+                        evidence: [Evidence("digestID", String(digestID)), Evidence("computed", digest.hex),
+                                   Evidence("expected", hexString(expected))]))
+                }
+            } else {
+                missing += 1
+                context.report(CheckResult(
+                    .msoDigestId, .fail,
+                    "digestID \(digestID) of \(element.namespace)/\(element.identifier) is not in the MSO valueDigests",
+                    subject: "\(subject)/\(element.namespace)/\(element.identifier)",
+                    evidence: [Evidence("digestID", String(digestID))]))
+            }
+            context.document.findings.elements[index].digest = digest
+            context.document.findings.elements[index].verified = verified
+        }
+        if missing == 0 {
+            context.report(CheckResult(.msoDigestId, .pass, "all \(total) digest ids present", subject: subject))
+        }
+        if matched == checked && checked == total {
+            context.report(CheckResult(
+                .msoDigest, .pass, "\(total) of \(total) \(hash.rawValue) digests match", subject: subject,
+                evidence: [Evidence("algorithm", hash.rawValue), Evidence("count", String(total))]))
+        }
+    }
+
+    /// Whether `digest` holds the bytes `expected`.
+    static func equal(_ digest: Digest, _ expected: ArraySlice<UInt8>) -> Bool {
+        digest.withUnsafeBytes { computed in
+            expected.withUnsafeBytes { received in
+                guard computed.count == received.count else { return false }
+                guard let a = computed.baseAddress, let b = received.baseAddress else { return true }
+                return memcmp(a, b, computed.count) == 0
+            }
+        }
+    }
+}

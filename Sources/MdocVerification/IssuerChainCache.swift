@@ -1,0 +1,90 @@
+package import Foundation
+package import MdocChecks
+package import MdocCrypto
+import Synchronization
+
+/// The issuer chain results of each received chain, computed once per run: a batch repeats a
+/// handful of DS certificates, and validating a chain (the DS→IACA signature, the CRL lookups)
+/// costs more than the rest of a response's checks. Safe to share between tasks.
+///
+/// The results depend only on the chain's certificates, the trust store (whose anchors and CRLs
+/// never change), the subject they are reported for, the header the chain came in and, for the
+/// time-dependent ones, the instant judged and its time: that is the key.
+package final class IssuerChainCache: Sendable {
+    /// What is cached for a chain: its results and the chain as validated (leaf first, anchor
+    /// last; empty when it did not validate).
+    struct Entry: Sendable {
+        var results: [CheckResult]
+        var validated: [Certificate]
+    }
+
+    /// The certificates of a chain by identity (the key holds them, so an identity is never
+    /// reused while cached; ``MdocTrust/TrustStore/certificate(der:)`` returns one object per
+    /// DER), the subject, the header bucket, and the instant with its time.
+    struct Key: Hashable, Sendable {
+        let chain: [Certificate]
+        let subject: String
+        let bucket: String
+        let instant: CheckInstant?
+        let time: Double
+
+        static func == (lhs: Self, rhs: Self) -> Bool {
+            guard lhs.chain.count == rhs.chain.count, lhs.instant == rhs.instant, lhs.time == rhs.time,
+                lhs.subject == rhs.subject, lhs.bucket == rhs.bucket
+            else { return false }
+            for (a, b) in zip(lhs.chain, rhs.chain) where a !== b { return false }
+            return true
+        }
+
+        func hash(into hasher: inout Hasher) {
+            for certificate in chain { hasher.combine(ObjectIdentifier(certificate)) }
+            hasher.combine(subject)
+            hasher.combine(bucket)
+            hasher.combine(instant)
+            hasher.combine(time)
+        }
+    }
+
+    /// How the cache was used over its life.
+    package struct Statistics: Sendable, Hashable {
+        /// Entries computed (misses).
+        package var computed: Int
+        /// Answers served from the cache.
+        package var reused: Int
+    }
+
+    /// Bound on cached entries, so a hostile batch of unique certificates cannot grow memory
+    /// without limit.
+    package static let limit = 10_000
+
+    private let entries = Mutex<[Key: Entry]>([:])
+    private let computed = Atomic<Int>(0)
+    private let reused = Atomic<Int>(0)
+
+    init() {}
+
+    /// The entry for `chain`, `subject` and `bucket` (and `instant` at `time` for the
+    /// time-dependent results), computed by `compute` when not cached. `compute` must depend on
+    /// nothing else (besides the trust store).
+    func entry(
+        chain: [Certificate], subject: String, bucket: String, instant: CheckInstant? = nil, time: Date? = nil,
+        compute: () -> Entry
+    ) -> Entry {
+        let key = Key(chain: chain, subject: subject, bucket: bucket, instant: instant, time: time?.timeIntervalSinceReferenceDate ?? 0)
+        if let cached = entries.withLock({ $0[key] }) {
+            reused.add(1, ordering: .relaxed)
+            return cached
+        }
+        computed.add(1, ordering: .relaxed)
+        let entry = compute()
+        entries.withLock { cache in
+            if cache.count >= Self.limit { cache.removeAll(keepingCapacity: true) }
+            cache[key] = entry
+        }
+        return entry
+    }
+
+    package var statistics: Statistics {
+        Statistics(computed: computed.load(ordering: .relaxed), reused: reused.load(ordering: .relaxed))
+    }
+}

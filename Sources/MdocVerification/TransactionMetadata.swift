@@ -1,0 +1,75 @@
+package import Foundation
+package import MdocModel
+import MdocTime
+
+/// `transaction.json`, the metadata of a transaction bundle:
+/// `{ "id", "capturedAt" (RFC 3339), "source", "consent": { "reference", "grantedAt", "scopes", "expiresAt" } }`.
+/// Every field is optional.
+package struct TransactionMetadata: Sendable, Equatable {
+    package var id: String?
+    package var capturedAt: Date?
+    package var source: String?
+    package var consent: Consent?
+    /// How a live capture went (`capture`, written by `mdocverify capture`).
+    package var capture: CaptureRecord?
+
+    package struct Consent: Sendable, Equatable {
+        package var reference: String?
+        package var grantedAt: Date?
+        package var scopes: [String]
+        package var expiresAt: Date?
+    }
+
+    package struct Failure: Error, CustomStringConvertible {
+        package let description: String
+    }
+
+    package init() {}
+
+    /// Parses the JSON; unknown fields are ignored, wrong types are errors naming the field.
+    package init(json: [UInt8]) throws {
+        let object: Any
+        do {
+            object = try JSONSerialization.jsonObject(with: Data(json))
+        } catch {
+            throw Failure(description: "transaction.json is not valid JSON")
+        }
+        guard let map = object as? [String: Any] else { throw Failure(description: "transaction.json is not a JSON object") }
+        func string(_ key: String, in map: [String: Any]) throws -> String? {
+            guard let value = map[key], !(value is NSNull) else { return nil }
+            guard let text = value as? String else { throw Failure(description: "transaction.json: \(key) is not a string") }
+            return text
+        }
+        func date(_ key: String, in map: [String: Any]) throws -> Date? {
+            guard let text = try string(key, in: map) else { return nil }
+            guard let date = RFC3339.parse(text) else {
+                throw Failure(description: "transaction.json: \(key) \"\(text)\" is not an RFC 3339 time")
+            }
+            return date
+        }
+        self.id = try string("id", in: map)
+        self.capturedAt = try date("capturedAt", in: map)
+        self.source = try string("source", in: map)
+        if let consentValue = map["consent"], !(consentValue is NSNull) {
+            guard let consent = consentValue as? [String: Any] else {
+                throw Failure(description: "transaction.json: consent is not an object")
+            }
+            var scopes: [String] = []
+            if let value = consent["scopes"] {
+                guard let list = value as? [Any] else { throw Failure(description: "transaction.json: consent.scopes is not an array") }
+                scopes = list.compactMap { $0 as? String }
+            }
+            self.consent = Consent(
+                reference: try string("reference", in: consent), grantedAt: try date("grantedAt", in: consent), scopes: scopes,
+                expiresAt: try date("expiresAt", in: consent))
+        }
+        if let captureValue = map["capture"], !(captureValue is NSNull) {
+            do {
+                let data = try JSONSerialization.data(withJSONObject: captureValue)
+                self.capture = try JSONDecoder().decode(CaptureRecord.self, from: data)
+            } catch {
+                throw Failure(description: "transaction.json: capture is not a capture record")
+            }
+        }
+    }
+}
