@@ -3,7 +3,7 @@ import MdocChecks
 @testable import MdocImaging
 import XCTest
 
-/// documents/manifest.json and its uploads (DESIGN.md, "The transaction bundle", "Images").
+/// documents/manifest.json and its uploads (README.md, "A transaction bundle").
 final class DocumentUploadsTests: XCTestCase {
     /// A small valid JPEG (16 kB) and a corrupt one.
     var good: [UInt8] = []

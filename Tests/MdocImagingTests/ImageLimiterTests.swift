@@ -6,7 +6,7 @@ import MdocSamples
 import MdocTestSupport
 import XCTest
 
-/// Fitting document scans under the 1,000,000-byte upload limit (DESIGN.md, "Images").
+/// Fitting document scans under the 1,000,000-byte upload limit (the product limit on uploaded scans).
 final class ImageLimiterTests: XCTestCase {
     func sha256(_ bytes: [UInt8]) -> String { hexString(HashFunction.sha256.hash(bytes)) }
 
