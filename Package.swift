@@ -107,7 +107,8 @@ let package = Package(
         .target(
             name: "MdocCapture",
             dependencies: [
-                "MdocBLE", "MdocCBOR", "MdocChecks", "MdocCrypto", "MdocDBus", "MdocModel", "MdocPipeline", "MdocVerification", "MdocTime",
+                "MdocBLE", "MdocCBOR", "MdocChecks", "MdocCrypto", "MdocDBus", "MdocIngest", "MdocModel", "MdocPipeline", "MdocVerification",
+                "MdocTime",
             ]),
         .target(
             name: "MdocIntake",
