@@ -211,7 +211,7 @@ let package = Package(
         .testTarget(
             name: "MdocCaptureTests",
             dependencies: [
-                "MdocBLE", "MdocCapture", "MdocCBOR", "MdocChecks", "MdocCOSE", "MdocCrypto", "MdocDBus", "MdocModel", "MdocPipeline",
+                "MdocBLE", "MdocCapture", "MdocCBOR", "MdocChecks", "MdocCOSE", "MdocCrypto", "MdocDBus", "MdocIngest", "MdocModel", "MdocPipeline",
                 "MdocSamples", "MdocStore", "MdocTestSupport", "MdocVerification",
             ]),
         .testTarget(name: "MdocSealTests", dependencies: ["MdocSeal", "MdocCBOR", "MdocCOSE", "MdocCrypto", "MdocChecks", "MdocTestSupport"]),

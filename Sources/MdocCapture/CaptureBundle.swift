@@ -61,7 +61,8 @@ package enum CaptureBundle {
     }
 
     /// Writes the bundle of `result` (the reader key lent by `session`) and returns it as the
-    /// pipeline reads it: named by `id`, from its folder.
+    /// pipeline reads it: named by `id`, from its folder, its digests over the files as written
+    /// (the reader key included) but without the key's bytes, which stay in the session.
     package static func write(
         _ result: ReaderSessionResult, adapter: String, session: VerifierSession, outDirectory: String, id: String
     ) throws -> TransactionBundle {
@@ -70,7 +71,8 @@ package enum CaptureBundle {
         let partial = (captures as NSString).appendingPathComponent(".\(id).partial")
         let manager = FileManager.default
         try manager.createDirectory(atPath: partial, withIntermediateDirectories: true)
-        let written = try session.withReaderKey { key -> [String: [UInt8]] in
+        // The bundle is made inside the scope: the lent key is wiped when the scope ends.
+        let bundle = try session.withReaderKey { key -> TransactionBundle in
             var written: [String: [UInt8]] = [:]
             for file in try files(id: id, result, adapter: adapter, readerKey: key) {
                 let path = (partial as NSString).appendingPathComponent(file.name)
@@ -81,10 +83,12 @@ package enum CaptureBundle {
                 }
                 written[file.name] = file.bytes
             }
-            return written
+            var bundle = TransactionBundle(name: id, source: final, files: written)
+            _ = bundle.takeFile(TransactionVerifier.readerKeyFile)
+            return bundle
         }
         try manager.moveItem(atPath: partial, toPath: final)
-        return TransactionBundle(name: id, source: final, files: written)
+        return bundle
     }
 
     /// Creates `path` (it must not exist) with `mode` and writes `bytes`.

@@ -126,7 +126,7 @@ package final class LiveCapture: Sendable {
         do {
             bundle = try CaptureBundle.write(result, adapter: adapter, session: session.verifierSession, outDirectory: outDirectory, id: id)
         } catch {
-            session.verifierSession.advance(to: .failed)
+            session.verifierSession.transition(to: .failed)
             throw CaptureSetupError("cannot write the capture under \(outDirectory)/\(CaptureBundle.folderName): \(error)")
         }
         // The same verification, store and proof as `verify`, in the attempt's session.
@@ -135,7 +135,7 @@ package final class LiveCapture: Sendable {
         do {
             verdict = try await pipeline.process(transaction, onEvent: onEvent)
         } catch {
-            if !session.verifierSession.state.isTerminal { session.verifierSession.advance(to: .failed) }
+            if !session.verifierSession.state.isTerminal { session.verifierSession.transition(to: .failed) }
             throw error
         }
         return Attempt(session: session, result: result, bundlePath: bundle.source, verdict: verdict)

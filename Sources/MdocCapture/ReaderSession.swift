@@ -126,13 +126,13 @@ package final class ReaderSession: Sendable {
             }.value
         }
         result.endedAt = Date()
-        if result.ending == .completed { verifierSession.advance(to: .verifying) }
+        if result.ending == .completed { verifierSession.transition(to: .verifying) }
         return result
     }
 
     /// Moves to `next` and notes it as the state reached.
     private func advance(_ next: VerifierSession.State, _ result: inout ReaderSessionResult) {
-        verifierSession.advance(to: next)
+        verifierSession.transition(to: next)
         result.stateReached = next
     }
 

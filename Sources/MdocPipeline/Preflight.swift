@@ -203,30 +203,10 @@ struct Preflight {
         throw PipelineSetupError("--scan-key \(path) is neither a PEM public key (SubjectPublicKeyInfo) nor a certificate")
     }
 
+    /// The bytes of an even, non-empty run of hex digits; nil for anything else.
     static func decodeHex(_ text: String) -> [UInt8]? {
         guard !text.isEmpty, text.utf8.count % 2 == 0 else { return nil }
-        var out: [UInt8] = []
-        out.reserveCapacity(text.utf8.count / 2)
-        var high: UInt8?
-        for byte in text.utf8 {
-            guard let nibble = Self.nibble(byte) else { return nil }
-            if let first = high {
-                out.append(first << 4 | nibble)
-                high = nil
-            } else {
-                high = nibble
-            }
-        }
-        return out
-    }
-
-    private static func nibble(_ byte: UInt8) -> UInt8? {
-        switch byte {
-        case UInt8(ascii: "0")...UInt8(ascii: "9"): byte - UInt8(ascii: "0")
-        case UInt8(ascii: "a")...UInt8(ascii: "f"): byte - UInt8(ascii: "a") + 10
-        case UInt8(ascii: "A")...UInt8(ascii: "F"): byte - UInt8(ascii: "A") + 10
-        default: nil
-        }
+        return bytesFromHex(text)
     }
 }
 

@@ -14,13 +14,17 @@ package struct Transaction: Sendable {
         var bundle = bundle
         self.session = TransactionVerifier.session(for: &bundle)
         self.bundle = bundle
-        session.advance(to: .preflight)
+        session.transition(to: .preflight)
     }
 
-    /// A transaction captured live in `session` (its reader key held there already).
+    /// A transaction captured live in `session` (its reader key held there, not in the bundle).
     package init(captured bundle: TransactionBundle, session: VerifierSession, ending: VerifierSession.State?) {
         var bundle = bundle
-        if let copy = bundle.takeFile(TransactionVerifier.readerKeyFile) { SessionSecrets.wipe(copy) }
+        if let copy = bundle.takeFile(TransactionVerifier.readerKeyFile) {
+            // Only the session holds the key; a bundle bringing one has it taken over there.
+            var key = copy
+            session.keep(readerKeyPEM: &key)
+        }
         self.bundle = bundle
         self.session = session
         self.captureEnding = ending

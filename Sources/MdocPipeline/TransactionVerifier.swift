@@ -36,7 +36,7 @@ package struct VerifiedTransaction: Sendable {
     /// Ends the session: `ending` when given (a capture that failed or was cancelled), else
     /// success when the transaction is valid and failed otherwise. Its secrets are cleansed.
     package func endSession(_ ending: VerifierSession.State? = nil) {
-        session.advance(to: ending ?? (verdict == .valid ? .success : .failed))
+        session.transition(to: ending ?? (verdict == .valid ? .success : .failed))
     }
 }
 
@@ -113,7 +113,7 @@ package enum TransactionVerifier {
     package static func verify(_ bundle: TransactionBundle, context: TransactionContext) -> PendingTransaction {
         var bundle = bundle
         let session = session(for: &bundle)
-        session.advance(to: .preflight)
+        session.transition(to: .preflight)
         return verify(bundle, in: session, context: context)
     }
 

@@ -28,17 +28,6 @@ package final class VerifierSession: Sendable {
         package var isTerminal: Bool { self == .success || self == .failed || self == .cancelled }
     }
 
-    /// A transition the state machine does not allow: a programming error.
-    package struct IllegalTransition: Error, Equatable, CustomStringConvertible {
-        package let from: State
-        package let to: State
-        package init(from: State, to: State) {
-            self.from = from
-            self.to = to
-        }
-        package var description: String { "illegal VerifierSession transition \(from.rawValue) → \(to.rawValue)" }
-    }
-
     /// The legal moves: forward through the phases from pre-flight (a phase may be skipped: a
     /// bundle without engagement goes from pre-flight to verifying), success only from
     /// verifying, failed or cancelled from any state that is not an ending.
@@ -83,12 +72,18 @@ package final class VerifierSession: Sendable {
     package var state: State { storage.withLock { $0.state } }
     package var history: [State] { storage.withLock { $0.history } }
 
-    /// Moves to `next`, or throws ``IllegalTransition`` (the state is unchanged). Moving to a
-    /// terminal state cleanses the secrets and releases the resources.
-    package func transition(to next: State) throws(IllegalTransition) {
-        let ended = try storage.withLock { storage throws(IllegalTransition) -> [any Sendable]? in
-            guard Self.allowed(from: storage.state, to: next) else {
-                throw IllegalTransition(from: storage.state, to: next)
+    /// Whether the session may move to `next` from where it is now.
+    package func canTransition(to next: State) -> Bool { Self.allowed(from: state, to: next) }
+
+    /// Moves to `next`. The pipeline only asks for moves its flow makes legal: an illegal one is
+    /// a programming error and stops the process. Moving to a terminal state cleanses the
+    /// secrets and releases the resources.
+    package func transition(to next: State) {
+        // The resources are released after the lock (a connection's deinit may take time).
+        let released = storage.withLock { storage -> [any Sendable]? in
+            let from = storage.state
+            guard Self.allowed(from: from, to: next) else {
+                preconditionFailure("illegal VerifierSession transition \(from.rawValue) → \(next.rawValue)")
             }
             storage.state = next
             storage.history.append(next)
@@ -96,17 +91,7 @@ package final class VerifierSession: Sendable {
             defer { storage.resources.removeAll() }
             return storage.resources
         }
-        if ended != nil { secrets.cleanse() }
-    }
-
-    /// Moves to `next` where the caller's flow makes the move legal: an illegal one is a
-    /// programming error and stops the process.
-    package func advance(to next: State) {
-        do {
-            try transition(to: next)
-        } catch {
-            preconditionFailure(error.description)
-        }
+        if released != nil { secrets.cleanse() }
     }
 
     /// Moves forward to `next` unless the session is there or past it already (a captured
@@ -114,7 +99,7 @@ package final class VerifierSession: Sendable {
     package func reach(_ next: State) {
         let current = state
         guard !current.isTerminal, Self.phaseOrder(current) < Self.phaseOrder(next) else { return }
-        advance(to: next)
+        transition(to: next)
     }
 
     // MARK: Resources

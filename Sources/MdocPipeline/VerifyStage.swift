@@ -35,7 +35,7 @@ struct Judged: Sendable {
     /// Ends the transaction's session: the capture's ending when it did not complete, else
     /// success when valid and failed otherwise.
     func endSession() {
-        transaction.session.advance(to: transaction.captureEnding ?? (verdict == .valid ? .success : .failed))
+        transaction.session.transition(to: transaction.captureEnding ?? (verdict == .valid ? .success : .failed))
     }
 }
 

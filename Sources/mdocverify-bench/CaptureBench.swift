@@ -54,8 +54,8 @@ private func measureCaptures(count: Int) async throws -> [(name: String, value: 
         let wallet = try SampleWallet(authority: authority)
         let engagement = try DeviceEngagement(try CBOR(decoding: try DeviceEngagement.bytes(fromURI: wallet.uri)))
         let session = VerifierSession(name: "capture")
-        session.advance(to: .preflight)
-        session.advance(to: .processingEngagement)
+        session.transition(to: .preflight)
+        session.transition(to: .processingEngagement)
         let readerKey = try PrivateKey.generate(curve: .p256)
         let eReaderKeyBytes = try ReaderMessages.eReaderKeyBytes(readerKey.publicKey)
         let transcript = try SessionTranscript(
@@ -67,7 +67,7 @@ private func measureCaptures(count: Int) async throws -> [(name: String, value: 
         let deviceRequest = ReaderMessages.deviceRequest(itemsRequestBytes: request.itemsRequestBytes(), readerAuth: nil)
         let establishment = ReaderMessages.sessionEstablishment(
             eReaderKeyBytes: eReaderKeyBytes, data: try keys.encrypt(deviceRequest, direction: .readerToDevice, counter: 1))
-        session.advance(to: .connecting)
+        session.transition(to: .connecting)
         let message = try wallet.answer(establishment: establishment)
 
         // Timed: decrypt, write the bundle, verify + prove + record.
@@ -76,7 +76,7 @@ private func measureCaptures(count: Int) async throws -> [(name: String, value: 
         guard let ciphertext = data.data else { continue }
         let plain = try session.withSessionKeys { keys in try keys?.decrypt(ciphertext, direction: .deviceToReader, counter: 1) }
         if let plain { session.keep(plaintext: plain) }
-        session.advance(to: .verifying)
+        session.transition(to: .verifying)
         let decrypted = ContinuousClock.now
         var result = ReaderSessionResult(engagementURI: wallet.uri, startedAt: Date())
         result.plan = try BLEPlan.choose(engagement, preference: .auto)
