@@ -118,7 +118,7 @@ final class VerifyStage: Sendable {
         guard distinct.count < transactions.count else { return judged }
         var shown = Set<Int>()
         return zip(transactions, slots).map { transaction, slot in
-            guard !shown.insert(slot).inserted else { return Self.copy(judged[slot], as: transaction) }
+            guard shown.insert(slot).inserted else { return Self.copy(judged[slot], as: transaction) }
             return judged[slot]
         }
     }

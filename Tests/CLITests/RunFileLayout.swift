@@ -22,7 +22,8 @@ enum RunFileLayout {
             let listed = try RunManifest(payload: try ProofVerifier.open(try read(manifestPath)).payload)
             let runFile = "\(out)/proofs/\(RunFile.fileName(runID: listed.runID))"
             let reader = try RunFileReader(path: runFile)
-            let proofs = try listed.entries.map { entry in
+            let entries = listed.entries.sorted { ($0.offset ?? 0) < ($1.offset ?? 0) }
+            let proofs = try entries.map { entry in
                 try reader.proof(at: RunFile.Location(
                     referenceCode: entry.referenceCode, offset: try XCTUnwrap(entry.offset), length: try XCTUnwrap(entry.length),
                     sha256: entry.sha256))
