@@ -27,9 +27,10 @@ final class ProveStage: Sendable {
         var byReference: [String: RunFile.Location] = [:]
     }
 
-    /// The proof signed for each transaction of the run (by id): a transaction met again in a
-    /// later batch keeps it, never a second one for its reference code.
-    private let signedInRun = Mutex<[String: SignedProof]>([:])
+    /// The reference code of each transaction the run signed a proof for (by id): a transaction
+    /// met again in a later batch keeps that proof, already in the file, never a second one.
+    /// Codes only, not the proofs: the memory of a run stays small however long it is.
+    private let signedInRun = Mutex<[String: String]>([:])
     private let appended = Mutex(Appended())
 
     /// Creates the run's file (and `<out>/proofs/`); an existing file is never reused.
@@ -57,7 +58,7 @@ final class ProveStage: Sendable {
         guard let verified = judged.verified, verified.keepData else { return }
         if signedInRun.withLock({ $0[verified.transactionID] }) != nil { return }
         let proof = try signer.sign(evidence: evidence(verified))
-        signedInRun.withLock { $0[verified.transactionID] = proof }
+        signedInRun.withLock { $0[verified.transactionID] = proof.referenceCode }
         judged.signed = proof
     }
 
@@ -130,9 +131,12 @@ final class ProveStage: Sendable {
         var taken = Set<String>()
         let known = appended.withLock { $0.byReference }
         for judged in batch {
-            guard let proof = judged.signed ?? judged.reuse?.proof ?? signedInRun.withLock({ $0[judged.transactionID] }) else { continue }
-            wanted.append((judged.transactionID, proof.referenceCode))
-            if known[proof.referenceCode] == nil, taken.insert(proof.referenceCode).inserted { proofs.append(proof) }
+            if let proof = judged.signed ?? judged.reuse?.proof {
+                wanted.append((judged.transactionID, proof.referenceCode))
+                if known[proof.referenceCode] == nil, taken.insert(proof.referenceCode).inserted { proofs.append(proof) }
+            } else if let code = signedInRun.withLock({ $0[judged.transactionID] }) {
+                wanted.append((judged.transactionID, code))
+            }
         }
         guard !wanted.isEmpty else { return ([:], writer.length) }
         let placed: [RunFile.Location]

@@ -28,8 +28,9 @@ package enum TornTails {
     }
 
     /// Cuts the torn tail of every interrupted run's proof file under `outDirectory` back to its
-    /// committed length (zero when no batch was committed), each cut audited as
-    /// `proof.tornTailCut`. Runs still running (in another process) or finished are left alone.
+    /// committed length, each cut audited as `proof.tornTailCut`; the file of a run that
+    /// committed no batch is removed once empty. Runs still running (in another process) or
+    /// finished are left alone.
     static func cut(store: ReportStore, outDirectory: String) throws -> Outcome {
         var outcome = Outcome()
         let files: [RunProofFile]
@@ -43,12 +44,15 @@ package enum TornTails {
             guard FileManager.default.fileExists(atPath: path) else { continue }
             let committed = Int(run.committedLength ?? 0)
             do {
-                guard try RunFile.uncommittedTail(path: path, committedLength: committed) != nil else { continue }
-                let cut = try RunFile.cut(path: path, to: committed)
-                try store.recordTornTailCut(
-                    runID: run.runID, file: run.file, previousLength: cut.previousLength, length: cut.length,
-                    removedSHA256: cut.removedSHA256)
-                outcome.cuts.append(Cut(runID: run.runID, file: run.file, previousLength: cut.previousLength, length: cut.length))
+                if try RunFile.uncommittedTail(path: path, committedLength: committed) != nil {
+                    let cut = try RunFile.cut(path: path, to: committed)
+                    try store.recordTornTailCut(
+                        runID: run.runID, file: run.file, previousLength: cut.previousLength, length: cut.length,
+                        removedSHA256: cut.removedSHA256)
+                    outcome.cuts.append(Cut(runID: run.runID, file: run.file, previousLength: cut.previousLength, length: cut.length))
+                }
+                // A run that committed no batch leaves an empty file, which proves nothing: gone.
+                if committed == 0 { try FileManager.default.removeItem(atPath: path) }
             } catch let failure as RunFile.Failure where failure.code == .badLength {
                 outcome.shortfalls.append(Shortfall(runID: run.runID, file: run.file, reason: failure.reason))
             } catch {

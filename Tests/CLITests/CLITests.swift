@@ -243,10 +243,16 @@ final class CLITests: XCTestCase {
         if case .broken(let seq, let reason) = try store.verifyAuditChain() { XCTFail("audit chain broken at \(seq): \(reason)") }
         let cuts = try store.query(sql: "SELECT COUNT(*) FROM audit_log WHERE event = 'proof.tornTailCut'").first?.first?.int64 ?? -1
         XCTAssertEqual(cuts, Int64(tornTails.count), "each torn tail cut once and audited")
-        // No run's file holds more than its store committed.
+        // Every run's file holds what its store committed, no more; a run that committed
+        // nothing has no file left.
         for run in try store.runProofFiles() {
-            let size = try XCTUnwrap(try FileManager.default.attributesOfItem(atPath: "\(out)/r/\(run.file)")[.size] as? Int)
-            XCTAssertEqual(size, Int(run.committedLength ?? 0), run.runID)
+            let path = "\(out)/r/\(run.file)"
+            let committed = Int(run.committedLength ?? 0)
+            guard committed > 0 else {
+                XCTAssertFalse(FileManager.default.fileExists(atPath: path), run.runID)
+                continue
+            }
+            XCTAssertEqual(try FileManager.default.attributesOfItem(atPath: path)[.size] as? Int, committed, run.runID)
         }
         // The last run saw every transaction exactly once.
         let lastRun = try XCTUnwrap(try store.latestRunID())
