@@ -47,7 +47,7 @@ private func measureCaptures(count: Int) async throws -> [(name: String, value: 
     let pipeline = try Orchestrator(configuration: configuration)
     let preflight = ContinuousClock.now - preflightStart
 
-    var decrypt: [Double] = [], bundle: [Double] = [], verify: [Double] = [], total: [Double] = []
+    var decrypt: [Double] = [], bundle: [Double] = [], verify: [Double] = [], total: [Double] = [], cpu: [Double] = []
     var valid = 0
     for index in 0..<(count + 1) {
         // Untimed: the exchange up to the holder's last chunk, in the attempt's session.
@@ -72,6 +72,7 @@ private func measureCaptures(count: Int) async throws -> [(name: String, value: 
 
         // Timed: decrypt, write the bundle, verify + prove + record.
         let start = ContinuousClock.now
+        let cpuStart = processCPUMilliseconds()
         let data = try SessionData(try CBOR(decoding: message))
         guard let ciphertext = data.data else { continue }
         let plain = try session.withSessionKeys { keys in try keys?.decrypt(ciphertext, direction: .deviceToReader, counter: 1) }
@@ -92,18 +93,22 @@ private func measureCaptures(count: Int) async throws -> [(name: String, value: 
         let wroteBundle = ContinuousClock.now
         let verdict = try await pipeline.process(Transaction(captured: written, session: session, ending: nil)) { _ in }
         let end = ContinuousClock.now
+        let cpuEnd = processCPUMilliseconds()
         if verdict == .valid && session.state == .success && session.isCleansed { valid += 1 }
         guard index > 0 else { continue }  // the first capture warms up (run begun, proof file made)
         decrypt.append(milliseconds(decrypted - start))
         bundle.append(milliseconds(wroteBundle - decrypted))
         verify.append(milliseconds(end - wroteBundle))
         total.append(milliseconds(end - start))
+        cpu.append(cpuEnd - cpuStart)
     }
     _ = try pipeline.finish()
     guard valid == count + 1 else { throw CaptureBenchError("\(count + 1 - valid) capture(s) were not valid") }
     return [
         ("capture.afterLastChunk.median", middle(total), "ms"),
         ("capture.afterLastChunk.p90", percentile(total, 0.9), "ms"),
+        // CPU of the process over the same span: what the wall time is on an idle core.
+        ("capture.afterLastChunk.cpu.median", middle(cpu), "ms"),
         ("capture.decrypt.median", middle(decrypt), "ms"),
         ("capture.bundle.median", middle(bundle), "ms"),
         ("capture.verifyProveRecord.median", middle(verify), "ms"),
@@ -141,6 +146,13 @@ private func residentBytes() -> Int {
     let fields = text.split(separator: " ")
     guard fields.count > 1, let pages = Int(fields[1]) else { return 0 }
     return pages * Int(sysconf(Int32(_SC_PAGESIZE)))
+}
+
+/// CPU time of the whole process so far (every thread), in milliseconds.
+private func processCPUMilliseconds() -> Double {
+    var now = timespec()
+    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &now)
+    return Double(now.tv_sec) * 1_000 + Double(now.tv_nsec) / 1_000_000
 }
 
 private func milliseconds(_ duration: Duration) -> Double {
