@@ -107,7 +107,8 @@ let package = Package(
         .target(
             name: "MdocCapture",
             dependencies: [
-                "MdocBLE", "MdocCBOR", "MdocChecks", "MdocCrypto", "MdocDBus", "MdocModel", "MdocPipeline", "MdocVerification", "MdocTime",
+                "MdocBLE", "MdocCBOR", "MdocChecks", "MdocCrypto", "MdocDBus", "MdocIngest", "MdocModel", "MdocPipeline", "MdocVerification",
+                "MdocTime",
             ]),
         .target(
             name: "MdocIntake",
@@ -210,7 +211,7 @@ let package = Package(
         .testTarget(
             name: "MdocCaptureTests",
             dependencies: [
-                "MdocBLE", "MdocCapture", "MdocCBOR", "MdocChecks", "MdocCOSE", "MdocCrypto", "MdocDBus", "MdocModel", "MdocPipeline",
+                "MdocBLE", "MdocCapture", "MdocCBOR", "MdocChecks", "MdocCOSE", "MdocCrypto", "MdocDBus", "MdocIngest", "MdocModel", "MdocPipeline",
                 "MdocSamples", "MdocStore", "MdocTestSupport", "MdocVerification",
             ]),
         .testTarget(name: "MdocSealTests", dependencies: ["MdocSeal", "MdocCBOR", "MdocCOSE", "MdocCrypto", "MdocChecks", "MdocTestSupport"]),

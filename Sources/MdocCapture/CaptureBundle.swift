@@ -4,6 +4,8 @@ internal import MdocBLE
 internal import MdocCBOR
 internal import MdocCrypto
 internal import MdocModel
+package import MdocIngest
+package import MdocPipeline
 package import MdocVerification
 
 /// Writes a capture attempt as a transaction bundle in the usual layout, under
@@ -38,9 +40,9 @@ package enum CaptureBundle {
             endedAt: RFC3339.format(result.endedAt))
     }
 
-    /// The bundle's files for `result` (the reader key read from `secrets`, before they are cleansed).
+    /// The bundle's files for `result`, `readerKey` (the session's, lent) among them.
     package static func files(
-        id: String, _ result: ReaderSessionResult, adapter: String, secrets: SessionSecrets
+        id: String, _ result: ReaderSessionResult, adapter: String, readerKey: [UInt8]?
     ) throws -> [(name: String, bytes: [UInt8], private: Bool)] {
         let capturedAt = result.firstResponseAt ?? result.endedAt
         let metadata = Metadata(
@@ -54,31 +56,39 @@ package enum CaptureBundle {
         if let request = result.deviceRequest { files.append(("device-request.cbor", request, false)) }
         if let establishment = result.sessionEstablishment { files.append(("session-establishment.cbor", establishment, false)) }
         for (index, message) in result.sessionData.enumerated() { files.append(("session-data-\(index + 1).cbor", message, false)) }
-        if let pem = secrets.withBytes(.readerKey, { Array($0) }) { files.append(("reader-key.pem", pem, true)) }
+        if let readerKey { files.append(("reader-key.pem", readerKey, true)) }
         return files
     }
 
-    /// Writes the bundle and returns its folder.
+    /// Writes the bundle of `result` (the reader key lent by `session`) and returns it as the
+    /// pipeline reads it: named by `id`, from its folder, its digests over the files as written
+    /// (the reader key included) but without the key's bytes, which stay in the session.
     package static func write(
-        _ result: ReaderSessionResult, adapter: String, secrets: SessionSecrets, outDirectory: String, id: String
-    ) throws -> String {
+        _ result: ReaderSessionResult, adapter: String, session: VerifierSession, outDirectory: String, id: String
+    ) throws -> TransactionBundle {
         let captures = (outDirectory as NSString).appendingPathComponent(folderName)
         let final = (captures as NSString).appendingPathComponent(id)
         let partial = (captures as NSString).appendingPathComponent(".\(id).partial")
         let manager = FileManager.default
         try manager.createDirectory(atPath: partial, withIntermediateDirectories: true)
-        for file in try files(id: id, result, adapter: adapter, secrets: secrets) {
-            let path = (partial as NSString).appendingPathComponent(file.name)
-            var bytes = file.bytes
-            defer { if file.private { bytes.withUnsafeMutableBytes { MdocCrypto.cleanse($0) } } }
-            // Created with its final mode (the reader key is never readable by others), written
-            // in place: the folder as a whole appears by the rename below.
-            guard writeNew(path, bytes, mode: file.private ? 0o600 : 0o644) else {
-                throw CaptureSetupError("cannot write \(path): check the permissions of \(captures)")
+        // The bundle is made inside the scope: the lent key is wiped when the scope ends.
+        let bundle = try session.withReaderKey { key -> TransactionBundle in
+            var written: [String: [UInt8]] = [:]
+            for file in try files(id: id, result, adapter: adapter, readerKey: key) {
+                let path = (partial as NSString).appendingPathComponent(file.name)
+                // Created with its final mode (the reader key is never readable by others), written
+                // in place: the folder as a whole appears by the rename below.
+                guard writeNew(path, file.bytes, mode: file.private ? 0o600 : 0o644) else {
+                    throw CaptureSetupError("cannot write \(path): check the permissions of \(captures)")
+                }
+                written[file.name] = file.bytes
             }
+            var bundle = TransactionBundle(name: id, source: final, files: written)
+            _ = bundle.takeFile(TransactionVerifier.readerKeyFile)
+            return bundle
         }
         try manager.moveItem(atPath: partial, toPath: final)
-        return final
+        return bundle
     }
 
     /// Creates `path` (it must not exist) with `mode` and writes `bytes`.

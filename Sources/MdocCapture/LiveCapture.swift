@@ -2,13 +2,16 @@ import Foundation
 package import MdocBLE
 package import MdocChecks
 package import MdocDBus
+internal import MdocIngest
 package import MdocModel
 package import MdocPipeline
 
-/// Live capture (`mdocverify capture`): each attempt is captured over BLE by a
-/// ``ReaderSession``, written as a transaction bundle under `<out>/captures/`, then verified,
-/// stored and proven by the same ``Orchestrator`` run as `verify`, and its ``VerifierSession``
-/// ends in success or failed with the verdict (or failed / cancelled with the capture).
+/// Live capture (`mdocverify capture`): one pipeline for the whole command (its pre-flight
+/// once, ``open()``), and for each attempt one ``VerifierSession``: captured over BLE by a
+/// ``ReaderSession`` (pre-flight → processing engagement → connecting → verifying), written as a
+/// transaction bundle under `<out>/captures/`, then verified, proven and recorded in that same
+/// session by the pipeline, which ends it: success or failed with the verdict, or failed /
+/// cancelled with the capture. ``finish()`` signs the run's manifest.
 package final class LiveCapture: Sendable {
     package struct Options: Sendable {
         package var adapter = "hci0"
@@ -31,9 +34,8 @@ package final class LiveCapture: Sendable {
         package var session: ReaderSession
         package var result: ReaderSessionResult
         package var bundlePath: String
-        package var run: Orchestrator.RunResult
-        /// The verdict of the captured transaction (nil if the run reported none).
-        package var verdict: Verdict?
+        /// The verdict of the captured transaction.
+        package var verdict: Verdict
     }
 
     package let options: Options
@@ -41,15 +43,16 @@ package final class LiveCapture: Sendable {
     private let current = MutexBox(Current())
 
     private struct Current: Sendable {
-        var task: Task<(ReaderSessionResult, Result<String, any Error>), Never>?
+        var task: Task<ReaderSessionResult, Never>?
         var cancelled = false
+        var pipeline: Orchestrator?
     }
 
     /// Cancels the capture under way (Ctrl-C): its session ends cancelled, sends the end,
     /// disconnects and cleanses its keys; its bundle is still written and verified. Later
     /// attempts are cancelled at once. Safe from any thread.
     package func cancel() {
-        let task = current.update { current -> Task<(ReaderSessionResult, Result<String, any Error>), Never>? in
+        let task = current.update { current -> Task<ReaderSessionResult, Never>? in
             current.cancelled = true
             return current.task
         }
@@ -69,10 +72,20 @@ package final class LiveCapture: Sendable {
         try await BlueZPreflight.check(connection, adapter: options.adapter)
     }
 
-    /// The pipeline's pre-flight (trust, output folder, signing identity, store), without a
-    /// run: throws ``PipelineSetupError`` with what to fix.
-    package func pipelinePreflight() throws -> Orchestrator {
-        try Orchestrator(configuration: options.run)
+    /// The pipeline of the whole command: its pre-flight (trust, output folder, signing
+    /// identity, store), once. Throws ``PipelineSetupError`` with what to fix.
+    @discardableResult
+    package func open() throws -> Orchestrator {
+        if let pipeline = current.value.pipeline { return pipeline }
+        let pipeline = try Orchestrator(configuration: options.run)
+        current.update { $0.pipeline = pipeline }
+        return pipeline
+    }
+
+    /// Ends the command's run: its manifest commits to every attempt's proof. Nil when no
+    /// attempt was recorded.
+    package func finish() throws -> Orchestrator.RunResult? {
+        try current.value.pipeline?.finish()
     }
 
     /// Captures from the holder behind `engagementURI`, writes the bundle and verifies it.
@@ -82,6 +95,7 @@ package final class LiveCapture: Sendable {
     package func attempt(
         engagementURI: String, onEvent: (Orchestrator.Event) -> Void, started: ((ReaderSession) -> Void)? = nil
     ) async throws -> Attempt {
+        let pipeline = try open()
         let adapter = options.adapter
         let connection = self.connection
         let session = ReaderSession(
@@ -98,66 +112,32 @@ package final class LiveCapture: Sendable {
         started?(session)
         let id = CaptureBundle.makeID(at: Date())
         let outDirectory = options.run.outDirectory
-        // The capture runs in a task of its own, which ``cancel()`` cancels; the verification
-        // of what it captured runs either way.
-        let capture = Task { () -> (ReaderSessionResult, Result<String, any Error>) in
-            let written = MutexBox<Result<String, any Error>>(.failure(CaptureSetupError("the capture was not written")))
-            let result = await session.run(preflight: { try await BlueZPreflight.check(connection, adapter: adapter) }) { result, secrets in
-                written.update {
-                    $0 = Result { try CaptureBundle.write(result, adapter: adapter, secrets: secrets, outDirectory: outDirectory, id: id) }
-                }
-            }
-            return (result, written.value)
-        }
+        // The capture runs in a task of its own, which ``cancel()`` cancels; what it captured
+        // is written and verified either way.
+        let capture = Task { await session.run(preflight: { try await BlueZPreflight.check(connection, adapter: adapter) }) }
         let stopNow = current.update { current -> Bool in
             current.task = capture
             return current.cancelled
         }
         if stopNow { capture.cancel() }
-        let (result, written) = await capture.value
+        let result = await capture.value
         current.update { $0.task = nil }
-        let bundlePath: String
-        switch written {
-        case .success(let path):
-            bundlePath = path
-        case .failure(let error):
-            finish(session.verifierSession, verdict: nil)
+        let bundle: TransactionBundle
+        do {
+            bundle = try CaptureBundle.write(result, adapter: adapter, session: session.verifierSession, outDirectory: outDirectory, id: id)
+        } catch {
+            session.verifierSession.transition(to: .failed)
             throw CaptureSetupError("cannot write the capture under \(outDirectory)/\(CaptureBundle.folderName): \(error)")
         }
-
-        // The same verification, store and proof as `verify`, on the bundle just written.
-        var configuration = options.run
-        configuration.inputs = [bundlePath]
-        let orchestrator: Orchestrator
+        // The same verification, store and proof as `verify`, in the attempt's session.
+        let transaction = Transaction(captured: bundle, session: session.verifierSession, ending: result.sessionEnding)
+        let verdict: Verdict
         do {
-            orchestrator = try Orchestrator(configuration: configuration)
+            verdict = try await pipeline.process(transaction, onEvent: onEvent)
         } catch {
-            finish(session.verifierSession, verdict: nil)
+            if !session.verifierSession.state.isTerminal { session.verifierSession.transition(to: .failed) }
             throw error
         }
-        var verdict: Verdict?
-        let run: Orchestrator.RunResult
-        do {
-            run = try await orchestrator.run { event in
-                if case .transaction(let report) = event { verdict = report.verdict }
-                onEvent(event)
-            }
-        } catch {
-            finish(session.verifierSession, verdict: nil)
-            throw error
-        }
-        finish(session.verifierSession, verdict: verdict)
-        return Attempt(session: session, result: result, bundlePath: bundlePath, run: run, verdict: verdict)
-    }
-
-    /// After a completed exchange (the session is verifying): success when the transaction is
-    /// valid, failed otherwise.
-    private func finish(_ session: VerifierSession, verdict: Verdict?) {
-        guard session.state == .verifying else { return }
-        do {
-            try session.transition(to: verdict == .valid ? .success : .failed)
-        } catch {
-            assertionFailure("\(error)")
-        }
+        return Attempt(session: session, result: result, bundlePath: bundle.source, verdict: verdict)
     }
 }

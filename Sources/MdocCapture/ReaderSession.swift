@@ -38,20 +38,31 @@ package struct ReaderSessionResult: Sendable {
         self.startedAt = startedAt
         self.endedAt = startedAt
     }
+
+    /// How the session of an attempt that did not complete ends (failed or cancelled); nil
+    /// after a completed exchange, whose verdict decides.
+    package var sessionEnding: VerifierSession.State? {
+        switch ending {
+        case .completed: nil
+        case .failed: .failed
+        case .cancelled: .cancelled
+        }
+    }
 }
 
-/// The reader's side of one ISO 18013-5 session over BLE, driving a ``VerifierSession``:
-/// pre-flight → processing engagement → connecting → verifying, or failed / cancelled.
+/// The reader's side of one ISO 18013-5 session over BLE, driving the attempt's
+/// ``VerifierSession`` through pre-flight → processing engagement → connecting → verifying
+/// (once the exchange completed).
 ///
 /// It makes the reader's ephemeral key on the engagement's curve, sends SessionEstablishment
 /// with the encrypted DeviceRequest (readerAuth-signed when a ``ReaderAuthority`` is given),
-/// decrypts the holder's SessionData, and ends the session with status 20 and 0x02 on State (or
-/// status 10/11 when the holder's message does not decrypt or decode). Its secrets live in
-/// ``secrets``, cleansed when the attempt ends, whatever the ending; the transport is closed.
-/// Single use: ``run(preflight:persist:)`` once.
+/// decrypts the holder's SessionData, and ends the exchange with status 20 and 0x02 on State (or
+/// status 10/11 when the holder's message does not decode or decrypt); the transport is closed.
+/// Its key, the session keys and the decrypted response are the session's, which keeps them
+/// until the pipeline, having written, verified and recorded the attempt, ends it (the ending
+/// in ``ReaderSessionResult/sessionEnding``). Single use: ``run(preflight:)`` once.
 package final class ReaderSession: Sendable {
     package let verifierSession: VerifierSession
-    package let secrets = SessionSecrets()
     private let engagementURI: String
     private let request: ItemsRequestSpec
     private let authority: ReaderAuthority?
@@ -64,11 +75,11 @@ package final class ReaderSession: Sendable {
     package static let endTimeout: Duration = .seconds(3)
 
     package init(
-        engagementURI: String, request: ItemsRequestSpec, authority: ReaderAuthority?, preference: BLEModePreference = .auto,
-        timeouts: BLETimeouts = BLETimeouts(), messageLimit: Int = BLEFraming.maxMessageBytes,
-        makeTransport: @escaping @Sendable (BLEPlan) -> any BLETransport
+        session: VerifierSession = VerifierSession(name: "capture"), engagementURI: String, request: ItemsRequestSpec,
+        authority: ReaderAuthority?, preference: BLEModePreference = .auto, timeouts: BLETimeouts = BLETimeouts(),
+        messageLimit: Int = BLEFraming.maxMessageBytes, makeTransport: @escaping @Sendable (BLEPlan) -> any BLETransport
     ) {
-        self.verifierSession = VerifierSession(transactionName: "capture")
+        self.verifierSession = session
         self.engagementURI = engagementURI.trimmingCharacters(in: .whitespacesAndNewlines)
         self.request = request
         self.authority = authority
@@ -79,20 +90,17 @@ package final class ReaderSession: Sendable {
     }
 
     /// Runs the attempt. `preflight` checks the adapter (a ``BLEError`` ends the attempt
-    /// there); `persist` is called once the link is closed and before the secrets are cleansed
-    /// (it writes the bundle, which keeps the reader key). Never throws: every ending is in
-    /// the result and in ``verifierSession``'s state (verifying after a completed exchange).
-    package func run(
-        preflight: () async throws -> Void, persist: (ReaderSessionResult, SessionSecrets) -> Void
-    ) async -> ReaderSessionResult {
+    /// there). Never throws: every ending is in the result; the session is left in the state
+    /// it reached (verifying after a completed exchange) for the pipeline to end.
+    package func run(preflight: () async throws -> Void) async -> ReaderSessionResult {
         var result = ReaderSessionResult(engagementURI: engagementURI, startedAt: Date())
         let transport = MutexBox<(any BLETransport)?>(nil)
         do {
-            try advance(.preflight, &result)
+            advance(.preflight, &result)
             try await preflight()
-            try advance(.processingEngagement, &result)
+            advance(.processingEngagement, &result)
             let prepared = try prepare(&result)
-            try advance(.connecting, &result)
+            advance(.connecting, &result)
             let link = makeTransport(prepared.plan)
             transport.update { $0 = link }
             verifierSession.own(link)
@@ -104,10 +112,6 @@ package final class ReaderSession: Sendable {
         } catch is CancellationError {
             result.error = .cancelled
             result.ending = .cancelled
-        } catch let error as VerifierSession.IllegalTransition {
-            assertionFailure("\(error)")
-            result.error = BLEError(.bleGatt, "internal error: \(error)")
-            result.ending = .failed
         } catch {
             result.error = BLEError(.bleGatt, "\(error)")
             result.ending = .failed
@@ -122,25 +126,13 @@ package final class ReaderSession: Sendable {
             }.value
         }
         result.endedAt = Date()
-        persist(result, secrets)
-        secrets.cleanse()
-        let next: VerifierSession.State
-        switch result.ending {
-        case .completed: next = .verifying
-        case .failed: next = .failed
-        case .cancelled: next = .cancelled
-        }
-        do {
-            try verifierSession.transition(to: next)
-        } catch {
-            assertionFailure("\(error)")
-        }
+        if result.ending == .completed { verifierSession.transition(to: .verifying) }
         return result
     }
 
     /// Moves to `next` and notes it as the state reached.
-    private func advance(_ next: VerifierSession.State, _ result: inout ReaderSessionResult) throws {
-        try verifierSession.transition(to: next)
+    private func advance(_ next: VerifierSession.State, _ result: inout ReaderSessionResult) {
+        verifierSession.transition(to: next)
         result.stateReached = next
     }
 
@@ -166,10 +158,9 @@ package final class ReaderSession: Sendable {
             let engagementBytes = CBORNode.embedded(raw: engagement.encoded).encoded()
             let transcript = try SessionTranscript(deviceEngagementBytes: engagementBytes[...], eReaderKeyBytes: eReaderKeyBytes[...])
             let keys = try SessionKeys(readerPrivateKey: readerKey, eDeviceKey: eDeviceKey, transcript: transcript)
-            secrets.store(keys.skReader, as: .skReader)
-            secrets.store(keys.skDevice, as: .skDevice)
+            verifierSession.keep(keys)
             var pem = Array(try readerKey.pkcs8PEM().utf8)
-            secrets.store(&pem, as: .readerKey)
+            verifierSession.keep(readerKeyPEM: &pem)
 
             let itemsRequestBytes = request.itemsRequestBytes()
             let readerAuth = try authority.map {
@@ -222,14 +213,15 @@ package final class ReaderSession: Sendable {
             }
             if let ciphertext = data.data {
                 counter &+= 1
-                guard let skDevice = secrets.secureBytes(.skDevice), let skReader = secrets.secureBytes(.skReader) else {
-                    throw BLEError(.bleGatt, "the session keys are gone")
-                }
                 do {
-                    var plain = try SessionKeys(skReader: skReader, skDevice: skDevice)
-                        .decrypt(ciphertext, direction: .deviceToReader, counter: counter)
-                    secrets.store(&plain, as: .response)
+                    let plain = try verifierSession.withSessionKeys { keys -> [UInt8] in
+                        guard let keys else { throw BLEError(.bleGatt, "the session keys are gone") }
+                        return try keys.decrypt(ciphertext, direction: .deviceToReader, counter: counter)
+                    }
+                    verifierSession.keep(plaintext: plain)
                     result.responseReceived = true
+                } catch let error as BLEError {
+                    throw error
                 } catch {
                     try await reply(status: ReaderMessages.Status.encryptionError, channel, &result)
                     return

@@ -17,7 +17,7 @@ package struct TransactionBundle: Sendable {
     package let source: String
     /// Relative POSIX path (no leading `./`, `/`-separated, relative to the transaction folder)
     /// → the file's bytes.
-    package let files: [String: [UInt8]]
+    package private(set) var files: [String: [UInt8]]
     /// SHA-256 of each file's bytes, by the same paths as ``files``.
     package let fileDigests: [String: [UInt8]]
     /// The content identity of the transaction: see ``contentHash(fileDigests:)`` for the exact
@@ -41,6 +41,10 @@ package struct TransactionBundle: Sendable {
         self.fileDigests = digests
         self.contentHash = Self.contentHash(fileDigests: digests)
     }
+
+    /// Removes the bytes of the file at `path` and returns them; its digest, and so the
+    /// bundle's identity, stay (for a secret its caller keeps elsewhere, the reader's key).
+    package mutating func takeFile(_ path: String) -> [UInt8]? { files.removeValue(forKey: path) }
 
     /// Paths of ``files`` that are not bundle files this project knows (sorted), for the caller
     /// to record. See ``isKnownFile(path:)``.

@@ -1,10 +1,10 @@
-package import Foundation
+internal import Foundation
 package import MdocChecks
 package import MdocCrypto
 package import MdocImaging
-package import MdocStore
-package import MdocTrust
-package import MdocVerification
+internal import MdocStore
+internal import MdocTrust
+internal import MdocVerification
 
 /// Reading an engagement QR image (zbar after libjpeg/libpng decoding), for the pipeline and the CLI.
 package enum EngagementImages {

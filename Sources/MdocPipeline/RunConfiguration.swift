@@ -12,7 +12,7 @@ package struct RunConfiguration: Sendable {
     package var databasePath: String?
     package var jobs: Int
     package var force: Bool
-    /// How long a result verified "now" may be reused (seed 000's freshness window).
+    /// How long a result verified "now" may be reused (`--fresh-for`).
     package var freshFor: TimeInterval
     package var keepValues: Bool
     /// With ``keepValues``: keep byte-string values (portraits) themselves, not only their SHA-256.

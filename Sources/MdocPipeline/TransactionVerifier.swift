@@ -4,10 +4,10 @@ package import MdocIngest
 package import MdocCBOR
 package import MdocImaging
 package import MdocStore
-import MdocTime
+internal import MdocTime
 package import MdocTrust
 package import MdocVerification
-import MdocProof
+internal import MdocProof
 
 /// What verifying one transaction bundle produced.
 package struct VerifiedTransaction: Sendable {
@@ -30,7 +30,14 @@ package struct VerifiedTransaction: Sendable {
     package var uploads: [ImageSummary]
     /// False when the consent has expired at the verification time: nothing beyond the verdict is kept.
     package var keepData: Bool
-    package var sessionStates: [VerifierSession.State]
+    /// The session the transaction was verified in; ``endSession(_:)`` ends it.
+    package let session: VerifierSession
+
+    /// Ends the session: `ending` when given (a capture that failed or was cancelled), else
+    /// success when the transaction is valid and failed otherwise. Its secrets are cleansed.
+    package func endSession(_ ending: VerifierSession.State? = nil) {
+        session.transition(to: ending ?? (verdict == .valid ? .success : .failed))
+    }
 }
 
 /// A bundle verified except for replay: waits for the lookup of earlier presentations of its
@@ -39,15 +46,15 @@ package struct PendingTransaction: Sendable {
     package let bundle: TransactionBundle
     package let referenceCode: String
     package let pending: PendingVerification
-    let session: VerifierSession
+    package let session: VerifierSession
 
     /// SHA-256 of the DeviceResponse as received, for the replay lookup; `nil` without one.
     package var responseSHA256: [UInt8]? { pending.facts.responseSHA256 }
 
-    /// Runs the replay check with what the pipeline found, judges the verdict and ends the session.
+    /// Runs the replay check with what the pipeline found and judges the verdict. The session
+    /// goes on (its owner ends it once the transaction is recorded and reported).
     package func finish(_ earlier: EarlierPresentations) -> VerifiedTransaction {
         let verified = pending.finish(earlier)
-        try? session.transition(to: verified.verdict == .valid ? .success : .failed)
         let facts = verified.facts
         let metadata = facts.metadata
         return VerifiedTransaction(
@@ -57,7 +64,7 @@ package struct PendingTransaction: Sendable {
             responseSHA256: facts.responseSHA256,
             fileDigests: bundle.fileDigests.sorted { $0.key < $1.key }.map { ($0.key, $0.value) },
             unknownFiles: bundle.unknownFiles, uploads: facts.uploads.map(ImagingStage.summaries) ?? [],
-            keepData: facts.keepData, sessionStates: session.history)
+            keepData: facts.keepData, session: session)
     }
 }
 
@@ -87,12 +94,35 @@ package struct TransactionContext: Sendable {
     }
 }
 
-/// Verifies a whole transaction bundle: hands its files, by role, to the verifier (which runs
-/// every check of the policy), and drives a ``VerifierSession`` through its phases.
+/// Verifies a whole transaction bundle within its ``VerifierSession``: hands its files, by
+/// role, to the verifier (which runs every check of the policy), the reader's key lent by the
+/// session for the call, and gives the decrypted response to the session to keep.
 package enum TransactionVerifier {
+    /// The bundle's file holding the reader's ephemeral private key.
+    package static let readerKeyFile = "reader-key.pem"
+
+    /// A session for `bundle`, holding its reader key (taken out of the bundle, whose digests
+    /// still count it): the only place the key is from now on.
+    package static func session(for bundle: inout TransactionBundle) -> VerifierSession {
+        let session = VerifierSession(name: bundle.name)
+        if var key = bundle.takeFile(readerKeyFile) { session.keep(readerKeyPEM: &key) }
+        return session
+    }
+
+    /// Verifies `bundle` in a session of its own (the centre's intake, tests).
     package static func verify(_ bundle: TransactionBundle, context: TransactionContext) -> PendingTransaction {
-        let session = VerifierSession(transactionName: bundle.name)
-        try? session.transition(to: .preflight)
+        var bundle = bundle
+        let session = session(for: &bundle)
+        session.transition(to: .preflight)
+        return verify(bundle, in: session, context: context)
+    }
+
+    /// Verifies `bundle` in `session`, moving it through the phases the bundle has (engagement,
+    /// session messages) to verifying, unless `advancing` is false (a capture that failed or
+    /// was cancelled keeps the state it reached).
+    package static func verify(
+        _ bundle: TransactionBundle, in session: VerifierSession, context: TransactionContext, advancing: Bool = true
+    ) -> PendingTransaction {
         let files = bundle.files
         var inputs = TransactionInputs()
         inputs.metadataJSON = files["transaction.json"]
@@ -100,7 +130,6 @@ package enum TransactionVerifier {
         inputs.engagementImage = ["engagement.png", "engagement.jpg", "engagement.jpeg"].lazy.compactMap { files[$0] }.first
         inputs.sessionEstablishment = files["session-establishment.cbor"]
         inputs.sessionData = sessionDataFiles(files)
-        inputs.readerKeyPEM = files["reader-key.pem"] ?? context.fallbackReaderKeyPEM
         inputs.transcript = files["session-transcript.cbor"] ?? context.fallbackTranscript
         inputs.deviceRequest = files["device-request.cbor"]
         inputs.deviceResponse = files["device-response.cbor"]
@@ -109,20 +138,24 @@ package enum TransactionVerifier {
             inputs.uploadFiles[String(path.dropFirst("documents/".count))] = bytes
         }
 
-        if inputs.engagementText != nil || inputs.engagementImage != nil { try? session.transition(to: .processingEngagement) }
-        if inputs.sessionEstablishment != nil || !inputs.sessionData.isEmpty || inputs.transcript != nil {
-            try? session.transition(to: .connecting)
+        if advancing {
+            if inputs.engagementText != nil || inputs.engagementImage != nil { session.reach(.processingEngagement) }
+            if inputs.sessionEstablishment != nil || !inputs.sessionData.isEmpty || inputs.transcript != nil {
+                session.reach(.connecting)
+            }
+            session.reach(.verifying)
         }
-        try? session.transition(to: .verifying)
 
         let referenceCode = ReferenceCode.make(contentHash: bundle.contentHash)
         var services = VerificationServices(readEngagementImage: context.readEngagementImage)
         if let process = context.processUploads {
             services.processUploads = { @Sendable manifest, files in process(manifest, files, referenceCode) }
         }
-        let pending = context.verifier.verify(inputs, services: services)
-        if let key = pending.facts.readerEphemeralKey { session.own(key) }
-        if let response = pending.facts.deviceResponseBytes { session.own(response) }
+        let pending = session.withReaderKey { key in
+            inputs.readerKeyPEM = key ?? context.fallbackReaderKeyPEM
+            return context.verifier.verify(inputs, services: services)
+        }
+        if let plaintext = pending.decryptedResponse { session.keep(plaintext: plaintext) }
         return PendingTransaction(bundle: bundle, referenceCode: referenceCode, pending: pending, session: session)
     }
 

@@ -1,9 +1,10 @@
 /// A minimal, deterministic JSON writer (RFC 8259) for the JSON columns the store fills itself:
-/// run inputs and audit details (one per recorded transaction). Keys keep the order they are
-/// given in, which `JSONEncoder` does not promise.
-enum JSONText {
+/// run inputs and audit details (one per recorded transaction), and for the JSON values its
+/// callers hand it (a run's options, kept element values). Keys keep the order they are given
+/// in, which `JSONEncoder` does not promise.
+package enum JSONText {
     /// A JSON value of the kinds the store writes.
-    enum Value {
+    package enum Value {
         case string(String)
         case int(Int64)
         case bool(Bool)
@@ -14,7 +15,7 @@ enum JSONText {
 
     /// `s` as a JSON string literal: quotes, backslash and control characters escaped,
     /// everything else (including non-ASCII) kept as UTF-8.
-    static func quoted(_ s: String) -> String {
+    package static func quoted(_ s: String) -> String {
         var out = [UInt8]()
         appendQuoted(s, to: &out)
         return String(decoding: out, as: UTF8.self)
@@ -70,7 +71,7 @@ enum JSONText {
     }
 
     /// A JSON object with the members in the given order.
-    static func object(_ members: [(String, Value)]) -> String {
+    package static func object(_ members: [(String, Value)]) -> String {
         var out = [UInt8(ascii: "{")]
         for (index, (key, value)) in members.enumerated() {
             if index > 0 { out.append(UInt8(ascii: ",")) }

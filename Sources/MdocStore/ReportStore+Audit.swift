@@ -20,6 +20,18 @@ extension ReportStore {
         }
     }
 
+    /// Records `proof.tornTailCut`: the proof file of run `runID` (`file`, relative to the
+    /// output folder) was cut from `previousLength` back to `length` bytes, its committed length;
+    /// `removedSHA256` is the SHA-256 of the bytes removed.
+    package func recordTornTailCut(runID: String, file: String, previousLength: Int, length: Int, removedSHA256: [UInt8]) throws {
+        try appendAudit(
+            event: "proof.tornTailCut", runID: runID, transactionID: nil,
+            detailsJSON: JSONText.object([
+                ("file", .string(file)), ("previousLength", .int(Int64(previousLength))), ("length", .int(Int64(length))),
+                ("removedBytes", .int(Int64(previousLength - length))), ("removedSHA256", .string(StoreHash.hex(Data(removedSHA256)))),
+            ]))
+    }
+
     /// Walks the audit log in `seq` order: each row must follow the previous one (`seq` + 1),
     /// carry its hash as `prev_hash` (32 zero bytes for the first), and its own `hash` must
     /// recompute from its fields. Returns the first row where that fails.

@@ -84,6 +84,15 @@ package struct TransactionFacts: Sendable {
             String(decoding: $0, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
         }
     }
+
+    /// Drops the reader's key (its PEM and the key) and the response bytes once the checks
+    /// that need them have run; returns the response when it was decrypted from SessionData.
+    mutating func releaseSecrets() -> [UInt8]? {
+        readerEphemeralKey = nil
+        inputs.readerKeyPEM = nil
+        defer { deviceResponseBytes = nil }
+        return inputs.sessionData.isEmpty ? nil : deviceResponseBytes
+    }
 }
 
 /// The received chain of issuerAuth: the certificates of x5chain (DS first) and the header
@@ -215,7 +224,8 @@ package struct CheckContext: Sendable {
         case .sessionTranscript: context.transaction.sessionTranscript != nil
         case .readerEphemeralKey: context.transaction.readerEphemeralKey != nil
         case .deviceRequest: context.transaction.deviceRequest != nil
-        case .deviceResponseBytes: context.transaction.deviceResponseBytes != nil
+        // The bytes, or their digest once the bytes went back to their owner.
+        case .deviceResponseBytes: context.transaction.deviceResponseBytes != nil || context.transaction.responseSHA256 != nil
         case .deviceResponseCBOR: context.transaction.deviceResponseCBOR != nil
         case .deviceResponse: context.transaction.deviceResponse != nil
         case .uploadsManifest: context.transaction.keepData && context.transaction.inputs.uploadsManifest != nil

@@ -66,10 +66,15 @@ package final class Verifier: Sendable {
     /// Runs every check of the policy on a transaction, except those that wait for the
     /// pipeline's replay lookup: finish with ``PendingVerification/finish(_:)``, which judges
     /// the verdict.
+    ///
+    /// The reader's key and the decrypted response are the caller's (a transaction's session
+    /// lends the key for the call): the pending verification keeps neither, and hands the
+    /// decrypted response back in ``PendingVerification/decryptedResponse``.
     package func verify(_ inputs: TransactionInputs, services: VerificationServices = .none) -> PendingVerification {
         var context = CheckContext(settings: settings, services: services, inputs: inputs)
         runner.run(.verification, transactionScope: true, &context)
-        return PendingVerification(context: context, runner: runner)
+        let decrypted = context.transaction.releaseSecrets()
+        return PendingVerification(context: context, runner: runner, decryptedResponse: decrypted)
     }
 
     /// Verifies a DeviceResponse from its bytes as received: the response and document checks
@@ -97,6 +102,8 @@ package final class Verifier: Sendable {
 package struct PendingVerification: Sendable {
     var context: CheckContext
     let runner: CheckRunner
+    /// The DeviceResponse decrypted from SessionData, for its owner to keep or wipe.
+    package let decryptedResponse: [UInt8]?
 
     /// The results so far.
     package var checks: [CheckResult] { context.results }

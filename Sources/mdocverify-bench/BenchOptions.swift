@@ -21,6 +21,8 @@ struct BenchOptions {
     var profileWithoutCRLs = false
     /// Parse a PKCS#8 P-256 reader key this many times (and compare it with its COSE_Key) and exit.
     var profileReaderKeys: Int?
+    /// Verify the first response of a `--write-batch` folder N times on one core and exit.
+    var profileBatchResponses: (count: Int, folder: String)?
     /// Write the end-to-end batch (N transactions, `.tar.gz`) and its trust folder into a folder and exit.
     var writeBatch: (count: Int, folder: String)?
     /// Record N outcomes into a new store in a folder, measure the store alone and exit (StoreBench.swift).
@@ -49,6 +51,10 @@ struct BenchOptions {
                          with --profile-responses: no CRL in the trust store (revocation unchecked)
           --profile-reader-keys N
                          only parse a PKCS#8 PEM reader key N times, matching it to its COSE_Key, and exit
+          --profile-batch-responses N DIR
+                         only verify the first response of a --write-batch folder (with its transcript and
+                         reader key, against DIR/trust) N times on one core, and exit: the verification
+                         cost to set against the end-to-end CPU per transaction on the same batch
           --write-batch N DIR
                          only write the end-to-end batch (DIR/batch-N.tar.gz, DIR/trust/) and exit
                          (for profiling `mdocverify verify` on the benchmark's input)
@@ -90,6 +96,9 @@ struct BenchOptions {
             case "--write-batch":
                 guard let n = Int(value(argument)), (1...10_000_000).contains(n) else { fail("--write-batch needs a count 1...10000000 and a folder") }
                 options.writeBatch = (n, value(argument))
+            case "--profile-batch-responses":
+                guard let n = Int(value(argument)), (1...10_000_000).contains(n) else { fail("--profile-batch-responses needs a count and a folder") }
+                options.profileBatchResponses = (n, value(argument))
             case "--store":
                 guard let n = Int(value(argument)), (1...10_000_000).contains(n) else { fail("--store needs a count 1...10000000 and a folder") }
                 options.storeBench = (n, value(argument))

@@ -1,5 +1,6 @@
 import Foundation
 import MdocCrypto
+import MdocIngest
 import MdocModel
 import MdocPipeline
 import MdocSamples
@@ -100,11 +101,33 @@ struct ResponseFixture: Sendable {
     let verifier: Verifier
     let captureTime: Date?
     let transcript: SessionTranscript
+    var readerKey: PrivateKey? = nil
 
     /// One verification of the response.
     func verify() -> ResponseVerification {
-        verifier.verifyResponse(response, captureTime: captureTime, transcript: transcript)
+        verifier.verifyResponse(response, captureTime: captureTime, transcript: transcript, readerKey: readerKey)
     }
+}
+
+/// The first transaction of a `--write-batch` folder as a fixture: its response, transcript and
+/// reader key, verified against the folder's trust as `mdocverify verify` does, now.
+func batchResponseFixture(folder: String) throws -> ResponseFixture {
+    let archives = try FileManager.default.contentsOfDirectory(atPath: folder).filter { $0.hasSuffix(".tar.gz") }.sorted()
+    guard let archive = archives.first else { fail("no .tar.gz in \(folder): write one with --write-batch") }
+    var first: TransactionBundle?
+    for case .transaction(let bundle) in InputReader(inputs: [folder + "/" + archive]) {
+        first = bundle
+        break
+    }
+    guard let files = first?.files, let response = files["device-response.cbor"], let transcript = files["session-transcript.cbor"],
+        let pem = files["reader-key.pem"]
+    else { fail("the batch's first transaction lacks device-response.cbor, session-transcript.cbor or reader-key.pem") }
+    let fixture = ResponseFixture(
+        response: response, verifier: Verifier(trust: try TrustStore(directory: folder + "/trust"), verificationTime: Date()),
+        captureTime: nil, transcript: try SessionTranscript(decoding: transcript), readerKey: try PrivateKey(pem: pem))
+    let result = fixture.verify()
+    guard result.verdict == .valid else { fail("the batch's first response does not verify: \(result.checks.filter { $0.status == .fail })") }
+    return fixture
 }
 
 /// `withCRLs: false` leaves the CRLs out of the trust store: the revocation check is then

@@ -46,6 +46,17 @@ if let n = options.profileReaderKeys {
         fail("\(error)")
     }
 }
+if let (n, folder) = options.profileBatchResponses {
+    do {
+        let fixture = try batchResponseFixture(folder: folder)
+        var valid = 0
+        for _ in 0..<n where fixture.verify().verdict == .valid { valid += 1 }
+        print("verified \(n) responses of \(folder), \(valid) valid")
+        exit(valid == n ? 0 : 1)
+    } catch {
+        fail("\(error)")
+    }
+}
 if let n = options.profileResponses {
     do {
         let fixture = try responseFixture(curve: .p256, withCRLs: !options.profileWithoutCRLs)

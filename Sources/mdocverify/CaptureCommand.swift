@@ -131,7 +131,7 @@ struct CaptureCommand: AsyncParsableCommand {
         let capture = LiveCapture(options: options, connection: connection)
         let orchestrator: Orchestrator
         do {
-            orchestrator = try capture.pipelinePreflight()
+            orchestrator = try capture.open()
             try await capture.preflight()
         } catch let error as BLEError {
             throw SetupError("\(error.code.rawValue): \(error.reason)")
@@ -196,6 +196,12 @@ struct CaptureCommand: AsyncParsableCommand {
             if attempt.verdict != .valid { allValid = false }
             note("capture \(attempts): \(attempt.session.verifierSession.state.rawValue); bundle \(attempt.bundlePath)")
             if capture.wasCancelled { break }
+        }
+        // Every attempt is recorded: the run's manifest commits to their proofs.
+        do {
+            _ = try capture.finish()
+        } catch {
+            throw SetupError("\(error)")
         }
         if capture.wasCancelled { throw ExitCode(130) }
         if attempts == 0 { throw SetupError("no engagement was read") }

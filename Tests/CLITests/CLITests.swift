@@ -196,24 +196,41 @@ final class CLITests: XCTestCase {
         if case .broken(let seq, let reason) = try store.verifyAuditChain() { XCTFail("audit chain broken at \(seq): \(reason)") }
     }
 
-    /// kill -9 at random points, then the same command again: nothing lost, nothing counted twice.
+    /// Transactions in the kill -9 test: `MDOCVERIFY_KILL_TEST_TRANSACTIONS` (say 10000 for
+    /// the full check), 1,000 by default to keep the suite's time reasonable.
+    static var killTestTransactions: Int {
+        ProcessInfo.processInfo.environment["MDOCVERIFY_KILL_TEST_TRANSACTIONS"].flatMap(Int.init) ?? 1_000
+    }
+
+    /// kill -9 at random points, then the same command again: nothing lost, nothing counted
+    /// twice, every run's proof file cut back to what its store committed (a torn tail audited
+    /// as such), and every proof of every run verifiable.
     func testKillNineThenResume() throws {
-        let count = 150
+        let count = Self.killTestTransactions
         let (inputs, trust) = try writeBatch(count: count)
         let arguments = ["verify", inputs, "--trust", trust, "--out", "\(out)/r", "--at", "2026-05-28T20:26:40Z",
-                         "--batch-size", "2", "--jobs", "2", "--format", "json"]
+                         "--batch-size", count > 500 ? "16" : "2", "--jobs", "2", "--format", "json"]
         var generator = SystemRandomNumberGenerator()
         var finished = false
         var killedMidRun = 0
-        for _ in 0..<25 where !finished {
-            finished = try CLI.runAndKill(arguments, after: Double.random(in: 0.03...0.25, using: &generator))
-            if !finished, FileManager.default.fileExists(atPath: "\(out)/r/mdocverify.sqlite") {
-                let stored = try ReportStore(path: "\(out)/r/mdocverify.sqlite").query(sql: "SELECT COUNT(*) FROM txn").first?.first?.int64 ?? 0
-                if stored > 0 && stored < Int64(count) { killedMidRun += 1 }
+        var tornTails = Set<String>()
+        // Later kills wait longer: a resumed run reuses what was stored and goes on past it.
+        for attempt in 0..<25 where !finished {
+            let longest = 0.25 + Double(attempt) * Double(count) / 4_000
+            finished = try CLI.runAndKill(arguments, after: Double.random(in: 0.03...longest, using: &generator))
+            guard !finished, FileManager.default.fileExists(atPath: "\(out)/r/mdocverify.sqlite") else { continue }
+            let store = try ReportStore(path: "\(out)/r/mdocverify.sqlite")
+            let stored = try store.query(sql: "SELECT COUNT(*) FROM txn").first?.first?.int64 ?? 0
+            if stored > 0 && stored < Int64(count) { killedMidRun += 1 }
+            // Bytes past the committed length of the killed run's file: the next run cuts them.
+            for run in try store.runProofFiles() where run.status != .finished {
+                let size = (try? FileManager.default.attributesOfItem(atPath: "\(out)/r/\(run.file)")[.size] as? Int) ?? 0
+                if size > Int(run.committedLength ?? 0) { tornTails.insert(run.runID) }
             }
         }
         XCTAssertGreaterThan(killedMidRun, 0, "at least one kill must land mid-run for this test to mean anything")
         let final = try CLI.run(arguments)
+        XCTAssertEqual(final.status, 0, final.stderr)
         XCTAssertEqual(final.stdout.split(separator: "\n").count, count)
         let store = try ReportStore(path: "\(out)/r/mdocverify.sqlite")
         XCTAssertTrue(try store.integrityCheck())
@@ -224,14 +241,58 @@ final class CLITests: XCTestCase {
         XCTAssertEqual(
             try store.query(sql: "SELECT COUNT(*) FROM check_results").first?.first?.int64, Int64(count), "one set of results each")
         if case .broken(let seq, let reason) = try store.verifyAuditChain() { XCTFail("audit chain broken at \(seq): \(reason)") }
+        let cuts = try store.query(sql: "SELECT COUNT(*) FROM audit_log WHERE event = 'proof.tornTailCut'").first?.first?.int64 ?? -1
+        XCTAssertEqual(cuts, Int64(tornTails.count), "each torn tail cut once and audited")
+        // Every run's file holds what its store committed, no more; a run that committed
+        // nothing has no file left.
+        for run in try store.runProofFiles() {
+            let path = "\(out)/r/\(run.file)"
+            let committed = Int(run.committedLength ?? 0)
+            guard committed > 0 else {
+                XCTAssertFalse(FileManager.default.fileExists(atPath: path), run.runID)
+                continue
+            }
+            XCTAssertEqual(try FileManager.default.attributesOfItem(atPath: path)[.size] as? Int, committed, run.runID)
+        }
         // The last run saw every transaction exactly once.
         let lastRun = try XCTUnwrap(try store.latestRunID())
         XCTAssertEqual(try store.runSummary(runID: lastRun).transactions, count)
-        // Its signed manifest commits to every transaction's proof, and every proof verifies.
+        // Its signed manifest commits to every transaction's proof, and every proof of every run verifies.
         let manifest = "\(out)/r/runs/\(lastRun).cose"
         let proofs = try CLI.run(["proof", "verify", manifest, "--cert", "\(out)/r/keys/processor-cert.pem"])
         XCTAssertEqual(proofs.status, 0, proofs.stdout)
         XCTAssertTrue(proofs.stdout.contains("\(count) proof(s) present"), proofs.stdout)
+        let folder = try CLI.run(["proof", "verify", "\(out)/r", "--cert", "\(out)/r/keys/processor-cert.pem"])
+        XCTAssertEqual(folder.status, 0, folder.stdout)
+        XCTAssertFalse(folder.stdout.contains("torn tail"), folder.stdout)
+    }
+
+    /// A run killed after appending a batch's proofs but before committing it: the next run's
+    /// pre-flight cuts the file back to the committed length and records the cut in the audit
+    /// log; `proof verify` then accepts the folder.
+    func testATornTailIsCutAndAuditedByTheNextRun() throws {
+        let (inputs, trust) = try writeBatch(count: 6)
+        let arguments = ["verify", inputs, "--trust", trust, "--out", "\(out)/r", "--at", "2026-05-28T20:26:40Z",
+                         "--batch-size", "2", "--format", "json"]
+        let first = try CLI.run(arguments)
+        XCTAssertEqual(first.status, 0, first.stderr)
+        let store = try ReportStore(path: "\(out)/r/mdocverify.sqlite")
+        let firstRun = try XCTUnwrap(try store.latestRunID())
+        // As a kill -9 leaves it: the run still "running" (its process gone), half a proof past
+        // the committed length.
+        let file = "\(out)/r/proofs/\(firstRun).cbor-seq"
+        let committed = try Data(contentsOf: URL(fileURLWithPath: file))
+        try (committed + committed.prefix(40)).write(to: URL(fileURLWithPath: file))
+        try store.executeUnchecked(sql: "UPDATE run SET status = 'running', finished_at = NULL WHERE id = '\(firstRun)'")
+        let second = try CLI.run(arguments)
+        XCTAssertEqual(second.status, 0, second.stderr)
+        XCTAssertEqual(try Data(contentsOf: URL(fileURLWithPath: file)), committed, "cut back to the committed length")
+        let audit = try store.query(sql: "SELECT run_id, details_json FROM audit_log WHERE event = 'proof.tornTailCut'")
+        XCTAssertEqual(audit.count, 1)
+        XCTAssertEqual(audit.first?.first?.text, firstRun)
+        XCTAssertTrue(audit.first?.last?.text?.contains("\"removedBytes\":40") == true, "\(audit)")
+        let verified = try CLI.run(["proof", "verify", "\(out)/r", "--cert", "\(out)/r/keys/processor-cert.pem"])
+        XCTAssertEqual(verified.status, 0, verified.stdout)
     }
 }
 

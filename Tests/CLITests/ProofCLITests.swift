@@ -19,16 +19,20 @@ final class ProofCLITests: XCTestCase {
         try? FileManager.default.removeItem(atPath: out)
     }
 
-    /// Verifies the Annex D response plus two samples into `out`; the proof files written.
-    func runOnce() throws -> [String] {
+    /// Verifies the Annex D response into `out`: the run's one proof file, and its one proof
+    /// exported as a standalone `.cose` (`proof export`).
+    func runOnce() throws -> (runFile: String, proof: String) {
         let result = try CLI.run(["verify"] + annexD + ["--out", out, "--format", "json"])
         XCTAssertEqual(result.status, 0, result.stdout + result.stderr)
-        let runs = try FileManager.default.contentsOfDirectory(atPath: "\(out)/proofs")
-        XCTAssertEqual(runs.count, 1, "one folder of proofs per run")
-        let folder = "\(out)/proofs/\(runs.first ?? "")"
-        let proofs = try FileManager.default.contentsOfDirectory(atPath: folder).filter { $0.hasSuffix(".cose") }
-        XCTAssertEqual(proofs.count, 1)
-        return proofs.map { "\(folder)/\($0)" }
+        let files = try FileManager.default.contentsOfDirectory(atPath: "\(out)/proofs")
+        XCTAssertEqual(files.count, 1, "one proof file per run, no file per transaction")
+        let runFile = "\(out)/proofs/\(try XCTUnwrap(files.first))"
+        XCTAssertTrue(runFile.hasSuffix(".cbor-seq"), runFile)
+        let reference = try XCTUnwrap(result.stdout.components(separatedBy: "\"referenceCode\":\"").dropFirst().first?.prefix(19))
+        let proof = "\(out)/exported-\(reference).cose"
+        let exported = try CLI.run(["proof", "export", String(reference), "--from", out, "--out", proof])
+        XCTAssertEqual(exported.status, 0, exported.stdout + exported.stderr)
+        return (runFile, proof)
     }
 
     func testTheRunCreatesAPrivateProcessorKeyAndSaysSo() throws {
@@ -45,7 +49,7 @@ final class ProofCLITests: XCTestCase {
     /// Without a trusted certificate a valid signature names nobody and exits 3; with the
     /// processor's certificate it exits 0 and names the signer.
     func testProofVerifyAcceptsAProofARunManifestAndTheOutputFolder() throws {
-        let proof = try XCTUnwrap(try runOnce().first)
+        let proof = try runOnce().proof
         let single = try CLI.run(["proof", "verify", proof])
         XCTAssertEqual(single.status, 3, single.stdout)
         XCTAssertTrue(single.stdout.contains("signature valid; signer not checked"), single.stdout)
@@ -75,36 +79,38 @@ final class ProofCLITests: XCTestCase {
     }
 
     func testProofVerifyDetectsAFlippedByteADeletedProofAndAnotherSigner() throws {
-        let proof = try XCTUnwrap(try runOnce().first)
-        var bytes = try Data(contentsOf: URL(fileURLWithPath: proof))
+        let (runFile, proof) = try runOnce()
+        try FileManager.default.removeItem(atPath: proof)
+        var bytes = try Data(contentsOf: URL(fileURLWithPath: runFile))
         let original = bytes
         // A byte inside the payload (the signature covers it): the proof and the run both fail.
         let index = bytes.count / 2
         bytes[index] ^= 0x01
-        try bytes.write(to: URL(fileURLWithPath: proof))
-        XCTAssertEqual(try CLI.run(["proof", "verify", proof]).status, 1)
+        try bytes.write(to: URL(fileURLWithPath: runFile))
+        XCTAssertEqual(try CLI.run(["proof", "verify", runFile]).status, 1)
         let altered = try CLI.run(["proof", "verify", out])
         XCTAssertEqual(altered.status, 1)
         XCTAssertTrue(altered.stdout.contains("altered proof"), altered.stdout)
 
-        try FileManager.default.removeItem(atPath: proof)
+        // The record removed: the manifest lists a proof the run file no longer has.
+        try Data().write(to: URL(fileURLWithPath: runFile))
         let deleted = try CLI.run(["proof", "verify", out])
         XCTAssertEqual(deleted.status, 1)
         XCTAssertTrue(deleted.stdout.contains("missing proof"), deleted.stdout)
-        try original.write(to: URL(fileURLWithPath: proof))
+        try original.write(to: URL(fileURLWithPath: runFile))
         XCTAssertEqual(try CLI.run(["proof", "verify", out, "--cert", "\(out)/keys/processor-cert.pem"]).status, 0,
                        "restored: everything verifies again")
 
         // Pinned to a certificate that did not sign: refused.
-        let other = try CLI.run(["proof", "verify", proof, "--cert", "samples/annex-d/trust/utopia-iaca.pem"])
+        let other = try CLI.run(["proof", "verify", runFile, "--cert", "samples/annex-d/trust/utopia-iaca.pem"])
         XCTAssertEqual(other.status, 1, other.stdout)
-        let notACertificate = try CLI.run(["proof", "verify", proof, "--cert", "samples/annex-d/device-response.cbor"])
+        let notACertificate = try CLI.run(["proof", "verify", runFile, "--cert", "samples/annex-d/device-response.cbor"])
         XCTAssertEqual(notACertificate.status, 2)
         XCTAssertTrue(notACertificate.stderr.contains("--cert"), notACertificate.stderr)
     }
 
     func testProofShowPrintsTheEvidenceAsJSON() throws {
-        let proof = try XCTUnwrap(try runOnce().first)
+        let proof = try runOnce().proof
         let shown = try CLI.run(["proof", "show", proof])
         XCTAssertEqual(shown.status, 0, shown.stderr)
         let object = try XCTUnwrap(try JSONSerialization.jsonObject(with: Data(shown.stdout.utf8)) as? [String: Any])
@@ -112,7 +118,7 @@ final class ProofCLITests: XCTestCase {
         XCTAssertEqual(object["contentType"] as? String, "application/vnd.mdocverify.proof+cbor")
         let evidence = try XCTUnwrap(object["evidence"] as? [String: Any])
         let reference = try XCTUnwrap(evidence["referenceCode"] as? String)
-        XCTAssertEqual((proof as NSString).lastPathComponent, "\(reference).cose")
+        XCTAssertEqual((proof as NSString).lastPathComponent, "exported-\(reference).cose")
         XCTAssertEqual(evidence["verdict"] as? String, "valid")
         XCTAssertEqual((evidence["transactionId"] as? String)?.count, 64)
         XCTAssertNotNil(evidence["trustSnapshot"])
@@ -124,16 +130,18 @@ final class ProofCLITests: XCTestCase {
     /// An auditor's check with a standard COSE stack (Python cbor2 + cryptography), not ours.
     func testTheIndependentPythonCheckAcceptsProofsAndManifestsAndCatchesTampering() throws {
         try AuditScript.requireAvailable()
-        let proof = try XCTUnwrap(try runOnce().first)
+        let (runFile, proof) = try runOnce()
         let manifests = try FileManager.default.contentsOfDirectory(atPath: "\(out)/runs").map { "\(out)/runs/\($0)" }
         XCTAssertEqual(manifests.count, 1)
         XCTAssertEqual(try AuditScript.run(["--cert", "\(out)/keys/processor-cert.pem", proof] + manifests).status, 0)
         let unchecked = try AuditScript.run([proof] + manifests)
         XCTAssertEqual(unchecked.status, 3, unchecked.stdout)
         XCTAssertFalse(unchecked.stdout.contains("signed by"), unchecked.stdout)
-        var bytes = try Data(contentsOf: URL(fileURLWithPath: proof))
-        bytes[bytes.count / 2] ^= 0x01
-        try bytes.write(to: URL(fileURLWithPath: proof))
+        for file in [proof, runFile] {
+            var bytes = try Data(contentsOf: URL(fileURLWithPath: file))
+            bytes[bytes.count / 2] ^= 0x01
+            try bytes.write(to: URL(fileURLWithPath: file))
+        }
         XCTAssertEqual(try AuditScript.run([proof]).status, 1)
         XCTAssertEqual(try AuditScript.run(manifests).status, 1)
         XCTAssertEqual(try AuditScript.run(["--cert", "\(out)/keys/processor-cert.pem"] + manifests).status, 1)
@@ -151,7 +159,7 @@ final class ProofCLITests: XCTestCase {
         XCTAssertTrue(reused.stdout.contains("\"reused\":true"), reused.stdout)
         let manifests = try FileManager.default.contentsOfDirectory(atPath: "\(out)/runs").sorted().map { "\(out)/runs/\($0)" }
         XCTAssertEqual(manifests.count, 3)
-        XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: "\(out)/proofs").count, 3, "one folder per run")
+        XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: "\(out)/proofs").count, 3, "one proof file per run")
         let all = try CLI.run(["proof", "verify", out, "--cert", "\(out)/keys/processor-cert.pem"])
         XCTAssertEqual(all.status, 0, all.stdout)
         XCTAssertEqual(all.stdout.components(separatedBy: "Merkle root matches").count - 1, 3, all.stdout)

@@ -10,13 +10,14 @@ final class RunFileCLITests: TemporaryFolderTestCase {
     var out: String { "\(temporaryFolder)/out" }
     var cert: String { "\(out)/keys/processor-cert.pem" }
 
-    /// The samples verified into `out` (23 proofs), in the run file layout.
+    /// The samples verified into `out` (23 proofs), four transactions a batch.
     func makeRun() throws -> RunFileLayout.Run {
         let result = try CLI.run([
             "verify", "samples/transactions", "--trust", "samples/trust", "--at", "2026-11-22T12:00:00Z", "--out", out, "--format", "json",
+            "--batch-size", "4",
         ])
         XCTAssertEqual(result.status, 1, "some samples are invalid on purpose: " + result.stderr)
-        let runs = try RunFileLayout.convert(out: out)
+        let runs = try RunFileLayout.runs(out: out)
         XCTAssertEqual(runs.count, 1)
         let run = try XCTUnwrap(runs.first)
         XCTAssertGreaterThan(run.proofs.count, 10)

@@ -3,9 +3,8 @@ import MdocProof
 import MdocTestSupport
 import XCTest
 
-/// The evidence of real runs in the run file layout: each run's proofs (as `mdocverify verify`
-/// signed them) appended to `proofs/<run>.cbor-seq` in batches, and its manifest signed again
-/// over the run file with the output folder's own processor key.
+/// The evidence real runs leave: each run's proofs appended by `mdocverify verify` to
+/// `proofs/<run>.cbor-seq`, batch after batch, and its signed manifest `runs/<run>.cose`.
 enum RunFileLayout {
     struct Run {
         let runID: String
@@ -15,26 +14,20 @@ enum RunFileLayout {
         let proofs: [SignedProof]
     }
 
-    /// Rewrites every run of `out` that has a folder of proof files.
-    static func convert(out: String, batchSize: Int = 4) throws -> [Run] {
-        let signer = ProofSigner(identity: try ProcessorIdentity.local(directory: "\(out)/keys"))
+    /// Every finished run of `out`, its proofs read back where its manifest lists them.
+    static func runs(out: String) throws -> [Run] {
         var runs: [Run] = []
         for name in try FileManager.default.contentsOfDirectory(atPath: "\(out)/runs").sorted() where name.hasSuffix(".cose") {
             let manifestPath = "\(out)/runs/\(name)"
             let listed = try RunManifest(payload: try ProofVerifier.open(try read(manifestPath)).payload)
-            let folder = "\(out)/proofs/\(listed.runID)"
-            let proofs = try listed.entries.map { SignedProof(referenceCode: $0.referenceCode, bytes: try read("\(folder)/\($0.referenceCode).cose")) }
             let runFile = "\(out)/proofs/\(RunFile.fileName(runID: listed.runID))"
-            let writer = try RunFileWriter(creating: runFile)
-            var locations: [RunFile.Location] = []
-            for start in stride(from: 0, to: proofs.count, by: batchSize) {
-                locations += try writer.append(Array(proofs[start..<min(start + batchSize, proofs.count)]))
-                try writer.flush()
+            let reader = try RunFileReader(path: runFile)
+            let entries = listed.entries.sorted { ($0.offset ?? 0) < ($1.offset ?? 0) }
+            let proofs = try entries.map { entry in
+                try reader.proof(at: RunFile.Location(
+                    referenceCode: entry.referenceCode, offset: try XCTUnwrap(entry.offset), length: try XCTUnwrap(entry.length),
+                    sha256: entry.sha256))
             }
-            try writer.close()
-            let manifest = try RunManifest(runID: listed.runID, createdAt: Date(), runFileLength: writer.length, proofs: locations)
-            try Data(try signer.sign(manifest: manifest)).write(to: URL(fileURLWithPath: manifestPath))
-            try FileManager.default.removeItem(atPath: folder)
             runs.append(Run(runID: listed.runID, runFile: runFile, manifest: manifestPath, proofs: proofs))
         }
         return runs

@@ -18,6 +18,8 @@ final class LiveCaptureTests: BusFixtureTestCase {
         var reports: [Orchestrator.TransactionReport]
         var reader: DBusConnection
         var out: String
+        /// The command's run, finished after the attempt (its manifest signed).
+        var run: Orchestrator.RunResult?
     }
 
     func capture(
@@ -41,7 +43,8 @@ final class LiveCaptureTests: BusFixtureTestCase {
             if case .transaction(let report) = event { reports.append(report) }
         }
         try await side?.value
-        return Outcome(attempt: attempt, reports: reports.all, reader: reader, out: out)
+        let run = try capture.finish()
+        return Outcome(attempt: attempt, reports: reports.all, reader: reader, out: out, run: run)
     }
 
     final class MutexReports: @unchecked Sendable {
@@ -55,7 +58,8 @@ final class LiveCaptureTests: BusFixtureTestCase {
     /// application or advertisement, no advertising instance), and none of the reader's GATT
     /// applications is still exported on its connection.
     func assertEndedCleanly(_ outcome: Outcome, _ fixture: BusFixture, file: StaticString = #filePath, line: UInt = #line) async throws {
-        let secrets = outcome.attempt.session.secrets.probe()
+        let secrets = outcome.attempt.session.verifierSession.probe()
+        XCTAssertTrue(outcome.attempt.session.verifierSession.isCleansed, file: file, line: line)
         XCTAssertTrue(secrets.values.allSatisfy { $0.allSatisfy { $0 == 0 } }, "key bytes left in the session", file: file, line: line)
         XCTAssertTrue(outcome.attempt.session.verifierSession.state.isTerminal, file: file, line: line)
         XCTAssertEqual(outcome.attempt.session.verifierSession.heldResourceCount, 0, file: file, line: line)
@@ -133,9 +137,10 @@ final class LiveCaptureTests: BusFixtureTestCase {
         XCTAssertEqual(keyMode, 0o600, file: file, line: line)
 
         // Stored and proven like `verify`; no values stored without --keep-values.
-        XCTAssertEqual(outcome.attempt.run.proofCount, 1, file: file, line: line)
-        XCTAssertNotNil(outcome.attempt.run.manifestPath, file: file, line: line)
-        let store = try ReportStore(path: outcome.attempt.run.databasePath)
+        let run = try XCTUnwrap(outcome.run, file: file, line: line)
+        XCTAssertEqual(run.proofCount, 1, file: file, line: line)
+        XCTAssertNotNil(run.manifestPath, file: file, line: line)
+        let store = try ReportStore(path: run.databasePath)
         let rows = try store.query(sql: "SELECT source FROM txn")
         XCTAssertEqual(rows.map { $0.first?.text }, ["ble:hci0"], file: file, line: line)
         XCTAssertEqual(try store.keptValues().count, 0, file: file, line: line)

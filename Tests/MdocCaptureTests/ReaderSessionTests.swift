@@ -5,6 +5,7 @@ import MdocCBOR
 import MdocCOSE
 import MdocChecks
 import MdocCrypto
+import MdocIngest
 import MdocModel
 import MdocPipeline
 import MdocSamples
@@ -46,19 +47,13 @@ final class ReaderSessionTests: XCTestCase {
             made.set(link)
             return link
         }
-        let task = Task { () -> (ReaderSessionResult, Bool) in
-            var persistedKey = false
-            let result = await session.run(preflight: preflight) { _, secrets in
-                persistedKey = secrets.withBytes(.readerKey) { $0.count } != nil
-            }
-            return (result, persistedKey)
-        }
+        let task = Task { await session.run(preflight: preflight) }
         if let cancelAfter {
             try await Task.sleep(for: cancelAfter)
             task.cancel()
         }
-        let (result, persistedKey) = await task.value
-        return Run(session: session, result: result, link: made.link, persistedKey: persistedKey)
+        let result = await task.value
+        return Run(session: session, result: result, link: made.link, persistedKey: session.verifierSession.hasReaderKey)
     }
 
     final class LinkBox: @unchecked Sendable {
@@ -68,12 +63,15 @@ final class ReaderSessionTests: XCTestCase {
         var link: WalletLink? { lock.withLock { value } }
     }
 
-    /// After any ending: every secret the session held reads as zeros, the link (if any) was
-    /// closed once, and an ended session holds nothing (a verifying one keeps the closed link
-    /// until the verification ends it).
+    /// After any ending, once the session is ended as the pipeline ends it (with the capture's
+    /// ending, or failed after a completed exchange unless the caller ended it already): every
+    /// secret the session held reads as zeros, the link (if any) was closed once, and the
+    /// ended session holds nothing.
     func assertCleansed(_ run: Run, file: StaticString = #filePath, line: UInt = #line) {
-        let probe = run.session.secrets.probe()
-        XCTAssertTrue(run.session.secrets.isCleansed, file: file, line: line)
+        let verifier = run.session.verifierSession
+        if !verifier.state.isTerminal { verifier.transition(to: run.result.sessionEnding ?? .failed) }
+        let probe = verifier.probe()
+        XCTAssertTrue(verifier.isCleansed, file: file, line: line)
         for (slot, bytes) in probe {
             XCTAssertFalse(bytes.isEmpty, "\(slot)", file: file, line: line)
             XCTAssertTrue(bytes.allSatisfy { $0 == 0 }, "\(slot) still holds key bytes", file: file, line: line)
@@ -95,11 +93,12 @@ final class ReaderSessionTests: XCTestCase {
         let link = try XCTUnwrap(run.link)
         XCTAssertEqual(link.readerStatuses, [20], "the reader ends with SessionData status 20")
         XCTAssertEqual(link.record.states, [0x02], "then 0x02 on State")
-        XCTAssertTrue(run.persistedKey, "the bundle is written before the keys are cleansed")
-        XCTAssertEqual(Set(run.session.secrets.probe().keys), [.readerKey, .skReader, .skDevice, .response])
-        assertCleansed(run)
-        try run.session.verifierSession.transition(to: .success)
+        XCTAssertTrue(run.persistedKey, "the session keeps the reader key for the bundle and the pipeline")
+        XCTAssertEqual(Set(run.session.verifierSession.probe().keys), [.readerKey, .skReader, .skDevice, .plaintext])
+        XCTAssertEqual(run.session.verifierSession.heldResourceCount, 1, "the closed link stays with the live session")
+        run.session.verifierSession.transition(to: .success)
         XCTAssertEqual(run.session.verifierSession.heldResourceCount, 0, "the connection goes with the session")
+        assertCleansed(run)
 
         // What was sent is what the bundle keeps: SessionEstablishment carries the DeviceRequest.
         let establishment = try SessionEstablishment(try CBOR(decoding: try XCTUnwrap(run.result.sessionEstablishment)))
@@ -107,6 +106,29 @@ final class ReaderSessionTests: XCTestCase {
         let request = try DeviceRequest(try CBOR(decoding: try XCTUnwrap(run.result.deviceRequest)))
         XCTAssertEqual(request.docRequests.first?.docType, "org.iso.18013.5.1.mDL")
         XCTAssertNil(request.docRequests.first?.readerAuth)
+    }
+
+    /// The bundle a capture hands to the pipeline is the one on disk: the same identity as the
+    /// folder read back (the reader key counted), without the key's bytes, which only the
+    /// session holds until it ends.
+    func testTheCapturedBundleIsTheOneWrittenAndTheKeyStaysInTheSession() async throws {
+        let run = try await capture()
+        let out = NSTemporaryDirectory() + "mdocverify-capture-\(UUID().uuidString)"
+        defer { try? FileManager.default.removeItem(atPath: out) }
+        let session = run.session.verifierSession
+        let bundle = try CaptureBundle.write(run.result, adapter: "hci0", session: session, outDirectory: out, id: "capture-1")
+        XCTAssertNil(bundle.files["reader-key.pem"], "the key is not in the bundle")
+        XCTAssertNotNil(bundle.fileDigests["reader-key.pem"], "but counts in its identity")
+        var read: TransactionBundle?
+        for case .transaction(let found) in InputReader(inputs: [bundle.source]) { read = found }
+        let fromDisk = try XCTUnwrap(read)
+        XCTAssertEqual(bundle.contentHash, fromDisk.contentHash, "the same transaction as the folder written")
+        session.withReaderKey { XCTAssertEqual(fromDisk.files["reader-key.pem"], $0) }
+        let transaction = Transaction(captured: bundle, session: session, ending: run.result.sessionEnding)
+        XCTAssertTrue(transaction.session.hasReaderKey)
+        session.transition(to: .success)
+        XCTAssertFalse(session.hasReaderKey)
+        XCTAssertTrue(session.probe().values.allSatisfy { $0.allSatisfy { $0 == 0 } })
     }
 
     func testHolderStatusesAreReportedAsSuch() async throws {
@@ -139,6 +161,8 @@ final class ReaderSessionTests: XCTestCase {
         let run = try await capture(.endWithoutAnswer)
         XCTAssertEqual(run.result.ending, .failed)
         XCTAssertEqual(run.result.error?.code, .bleDisconnected)
+        XCTAssertFalse(run.session.verifierSession.state.isTerminal, "the pipeline ends the session, once the attempt is recorded")
+        assertCleansed(run)
         XCTAssertEqual(run.session.verifierSession.history.last, .failed)
         assertCleansed(run)
     }
@@ -149,6 +173,8 @@ final class ReaderSessionTests: XCTestCase {
         XCTAssertLessThan(ContinuousClock.now - started, .seconds(4))
         XCTAssertEqual(run.result.error?.code, .bleTimeout)
         XCTAssertEqual(run.result.error?.evidence.first { $0.key == "phase" }?.value, "firstResponse")
+        XCTAssertFalse(run.session.verifierSession.state.isTerminal, "the pipeline ends the session, once the attempt is recorded")
+        assertCleansed(run)
         XCTAssertEqual(run.session.verifierSession.history, [.notStarted, .preflight, .processingEngagement, .connecting, .failed])
         XCTAssertEqual(run.link?.record.states, [0x02], "the end is sent on a timeout too")
         assertCleansed(run)
@@ -158,6 +184,8 @@ final class ReaderSessionTests: XCTestCase {
         let run = try await capture(.silent, cancelAfter: .milliseconds(200))
         XCTAssertEqual(run.result.ending, .cancelled)
         XCTAssertEqual(run.result.error?.code, .bleCancelled)
+        XCTAssertFalse(run.session.verifierSession.state.isTerminal, "the pipeline ends the session, once the attempt is recorded")
+        assertCleansed(run)
         XCTAssertEqual(run.session.verifierSession.state, .cancelled)
         XCTAssertEqual(run.link?.readerStatuses, [20], "status 20 is sent although the task is cancelled")
         XCTAssertEqual(run.link?.record.states, [0x02])
@@ -167,6 +195,8 @@ final class ReaderSessionTests: XCTestCase {
     func testALinkThatDoesNotOpenFailsWithItsCode() async throws {
         let run = try await capture(.failOpen(BLEError(.bleGatt, "Connect failed")))
         XCTAssertEqual(run.result.error?.code, .bleGatt)
+        XCTAssertFalse(run.session.verifierSession.state.isTerminal, "the pipeline ends the session, once the attempt is recorded")
+        assertCleansed(run)
         XCTAssertEqual(run.session.verifierSession.state, .failed)
         XCTAssertEqual(run.link?.record.opened, 1)
         assertCleansed(run)
@@ -175,6 +205,8 @@ final class ReaderSessionTests: XCTestCase {
     func testAFailedPreflightEndsBeforeTheEngagement() async throws {
         let run = try await capture(preflight: { throw BLEError(.bleAdapterOff, "the adapter hci0 is off") })
         XCTAssertEqual(run.result.error?.code, .bleAdapterOff)
+        XCTAssertFalse(run.session.verifierSession.state.isTerminal, "the pipeline ends the session, once the attempt is recorded")
+        assertCleansed(run)
         XCTAssertEqual(run.session.verifierSession.history, [.notStarted, .preflight, .failed])
         XCTAssertNil(run.link, "no link is made")
         XCTAssertNil(run.result.sessionEstablishment)
@@ -190,6 +222,8 @@ final class ReaderSessionTests: XCTestCase {
         for uri in ["mdoc:!!", "https://example.invalid", "mdoc:" + Base64URL.encode(noBLE)] {
             let run = try await capture(uri: uri)
             XCTAssertEqual(run.result.error?.code, .bleEngagement, uri)
+            XCTAssertFalse(run.session.verifierSession.state.isTerminal, uri)
+            assertCleansed(run)
             XCTAssertEqual(run.session.verifierSession.history, [.notStarted, .preflight, .processingEngagement, .failed], uri)
             XCTAssertNil(run.link)
             assertCleansed(run)

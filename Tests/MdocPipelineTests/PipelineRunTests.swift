@@ -70,18 +70,27 @@ final class PipelineRunTests: TemporaryFolderTestCase {
         XCTAssertTrue(report.isIntact, "\(report.problems)")
         XCTAssertEqual(report.proofCount, 6)
 
-        // Flip one byte of one proof: detected. Delete another: detected.
-        let folder = "\(root)/out/proofs/\(result.runID)"
-        let proofs = try FileManager.default.contentsOfDirectory(atPath: folder).sorted()
-        XCTAssertEqual(proofs.count, 6, "the run's proofs are in its own folder")
-        var altered = Array(try Data(contentsOf: URL(fileURLWithPath: "\(folder)/\(proofs[0])")))
-        altered[altered.count / 2] ^= 0x01
-        try Data(altered).write(to: URL(fileURLWithPath: "\(folder)/\(proofs[0])"))
-        try FileManager.default.removeItem(atPath: "\(folder)/\(proofs[1])")
+        // One proof file for the run, no file per transaction; each report names it.
+        let runFile = "\(root)/out/proofs/\(result.runID).cbor-seq"
+        XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: "\(root)/out/proofs"), ["\(result.runID).cbor-seq"])
+        XCTAssertTrue(reports(events).allSatisfy { $0.proofPath == "proofs/\(result.runID).cbor-seq" })
+        let store = try ReportStore(path: "\(root)/out/mdocverify.sqlite")
+        let committed = try XCTUnwrap(try store.runProofFiles().first { $0.runID == result.runID }?.committedLength)
+        let original = Array(try Data(contentsOf: URL(fileURLWithPath: runFile)))
+        XCTAssertEqual(Int64(original.count), committed, "the store committed the whole file")
+
+        // Flip one byte of the first proof: detected. Remove the second record: detected.
+        let reader = try RunFileReader(path: runFile)
+        let firstRecord = try XCTUnwrap(try reader.next()), secondRecord = try XCTUnwrap(try reader.next())
+        var altered = original
+        altered[firstRecord.offset + firstRecord.length / 2] ^= 0x01
+        altered.removeSubrange(secondRecord.offset..<(secondRecord.offset + secondRecord.length))
+        try Data(altered).write(to: URL(fileURLWithPath: runFile))
         let tampered = try RunVerifier.verify(manifest: manifest, outputFolder: "\(root)/out", policy: .notChecked)
         XCTAssertFalse(tampered.isIntact)
-        XCTAssertEqual(tampered.problemKinds.filter { $0 == .altered }.count, 1)
-        XCTAssertEqual(tampered.problemKinds.filter { $0 == .missing }.count, 1)
+        XCTAssertEqual(tampered.problemKinds.filter { $0 == .altered }.count, 1, "\(tampered.problems)")
+        XCTAssertEqual(tampered.problemKinds.filter { $0 == .missing }.count, 1, "\(tampered.problems)")
+        try Data(original).write(to: URL(fileURLWithPath: runFile))
 
         // Re-run the same command: nothing re-verified, same verdicts.
         let (second, secondEvents) = try await run(configuration([batch.inputs], trust: batch.trust))
@@ -96,51 +105,64 @@ final class PipelineRunTests: TemporaryFolderTestCase {
         let (third, _) = try await run(forced)
         XCTAssertEqual(third.summary.reused, 0)
         XCTAssertEqual(third.summary.transactions, 6)
-        // Verifying the same transactions again writes new proofs beside the first run's: its
-        // manifest verifies, and the first manifest still finds its own proofs (only the two
-        // tampered with above are reported), not the newer ones.
+        // Verifying the same transactions again writes new proofs in the new run's own file: its
+        // manifest verifies, and the first manifest still finds its own proofs, untouched.
         let thirdManifest = Array(try Data(contentsOf: URL(fileURLWithPath: try XCTUnwrap(third.manifestPath))))
         XCTAssertTrue(try RunVerifier.verify(manifest: thirdManifest, outputFolder: "\(root)/out", policy: .notChecked).isIntact)
         let firstAgain = try RunVerifier.verify(manifest: manifest, outputFolder: "\(root)/out", policy: .notChecked)
-        XCTAssertEqual(firstAgain.problemKinds.filter { $0 == .altered }.count, 1)
-        XCTAssertEqual(firstAgain.problemKinds.filter { $0 == .missing }.count, 1)
+        XCTAssertTrue(firstAgain.isIntact, "\(firstAgain.problems)")
         XCTAssertEqual(firstAgain.proofCount, 6)
-        XCTAssertEqual(firstAgain.problems.count, 2, "\(firstAgain.problems)")
+        XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: "\(root)/out/proofs").count, 3, "one file per run")
 
-        let store = try ReportStore(path: "\(root)/out/mdocverify.sqlite")
         XCTAssertTrue(try store.integrityCheck())
         XCTAssertEqual(try store.verifyAuditChain(), .intact(count: try XCTUnwrap(auditCount(store))))
     }
 
-    /// A proof that cannot be written (here a folder stands where the file must go) stops the
-    /// run with a message saying how to go on, and nothing of its batch is recorded; once the
-    /// obstacle is gone, the same inputs verify and the proof is written.
-    func testAProofThatCannotBeWrittenStopsTheRunAndRecordsNothingOfItsBatch() async throws {
+    /// A run file that cannot be created (here a folder stands where it must go) stops the run
+    /// in its pre-flight, before anything of it is recorded; once the obstacle is gone, the same
+    /// inputs verify and the proof is written.
+    func testAProofFileThatCannotBeWrittenStopsTheRunAndRecordsNothing() async throws {
         let batch = try makeBatch(count: 1)
-        let probe = try await run(configuration([batch.inputs], trust: batch.trust))
-        let proofPath = try XCTUnwrap(probe.0.manifestPath.flatMap { _ in
-            try? FileManager.default.contentsOfDirectory(atPath: "\(root)/out/proofs/\(probe.0.runID)").first
-        })
-        try FileManager.default.removeItem(atPath: "\(root)/out")
-
         let orchestrator = try Orchestrator(configuration: configuration([batch.inputs], trust: batch.trust))
-        let blocked = "\(root)/out/proofs/\(orchestrator.runID)/\(proofPath)"
+        let blocked = "\(root)/out/proofs/\(orchestrator.runID).cbor-seq"
         try FileManager.default.createDirectory(atPath: "\(blocked)/blocker", withIntermediateDirectories: true)
         do {
             _ = try await orchestrator.run { _ in }
-            XCTFail("the run went on without its proof")
+            XCTFail("the run went on without its proof file")
         } catch let error as PipelineSetupError {
-            XCTAssertTrue("\(error)".contains("cannot write a proof bundle"), "\(error)")
-            XCTAssertTrue("\(error)".contains("run the same command again"), "\(error)")
+            XCTAssertTrue("\(error)".contains("cannot create the run's proof file"), "\(error)")
         }
         let store = try ReportStore(path: "\(root)/out/mdocverify.sqlite")
         XCTAssertEqual(try store.query(sql: "SELECT count(*) FROM verification").first?.first?.int64 ?? -1, 0)
+        XCTAssertEqual(try store.query(sql: "SELECT count(*) FROM run").first?.first?.int64 ?? -1, 0)
 
         try FileManager.default.removeItem(atPath: blocked)
         let (again, _) = try await run(configuration([batch.inputs], trust: batch.trust))
         XCTAssertEqual(again.summary.transactions, 1)
         XCTAssertEqual(again.proofCount, 1)
-        XCTAssertTrue(FileManager.default.fileExists(atPath: "\(root)/out/proofs/\(again.runID)/\(proofPath)"))
+        XCTAssertTrue(FileManager.default.fileExists(atPath: "\(root)/out/proofs/\(again.runID).cbor-seq"))
+    }
+
+    /// Pre-flight creates nothing until every check passed: a bad signing key, an unusable
+    /// database path or a missing input leaves no output folder, key, database or run behind.
+    func testAFailedPreflightCreatesNothing() async throws {
+        let batch = try makeBatch(count: 1)
+        let out = "\(root)/fresh/out"
+        var bad = configuration([batch.inputs], trust: batch.trust)
+        bad.outDirectory = out
+        try Data("not a key".utf8).write(to: URL(fileURLWithPath: "\(root)/bad-key.pem"))
+        bad.signingKeyPath = "\(root)/bad-key.pem"
+        bad.signingCertificatePath = "\(root)/bad-key.pem"
+        XCTAssertThrowsError(try Orchestrator(configuration: bad))
+        var missing = configuration([batch.inputs, "\(root)/no-such-input"], trust: batch.trust)
+        missing.outDirectory = out
+        XCTAssertThrowsError(try Orchestrator(configuration: missing)) { XCTAssertTrue("\($0)".contains("no-such-input"), "\($0)") }
+        try Data("x".utf8).write(to: URL(fileURLWithPath: "\(root)/a-file"))
+        var badStore = configuration([batch.inputs], trust: batch.trust)
+        badStore.outDirectory = out
+        badStore.databasePath = "\(root)/a-file/db.sqlite"
+        XCTAssertThrowsError(try Orchestrator(configuration: badStore))
+        XCTAssertFalse(FileManager.default.fileExists(atPath: "\(root)/fresh"), "no output folder, key or database")
     }
 
     func auditCount(_ store: ReportStore) throws -> Int? {
@@ -163,9 +185,10 @@ final class PipelineRunTests: TemporaryFolderTestCase {
         // own lookup, made before the verdict was judged and the proof signed (once).
         let replay = try XCTUnwrap(byName["second"]?.checks.first { $0.id == .responseReplayed })
         XCTAssertTrue(replay.detail.hasSuffix("of this run"), replay.detail)
-        let proofPath = try XCTUnwrap(byName["second"]?.proofPath)
-        let proof = try Data(contentsOf: URL(fileURLWithPath: "\(root)/out").appendingPathComponent(proofPath))
-        let opened = try ProofVerifier.open(Array(proof))
+        let second = try XCTUnwrap(byName["second"])
+        XCTAssertNotNil(second.proofPath)
+        let found = try XCTUnwrap(try OutputFolder(path: "\(root)/out").findProof(referenceCode: second.referenceCode))
+        let opened = try ProofVerifier.open(found.proof.bytes)
         XCTAssertTrue(opened.signatureValid)
         let signed = opened.payload.diagnostic()
         XCTAssertTrue(signed.contains("\"response.replayed\""), "the signed proof carries the replay check")

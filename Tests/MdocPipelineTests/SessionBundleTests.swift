@@ -96,7 +96,9 @@ final class SessionBundleTests: XCTestCase {
         }
         // Coverage: 6 requested, 6 returned.
         XCTAssertEqual(status[.responseCoverage], .pass)
-        XCTAssertEqual(verified.sessionStates.last, .success)
+        verified.endSession()
+        XCTAssertEqual(verified.session.state, .success)
+        XCTAssertTrue(verified.session.isCleansed)
     }
 
     // MARK: Generated sessions
@@ -112,7 +114,10 @@ final class SessionBundleTests: XCTestCase {
                             .sessionTranscript, .sessionReaderKey, .sessionEstablishment, .sessionData, .sessionStatus, .deviceSignature] {
             XCTAssertEqual(status[id], .pass, id.rawValue)
         }
-        XCTAssertEqual(verified.sessionStates, [.notStarted, .preflight, .processingEngagement, .connecting, .verifying, .success])
+        XCTAssertTrue(verified.session.hasReaderKey, "the session holds the key taken out of the bundle")
+        verified.endSession()
+        XCTAssertEqual(verified.session.history, [.notStarted, .preflight, .processingEngagement, .connecting, .verifying, .success])
+        XCTAssertTrue(verified.session.probe().values.allSatisfy { $0.allSatisfy { $0 == 0 } }, "the key and the response are wiped")
     }
 
     func testWrongReaderKey() throws {

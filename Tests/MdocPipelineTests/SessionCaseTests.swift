@@ -121,7 +121,8 @@ final class SessionCaseTests: XCTestCase {
         }
         XCTAssertEqual(verified.checks.first { $0.id == .sessionTranscript }?.status, .pass, "rebuilt without the key")
         XCTAssertEqual(verified.verdict, .indeterminate)
-        XCTAssertEqual(verified.sessionStates.last, .failed)
+        verified.endSession()
+        XCTAssertEqual(verified.session.state, .failed)
     }
 
     func testSessionWithTheRunsReaderKeyVerifies() throws {

@@ -60,7 +60,9 @@ final class UploadPipelineTests: XCTestCase {
         XCTAssertEqual(rows[2][4].text, "f1")
 
         // And in the proof.
-        let proof = try ProofVerifier.open(Array(try Data(contentsOf: URL(fileURLWithPath: "\(root)/out/\(try XCTUnwrap(report.proofPath))"))))
+        XCTAssertEqual(report.proofPath, "proofs/\(result.runID).cbor-seq", "the run's one proof file")
+        let found = try XCTUnwrap(try OutputFolder(path: "\(root)/out").findProof(referenceCode: report.referenceCode))
+        let proof = try ProofVerifier.open(found.proof.bytes)
         let uploads = try XCTUnwrap(proof.payload.map?["uploads"]?.array)
         XCTAssertEqual(uploads.count, 3)
         let f2 = try XCTUnwrap(uploads.first { $0.map?["id"]?.text == "f2" })

@@ -1,0 +1,194 @@
+internal import Foundation
+internal import MdocChecks
+internal import MdocCrypto
+internal import MdocProof
+internal import MdocVerification
+internal import MdocStore
+import Synchronization
+
+/// The run's proofs in one append-only file, `<out>/proofs/<run>.cbor-seq` (``RunFile``): each
+/// transaction's proof signed once, each batch's proofs appended in input order and flushed
+/// before the batch's store commit records where they are, a proof reused from an earlier run
+/// appended again byte for byte, and at the end the signed run manifest committing to all.
+final class ProveStage: Sendable {
+    let signer: ProofSigner
+    let runID: String
+    let outDirectory: String
+    let trustSnapshot: String
+    let verificationTime: Date
+    /// The run file, relative to the output folder.
+    let relativePath: String
+    private let writer: RunFileWriter
+
+    private struct Appended {
+        /// Every proof appended, in order: what the manifest commits to.
+        var locations: [RunFile.Location] = []
+        /// Where the proof of each reference code is in the run file.
+        var byReference: [String: RunFile.Location] = [:]
+    }
+
+    /// The reference code of each transaction the run signed a proof for (by id): a transaction
+    /// met again in a later batch keeps that proof, already in the file, never a second one.
+    /// Codes only, not the proofs: the memory of a run stays small however long it is.
+    private let signedInRun = Mutex<[String: String]>([:])
+    private let appended = Mutex(Appended())
+
+    /// Creates the run's file (and `<out>/proofs/`); an existing file is never reused.
+    init(signer: ProofSigner, runID: String, outDirectory: String, trustSnapshot: String, verificationTime: Date) throws {
+        self.signer = signer
+        self.runID = runID
+        self.outDirectory = outDirectory
+        self.trustSnapshot = trustSnapshot
+        self.verificationTime = verificationTime
+        relativePath = "proofs/" + RunFile.fileName(runID: runID)
+        let folder = (outDirectory as NSString).appendingPathComponent("proofs")
+        do {
+            try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+            writer = try RunFileWriter(creating: (outDirectory as NSString).appendingPathComponent(relativePath))
+        } catch {
+            throw PipelineSetupError("cannot create the run's proof file under \(folder): \(error)")
+        }
+    }
+
+    // MARK: Per transaction (on the verify stage's tasks)
+
+    /// Signs the proof of a verified transaction whose data may be kept, unless the run signed
+    /// one for it already.
+    func sign(_ judged: inout Judged) throws {
+        guard let verified = judged.verified, verified.keepData else { return }
+        if signedInRun.withLock({ $0[verified.transactionID] }) != nil { return }
+        let proof = try signer.sign(evidence: evidence(verified))
+        signedInRun.withLock { $0[verified.transactionID] = proof.referenceCode }
+        judged.signed = proof
+    }
+
+    /// What a proof says of a verified transaction.
+    func evidence(_ verified: VerifiedTransaction) -> ProofEvidence {
+        var certificates: [ProofEvidence.CertificateRef] = []
+        for document in verified.documents {
+            if let ds = document.dsCertificate {
+                certificates.append(.init(role: CertificateRole.ds.rawValue, sha256: ds.fingerprintHex, subject: ds.subject.rfc2253))
+            }
+            if let iaca = document.iacaCertificate {
+                certificates.append(.init(role: CertificateRole.iaca.rawValue, sha256: iaca.fingerprintHex, subject: iaca.subject.rfc2253))
+            }
+        }
+        var evidence = ProofEvidence(
+            referenceCode: verified.referenceCode, transactionID: verified.transactionID, name: verified.name,
+            source: verified.origin ?? verified.inputPath, capturedAt: verified.metadata.capturedAt,
+            verificationTime: verificationTime, verifiedAt: Date(), verdict: verified.verdict,
+            verdictAtCapture: verified.verdictAtCapture,
+            inputs: verified.fileDigests.map { .init(path: $0.path, sha256: $0.sha256) }, checks: verified.checks,
+            certificates: certificates, trustSnapshot: trustSnapshot, consentReference: verified.metadata.consent?.reference,
+            processorVersion: ProcessorInfo.version, runID: runID)
+        evidence.uploads = verified.uploads.map { upload in
+            var original = [("sha256", upload.originalSHA256), ("bytes", String(upload.originalBytes)), ("format", upload.originalFormat)]
+            if let w = upload.originalWidth, let h = upload.originalHeight { original.append(("dimensions", "\(w)x\(h)")) }
+            var output: [(String, String)] = []
+            if let sha = upload.outputSHA256 { output.append(("sha256", sha)) }
+            if let bytes = upload.outputBytes { output.append(("bytes", String(bytes))) }
+            if let w = upload.outputWidth, let h = upload.outputHeight { output.append(("dimensions", "\(w)x\(h)")) }
+            if let q = upload.quality { output.append(("quality", String(q))) }
+            if let scale = upload.scaleDenominator { output.append(("scale", "1/\(scale)")) }
+            return ProofEvidence.Upload(
+                uploadID: upload.uploadID, documentType: upload.documentType, side: upload.side, outcome: upload.outcome.rawValue,
+                reason: upload.reason, original: original, output: output, passes: upload.passes)
+        }
+        return evidence
+    }
+
+    // MARK: Per batch
+
+    /// The proofs of stored results the batch may reuse, read back from their files and checked
+    /// against their SHA-256. A result whose proof is gone or altered is verified again.
+    func storedProofs(_ priors: [String: PriorVerification], checks: [Int64: [CheckResult]]) -> [String: Judged.Reuse] {
+        var readers: [String: RunFileReader] = [:]
+        var reuses: [String: Judged.Reuse] = [:]
+        for (id, prior) in priors {
+            let checks = checks[prior.verificationID] ?? []
+            guard let location = prior.proof else {
+                reuses[id] = Judged.Reuse(prior: prior, checks: checks, proof: nil)
+                continue
+            }
+            guard let sha256 = Preflight.decodeHex(location.sha256) else { continue }
+            let path = (outDirectory as NSString).appendingPathComponent(location.file)
+            guard let reader = readers[path] ?? (try? RunFileReader(path: path)) else { continue }
+            readers[path] = reader
+            let wanted = RunFile.Location(
+                referenceCode: prior.referenceCode, offset: Int(location.offset), length: Int(location.length), sha256: sha256)
+            guard let proof = try? reader.proof(at: wanted) else { continue }
+            reuses[id] = Judged.Reuse(prior: prior, checks: checks, proof: proof)
+        }
+        return reuses
+    }
+
+    /// Appends the batch's proofs (signed now, or reused) in input order, each reference code
+    /// once per run, and flushes them: the batch may then be committed. Returns where the proof
+    /// of each transaction of the batch is (by transaction id) and the file's length.
+    func append(_ batch: [Judged]) throws -> (locations: [String: ProofLocation], length: Int) {
+        var proofs: [SignedProof] = []
+        var wanted: [(id: String, code: String)] = []
+        var taken = Set<String>()
+        let known = appended.withLock { $0.byReference }
+        for judged in batch {
+            if let proof = judged.signed ?? judged.reuse?.proof {
+                wanted.append((judged.transactionID, proof.referenceCode))
+                if known[proof.referenceCode] == nil, taken.insert(proof.referenceCode).inserted { proofs.append(proof) }
+            } else if let code = signedInRun.withLock({ $0[judged.transactionID] }) {
+                wanted.append((judged.transactionID, code))
+            }
+        }
+        guard !wanted.isEmpty else { return ([:], writer.length) }
+        let placed: [RunFile.Location]
+        do {
+            placed = proofs.isEmpty ? [] : try writer.append(proofs)
+            try writer.flush()
+        } catch {
+            throw PipelineSetupError(
+                "cannot write the proofs to \(writer.path) (\(error)); this batch was not recorded: "
+                    + "make room in or fix the permissions of \(outDirectory)/proofs, then run the same command again (it resumes)")
+        }
+        let byReference = appended.withLock { appended -> [String: RunFile.Location] in
+            for location in placed {
+                appended.locations.append(location)
+                appended.byReference[location.referenceCode] = location
+            }
+            return appended.byReference
+        }
+        var locations: [String: ProofLocation] = [:]
+        for (id, code) in wanted {
+            guard let location = byReference[code] else { continue }
+            locations[id] = ProofLocation(
+                file: relativePath, offset: Int64(location.offset), length: Int64(location.length), sha256: hexString(location.sha256))
+        }
+        return (locations, writer.length)
+    }
+
+    /// How many proofs the run file holds.
+    var proofCount: Int { appended.withLock { $0.locations.count } }
+
+    // MARK: The end of the run
+
+    /// Closes the run file and writes the signed run manifest, `<out>/runs/<run>.cose`,
+    /// committing to every proof appended; its path and Merkle root (hex).
+    func finish() throws -> (manifestPath: String, merkleRoot: String) {
+        let locations = appended.withLock { $0.locations }
+        do {
+            try writer.close()
+            let manifest = try RunManifest(runID: runID, createdAt: Date(), runFileLength: writer.length, proofs: locations)
+            let bytes = try signer.sign(manifest: manifest)
+            let path = (outDirectory as NSString).appendingPathComponent("runs/\(runID).cose")
+            try FileManager.default.createDirectory(
+                atPath: (path as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
+            try Data(bytes).write(to: URL(fileURLWithPath: path), options: .atomic)
+            return (path, hexString(manifest.merkleRoot))
+        } catch {
+            throw PipelineSetupError("cannot write the run manifest: \(error)")
+        }
+    }
+
+    /// Closes the run file (flushed) without a manifest: the run was stopped.
+    func close() {
+        try? writer.close()
+    }
+}

@@ -1,0 +1,68 @@
+package import MdocIngest
+
+/// One transaction on its way through the pipeline: its bundle and its session.
+package struct Transaction: Sendable {
+    package var bundle: TransactionBundle
+    package let session: VerifierSession
+    /// How a live capture that did not complete ended (failed or cancelled): its bundle is
+    /// verified and recorded, and its session ends so.
+    package var captureEnding: VerifierSession.State?
+
+    /// A transaction of a batch: a session of its own, holding the bundle's reader key, past
+    /// its pre-flight (the run's passed, and the bundle was read).
+    init(bundle: TransactionBundle) {
+        var bundle = bundle
+        self.session = TransactionVerifier.session(for: &bundle)
+        self.bundle = bundle
+        session.transition(to: .preflight)
+    }
+
+    /// A transaction captured live in `session` (its reader key held there, not in the bundle).
+    package init(captured bundle: TransactionBundle, session: VerifierSession, ending: VerifierSession.State?) {
+        var bundle = bundle
+        if let copy = bundle.takeFile(TransactionVerifier.readerKeyFile) {
+            // Only the session holds the key; a bundle bringing one has it taken over there.
+            var key = copy
+            session.keep(readerKeyPEM: &key)
+        }
+        self.bundle = bundle
+        self.session = session
+        self.captureEnding = ending
+    }
+}
+
+/// Reads the inputs one batch at a time (constant memory), in input order: each bundle becomes
+/// a ``Transaction`` with its session, each input that is no transaction an ingest failure.
+struct ReadStage {
+    enum Item: Sendable {
+        case transaction(Transaction)
+        /// An input that did not become a transaction, with its stable code and reason.
+        case failure(source: String, code: String, reason: String)
+    }
+
+    private var iterator: InputReader.Iterator
+    private let batchSize: Int
+    private(set) var exhausted = false
+
+    init(inputs: [String], limits: IngestLimits, batchSize: Int) {
+        iterator = InputReader(inputs: inputs, limits: limits).makeIterator()
+        self.batchSize = max(1, batchSize)
+    }
+
+    /// The next batch: up to the batch size, empty once the inputs are exhausted.
+    mutating func next() -> [Item] {
+        var items: [Item] = []
+        while !exhausted && items.count < batchSize {
+            guard let item = iterator.next() else {
+                exhausted = true
+                break
+            }
+            switch item {
+            case .transaction(let bundle): items.append(.transaction(Transaction(bundle: bundle)))
+            case .failure(let failure):
+                items.append(.failure(source: failure.source, code: failure.error.code.description, reason: failure.error.reason))
+            }
+        }
+        return items
+    }
+}

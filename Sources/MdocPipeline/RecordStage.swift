@@ -1,0 +1,100 @@
+internal import Foundation
+internal import MdocCBOR
+internal import MdocChecks
+internal import MdocCrypto
+internal import MdocStore
+internal import MdocVerification
+
+/// What the store keeps of each transaction (no element values unless `--keep-values`), and
+/// each batch written to it in one database transaction, with where its proofs are and the
+/// length of the run file once they are in it.
+struct RecordStage: Sendable {
+    let store: ReportStore
+    let runID: String
+    let verificationTime: Date
+    let trustSnapshotHash: String
+    let keepValues: Bool
+    let keepPortraits: Bool
+
+    /// The store's record of a verified transaction (its proof's place comes with the batch).
+    func outcome(_ verified: VerifiedTransaction) -> TransactionOutcome {
+        var consentState = ConsentState.none
+        if let consent = verified.metadata.consent {
+            let windows = verified.checks.filter { $0.id == .consentWindow && $0.instant == .verification }
+            if windows.contains(where: { $0.status == .fail }) {
+                consentState = consent.expiresAt.map { $0 < verificationTime } == true ? .expired : .notYetGranted
+            } else {
+                consentState = .valid
+            }
+        }
+        var certificates: [CertificateSummary] = []
+        var seen = Set<String>()
+        let documents: [DocumentSummary] = verified.documents.map { document in
+            for (role, certificate) in [(CertificateSummary.Role.ds, document.dsCertificate), (.iaca, document.iacaCertificate)] {
+                guard let certificate, seen.insert(certificate.fingerprintHex).inserted else { continue }
+                certificates.append(CertificateSummary(
+                    fingerprint: certificate.fingerprintHex, role: role, subject: certificate.subject.rfc2253,
+                    issuer: certificate.issuer.rfc2253, serialHex: certificate.serialNumberHex, notBefore: certificate.notBefore,
+                    notAfter: certificate.notAfter, country: certificate.subject.countryName))
+            }
+            let elements = document.elements.map { element in
+                ElementSummary(
+                    namespace: element.namespace, identifier: element.identifier, digestID: element.digestID,
+                    digestHex: element.digestHex, valueJSON: keepValues ? element.value.map(valueJSON) : nil)
+            }
+            return DocumentSummary(
+                index: document.index, docType: document.docType ?? "", dsFingerprint: document.dsCertificate?.fingerprintHex,
+                iacaFingerprint: document.iacaCertificate?.fingerprintHex, msoSigned: document.msoSigned,
+                msoValidFrom: document.msoValidFrom, msoValidUntil: document.msoValidUntil,
+                msoExpectedUpdate: document.msoExpectedUpdate, digestAlgorithm: document.digestAlgorithm?.rawValue,
+                elements: elements)
+        }
+        return TransactionOutcome(
+            transactionID: verified.transactionID, displayName: verified.name, source: verified.origin ?? verified.inputPath,
+            capturedAt: verified.metadata.capturedAt, responseSHA256: verified.responseSHA256.map(hexString),
+            consentReference: verified.metadata.consent?.reference, consentExpiresAt: verified.metadata.consent?.expiresAt,
+            consentState: consentState, verificationTime: verificationTime, trustSnapshotHash: trustSnapshotHash,
+            verdictAtCapture: verified.verdictAtCapture, verdictNow: verified.verdict, referenceCode: verified.referenceCode,
+            checks: verified.checks, documents: documents, certificates: certificates, images: verified.uploads,
+            inputHashes: verified.fileDigests.map { InputHash(path: $0.path, sha256: hexString($0.sha256)) },
+            keepData: verified.keepData)
+    }
+
+    /// An element value for `--keep-values`: byte strings (portraits) as their SHA-256 unless
+    /// `--keep-portraits` asks for them as base64, the rest in CBOR diagnostic notation.
+    func valueJSON(_ value: CBOR) -> String {
+        let text: String
+        if let bytes = value.bytes {
+            text = keepPortraits ? "base64:" + Data(bytes).base64EncodedString() : "sha256:" + hexString(HashFunction.sha256.hash(bytes))
+        } else {
+            text = value.diagnostic(expandEmbedded: false, pretty: false)
+        }
+        return JSONText.quoted(text)
+    }
+
+    /// Records a batch: each verified transaction once (with its proof's place), each reused
+    /// result's link, each ingest failure, and the run file's length once the batch's proofs
+    /// are in it. All or nothing.
+    func record(
+        _ batch: [Judged], proofs: [String: ProofLocation], failures: [MdocStore.IngestFailure], proofFileLength: Int?
+    ) throws {
+        var outcomes: [TransactionOutcome] = []
+        var reused: [ReusedResult] = []
+        var recorded = Set<String>()
+        for judged in batch where recorded.insert(judged.transactionID).inserted {
+            if var outcome = judged.outcome {
+                outcome.proof = proofs[judged.transactionID]
+                outcomes.append(outcome)
+            } else if let prior = judged.reuse?.prior {
+                reused.append(ReusedResult(transactionID: judged.transactionID, verificationID: prior.verificationID))
+            }
+        }
+        do {
+            try store.record(
+                StoreBatch(outcomes: outcomes, reused: reused, ingestFailures: failures, proofFileLength: proofFileLength.map(Int64.init)),
+                runID: runID)
+        } catch {
+            throw PipelineSetupError("cannot write to the report database: \(error)")
+        }
+    }
+}

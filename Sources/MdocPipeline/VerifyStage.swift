@@ -1,0 +1,176 @@
+internal import Foundation
+internal import MdocChecks
+internal import MdocCrypto
+internal import MdocProof
+internal import MdocStore
+internal import MdocVerification
+import Synchronization
+
+/// A transaction after the verify stage: verified with its verdict judged, or its stored result
+/// reused. The prove stage adds its proof, the record stage stores it.
+struct Judged: Sendable {
+    /// A stored result reused instead of verifying again.
+    struct Reuse: Sendable {
+        let prior: PriorVerification
+        /// The checks stored with it (what the run shows).
+        let checks: [CheckResult]
+        /// Its proof, read back byte for byte (the run file gets it again); nil without one.
+        let proof: SignedProof?
+    }
+
+    let transaction: Transaction
+    let transactionID: String
+    var verified: VerifiedTransaction?
+    var reuse: Reuse?
+    /// What the store keeps of a verified transaction; the prove stage adds its proof's place.
+    var outcome: TransactionOutcome?
+    /// The proof signed for it by this batch (nil: none, or one signed earlier in the run).
+    var signed: SignedProof?
+    /// Why its proof could not be signed: the batch is then not recorded and the run stops.
+    var failure: String?
+
+    var referenceCode: String { verified?.referenceCode ?? reuse?.prior.referenceCode ?? "" }
+    var verdict: Verdict { verified?.verdict ?? reuse?.prior.verdictNow ?? .indeterminate }
+
+    /// Ends the transaction's session: the capture's ending when it did not complete, else
+    /// success when valid and failed otherwise.
+    func endSession() {
+        transaction.session.transition(to: transaction.captureEnding ?? (verdict == .valid ? .success : .failed))
+    }
+}
+
+/// Verifies a batch: stored results reused where they may be (one store read for the batch),
+/// identical bundles verified once, the others verified on up to `--jobs` tasks, each in its
+/// session. Then the replay lookup, before any verdict: earlier transactions of the store with
+/// the same DeviceResponse (one read), and earlier ones of this run, in input order. Then each
+/// verdict is judged, once.
+final class VerifyStage: Sendable {
+    /// When stored results may be reused (not with `--force`).
+    struct ReusePolicy: Sendable {
+        let trustSnapshotHash: String
+        let verificationTime: Date
+        /// Minutes a result verified "now" may be reused; nil with `--at`.
+        let freshFor: TimeInterval?
+        let contextHash: String
+    }
+
+    let store: ReportStore
+    let context: TransactionContext
+    let jobs: BoundedConcurrency
+    let reusePolicy: ReusePolicy?
+    /// The first transaction of this run to present each DeviceResponse (by its SHA-256).
+    private let firstPresentations = Mutex<[[UInt8]: String]>([:])
+
+    init(store: ReportStore, context: TransactionContext, jobs: BoundedConcurrency, reusePolicy: ReusePolicy?) {
+        self.store = store
+        self.context = context
+        self.jobs = jobs
+        self.reusePolicy = reusePolicy
+    }
+
+    /// The stored results the batch may reuse, by transaction id, with their checks. A store
+    /// that cannot be read means verifying again, which is always right.
+    func storedResults(_ transactions: [Transaction]) -> (priors: [String: PriorVerification], checks: [Int64: [CheckResult]]) {
+        guard let policy = reusePolicy, !transactions.isEmpty else { return ([:], [:]) }
+        let priors = (try? store.priorVerifications(
+            transactionIDs: transactions.map(\.bundle.contentHashHex), trustSnapshotHash: policy.trustSnapshotHash,
+            verificationTime: policy.verificationTime, freshFor: policy.freshFor, context: policy.contextHash)) ?? [:]
+        guard !priors.isEmpty else { return ([:], [:]) }
+        let checks = (try? store.checkResults(verificationIDs: priors.values.map(\.verificationID))) ?? [:]
+        return (priors, checks)
+    }
+
+    /// Verifies `transactions` (reusing `reuses`, by transaction id); results in input order.
+    /// `finish` runs on each verified transaction, on the same tasks, once its verdict is judged.
+    func verify(
+        _ transactions: [Transaction], reusing reuses: [String: Judged.Reuse],
+        finish: @escaping @Sendable (inout Judged) -> Void
+    ) async throws -> [Judged] {
+        // Identical bundles (one content hash) are one transaction: verified once.
+        var firstOf: [String: Int] = [:]
+        var distinct: [Transaction] = []
+        let slots = transactions.map { transaction -> Int in
+            let id = transaction.bundle.contentHashHex
+            if let slot = firstOf[id] { return slot }
+            firstOf[id] = distinct.count
+            distinct.append(transaction)
+            return distinct.count - 1
+        }
+        let context = self.context
+        let pending: [PendingTransaction?] = await jobs.map(distinct) { transaction in
+            if reuses[transaction.bundle.contentHashHex] != nil { return nil }
+            return TransactionVerifier.verify(
+                transaction.bundle, in: transaction.session, context: context, advancing: transaction.captureEnding == nil)
+        }
+        let earlier = try replayLookup(pending)
+        let judged: [Judged] = await jobs.map(Array(zip(distinct, zip(pending, earlier)))) { transaction, work in
+            let id = transaction.bundle.contentHashHex
+            var judged = Judged(transaction: transaction, transactionID: id)
+            if let (pending, earlier) = Self.unpack(work) {
+                judged.verified = pending.finish(earlier)
+                finish(&judged)
+            } else {
+                transaction.session.reach(.verifying)
+                judged.reuse = reuses[id]
+            }
+            return judged
+        }
+        guard distinct.count < transactions.count else { return judged }
+        var shown = Set<Int>()
+        return zip(transactions, slots).map { transaction, slot in
+            guard shown.insert(slot).inserted else { return Self.copy(judged[slot], as: transaction) }
+            return judged[slot]
+        }
+    }
+
+    private static func unpack(_ work: (PendingTransaction?, EarlierPresentations)) -> (PendingTransaction, EarlierPresentations)? {
+        guard let pending = work.0 else { return nil }
+        return (pending, work.1)
+    }
+
+    /// For each transaction, the earlier presentations of its DeviceResponse: in the store
+    /// (committed batches and earlier runs), then earlier in this run, in input order.
+    private func replayLookup(_ pending: [PendingTransaction?]) throws -> [EarlierPresentations] {
+        var responses: [String] = []
+        var seen = Set<[UInt8]>()
+        for case let transaction? in pending {
+            guard let response = transaction.responseSHA256, seen.insert(response).inserted else { continue }
+            responses.append(hexString(response))
+        }
+        let stored: [String: [String]]
+        do {
+            stored = responses.isEmpty ? [:] : try store.transactions(withResponseSHA256s: responses)
+        } catch {
+            throw PipelineSetupError("cannot look up earlier presentations in the report database: \(error)")
+        }
+        return firstPresentations.withLock { first in
+            pending.map { transaction in
+                guard let transaction, let response = transaction.responseSHA256 else { return .none }
+                let id = transaction.bundle.contentHashHex
+                let inStore = stored[hexString(response), default: []].filter { $0 != id }
+                var inRun: String?
+                if let earlier = first[response] {
+                    if earlier != id { inRun = earlier }
+                } else {
+                    first[response] = id
+                }
+                return EarlierPresentations(stored: inStore, earlierInRun: inRun)
+            }
+        }
+    }
+
+    /// The result of an identical bundle shown under `transaction`'s name and path, in its own
+    /// session; the store and the proof are those of the first.
+    private static func copy(_ judged: Judged, as transaction: Transaction) -> Judged {
+        transaction.session.reach(.verifying)
+        var copy = Judged(transaction: transaction, transactionID: judged.transactionID)
+        copy.reuse = judged.reuse
+        copy.outcome = judged.outcome
+        if var verified = judged.verified {
+            verified.name = verified.metadata.id ?? transaction.bundle.name
+            verified.inputPath = transaction.bundle.source
+            copy.verified = verified
+        }
+        return copy
+    }
+}
