@@ -76,7 +76,10 @@ let package = Package(
         .target(name: "MdocImaging", dependencies: ["CImageCodecs", "CZBar", "MdocCrypto"]),
         .target(
             name: "MdocVerification",
-            dependencies: ["MdocChecks", "MdocCBOR", "MdocCrypto", "MdocCOSE", "MdocModel", "MdocTrust", "MdocImaging", "MdocTime"]),
+            dependencies: [
+                "MdocChecks", "MdocCBOR", "MdocCrypto", "MdocCOSE", "MdocModel", "MdocTrust", "MdocTrustLists", "MdocImaging",
+                "MdocTime",
+            ]),
 
         .target(name: "MdocSeal", dependencies: ["MdocChecks", "MdocCBOR", "MdocCrypto", "MdocCOSE", "MdocTime"]),
 
@@ -187,7 +190,7 @@ let package = Package(
         .testTarget(
             name: "MdocVerificationTests",
             dependencies: [
-                "MdocChecks", "MdocCBOR", "MdocCrypto", "MdocCOSE", "MdocModel", "MdocTrust", "MdocImaging",
+                "MdocChecks", "MdocCBOR", "MdocCrypto", "MdocCOSE", "MdocModel", "MdocTrust", "MdocTrustLists", "MdocImaging",
                 "MdocVerification", "MdocSamples", "MdocTestSupport", "MdocTime",
             ],
             exclude: ["Fixtures"]),
