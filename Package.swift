@@ -104,7 +104,7 @@ let package = Package(
         .target(
             name: "MdocPipeline",
             dependencies: [
-                "MdocChecks", "MdocCBOR", "MdocCrypto", "MdocCOSE", "MdocModel", "MdocTrust",
+                "MdocChecks", "MdocCBOR", "MdocCrypto", "MdocCOSE", "MdocModel", "MdocTrust", "MdocTrustLists",
                 "MdocVerification", "MdocImaging", "MdocIngest", "MdocStore", "MdocProof", "MdocTime",
             ]),
         .target(
@@ -121,7 +121,8 @@ let package = Package(
         .target(
             name: "MdocSync",
             dependencies: [
-                "MdocIntake", "MdocKiosk", "MdocSeal", "MdocCrypto",
+                "MdocIntake", "MdocKiosk", "MdocSeal", "MdocCrypto", "MdocIngest", "MdocPipeline", "MdocTime", "MdocTrust",
+                "MdocTrustLists", "MdocVerification",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOCore", package: "swift-nio"),

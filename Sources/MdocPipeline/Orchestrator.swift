@@ -25,6 +25,8 @@ package final class Orchestrator: Sendable {
     package let isNow: Bool
     package let trust: TrustStore
     package let readerTrust: TrustStore?
+    /// The signed lists and status tokens, and the trust snapshot item by item (TrustPreflight.swift).
+    package let trustMaterial: RunTrustMaterial
     package let store: ReportStore
     package let signer: ProofSigner?
     /// Runs left "running" by a killed process, marked interrupted by this pre-flight.
@@ -61,20 +63,10 @@ package final class Orchestrator: Sendable {
         self.runID = "\(stamp)-\(hexString(SecureRandom.bytes(3)))"
 
         guard configuration.jobs >= 1 else { throw PipelineSetupError("--jobs must be at least 1") }
-        do {
-            self.trust = try TrustStore(directory: configuration.trustDirectory)
-        } catch {
-            throw PipelineSetupError("\(error)")
-        }
-        if let readerTrustDirectory = configuration.readerTrustDirectory {
-            do {
-                self.readerTrust = try TrustStore(directory: readerTrustDirectory)
-            } catch {
-                throw PipelineSetupError("--reader-trust: \(error)")
-            }
-        } else {
-            self.readerTrust = nil
-        }
+        // The trust folders, the signed lists and the status tokens.
+        self.trustMaterial = try RunTrustMaterial.load(configuration)
+        self.trust = trustMaterial.trust
+        self.readerTrust = trustMaterial.readerTrust
 
         // The output folder must be writable.
         let out = configuration.outDirectory
@@ -174,8 +166,9 @@ package final class Orchestrator: Sendable {
         self.contextHash = hexString(HashFunction.sha256.hash(Array(contextLines.joined(separator: "\n").utf8)))
 
         var context = ImagingStage.context(
-            trust: trust, readerTrust: readerTrust, verificationTime: verificationTime, keepValues: configuration.keepValues || configuration.showValues,
-            outDirectory: out, imageLimit: configuration.imageLimit, scanKey: scanKey)
+            trust: trust, readerTrust: readerTrust, lists: trustMaterial.lists, verificationTime: verificationTime,
+            keepValues: configuration.keepValues || configuration.showValues, outDirectory: out, imageLimit: configuration.imageLimit,
+            scanKey: scanKey)
         context.fallbackTranscript = transcript
         context.fallbackReaderKeyPEM = readerKey
         self.context = context
@@ -265,7 +258,7 @@ package final class Orchestrator: Sendable {
                 id: runID, startedAt: startedAt, verificationTime: verificationTime, verificationTimeIsNow: isNow,
                 trustSnapshotHash: trust.snapshotHash, contextHash: contextHash, optionsJSON: optionsJSON,
                 processorVersion: ProcessorInfo.version,
-                inputs: configuration.inputs))
+                inputs: configuration.inputs, trustItems: trustMaterial.items))
         } catch {
             throw PipelineSetupError("cannot write the run to \(configuration.resolvedDatabasePath): \(error)")
         }
@@ -557,6 +550,7 @@ package final class Orchestrator: Sendable {
             certificates: certificates, trustSnapshot: trust.snapshotHash, consentReference: verified.metadata.consent?.reference,
             processorVersion: ProcessorInfo.version, runID: runID)
         var signed = evidence
+        signed.trustLists = trustMaterial.proofLists
         signed.uploads = verified.uploads.map { upload in
             var original = [("sha256", upload.originalSHA256), ("bytes", String(upload.originalBytes)), ("format", upload.originalFormat)]
             if let w = upload.originalWidth, let h = upload.originalHeight { original.append(("dimensions", "\(w)x\(h)")) }

@@ -20,6 +20,8 @@ package final class StatusFolder: Sendable {
         package let signature: Fact
         /// The address the file was fetched from, when the fetch log says (`trust fetch`).
         package let fetchedFrom: String?
+        /// SHA-256 of the file's bytes: identifies the token in trust snapshots.
+        package let sha256: [UInt8]
 
         package var claims: StatusTokenClaims { token.claims }
     }
@@ -92,9 +94,12 @@ package final class StatusFolder: Sendable {
         var refused: [RefusedFile] = []
         for (name, bytes) in files {
             do {
-                let token = try StatusToken(decoding: try bytes.get()[...], limits: limits)
+                let read = try bytes.get()
+                let token = try StatusToken(decoding: read[...], limits: limits)
                 entries.append(
-                    Entry(file: name, token: token, signature: token.claims.envelope.verifySignature(), fetchedFrom: origins[name]))
+                    Entry(
+                        file: name, token: token, signature: token.claims.envelope.verifySignature(), fetchedFrom: origins[name],
+                        sha256: HashFunction.sha256.hash(read)))
             } catch {
                 let claimed = error.code == .tokenIsJWT ? (try? bytes.get()).flatMap { StatusTokenClaims.jwtSubject($0[...]) } : nil
                 refused.append(RefusedFile(file: name, error: error, uri: origins[name] ?? claimed))

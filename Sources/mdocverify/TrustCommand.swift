@@ -5,12 +5,12 @@ import MdocTime
 import MdocTrust
 import MdocTrustLists
 
-/// `mdocverify trust show`.
-struct TrustCommand: ParsableCommand {
+/// `mdocverify trust show|fetch|diff`.
+struct TrustCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "trust",
-        abstract: "Show the trust material: anchors from folders and signed lists.",
-        subcommands: [TrustShowCommand.self])
+        abstract: "Show, fetch and compare the trust material: anchors, signed lists, CRLs, status tokens.",
+        subcommands: [TrustShowCommand.self, TrustFetchCommand.self, TrustDiffCommand.self])
 }
 
 /// `mdocverify trust show`: what is trusted at an instant, from where, for which docTypes, until when.
