@@ -225,6 +225,7 @@ let package = Package(
             name: "MdocSyncTests",
             dependencies: [
                 "MdocSync", "MdocIntake", "MdocKiosk", "MdocSeal", "MdocCOSE", "MdocCrypto", "MdocChecks", "MdocTrust", "MdocTestSupport",
+                "MdocSamples", "MdocTrustLists",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOCore", package: "swift-nio"),
