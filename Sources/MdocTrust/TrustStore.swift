@@ -126,6 +126,11 @@ package final class TrustStore: Sendable {
                 origins[certificate.sha256Fingerprint, default: []].append(origin)
             }
         }
+        // A folder's CRL of a listed IACA is consulted after all: its warning goes.
+        let listedSubjects = Set(listed.map(\.certificate.subject.rfc2253))
+        let warnings = self.warnings.filter { warning in
+            !listedSubjects.contains { warning.contains(": the CRL of \($0) names no certificate of the trust folder") }
+        }
         return TrustStore(
             anchors: anchors, crls: crls, ignoredFiles: ignoredFiles, warnings: warnings, origin: origin,
             anchorOrigins: listed.isEmpty ? anchorOrigins : origins, material: self.material + material)
