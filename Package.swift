@@ -155,7 +155,7 @@ let package = Package(
             dependencies: [
                 "MdocChecks", "MdocCBOR", "MdocCrypto", "MdocCOSE", "MdocModel", "MdocTrust",
                 "MdocVerification", "MdocImaging", "MdocIngest", "MdocPipeline", "MdocSamples", "MdocStore",
-                "MdocTime", "MdocBLE", "MdocCapture", "MdocSeal", "MdocKiosk",
+                "MdocTime", "MdocBLE", "MdocCapture", "MdocSeal", "MdocKiosk", "MdocTrustLists",
             ],
             linkerSettings: jemalloc),
 

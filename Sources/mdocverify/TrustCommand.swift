@@ -33,11 +33,9 @@ struct TrustShowCommand: ParsableCommand {
     @Option(name: .long, help: "A trust folder: IACA certificates (PEM or DER) and CRLs.")
     var trust: String?
 
-    @Option(name: .long, help: "A VICAL file (COSE_Sign1). Repeatable.")
-    var vical: [String] = []
-
-    @Option(name: .customLong("vical-anchor"), help: "The VICAL provider's root certificate (PEM or DER). Repeatable.")
-    var vicalAnchor: [String] = []
+    @OptionGroup var vicals: VicalOptions
+    var vical: [String] { vicals.vical }
+    var vicalAnchor: [String] { vicals.vicalAnchor }
 
     @Option(name: .long, help: "The instant to judge at (RFC 3339); default now.")
     var at: String?
