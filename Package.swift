@@ -173,7 +173,7 @@ let package = Package(
         .testTarget(name: "MdocChecksTests", dependencies: ["MdocChecks"]),
         .testTarget(
             name: "MdocSamplesTests",
-            dependencies: ["MdocSamples", "MdocCBOR", "MdocCrypto", "MdocImaging", "MdocIngest", "MdocTestSupport", "MdocTime"]),
+            dependencies: ["MdocSamples", "MdocCBOR", "MdocCrypto", "MdocImaging", "MdocIngest", "MdocTestSupport", "MdocTime", "MdocTrustLists"]),
         .testTarget(name: "MdocCBORTests", dependencies: ["MdocCBOR", "MdocTestSupport"]),
         .testTarget(
             name: "MdocTrustListsTests",
