@@ -76,7 +76,10 @@ let package = Package(
         .target(name: "MdocImaging", dependencies: ["CImageCodecs", "CZBar", "MdocCrypto"]),
         .target(
             name: "MdocVerification",
-            dependencies: ["MdocChecks", "MdocCBOR", "MdocCrypto", "MdocCOSE", "MdocModel", "MdocTrust", "MdocImaging", "MdocTime"]),
+            dependencies: [
+                "MdocChecks", "MdocCBOR", "MdocCrypto", "MdocCOSE", "MdocModel", "MdocTrust", "MdocTrustLists", "MdocImaging",
+                "MdocTime",
+            ]),
 
         .target(name: "MdocSeal", dependencies: ["MdocChecks", "MdocCBOR", "MdocCrypto", "MdocCOSE", "MdocTime"]),
 
@@ -101,7 +104,7 @@ let package = Package(
         .target(
             name: "MdocPipeline",
             dependencies: [
-                "MdocChecks", "MdocCBOR", "MdocCrypto", "MdocCOSE", "MdocModel", "MdocTrust",
+                "MdocChecks", "MdocCBOR", "MdocCrypto", "MdocCOSE", "MdocModel", "MdocTrust", "MdocTrustLists",
                 "MdocVerification", "MdocImaging", "MdocIngest", "MdocStore", "MdocProof", "MdocTime",
             ]),
         .target(
@@ -119,7 +122,8 @@ let package = Package(
         .target(
             name: "MdocSync",
             dependencies: [
-                "MdocIntake", "MdocKiosk", "MdocSeal", "MdocCrypto",
+                "MdocIntake", "MdocKiosk", "MdocSeal", "MdocCrypto", "MdocIngest", "MdocPipeline", "MdocTime", "MdocTrust",
+                "MdocTrustLists", "MdocVerification",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOCore", package: "swift-nio"),
@@ -152,7 +156,7 @@ let package = Package(
             dependencies: [
                 "MdocChecks", "MdocCBOR", "MdocCrypto", "MdocCOSE", "MdocModel", "MdocTrust",
                 "MdocVerification", "MdocImaging", "MdocIngest", "MdocPipeline", "MdocSamples", "MdocStore",
-                "MdocTime", "MdocBLE", "MdocCapture", "MdocSeal", "MdocKiosk",
+                "MdocTime", "MdocBLE", "MdocCapture", "MdocSeal", "MdocKiosk", "MdocTrustLists",
             ],
             linkerSettings: jemalloc),
 
@@ -170,7 +174,7 @@ let package = Package(
         .testTarget(name: "MdocChecksTests", dependencies: ["MdocChecks"]),
         .testTarget(
             name: "MdocSamplesTests",
-            dependencies: ["MdocSamples", "MdocCBOR", "MdocCrypto", "MdocImaging", "MdocIngest", "MdocTestSupport", "MdocTime"]),
+            dependencies: ["MdocSamples", "MdocCBOR", "MdocCrypto", "MdocImaging", "MdocIngest", "MdocTestSupport", "MdocTime", "MdocTrustLists"]),
         .testTarget(name: "MdocCBORTests", dependencies: ["MdocCBOR", "MdocTestSupport"]),
         .testTarget(
             name: "MdocTrustListsTests",
@@ -188,7 +192,7 @@ let package = Package(
         .testTarget(
             name: "MdocVerificationTests",
             dependencies: [
-                "MdocChecks", "MdocCBOR", "MdocCrypto", "MdocCOSE", "MdocModel", "MdocTrust", "MdocImaging",
+                "MdocChecks", "MdocCBOR", "MdocCrypto", "MdocCOSE", "MdocModel", "MdocTrust", "MdocTrustLists", "MdocImaging",
                 "MdocVerification", "MdocSamples", "MdocTestSupport", "MdocTime",
             ],
             exclude: ["Fixtures"]),
@@ -222,6 +226,7 @@ let package = Package(
             name: "MdocSyncTests",
             dependencies: [
                 "MdocSync", "MdocIntake", "MdocKiosk", "MdocSeal", "MdocCOSE", "MdocCrypto", "MdocChecks", "MdocTrust", "MdocTestSupport",
+                "MdocSamples", "MdocTrustLists",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOCore", package: "swift-nio"),

@@ -31,6 +31,16 @@ extension CheckID {
     package static let issuerDsValidity = CheckID("issuer.ds.validity")
     /// No CRL of the trust folder lists the DS (or an intermediate) as revoked at the instant judged.
     package static let issuerRevocation = CheckID("issuer.revocation")
+    /// The document's docType is one the IACA is trusted for (any, from the trust folder; those its VICAL entry lists).
+    package static let issuerIacaDocType = CheckID("issuer.iaca.docType")
+    /// The DS certificate's countryName equals the document's issuing_country.
+    package static let issuerDsIssuingCountry = CheckID("issuer.ds.issuingCountry")
+    /// The IACA certificate's countryName equals the document's issuing_country.
+    package static let issuerIacaIssuingCountry = CheckID("issuer.iaca.issuingCountry")
+    /// The DS certificate's stateOrProvinceName equals the document's issuing_jurisdiction, when disclosed.
+    package static let issuerDsIssuingJurisdiction = CheckID("issuer.ds.issuingJurisdiction")
+    /// The IACA certificate's stateOrProvinceName equals the document's issuing_jurisdiction, when disclosed.
+    package static let issuerIacaIssuingJurisdiction = CheckID("issuer.iaca.issuingJurisdiction")
 }
 
 extension CheckCatalogue {
@@ -83,5 +93,20 @@ extension CheckCatalogue {
         CheckDefinition(
             .issuerRevocation, clause: "18013-5 §9.3.3; RFC 5280 §6.3",
             "No CRL of the trust folder lists the DS (or an intermediate) as revoked at the instant judged.", required: false, timeDependent: true),
+        CheckDefinition(
+            .issuerIacaDocType, clause: "18013-5 Annex C.1.7 (CertificateInfo docType)",
+            "The document's docType is one its IACA is trusted for: any for a certificate of the trust folder, those its VICAL entry lists."),
+        CheckDefinition(
+            .issuerDsIssuingCountry, clause: "18013-5 §7.2.1; Annex B.1.4 (Table B.3)",
+            "The DS certificate's countryName equals the document's issuing_country."),
+        CheckDefinition(
+            .issuerIacaIssuingCountry, clause: "18013-5 §7.2.1; Annex B.1.2 (Table B.1)",
+            "The IACA certificate's countryName equals the document's issuing_country."),
+        CheckDefinition(
+            .issuerDsIssuingJurisdiction, clause: "18013-5 §7.2.1; Annex B.1.4 (Table B.3)",
+            "When the document discloses issuing_jurisdiction, the DS certificate's stateOrProvinceName equals it."),
+        CheckDefinition(
+            .issuerIacaIssuingJurisdiction, clause: "18013-5 §7.2.1; Annex B.1.2 (Table B.1)",
+            "When the document discloses issuing_jurisdiction, the IACA certificate's stateOrProvinceName equals it."),
     ]
 }

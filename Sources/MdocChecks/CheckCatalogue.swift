@@ -37,7 +37,7 @@ package enum CheckCatalogue {
         let families: [[CheckDefinition]] = [
             cborFamily, responseFamily, issuerFamily, msoFamily, deviceFamily, inputFamily,
             engagementFamily, engagementImageFamily, sessionFamily, readerFamily, transactionFamily, imageFamily,
-            bleFamily,
+            bleFamily, vicalFamily, statusFamily,
         ]
         return families.flatMap { $0 }.sorted { $0.id < $1.id }
     }()

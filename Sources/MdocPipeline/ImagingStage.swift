@@ -18,11 +18,11 @@ package enum EngagementImages {
 /// Wires the imaging layer (QR decoding, upload re-encoding) into transaction verification.
 enum ImagingStage {
     static func context(
-        trust: TrustStore, readerTrust: TrustStore?, verificationTime: Date, keepValues: Bool, outDirectory: String,
-        imageLimit: Int, scanKey: PublicKey?
+        trust: TrustStore, readerTrust: TrustStore?, lists: RunTrustLists = .none, verificationTime: Date, keepValues: Bool,
+        outDirectory: String, imageLimit: Int, scanKey: PublicKey?
     ) -> TransactionContext {
         TransactionContext(
-            trust: trust, readerTrust: readerTrust, verificationTime: verificationTime, keepValues: keepValues,
+            trust: trust, readerTrust: readerTrust, lists: lists, verificationTime: verificationTime, keepValues: keepValues,
             readEngagementImage: { EngagementImages.read($0) },
             processUploads: { manifest, files, reference in
                 processUploads(manifest: manifest, files: files, reference: reference, outDirectory: outDirectory, limit: imageLimit, scanKey: scanKey)

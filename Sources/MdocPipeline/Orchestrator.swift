@@ -24,6 +24,8 @@ package final class Orchestrator: Sendable {
     package let isNow: Bool
     package let trust: TrustStore
     package let readerTrust: TrustStore?
+    /// The signed lists and status tokens, and the trust snapshot item by item (TrustPreflight.swift).
+    package let trustMaterial: RunTrustMaterial
     package let store: ReportStore
     package let signer: ProofSigner?
     /// Runs left "running" by a killed process, marked interrupted by this pre-flight.
@@ -56,6 +58,7 @@ package final class Orchestrator: Sendable {
         self.runID = "\(stamp)-\(hexString(SecureRandom.bytes(3)))"
         self.trust = preflight.trust
         self.readerTrust = preflight.readerTrust
+        self.trustMaterial = preflight.trustMaterial
         self.store = resources.store
         self.signer = resources.signer
         self.interruptedRuns = resources.interruptedRuns
@@ -63,7 +66,7 @@ package final class Orchestrator: Sendable {
         self.contextHash = preflight.contextHash
 
         var context = ImagingStage.context(
-            trust: trust, readerTrust: readerTrust, verificationTime: verificationTime,
+            trust: trust, readerTrust: readerTrust, lists: trustMaterial.lists, verificationTime: verificationTime,
             keepValues: configuration.keepValues || configuration.showValues, outDirectory: configuration.outDirectory,
             imageLimit: configuration.imageLimit, scanKey: preflight.scanKey)
         context.fallbackTranscript = preflight.transcript
@@ -132,7 +135,7 @@ package final class Orchestrator: Sendable {
         let prove = try signer.map {
             try ProveStage(
                 signer: $0, runID: runID, outDirectory: configuration.outDirectory, trustSnapshot: trust.snapshotHash,
-                verificationTime: verificationTime)
+                trustLists: trustMaterial.proofLists, verificationTime: verificationTime)
         }
         let options = JSONText.object([
             ("jobs", .int(Int64(configuration.jobs))), ("force", .bool(configuration.force)),
@@ -143,7 +146,7 @@ package final class Orchestrator: Sendable {
             try store.beginRun(RunInfo(
                 id: runID, startedAt: Date(), verificationTime: verificationTime, verificationTimeIsNow: isNow,
                 trustSnapshotHash: trust.snapshotHash, contextHash: contextHash, optionsJSON: options,
-                processorVersion: ProcessorInfo.version, inputs: configuration.inputs, proofFile: prove?.relativePath))
+                processorVersion: ProcessorInfo.version, inputs: configuration.inputs, trustItems: trustMaterial.items, proofFile: prove?.relativePath))
         } catch {
             prove?.close()
             throw PipelineSetupError("cannot write the run to \(configuration.resolvedDatabasePath): \(error)")

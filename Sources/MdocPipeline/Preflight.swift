@@ -12,8 +12,10 @@ internal import MdocTrust
 /// folder behind.
 struct Preflight {
     let configuration: RunConfiguration
-    let trust: TrustStore
-    let readerTrust: TrustStore?
+    /// The trust folders, the signed lists and the status tokens (TrustPreflight.swift).
+    let trustMaterial: RunTrustMaterial
+    var trust: TrustStore { trustMaterial.trust }
+    var readerTrust: TrustStore? { trustMaterial.readerTrust }
     /// The signing identity given with `--signing-key`/`--signing-cert`, or found under
     /// `<out>/keys/`; nil when a local one is to be created (or proofs are off).
     let identity: ProcessorIdentity?
@@ -27,20 +29,7 @@ struct Preflight {
         self.configuration = configuration
         guard configuration.jobs >= 1 else { throw PipelineSetupError("--jobs must be at least 1") }
         guard configuration.batchSize >= 1 else { throw PipelineSetupError("--batch-size must be at least 1") }
-        do {
-            trust = try TrustStore(directory: configuration.trustDirectory)
-        } catch {
-            throw PipelineSetupError("\(error)")
-        }
-        if let directory = configuration.readerTrustDirectory {
-            do {
-                readerTrust = try TrustStore(directory: directory)
-            } catch {
-                throw PipelineSetupError("--reader-trust: \(error)")
-            }
-        } else {
-            readerTrust = nil
-        }
+        trustMaterial = try RunTrustMaterial.load(configuration)
         for input in configuration.inputs where !Self.exists(input) {
             throw PipelineSetupError("the input \(input) does not exist: check the path")
         }

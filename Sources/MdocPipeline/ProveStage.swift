@@ -15,6 +15,8 @@ final class ProveStage: Sendable {
     let runID: String
     let outDirectory: String
     let trustSnapshot: String
+    /// The signed lists the run's trust came from, as each proof names them.
+    let trustLists: [ProofEvidence.TrustList]
     let verificationTime: Date
     /// The run file, relative to the output folder.
     let relativePath: String
@@ -34,11 +36,15 @@ final class ProveStage: Sendable {
     private let appended = Mutex(Appended())
 
     /// Creates the run's file (and `<out>/proofs/`); an existing file is never reused.
-    init(signer: ProofSigner, runID: String, outDirectory: String, trustSnapshot: String, verificationTime: Date) throws {
+    init(
+        signer: ProofSigner, runID: String, outDirectory: String, trustSnapshot: String,
+        trustLists: [ProofEvidence.TrustList] = [], verificationTime: Date
+    ) throws {
         self.signer = signer
         self.runID = runID
         self.outDirectory = outDirectory
         self.trustSnapshot = trustSnapshot
+        self.trustLists = trustLists
         self.verificationTime = verificationTime
         relativePath = "proofs/" + RunFile.fileName(runID: runID)
         let folder = (outDirectory as NSString).appendingPathComponent("proofs")
@@ -81,6 +87,7 @@ final class ProveStage: Sendable {
             inputs: verified.fileDigests.map { .init(path: $0.path, sha256: $0.sha256) }, checks: verified.checks,
             certificates: certificates, trustSnapshot: trustSnapshot, consentReference: verified.metadata.consent?.reference,
             processorVersion: ProcessorInfo.version, runID: runID)
+        evidence.trustLists = trustLists
         evidence.uploads = verified.uploads.map { upload in
             var original = [("sha256", upload.originalSHA256), ("bytes", String(upload.originalBytes)), ("format", upload.originalFormat)]
             if let w = upload.originalWidth, let h = upload.originalHeight { original.append(("dimensions", "\(w)x\(h)")) }

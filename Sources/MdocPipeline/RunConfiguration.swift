@@ -6,6 +6,16 @@ package struct RunConfiguration: Sendable {
     package var inputs: [String]
     package var trustDirectory: String
     package var readerTrustDirectory: String?
+    /// VICALs (`--vical`; the trust folder's `*.vical` files are added) and the roots of their
+    /// providers (`--vical-anchor`).
+    package var vicalPaths: [String] = []
+    package var vicalAnchorPaths: [String] = []
+    /// RICALs (`--rical`), whose entries are reader roots, and their providers' roots.
+    package var ricalPaths: [String] = []
+    package var ricalAnchorPaths: [String] = []
+    /// The status and identifier list tokens (`--status`); `nil` takes the trust folder's
+    /// `status/` when there is one.
+    package var statusDirectory: String?
     /// The verification instant; `nil` means "now" (and enables the freshness window).
     package var verificationTime: Date?
     package var outDirectory: String

@@ -82,13 +82,14 @@ package struct TransactionContext: Sendable {
     package var processUploads: (@Sendable (_ manifest: [UInt8], _ files: [String: [UInt8]], _ referenceCode: String) -> ProcessedUploads)?
 
     package init(
-        trust: TrustStore, readerTrust: TrustStore?, verificationTime: Date, keepValues: Bool = false,
+        trust: TrustStore, readerTrust: TrustStore?, lists: RunTrustLists = .none, verificationTime: Date, keepValues: Bool = false,
         decoding: CBORDecodingOptions = .default,
         readEngagementImage: (@Sendable ([UInt8]) -> EngagementImageResult)? = nil,
         processUploads: (@Sendable ([UInt8], [String: [UInt8]], String) -> ProcessedUploads)? = nil
     ) {
         self.verifier = Verifier(
-            trust: trust, readerTrust: readerTrust, verificationTime: verificationTime, decoding: decoding, keepValues: keepValues)
+            trust: trust, readerTrust: readerTrust, lists: lists, verificationTime: verificationTime, decoding: decoding,
+            keepValues: keepValues)
         self.readEngagementImage = readEngagementImage
         self.processUploads = processUploads
     }

@@ -28,6 +28,23 @@ package struct ProofEvidence: Sendable {
         }
     }
 
+    /// A signed list the verification trusted anchors from (a VICAL, a RICAL): who published
+    /// it, when, which issue, and the SHA-256 of its file.
+    package struct TrustList: Sendable {
+        package var kind: String
+        package var provider: String
+        package var date: Date
+        package var issueID: UInt64?
+        package var sha256: String
+        package init(kind: String, provider: String, date: Date, issueID: UInt64?, sha256: String) {
+            self.kind = kind
+            self.provider = provider
+            self.date = date
+            self.issueID = issueID
+            self.sha256 = sha256
+        }
+    }
+
     /// One document-scan upload's evidence: the original and what was kept under the size limit.
     package struct Upload: Sendable {
         package var uploadID: String
@@ -70,6 +87,8 @@ package struct ProofEvidence: Sendable {
     package var processorVersion: String
     package var runID: String
     package var uploads: [Upload] = []
+    /// The signed lists of the trust snapshot; the key is left out when there is none.
+    package var trustLists: [TrustList] = []
 
     package init(
         referenceCode: String, transactionID: String, name: String, source: String, capturedAt: Date?,
@@ -104,7 +123,7 @@ package struct ProofEvidence: Sendable {
     package func cbor() -> [UInt8] {
         var out = ProofCBORWriter()
         out.reserve(4096 + checks.count * 160)
-        out.mapHead(18)
+        out.mapHead(trustLists.isEmpty ? 18 : 19)
         out.text("name"); out.text(name)
         out.text("runId"); out.text(runID)
         out.text("checks")
@@ -151,6 +170,20 @@ package struct ProofEvidence: Sendable {
         out.text("name"); out.text("mdocverify")
         out.text("version"); out.text(processorVersion)
         out.text("capturedAt"); out.date(capturedAt)
+        if !trustLists.isEmpty {
+            out.text("trustLists")
+            out.arrayHead(trustLists.count)
+            for list in trustLists {
+                out.mapHead(list.issueID == nil ? 4 : 5)
+                out.text("date"); out.date(list.date)
+                out.text("kind"); out.text(list.kind)
+                out.text("sha256"); out.text(list.sha256)
+                if let issue = list.issueID {
+                    out.text("issueId"); out.head(0, issue)
+                }
+                out.text("provider"); out.text(list.provider)
+            }
+        }
         out.text("verifiedAt"); out.date(verifiedAt)
         out.text("certificates")
         out.arrayHead(certificates.count)

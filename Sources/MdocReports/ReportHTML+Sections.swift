@@ -82,11 +82,12 @@ extension ReportHTML {
             html += "<li>\(badge(transition.from)) <span class=\"arrow\">\(language.isRightToLeft ? "←" : "→")</span> \(badge(transition.to)) <strong>\(e(f.integer(transition.count)))</strong></li>"
         }
         html += "</ul>"
-        html += "<table>" + th([.columnReference, .columnName, .columnPrevious, .columnNow, .columnFailingChecks, .columnPreviousRun]) + "<tbody>"
+        html += "<table>" + th([.columnReference, .columnName, .columnPrevious, .columnNow, .columnFailingChecks, .columnTrustChange, .columnPreviousRun]) + "<tbody>"
         for row in c.rows {
             html += "<tr><td>\(code(row.referenceCode))</td><td>\(e(row.displayName))<br><span class=\"muted\">\(e(row.source))</span></td>"
             html += "<td>\(badge(row.previousVerdict))</td><td>\(badge(row.verdictNow))</td>"
             html += "<td>\(row.failingChecks.map(code).joined(separator: " "))</td>"
+            html += "<td>\(row.trustChanges.map(e).joined(separator: "<br>"))</td>"
             html += "<td>\(code(row.previousRunID))<br><span class=\"muted\">\(e(f.instant(row.previousVerificationTime)))</span></td></tr>"
         }
         html += "</tbody></table>"

@@ -27,7 +27,7 @@ package enum ReportText: String, CaseIterable, Sendable {
     case columnAtCapture, columnNow, columnTransactions, columnShare, columnResults, columnCheck, columnMeaning
     case columnSource, columnValid, columnInvalid, columnIndeterminate, columnNotValid, columnCertificate
     case columnFingerprint, columnPeriod, columnSnapshot, columnVerificationTimes, columnRole, columnNotAfter
-    case columnExpiry, columnReference, columnName, columnPrevious, columnFailingChecks, columnPreviousRun
+    case columnExpiry, columnReference, columnName, columnPrevious, columnFailingChecks, columnPreviousRun, columnTrustChange
     case columnOutcome, columnUploads, columnBytesBefore, columnBytesAfter, columnConsent, columnCaptured
     case columnProof, columnHolder, columnInput, columnCode, columnReason
     case unitBytes, unitKB, unitMB, unitGB, utc, dateTimeSeparator
@@ -190,6 +190,7 @@ package struct ReportStrings: Sendable {
         .columnPrevious: "Before",
         .columnFailingChecks: "Failing checks",
         .columnPreviousRun: "Previous run",
+        .columnTrustChange: "Trust change",
         .columnOutcome: "Outcome",
         .columnUploads: "Uploads",
         .columnBytesBefore: "Size received",
@@ -335,6 +336,7 @@ package struct ReportStrings: Sendable {
         .columnPrevious: "قبل",
         .columnFailingChecks: "الفحوص الفاشلة",
         .columnPreviousRun: "العملية السابقة",
+        .columnTrustChange: "تغيّر الثقة",
         .columnOutcome: "النتيجة",
         .columnUploads: "الصور",
         .columnBytesBefore: "الحجم المستلم",

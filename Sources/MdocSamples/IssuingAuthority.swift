@@ -22,6 +22,9 @@ package struct IssuingAuthority: Sendable {
         package var dsNotBefore: Date
         package var dsValidityDays = 365
         package var dsCountry: String? = nil
+        /// stateOrProvinceName of the IACA and of the DS (Annex B: the issuing_jurisdiction), when given.
+        package var iacaStateOrProvince: String? = nil
+        package var dsStateOrProvince: String? = nil
         package var iacaIsCA = true
         package var dsExtendedKeyUsage: [String] = ["1.0.18013.5.1.2"]
         package var dsKeyUsage: KeyUsage = .digitalSignature
@@ -48,7 +51,8 @@ package struct IssuingAuthority: Sendable {
     ) throws {
         let hash = Self.certificateHash(for: curve)
         var iacaBuilder = CertificateBuilder(
-            subject: [("C", profile.country), ("O", profile.organization), ("CN", "\(name) IACA")],
+            subject: [("C", profile.country)] + (profile.iacaStateOrProvince.map { [("ST", $0)] } ?? [])
+                + [("O", profile.organization), ("CN", "\(name) IACA")],
             serialNumber: iacaSerial, notBefore: profile.iacaNotBefore,
             notAfter: profile.iacaNotBefore.addingTimeInterval(Double(profile.iacaValidityDays) * 86_400),
             publicKey: iacaKey.publicKey)
@@ -61,7 +65,8 @@ package struct IssuingAuthority: Sendable {
 
         let dsNotAfter = profile.dsNotBefore.addingTimeInterval(Double(profile.dsValidityDays) * 86_400)
         var dsBuilder = CertificateBuilder(
-            subject: [("C", profile.dsCountry ?? profile.country), ("O", profile.organization), ("CN", "\(name) DS")],
+            subject: [("C", profile.dsCountry ?? profile.country)] + (profile.dsStateOrProvince.map { [("ST", $0)] } ?? [])
+                + [("O", profile.organization), ("CN", "\(name) DS")],
             serialNumber: dsSerial, notBefore: profile.dsNotBefore, notAfter: dsNotAfter, publicKey: dsKey.publicKey)
         dsBuilder.keyUsage = (profile.dsKeyUsage, critical: true)
         if !profile.dsExtendedKeyUsage.isEmpty {

@@ -131,10 +131,10 @@ package final class SampleFactory {
         self.marks = marks
     }
 
-    /// The id of transaction `index` (1-based): `tx-00001`.
+    /// The id of transaction `index` (1-based): `tx-00001` (``SampleGenerator/idPrefix``).
     package func id(at index: Int) -> String {
         let digits = String(index)
-        return "tx-" + String(repeating: "0", count: max(0, idWidth - digits.count)) + digits
+        return options.idPrefix + String(repeating: "0", count: max(0, idWidth - digits.count)) + digits
     }
 
     /// The defect planted in transaction `index` (1-based), if any.
@@ -232,6 +232,27 @@ package final class SampleFactory {
         return trust
     }
 
+    /// The status list token of ``SampleGenerator/statusListURI``, one value per transaction
+    /// (0 valid, 1 revoked, 2 suspended; more values than transactions are entries no MSO names),
+    /// signed by a status signer its IACA issues. The transactions' authority must be one: one
+    /// curve, no defect with an authority of its own.
+    package func statusToken(values: [UInt8], issuedAt: Date, validFor seconds: TimeInterval) throws(SampleError) -> [UInt8] {
+        guard let uri = options.statusListURI else { throw SampleError(.invalidOption, "no status list uri was given") }
+        let authority = try authority(curve: options.curves[0], defect: nil)  // validateOptions: curves is not empty
+        do {
+            let signer = try ListSigner(
+                issuedBy: authority.iaca, issuerKey: authority.iacaKey, name: "\(authority.iaca.subject.commonName ?? "Utopia") Status",
+                notBefore: issuedAt.addingTimeInterval(-Self.day), validityDays: 365)
+            let bits = values.contains { $0 > 1 } ? 2 : 1
+            return try SampleStatusToken(uri: uri, issuedAt: issuedAt, validFor: seconds, content: .statusList(bits: bits, values: values))
+                .signed(by: signer)
+        } catch let error as SampleError {
+            throw error
+        } catch {
+            throw SampleError(.cryptoFailed, "cannot sign the status list: \(error)")
+        }
+    }
+
     // MARK: Transactions
 
     /// Makes transaction `index` (1 ... count).
@@ -299,6 +320,9 @@ package final class SampleFactory {
         spec.randomness = SampleRandom(seed: options.seed, label: "tx/\(index)/items")
         if rng.chance(0.5) { spec.expectedUpdate = signed.addingTimeInterval(330 * Self.day) }
         if wantsMac { spec.deviceAuth = .mac(readerEphemeralPublicKey: readerKey.publicKey) }
+        if let uri = options.statusListURI {
+            spec.msoStatus = SampleStatusToken.msoStatus(statusList: (index: UInt64(index - 1), uri: uri, certificate: nil))
+        }
         defect?.apply(to: &spec, verificationTime: v, authority: authority)
         let document = try MdocIssuer.document(spec, authority: authority, transcript: transcript)
         let response = MdocIssuer.deviceResponse(documents: [document], status: defect == .errorStatus ? 10 : 0)

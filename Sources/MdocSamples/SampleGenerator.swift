@@ -66,6 +66,11 @@ package struct SampleGenerator: Sendable {
     package var withQR = false
     package var withSession = false
     package var withScans = false
+    /// When set, each MSO names entry `index − 1` of the status list at this uri (18013-5 second
+    /// edition §12.3.6): ``SampleFactory/statusToken(values:issuedAt:validFor:)`` signs the list.
+    package var statusListURI: String?
+    /// The transactions' ids: this prefix and the index (`tx-00001`).
+    package var idPrefix = "tx-"
     /// The instant the defects are planned against (and capture times precede). Truncated to
     /// whole seconds (certificates and MSO dates carry seconds).
     package var verificationTime: Date

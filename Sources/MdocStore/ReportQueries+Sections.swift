@@ -156,13 +156,14 @@ extension ReportQueries {
     /// verification's, worst first, then by reference code.
     package func changes(limit: Int) throws -> [ReportChangeRow] {
         var rows: [ReportChangeRow] = []
+        var verifications: [(previous: Int64, current: Int64)] = []
         // The first rows are picked from the scope alone; only they are joined.
         try forEachRow(
             db,
             sql: """
                 SELECT s.reference_code, t.sha256, s.display_name, s.source, s.captured_at, s.previous_verdict,
                        s.verdict_now, p.run_id, s.run_id, p.verification_time, v.verification_time, p.trust_snapshot,
-                       v.trust_snapshot, f.checks
+                       v.trust_snapshot, f.checks, p.id, v.id
                 FROM (SELECT * FROM report_scope s WHERE s.previous_verdict <> s.verdict_now
                       ORDER BY \(Self.worstVerdictFirst), s.reference_code LIMIT ?) s
                 JOIN verification v ON v.id = s.vid
@@ -181,6 +182,14 @@ extension ReportQueries {
                 previousVerificationTime: row.text(9) ?? "", verificationTime: row.text(10) ?? "",
                 previousTrustSnapshot: row.hex(11) ?? "", trustSnapshot: row.hex(12) ?? "",
                 failingChecks: Self.checkList(row.text(13))))
+            verifications.append((row.int64(14) ?? 0, row.int64(15) ?? 0))
+        }
+        // The trust change behind each (ReportQueries+TrustChanges.swift).
+        var snapshots: [String: [TrustItem]] = [:]
+        for index in rows.indices {
+            rows[index].trustChanges = try trustChanges(
+                previous: verifications[index].previous, current: verifications[index].current,
+                previousRun: rows[index].previousRunID, run: rows[index].runID, snapshots: &snapshots)
         }
         return rows
     }

@@ -58,6 +58,9 @@ package struct ReportChangeRow: Codable, Sendable, Equatable {
     package var trustSnapshot: String
     /// The check ids that failed in the verification now, sorted.
     package var failingChecks: [String]
+    /// The trust changes between the two verifications' runs that concern the transaction (an
+    /// IACA removed from a VICAL, a CRL replaced, a status token added), for people.
+    package var trustChanges: [String] = []
 
     package init(
         referenceCode: String, transactionID: String, displayName: String, source: String, capturedAt: String?,

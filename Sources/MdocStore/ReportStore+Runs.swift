@@ -6,7 +6,8 @@ extension ReportStore {
     /// The run's lease is taken first and held until the run finishes or is interrupted.
     ///
     /// Beginning a run id that exists and is not finished (a resumed run with the same id)
-    /// sets it `running` again and appends `run.resumed`; its recorded options are kept.
+    /// sets it `running` again and appends `run.resumed`; its recorded options and trust
+    /// snapshot (``RunInfo/trustItems``) are kept.
     ///
     /// - Throws: ``StoreError/Code/runNotRunning`` if the run is already finished;
     ///   ``StoreError/Code/runInUse`` if another process runs it;
@@ -37,6 +38,7 @@ extension ReportStore {
                         details: JSONText.object([("previousStatus", .string(existing.status))]))
                 } else {
                     try record.insert(db)
+                    try Self.insertTrustItems(run.trustItems, runID: run.id, db)
                     try audit.append(
                         db, event: "run.started", runID: run.id, transactionID: nil,
                         details: JSONText.object([

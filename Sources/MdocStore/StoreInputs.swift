@@ -30,11 +30,13 @@ package struct RunInfo: Sendable, Hashable {
     /// The run's proof file (one record per proof), relative to the output folder; `nil` when
     /// its proofs are files of their own.
     package var proofFile: String?
+    /// What the trust snapshot holds (`trust_item`), recorded when the run is first begun.
+    package var trustItems: [TrustItem]
 
     package init(
         id: String, startedAt: Date, verificationTime: Date, verificationTimeIsNow: Bool,
         trustSnapshotHash: String, contextHash: String? = nil, optionsJSON: String, processorVersion: String,
-        inputs: [String], proofFile: String? = nil
+        inputs: [String], proofFile: String? = nil, trustItems: [TrustItem] = []
     ) {
         self.id = id
         self.startedAt = startedAt
@@ -46,6 +48,7 @@ package struct RunInfo: Sendable, Hashable {
         self.processorVersion = processorVersion
         self.inputs = inputs
         self.proofFile = proofFile
+        self.trustItems = trustItems
     }
 }
 

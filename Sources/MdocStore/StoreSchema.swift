@@ -177,6 +177,23 @@ enum StoreSchema {
           PRIMARY KEY (verification_id, seq)
         ) WITHOUT ROWID;
 
+        -- The trust a run verified against, one row per item: an anchor (IACA or reader root, from the
+        -- trust folder or a signed list), a VICAL or RICAL, a CRL, a status or identifier list token.
+        CREATE TABLE trust_item (
+          run_id     TEXT    NOT NULL REFERENCES run(id),
+          seq        INTEGER NOT NULL CHECK (seq >= 0),
+          kind       TEXT    NOT NULL CHECK (kind IN ('anchor', 'readerAnchor', 'vical', 'rical', 'crl', 'statusList', 'identifierList')),
+          sha256     BLOB    NOT NULL CHECK (typeof(sha256) = 'blob' AND length(sha256) = 32),
+          name       TEXT    NOT NULL,
+          source     TEXT    NOT NULL,
+          file       TEXT,
+          doc_types  TEXT,
+          issue_id   TEXT             CHECK (issue_id GLOB '[0-9]*' AND issue_id NOT GLOB '*[^0-9]*'),
+          issued_at  TEXT             CHECK (issued_at GLOB '[0-9][0-9][0-9][0-9]-[01][0-9]-[0-3][0-9]T[0-2][0-9]:[0-5][0-9]:[0-5][0-9].[0-9][0-9][0-9]Z'),
+          expires_at TEXT             CHECK (expires_at GLOB '[0-9][0-9][0-9][0-9]-[01][0-9]-[0-3][0-9]T[0-2][0-9]:[0-5][0-9]:[0-5][0-9].[0-9][0-9][0-9]Z'),
+          PRIMARY KEY (run_id, seq)
+        ) WITHOUT ROWID;
+
         CREATE TABLE ingest_failure (
           id     INTEGER PRIMARY KEY,
           run_id TEXT NOT NULL REFERENCES run(id),

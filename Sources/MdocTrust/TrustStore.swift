@@ -28,8 +28,26 @@ package struct TrustError: Error, Hashable, CustomStringConvertible, Sendable {
     package func hash(into hasher: inout Hasher) { hasher.combine(code) }
 }
 
+/// Where a trust anchor comes from, and what it is trusted for.
+package struct AnchorOrigin: Sendable, Hashable {
+    /// Where it comes from, for people: the trust folder's path, or a list's description.
+    package let source: String
+    /// The docTypes it may sign for; `nil` for any (a trust folder's certificates). An IACA from a
+    /// VICAL is trusted only for the docTypes its entry lists (18013-5 Annex C).
+    package let docTypes: [String]?
+    /// The SHA-256 of the signed list (VICAL, RICAL) it comes from; `nil` for a trust folder.
+    package let list: [UInt8]?
+
+    package init(source: String, docTypes: [String]?, list: [UInt8]? = nil) {
+        self.source = source
+        self.docTypes = docTypes
+        self.list = list
+    }
+}
+
 /// The trust material of a run: trust-anchor certificates (IACA roots, or reader roots for reader
-/// authentication) and CRLs, loaded from a folder (`--trust DIR`).
+/// authentication) and CRLs, loaded from a folder (`--trust DIR`), and the anchors of signed
+/// lists (VICAL, RICAL), each with its ``AnchorOrigin``.
 ///
 /// Files ending in `.pem`, `.crt`, `.cer`, `.der` hold certificates (PEM may hold several, and
 /// may hold CRLs too); `.crl` files hold CRLs (PEM or DER). Other files are ignored and listed in
@@ -51,6 +69,11 @@ package final class TrustStore: Sendable {
     package let snapshotHash: String
     /// Where the material came from (folder path), for reports.
     package let origin: String
+    /// Where each anchor comes from, by SHA-256 fingerprint; an anchor without an entry comes
+    /// from ``origin`` and is trusted for any docType.
+    package let anchorOrigins: [[UInt8]: [AnchorOrigin]]
+    /// The further material lines the snapshot covers.
+    let material: [String]
 
     private let chainCache = Mutex<[String: ChainOutcome]>([:])
     private let chainValidations = Atomic<Int>(0)
@@ -62,17 +85,70 @@ package final class TrustStore: Sendable {
     /// Bound on cached certificates/chains, so a hostile batch of unique certificates cannot grow memory without limit.
     package static let cacheLimit = 10_000
 
+    /// `material` names further trust material the snapshot covers, one line each (a list or a
+    /// status token: `kind:sha256`), so that a stored result is reused only under the same.
     package init(
-        anchors: [Certificate], crls: [CRL] = [], ignoredFiles: [String] = [], warnings: [String] = [], origin: String = "memory"
+        anchors: [Certificate], crls: [CRL] = [], ignoredFiles: [String] = [], warnings: [String] = [], origin: String = "memory",
+        anchorOrigins: [[UInt8]: [AnchorOrigin]] = [:], material: [String] = []
     ) {
         self.anchors = anchors
         self.crls = crls
         self.ignoredFiles = ignoredFiles
         self.warnings = warnings
         self.origin = origin
+        self.anchorOrigins = anchorOrigins
+        self.material = material
         var digests = anchors.map { "cert:" + $0.fingerprintHex } + crls.map { "crl:" + hexString(HashFunction.sha256.hash($0.der)) }
+        for (fingerprint, origins) in anchorOrigins {
+            for origin in origins {
+                let docTypes = origin.docTypes?.joined(separator: ",") ?? "*"
+                digests.append("origin:\(hexString(fingerprint)) \(origin.source) \(docTypes)")
+            }
+        }
+        digests += material
         digests.sort()
         self.snapshotHash = hexString(HashFunction.sha256.hash(Array(digests.joined(separator: "\n").utf8)))
+    }
+
+    /// This store with `listed` anchors added (each with where it comes from and what it is
+    /// trusted for), and `material` lines added to the snapshot. An anchor already in the store
+    /// keeps its origins and gains the new one.
+    package func adding(listed: [(certificate: Certificate, origin: AnchorOrigin)], material: [String]) -> TrustStore {
+        var anchors = self.anchors
+        var origins = anchorOrigins
+        var known = Set(anchors.map(\.sha256Fingerprint))
+        for anchor in anchors where origins[anchor.sha256Fingerprint] == nil {
+            origins[anchor.sha256Fingerprint] = [AnchorOrigin(source: origin, docTypes: nil)]
+        }
+        for (certificate, origin) in listed {
+            if known.insert(certificate.sha256Fingerprint).inserted { anchors.append(certificate) }
+            if origins[certificate.sha256Fingerprint]?.contains(origin) != true {
+                origins[certificate.sha256Fingerprint, default: []].append(origin)
+            }
+        }
+        // A folder's CRL of a listed IACA is consulted after all: its warning goes.
+        let listedSubjects = Set(listed.map(\.certificate.subject.rfc2253))
+        let warnings = self.warnings.filter { warning in
+            !listedSubjects.contains { warning.contains(": the CRL of \($0) names no certificate of the trust folder") }
+        }
+        return TrustStore(
+            anchors: anchors, crls: crls, ignoredFiles: ignoredFiles, warnings: warnings, origin: origin,
+            anchorOrigins: listed.isEmpty ? anchorOrigins : origins, material: self.material + material)
+    }
+
+    /// Where `anchor` comes from: its origins, or the store's own ``origin`` (any docType).
+    package func origins(of anchor: Certificate) -> [AnchorOrigin] {
+        anchorOrigins[anchor.sha256Fingerprint] ?? [AnchorOrigin(source: origin, docTypes: nil)]
+    }
+
+    /// The docTypes `anchor` is trusted for: the union over its origins; `nil` for any.
+    package func docTypes(trustedFor anchor: Certificate) -> Set<String>? {
+        var docTypes = Set<String>()
+        for origin in origins(of: anchor) {
+            guard let listed = origin.docTypes else { return nil }
+            docTypes.formUnion(listed)
+        }
+        return docTypes
     }
 
     /// Loads every certificate and CRL of `directory` (not recursive). Throws when the folder is

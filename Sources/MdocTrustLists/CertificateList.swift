@@ -123,15 +123,15 @@ package struct CertificateList: Sendable {
     /// The list's signature, its signer's chain to one of `anchors` and the signer's validity at
     /// `time`, and the signer's profile (its extended key usage, where ``kind`` requires one).
     package func verify(anchors: [Certificate], at time: Date) -> CertificateListVerification {
-        let profile: Fact
-        if let required = kind.signerExtendedKeyUsage {
-            profile = SignerChain.extendedKeyUsage(of: envelope.signer, requires: required, role: "\(kind) signer")
-        } else {
-            profile = .holds
-        }
-        return CertificateListVerification(
+        CertificateListVerification(
             time: time, signature: envelope.verifySignature(), signer: SignerChain.validate(envelope.chain, roots: anchors, at: time),
-            signerProfile: profile, isStale: nextUpdate.map { time > $0 } ?? false, isDatedAfterTime: date > time)
+            signerProfile: signerProfile(), isStale: nextUpdate.map { time > $0 } ?? false, isDatedAfterTime: date > time)
+    }
+
+    /// The signer's extended key usage, where ``kind`` requires one (Annex C.1.7.2).
+    func signerProfile() -> Fact {
+        guard let required = kind.signerExtendedKeyUsage else { return .holds }
+        return SignerChain.extendedKeyUsage(of: envelope.signer, requires: required, role: "\(kind) signer")
     }
 }
 

@@ -18,6 +18,10 @@ package final class StatusFolder: Sendable {
         package let token: StatusToken
         /// The signature over the token as received, verified when read.
         package let signature: Fact
+        /// The address the file was fetched from, when the fetch log says (`trust fetch`).
+        package let fetchedFrom: String?
+        /// SHA-256 of the file's bytes: identifies the token in trust snapshots.
+        package let sha256: [UInt8]
 
         package var claims: StatusTokenClaims { token.claims }
     }
@@ -26,6 +30,9 @@ package final class StatusFolder: Sendable {
     package struct RefusedFile: Sendable {
         package let file: String
         package let error: TrustListError
+        /// The uri it was offered for, when known: the address it was fetched from, or the `sub`
+        /// a JWT claims (read without trusting it, only to say which reference it failed).
+        package let uri: String?
     }
 
     /// The folder read.
@@ -52,9 +59,12 @@ package final class StatusFolder: Sendable {
     }
 
     /// Reads every regular file of `directory` (not recursive; names starting with "." are
-    /// skipped). Throws only when the folder cannot be listed or holds more than
-    /// ``TrustListLimits/maximumTokenFiles`` files.
-    package convenience init(directory: String, limits: TrustListLimits = .default) throws(TrustListError) {
+    /// skipped). `origins` gives, by file name, the address a file was fetched from. Throws only
+    /// when the folder cannot be listed or holds more than ``TrustListLimits/maximumTokenFiles``
+    /// files.
+    package convenience init(
+        directory: String, origins: [String: String] = [:], limits: TrustListLimits = .default
+    ) throws(TrustListError) {
         let names: [String]
         do {
             names = try FileManager.default.contentsOfDirectory(atPath: directory).filter { !$0.hasPrefix(".") }.sorted()
@@ -72,19 +82,27 @@ package final class StatusFolder: Sendable {
             guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory), !isDirectory.boolValue else { continue }
             files.append((name, Self.read(path, limit: limits.maximumTokenBytes)))
         }
-        self.init(directory: directory, files: files, limits: limits)
+        self.init(directory: directory, files: files, origins: origins, limits: limits)
     }
 
     /// The tokens of `files` (name and bytes, or why they could not be read).
-    init(directory: String, files: [(name: String, bytes: Result<[UInt8], TrustListError>)], limits: TrustListLimits) {
+    init(
+        directory: String, files: [(name: String, bytes: Result<[UInt8], TrustListError>)], origins: [String: String] = [:],
+        limits: TrustListLimits
+    ) {
         var entries: [Entry] = []
         var refused: [RefusedFile] = []
         for (name, bytes) in files {
             do {
-                let token = try StatusToken(decoding: try bytes.get()[...], limits: limits)
-                entries.append(Entry(file: name, token: token, signature: token.claims.envelope.verifySignature()))
+                let read = try bytes.get()
+                let token = try StatusToken(decoding: read[...], limits: limits)
+                entries.append(
+                    Entry(
+                        file: name, token: token, signature: token.claims.envelope.verifySignature(), fetchedFrom: origins[name],
+                        sha256: HashFunction.sha256.hash(read)))
             } catch {
-                refused.append(RefusedFile(file: name, error: error))
+                let claimed = error.code == .tokenIsJWT ? (try? bytes.get()).flatMap { StatusTokenClaims.jwtSubject($0[...]) } : nil
+                refused.append(RefusedFile(file: name, error: error, uri: origins[name] ?? claimed))
             }
         }
         var index: [Lookup: [Int]] = [:]
@@ -120,6 +138,21 @@ package final class StatusFolder: Sendable {
     /// The positions in ``entries`` of the tokens of `kind` answering `uri`, newest `iat` first.
     func positions(_ kind: StatusTokenKind, answering uri: String) -> [Int] {
         index[Lookup(kind: kind, uri: uri)] ?? []
+    }
+
+    /// Whether any token of `kind` answers `uri` (at any time).
+    package func hasTokens(_ kind: StatusTokenKind, answering uri: String) -> Bool {
+        !positions(kind, answering: uri).isEmpty
+    }
+
+    /// The files offered for `uri` that are not usable tokens (a JWT, a wrong typ, ...).
+    package func refusals(answering uri: String) -> [RefusedFile] {
+        refused.filter { $0.uri == uri }
+    }
+
+    /// The tokens fetched from `uri` that answer another uri (their `sub` is not `uri`).
+    package func misaddressedTokens(fetchedFrom uri: String) -> [Entry] {
+        entries.filter { $0.fetchedFrom == uri && $0.claims.subject != uri }
     }
 
     /// The tokens of `kind` answering `uri` whose [iat, exp] covers `time`, newest first. The

@@ -137,6 +137,21 @@ package struct StatusTokenClaims: Sendable {
         return Date(timeIntervalSince1970: seconds)
     }
 
+    /// The `sub` a compact JWS claims, read from its payload's JSON without verifying anything:
+    /// only to say which status reference a refused JWT was offered for. `nil` when unreadable.
+    static func jwtSubject(_ bytes: ArraySlice<UInt8>) -> String? {
+        guard looksLikeJWT(bytes) else { return nil }
+        let parts = bytes.split(separator: UInt8(ascii: "."), omittingEmptySubsequences: false)
+        guard parts.count == 3 else { return nil }
+        var text = String(decoding: parts[1], as: UTF8.self).replacingOccurrences(of: "-", with: "+")
+            .replacingOccurrences(of: "_", with: "/").trimmingCharacters(in: .whitespacesAndNewlines)
+        text += String(repeating: "=", count: (4 - text.count % 4) % 4)
+        guard let payload = Data(base64Encoded: text),
+            let object = try? JSONSerialization.jsonObject(with: payload) as? [String: Any]
+        else { return nil }
+        return object["sub"] as? String
+    }
+
     /// Whether `bytes` are a JWS in compact form (RFC 7515 §7.1): three base64url parts joined by
     /// dots, with an optional line end, the first starting `eyJ` (a JSON object).
     static func looksLikeJWT(_ bytes: ArraySlice<UInt8>) -> Bool {

@@ -3,6 +3,7 @@ package import MdocCBOR
 package import MdocChecks
 package import MdocCrypto
 package import MdocModel
+package import MdocTrustLists
 
 /// A disclosed element, as the verifier saw it.
 package struct DisclosedElement: Sendable {
@@ -62,6 +63,8 @@ package struct DocumentFindings: Sendable {
     package var msoExpectedUpdate: Date?
     package var deviceAuthentication: DeviceAuthenticationKind?
     package var elements: [DisclosedElement] = []
+    /// The MSO's status references, when it has any (for `trust fetch`, the report and the proof).
+    package var status: MSOStatus?
 
     package var iacaCertificate: Certificate? { chain.count > 1 ? chain.last : nil }
 

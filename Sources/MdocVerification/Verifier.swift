@@ -16,6 +16,8 @@ package struct VerificationSettings: Sendable {
     package let trust: TrustStore
     /// The reader roots, for reader authentication; `nil` without `--reader-trust`.
     package let readerTrust: TrustStore?
+    /// The VICALs, RICALs and status tokens the anchors and statuses are judged by.
+    package let lists: RunTrustLists
     /// The verification instant of the run (`--at`, default now).
     package let verificationTime: Date
     /// CBOR decoding limits for the received bytes.
@@ -53,11 +55,11 @@ package final class Verifier: Sendable {
     let runner: CheckRunner
 
     package init(
-        trust: TrustStore, readerTrust: TrustStore? = nil, verificationTime: Date, decoding: CBORDecodingOptions = .default,
-        keepValues: Bool = false, policy: VerificationPolicy = .standard
+        trust: TrustStore, readerTrust: TrustStore? = nil, lists: RunTrustLists = .none, verificationTime: Date,
+        decoding: CBORDecodingOptions = .default, keepValues: Bool = false, policy: VerificationPolicy = .standard
     ) {
         self.settings = VerificationSettings(
-            trust: trust, readerTrust: readerTrust, verificationTime: verificationTime, decoding: decoding,
+            trust: trust, readerTrust: readerTrust, lists: lists, verificationTime: verificationTime, decoding: decoding,
             keepValues: keepValues, issuerCache: IssuerChainCache())
         self.policy = policy
         self.runner = CheckRunner(checks: policy.checks)

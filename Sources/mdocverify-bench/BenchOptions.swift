@@ -27,6 +27,8 @@ struct BenchOptions {
     var writeBatch: (count: Int, folder: String)?
     /// Record N outcomes into a new store in a folder, measure the store alone and exit (StoreBench.swift).
     var storeBench: (count: Int, folder: String)?
+    /// Only measure MSO status resolution (StatusBench.swift), in --rounds paired rounds, and exit.
+    var onlyStatus = false
 
     static let usage = """
         usage: mdocverify-bench [--seconds S] [--threads N] [--out FILE] [--no-imaging] [--no-openssl] [--no-pipeline] [--no-report]
@@ -58,6 +60,8 @@ struct BenchOptions {
           --write-batch N DIR
                          only write the end-to-end batch (DIR/batch-N.tar.gz, DIR/trust/) and exit
                          (for profiling `mdocverify verify` on the benchmark's input)
+          --only-status  only measure MSO status resolution with a one-million-entry list loaded:
+                         --rounds paired rounds of --seconds each, with and without the list
           --store N DIR  only record N outcomes into a new store under DIR (batches of 256), print the
                          store's CPU per transaction, bytes written, size and report times, and exit
         """
@@ -90,6 +94,7 @@ struct BenchOptions {
                 options.reportTransactions = n
             case "--report-store": options.reportStore = value(argument)
             case "--profile-without-crls": options.profileWithoutCRLs = true
+            case "--only-status": options.onlyStatus = true
             case "--profile-reader-keys":
                 guard let n = Int(value(argument)), (1...10_000_000).contains(n) else { fail("--profile-reader-keys must be 1...10000000") }
                 options.profileReaderKeys = n

@@ -133,19 +133,7 @@ func batchResponseFixture(folder: String) throws -> ResponseFixture {
 /// `withCRLs: false` leaves the CRLs out of the trust store: the revocation check is then
 /// `unchecked` (not required for the verdict). It shows what the CRL handling costs.
 func responseFixture(curve: Curve, withCRLs: Bool = true) throws -> ResponseFixture {
-    var generator = SampleGenerator(out: "", verificationTime: Date())
-    generator.count = 1
-    generator.seed = 2026
-    generator.curves = [curve]
-    generator.invalidShare = 0
-    generator.expiredConsentShare = 0
-    generator.deviceMacShare = 0
-    let factory = try SampleFactory(generator)
-    let transaction = try factory.transaction(at: 1)
-    let files = transaction.fileMap
-    guard let response = files["device-response.cbor"], let transcriptBytes = files["session-transcript.cbor"],
-        let json = files["transaction.json"]
-    else { fail("the sample lacks device-response.cbor, session-transcript.cbor or transaction.json") }
+    let (factory, response, transcriptBytes, json) = try benchSample(curve: curve)
     let trust = try factory.trustMaterial()
     let fixture = ResponseFixture(
         response: response,
@@ -159,6 +147,25 @@ func responseFixture(curve: Curve, withCRLs: Bool = true) throws -> ResponseFixt
         fail("the \(curve) sample's deviceSignature was not verified")
     }
     return fixture
+}
+
+/// The benchmark's sample: one valid transaction on `curve` (deviceSignature, no defect), with
+/// `statusListURI` in its MSO when given; its factory, response, transcript and transaction.json.
+func benchSample(curve: Curve, statusListURI: String? = nil) throws -> (SampleFactory, [UInt8], [UInt8], [UInt8]) {
+    var generator = SampleGenerator(out: "", verificationTime: Date())
+    generator.count = 1
+    generator.seed = 2026
+    generator.curves = [curve]
+    generator.invalidShare = 0
+    generator.expiredConsentShare = 0
+    generator.deviceMacShare = 0
+    generator.statusListURI = statusListURI
+    let factory = try SampleFactory(generator)
+    let files = try factory.transaction(at: 1).fileMap
+    guard let response = files["device-response.cbor"], let transcript = files["session-transcript.cbor"],
+        let json = files["transaction.json"]
+    else { fail("the sample lacks device-response.cbor, session-transcript.cbor or transaction.json") }
+    return (factory, response, transcript, json)
 }
 
 /// One round of the paired measurement: P-256 responses on one core and, right before or after

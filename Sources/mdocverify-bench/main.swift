@@ -13,7 +13,8 @@ import MdocTime
 //     (bound / 2: the issuer signature and the device signature);
 // (c) imaging (QR decoding, re-encoding under 1 MB): `imagingBenchmarks()` in ImagingBench.swift;
 // (d) end to end: `mdocverify verify` over generated batches (PipelineBench.swift);
-// (e) reports: `mdocverify report` over a synthetic store of a million transactions (ReportBench.swift).
+// (e) reports: `mdocverify report` over a synthetic store of a million transactions (ReportBench.swift);
+// (b'') MSO status resolution with a one-million-entry status list loaded (StatusBench.swift).
 //
 // Prints a table and writes JSON (default reports/bench.json).
 
@@ -64,6 +65,17 @@ if let n = options.profileResponses {
         for _ in 0..<n where fixture.verify().verdict == .valid { valid += 1 }
         print("verified \(n) P-256 responses, \(valid) valid")
         exit(valid == n ? 0 : 1)
+    } catch {
+        fail("\(error)")
+    }
+}
+if options.onlyStatus {
+    do {
+        for figure in try statusBenchmarks(rounds: options.rounds, seconds: options.seconds) {
+            let value = figure.unit == "share" ? String(format: "%.2f%%", figure.value * 100) : String(format: "%.1f", figure.value)
+            print("\(figure.name)  \(value) \(figure.unit == "share" ? "" : figure.unit)  \(figure.note)")
+        }
+        exit(0)
     } catch {
         fail("\(error)")
     }
@@ -159,6 +171,9 @@ do {
                       value: value, unit: "resp/s", note: note))
     }
 
+    // MSO status resolution with a one-million-entry list loaded (StatusBench.swift), paired rounds.
+    for figure in try statusBenchmarks(rounds: max(1, options.rounds), seconds: max(1, options.seconds / 3)) { record(figure) }
+
     // Sample generation (in memory, one thread): what `mdocverify sample` costs per transaction.
     var generator = SampleGenerator(out: "", verificationTime: Date())
     generator.count = 100_000
@@ -250,6 +265,7 @@ if let twoThreads {
     targets.append(Target(name: "P-256 DeviceResponse verifications/s on two cores", figure: "response.P-256.verify.\(twoThreads)", minimum: 11_000, unit: "resp/s"))
 }
 targets += [
+    Target(name: "Status resolution (1M-entry list loaded), one core, added share", figure: "status.overhead.1core", minimum: 0.05, unit: "share", atMost: true),
     Target(name: "End to end, 1,000 tx, peak RSS", figure: "pipeline.1000tx.peak RSS", minimum: 300, unit: "MB", atMost: true),
     Target(name: "End to end, 10,000 tx, peak RSS", figure: "pipeline.10000tx.peak RSS", minimum: 300, unit: "MB", atMost: true),
     Target(name: "QR decode of a 3000x4000 photo, median, one core", figure: "imaging.qr.photo3000x4000", minimum: 100, unit: "ms", atMost: true),
@@ -264,7 +280,7 @@ for target in targets {
     guard let figure = figures.first(where: { $0.name == target.figure }) else { continue }
     let met = target.atMost ? figure.value <= target.minimum : figure.value >= target.minimum
     let relation = target.atMost ? " ≤ " : " ≥ "
-    let shown = target.unit == "of bound/2" ? percent(figure.value) + relation + percent(target.minimum)
+    let shown = ["of bound/2", "share"].contains(target.unit) ? percent(figure.value) + relation + percent(target.minimum)
         : String(format: "%.1f", figure.value) + relation + String(format: "%.0f %@", target.minimum, target.unit)
     print("\(met ? "MET   " : "MISSED") \(target.name): \(shown)")
     targetJSON.append([

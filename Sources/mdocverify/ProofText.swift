@@ -41,6 +41,10 @@ enum ProofText {
         line("verified", "\(text(map?["verifiedAt"])) (verification time \(text(map?["verificationTime"])))")
         line("run", "\(text(map?["runId"])) (\(text(map?["processor"]?.map?["name"])) \(text(map?["processor"]?.map?["version"])))")
         line("trust", "snapshot \(text(map?["trustSnapshot"]))")
+        for list in map?["trustLists"]?.array ?? [] {
+            let issue = list.map?["issueId"]?.uint.map { " issue \($0)" } ?? ""
+            line("", "\(text(list.map?["kind"])) of \(text(list.map?["provider"]))\(issue) of \(text(list.map?["date"]))  \(text(list.map?["sha256"]))")
+        }
         line("consent", text(map?["consentReference"]))
         for (index, input) in (map?["inputs"]?.array ?? []).enumerated() {
             line(index == 0 ? "inputs" : "", "\(text(input.map?["path"]))  \(text(input.map?["sha256"]))")

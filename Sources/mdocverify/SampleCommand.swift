@@ -50,6 +50,9 @@ struct SampleCommand: AsyncParsableCommand {
     @Option(name: .long, help: "The verification time the samples are planned for, RFC 3339. Default: now.")
     var at: String?
 
+    @Flag(name: .customLong("trust-lists"), help: "Write the signed-lists example instead: three transactions whose IACAs come from a VICAL in two issues (the second drops one), and the status list tokens that revoke one document.")
+    var trustLists = false
+
     /// Progress is drawn on a terminal from this many transactions.
     static let progressThreshold = 200
 
@@ -103,6 +106,7 @@ struct SampleCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
+        if trustLists { return try writeTrustLists() }
         let summary = try generate(try generator())
         let layout = summary.layout
         let time = RFC3339.format(summary.verificationTime)
@@ -113,6 +117,25 @@ struct SampleCommand: AsyncParsableCommand {
         print("  expected outcomes: \(layout.expected) (planned for \(time))")
         print("Verify them with:")
         print("  mdocverify verify --trust \(Self.quoted(layout.trust)) --at \(time) \(Self.quoted(layout.output))")
+    }
+
+    /// `--trust-lists`: the signed-lists example, and how to verify it against each VICAL issue.
+    func writeTrustLists() throws {
+        let generator = try generator()
+        var set = TrustListSampleSet(out: out, verificationTime: generator.verificationTime)
+        set.seed = seed
+        do {
+            try set.generate()
+        } catch {
+            throw SetupError(error.reason)
+        }
+        let time = RFC3339.format(Date(timeIntervalSince1970: generator.verificationTime.timeIntervalSince1970.rounded(.down)))
+        let base = Self.quoted(out)
+        print("Wrote the signed-lists example to \(out): 3 transactions, a VICAL in two issues, 2 status list tokens")
+        print("Verify them against each VICAL issue with:")
+        for issue in 1...2 {
+            print("  mdocverify verify --trust \(base)/trust --vical \(base)/vical/issue-\(issue).vical --vical-anchor \(base)/vical/provider-root.pem --status \(base)/status --at \(time) \(base)/transactions")
+        }
     }
 
     /// Generates, drawing a progress line on a terminal for large counts. SampleError becomes a

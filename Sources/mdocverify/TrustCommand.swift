@@ -5,12 +5,12 @@ import MdocTime
 import MdocTrust
 import MdocTrustLists
 
-/// `mdocverify trust show`.
-struct TrustCommand: ParsableCommand {
+/// `mdocverify trust show|fetch|diff`.
+struct TrustCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "trust",
-        abstract: "Show the trust material: anchors from folders and signed lists.",
-        subcommands: [TrustShowCommand.self])
+        abstract: "Show, fetch and compare the trust material: anchors, signed lists, CRLs, status tokens.",
+        subcommands: [TrustShowCommand.self, TrustFetchCommand.self, TrustDiffCommand.self])
 }
 
 /// `mdocverify trust show`: what is trusted at an instant, from where, for which docTypes, until when.
@@ -33,11 +33,9 @@ struct TrustShowCommand: ParsableCommand {
     @Option(name: .long, help: "A trust folder: IACA certificates (PEM or DER) and CRLs.")
     var trust: String?
 
-    @Option(name: .long, help: "A VICAL file (COSE_Sign1). Repeatable.")
-    var vical: [String] = []
-
-    @Option(name: .customLong("vical-anchor"), help: "The VICAL provider's root certificate (PEM or DER). Repeatable.")
-    var vicalAnchor: [String] = []
+    @OptionGroup var vicals: VicalOptions
+    var vical: [String] { vicals.vical }
+    var vicalAnchor: [String] { vicals.vicalAnchor }
 
     @Option(name: .long, help: "The instant to judge at (RFC 3339); default now.")
     var at: String?

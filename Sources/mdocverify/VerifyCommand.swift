@@ -80,6 +80,9 @@ struct VerifyCommand: AsyncParsableCommand {
     @Option(name: .long, help: "Which transactions text output lists: all, or problems (not valid). Default: all for a single transaction, problems otherwise (with a progress line on a terminal).")
     var list: ListMode?
 
+    @OptionGroup(title: "Signed lists and document status")
+    var trustLists: TrustListOptions
+
     @OptionGroup(title: "Ingest limits (hostile or runaway archives are refused past them)")
     var ingestLimits: IngestLimitOptions
 
@@ -109,6 +112,7 @@ struct VerifyCommand: AsyncParsableCommand {
 
         var configuration = RunConfiguration(inputs: paths, trustDirectory: trust, outDirectory: out)
         configuration.readerTrustDirectory = readerTrust
+        trustLists.apply(to: &configuration)
         configuration.verificationTime = at.flatMap(RFC3339.parse)
         configuration.databasePath = db
         if let jobs { configuration.jobs = jobs }

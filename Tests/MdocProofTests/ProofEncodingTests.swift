@@ -50,6 +50,12 @@ final class ProofEncodingTests: XCTestCase {
                 output: [], passes: 0),
         ]
         XCTAssertEqual(evidence.cbor(), Self.reference(evidence))
+        // The signed lists of the trust snapshot, with and without an issue number.
+        evidence.trustLists = [
+            .init(kind: "VICAL", provider: "AAMVA", date: t, issueID: 227_602, sha256: String(repeating: "5a", count: 32)),
+            .init(kind: "RICAL", provider: "Utopia", date: t.addingTimeInterval(-3_600), issueID: nil, sha256: String(repeating: "a5", count: 32)),
+        ]
+        XCTAssertEqual(evidence.cbor(), Self.reference(evidence))
         // Decodes as CBOR, under the documented content type.
         let decoded = try CBOR(decoding: evidence.cbor())
         XCTAssertNotNil(decoded)
@@ -71,7 +77,7 @@ final class ProofEncodingTests: XCTestCase {
             }
             return .map(entries)
         }
-        let map: [CBORNode.Entry] = [
+        var map: [CBORNode.Entry] = [
             .init(.text("format"), .text(ProofFormat.contentType)),
             .init(.text("referenceCode"), .text(e.referenceCode)),
             .init(.text("transactionId"), .text(e.transactionID)),
@@ -101,6 +107,16 @@ final class ProofEncodingTests: XCTestCase {
                 ])
             })),
         ]
+        if !e.trustLists.isEmpty {
+            map.append(.init(.text("trustLists"), .array(e.trustLists.map { list in
+                var entries: [CBORNode.Entry] = [
+                    .init(.text("kind"), .text(list.kind)), .init(.text("provider"), .text(list.provider)), .init(.text("date"), date(list.date)),
+                    .init(.text("sha256"), .text(list.sha256)),
+                ]
+                if let issue = list.issueID { entries.append(.init(.text("issueId"), .unsigned(issue))) }
+                return .map(entries)
+            })))
+        }
         return CBORNode.map(map).encoded()
     }
 }

@@ -189,6 +189,8 @@ final class ReportPipelineTests: XCTestCase {
             XCTAssertEqual(row.previousRunID, first)
             XCTAssertEqual(row.runID, second)
             XCTAssertNotEqual(row.previousTrustSnapshot, row.trustSnapshot)
+            XCTAssertEqual(row.trustChanges.count, 1, "\(row.trustChanges)")
+            XCTAssertTrue(row.trustChanges.first?.hasPrefix("CRL of CN=Alpha IACA") == true, "\(row.trustChanges)")
         }
         XCTAssertEqual(report.failures.byCheck.first { $0.checkID == "issuer.revocation" }?.transactions, 4, "a4 too")
         let html = try text(files.html)

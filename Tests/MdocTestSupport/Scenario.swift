@@ -19,9 +19,15 @@ package struct Scenario {
     package let readerKey: PrivateKey
     package let authority: IssuingAuthority
 
-    package init(curve: Curve = .p256, defect: SampleDefect? = nil, deviceAuthMac: Bool = false) throws {
+    /// `authorityProfile` and `document` adjust the certificates and the mDL (an MSO status, other
+    /// elements) before they are made.
+    package init(
+        curve: Curve = .p256, defect: SampleDefect? = nil, deviceAuthMac: Bool = false,
+        authorityProfile: (inout IssuingAuthority.Profile) -> Void = { _ in }, document: (inout DocumentSpec) -> Void = { _ in }
+    ) throws {
         let t = Self.verificationTime
         var profile = IssuingAuthority.Profile(notBefore: t.addingTimeInterval(-100 * 86_400))
+        authorityProfile(&profile)
         if let defect, defect.needsOwnAuthority { defect.apply(to: &profile, verificationTime: t) }
         let authority = try IssuingAuthority(curve: curve, profile: profile)
         self.authority = authority
@@ -62,8 +68,9 @@ package struct Scenario {
         spec.authorizedNameSpaces = ["org.iso.18013.5.1.aamva"]
         if deviceAuthMac { spec.deviceAuth = .mac(readerEphemeralPublicKey: readerKey.publicKey) }
         if let defect { defect.apply(to: &spec, verificationTime: t, authority: authority) }
-        let document = try MdocIssuer.document(spec, authority: authority, transcript: transcript)
-        self.response = MdocIssuer.deviceResponse(documents: [document], status: defect == .errorStatus ? 10 : 0)
+        document(&spec)
+        let issued = try MdocIssuer.document(spec, authority: authority, transcript: transcript)
+        self.response = MdocIssuer.deviceResponse(documents: [issued], status: defect == .errorStatus ? 10 : 0)
     }
 
     package static let elements: [SampleElement] = [

@@ -33,6 +33,25 @@ final class TrustStoreTests: XCTestCase {
         XCTAssertThrowsError(try TrustStore(directory: directory + "/missing")) { XCTAssertEqual(($0 as? TrustError)?.code, .notFound) }
     }
 
+    /// A folder's CRL of an IACA the folder lacks is never consulted (a warning), unless a list
+    /// adds that IACA: then the warning goes, and the other stays.
+    func testListedIACAsCRLInTheFolderLosesItsWarning() throws {
+        let directory = NSTemporaryDirectory() + "trust-\(UUID().uuidString)"
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        let a = try IssuingAuthority(curve: .p256, profile: .init(notBefore: t))
+        let listed = try IssuingAuthority(curve: .p384, profile: .init(notBefore: t), name: "Listed")
+        let stranger = try IssuingAuthority(curve: .p256, profile: .init(notBefore: t), name: "Stranger")
+        try Data(a.iaca.pem.utf8).write(to: URL(fileURLWithPath: "\(directory)/a.pem"))
+        try Data(try listed.crl(revoking: [], thisUpdate: t, nextUpdate: nil).der).write(to: URL(fileURLWithPath: "\(directory)/listed.crl"))
+        try Data(try stranger.crl(revoking: [], thisUpdate: t, nextUpdate: nil).der).write(to: URL(fileURLWithPath: "\(directory)/stranger.crl"))
+        let folder = try TrustStore(directory: directory)
+        XCTAssertEqual(folder.warnings.count, 2, "\(folder.warnings)")
+        let merged = folder.adding(listed: [(listed.iaca, AnchorOrigin(source: "VICAL", docTypes: ["org.iso.18013.5.1.mDL"]))], material: [])
+        XCTAssertEqual(merged.warnings.count, 1, "\(merged.warnings)")
+        XCTAssertTrue(merged.warnings.first?.hasPrefix("stranger.crl:") == true, "\(merged.warnings)")
+    }
+
     /// `CRL.revocation(ofSerialHex:)` answers every spelling of a serial (case, leading zeros) and
     /// nothing for non-hex text, with or without its canonical fast path.
     func testCRLLookupAcceptsEverySpellingOfASerial() throws {

@@ -78,7 +78,7 @@ final class ResponseVariantsTests: XCTestCase {
     /// says it in.
     static func canonicalLines(_ checks: [CheckResult], _ documents: [DocumentFindings]) -> [String] {
         func time(_ date: Date?) -> String { date.map { String($0.timeIntervalSince1970) } ?? "-" }
-        var lines = checks.map { check in
+        var lines = checks.filter { !addedSinceRecording.contains($0.id) }.map { check in
             [check.id.rawValue, check.status.rawValue, check.subject, check.instant?.rawValue ?? "-", check.detail,
              check.evidence.map { "\($0.key)=\($0.value)" }.joined(separator: ";")].joined(separator: "|")
         }
@@ -99,6 +99,16 @@ final class ResponseVariantsTests: XCTestCase {
         }
         return lines.sorted()
     }
+
+    /// The ids added after the recording (the IACA's docTypes and the issuing country, signed
+    /// lists, MSO status): the recording says nothing of them, their own tests do. Every id it
+    /// knew must still give what it recorded.
+    static let addedSinceRecording: Set<CheckID> = [
+        .issuerIacaDocType, .issuerDsIssuingCountry, .issuerIacaIssuingCountry, .issuerDsIssuingJurisdiction,
+        .issuerIacaIssuingJurisdiction, .vicalSignature, .vicalChain, .vicalSignerProfile, .vicalValidity, .readerList,
+        .statusReference, .statusFormat, .statusSubject, .statusToken, .statusSignature, .statusIndex, .statusRevoked,
+        .statusSuspended, .statusIdentifier,
+    ]
 
     /// The first 16 hex digits of the SHA-256 of the canonical lines.
     static func hash(_ checks: [CheckResult], _ documents: [DocumentFindings]) -> String {
