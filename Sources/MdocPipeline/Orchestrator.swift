@@ -129,14 +129,11 @@ package final class Orchestrator: Sendable {
         return try end(interrupted: interrupted)
     }
 
-    /// Records the run in the store and creates its proof file, once.
+    /// Records the run in the store, then creates its proof file, once: a process killed in
+    /// between leaves a run without a file, never a file without a run (which no later
+    /// pre-flight would find to clean up).
     private func begin() throws {
         guard !running.withLock({ $0.begun }) else { return }
-        let prove = try signer.map {
-            try ProveStage(
-                signer: $0, runID: runID, outDirectory: configuration.outDirectory, trustSnapshot: trust.snapshotHash,
-                trustLists: trustMaterial.proofLists, verificationTime: verificationTime)
-        }
         let options = JSONText.object([
             ("jobs", .int(Int64(configuration.jobs))), ("force", .bool(configuration.force)),
             ("freshFor", .raw("\(configuration.freshFor)")), ("keepValues", .bool(configuration.keepValues)),
@@ -146,10 +143,25 @@ package final class Orchestrator: Sendable {
             try store.beginRun(RunInfo(
                 id: runID, startedAt: Date(), verificationTime: verificationTime, verificationTimeIsNow: isNow,
                 trustSnapshotHash: trust.snapshotHash, contextHash: contextHash, optionsJSON: options,
-                processorVersion: ProcessorInfo.version, inputs: configuration.inputs, trustItems: trustMaterial.items, proofFile: prove?.relativePath))
+                processorVersion: ProcessorInfo.version, inputs: configuration.inputs, trustItems: trustMaterial.items,
+                proofFile: signer.map { _ in ProveStage.relativePath(runID: runID) }))
         } catch {
-            prove?.close()
             throw PipelineSetupError("cannot write the run to \(configuration.resolvedDatabasePath): \(error)")
+        }
+        let prove: ProveStage?
+        do {
+            prove = try signer.map {
+                try ProveStage(
+                    signer: $0, runID: runID, outDirectory: configuration.outDirectory, trustSnapshot: trust.snapshotHash,
+                    trustLists: trustMaterial.proofLists, verificationTime: verificationTime)
+            }
+        } catch {
+            do {
+                try store.interruptRun(id: runID, reason: "its proof file could not be created")
+            } catch {
+                // The run stays "running"; the next pre-flight finds its process gone and marks it.
+            }
+            throw error
         }
         running.withLock {
             $0.begun = true

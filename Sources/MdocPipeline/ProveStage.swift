@@ -46,7 +46,7 @@ final class ProveStage: Sendable {
         self.trustSnapshot = trustSnapshot
         self.trustLists = trustLists
         self.verificationTime = verificationTime
-        relativePath = "proofs/" + RunFile.fileName(runID: runID)
+        relativePath = Self.relativePath(runID: runID)
         let folder = (outDirectory as NSString).appendingPathComponent("proofs")
         do {
             try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
@@ -55,6 +55,9 @@ final class ProveStage: Sendable {
             throw PipelineSetupError("cannot create the run's proof file under \(folder): \(error)")
         }
     }
+
+    /// Where the file of run `runID` goes, relative to the output folder.
+    static func relativePath(runID: String) -> String { "proofs/" + RunFile.fileName(runID: runID) }
 
     // MARK: Per transaction (on the verify stage's tasks)
 

@@ -74,7 +74,7 @@ struct InspectCommand: ParsableCommand {
         }
         let plain: [UInt8]?
         if isData {
-            plain = opened.facts.deviceResponseBytes
+            plain = opened.decryptedResponse
         } else {
             plain = opened.facts.deviceRequest.map { Array($0.encoded) }
         }

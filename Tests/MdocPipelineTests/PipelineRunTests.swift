@@ -119,8 +119,8 @@ final class PipelineRunTests: TemporaryFolderTestCase {
     }
 
     /// A run file that cannot be created (here a folder stands where it must go) stops the run
-    /// in its pre-flight, before anything of it is recorded; once the obstacle is gone, the same
-    /// inputs verify and the proof is written.
+    /// before any transaction is recorded, the run marked interrupted; once the obstacle is
+    /// gone, the same inputs verify and the proof is written.
     func testAProofFileThatCannotBeWrittenStopsTheRunAndRecordsNothing() async throws {
         let batch = try makeBatch(count: 1)
         let orchestrator = try Orchestrator(configuration: configuration([batch.inputs], trust: batch.trust))
@@ -134,7 +134,7 @@ final class PipelineRunTests: TemporaryFolderTestCase {
         }
         let store = try ReportStore(path: "\(root)/out/mdocverify.sqlite")
         XCTAssertEqual(try store.query(sql: "SELECT count(*) FROM verification").first?.first?.int64 ?? -1, 0)
-        XCTAssertEqual(try store.query(sql: "SELECT count(*) FROM run").first?.first?.int64 ?? -1, 0)
+        XCTAssertEqual(try store.runStatus(runID: orchestrator.runID), .interrupted, "the run is recorded as stopped")
 
         try FileManager.default.removeItem(atPath: blocked)
         let (again, _) = try await run(configuration([batch.inputs], trust: batch.trust))

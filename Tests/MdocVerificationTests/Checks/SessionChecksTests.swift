@@ -21,7 +21,10 @@ final class SessionChecksTests: XCTestCase {
         for id: CheckID in [.sessionTranscript, .sessionReaderKey, .sessionEstablishment, .sessionData, .readerRequest] {
             XCTAssertEqual(opened.checks.of(id).map(\.status), [.pass], id.rawValue)
         }
-        XCTAssertEqual(opened.facts.deviceResponseBytes, try AnnexD.deviceResponse())
+        // The decrypted response goes back to the caller (a transaction's session keeps it); the
+        // verification keeps no copy.
+        XCTAssertEqual(opened.decryptedResponse, try AnnexD.deviceResponse())
+        XCTAssertNil(opened.facts.deviceResponseBytes)
         XCTAssertNotNil(opened.facts.deviceRequest)
         XCTAssertNil(opened.facts.undecryptedReason)
     }
