@@ -143,8 +143,8 @@ package final class Orchestrator: Sendable {
             try store.beginRun(RunInfo(
                 id: runID, startedAt: Date(), verificationTime: verificationTime, verificationTimeIsNow: isNow,
                 trustSnapshotHash: trust.snapshotHash, contextHash: contextHash, optionsJSON: options,
-                processorVersion: ProcessorInfo.version, inputs: configuration.inputs, trustItems: trustMaterial.items,
-                proofFile: signer.map { _ in ProveStage.relativePath(runID: runID) }))
+                processorVersion: ProcessorInfo.version, inputs: configuration.inputs,
+                proofFile: signer.map { _ in ProveStage.relativePath(runID: runID) }, trustItems: trustMaterial.items))
         } catch {
             throw PipelineSetupError("cannot write the run to \(configuration.resolvedDatabasePath): \(error)")
         }

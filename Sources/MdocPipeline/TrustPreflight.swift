@@ -1,6 +1,6 @@
 package import Foundation
 package import MdocCrypto
-import MdocProof
+internal import MdocProof
 package import MdocStore
 package import MdocTrust
 package import MdocTrustLists
