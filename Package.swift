@@ -14,6 +14,7 @@
 //   CZlib        -> MdocTrustLists (status lists: zlib, RFC 1950)
 //   CLibPQ       -> MdocPostgres  (PostgreSQL's client library)
 //   CSDBus       -> MdocDBus      (sd-bus from libsystemd: BlueZ over D-Bus, with a shim for variadic calls)
+//   CFuzzerDriver -> mdocverify-fuzz (libFuzzer's driver; linked only by bin/fuzz)
 import PackageDescription
 
 /// The executables allocate through jemalloc (Debian `libjemalloc-dev`, installed by bin/setup):
@@ -58,6 +59,8 @@ let package = Package(
         .systemLibrary(
             name: "CSDBus", pkgConfig: "libsystemd",
             providers: [.apt(["libsystemd-dev"])]),
+        // Declares libFuzzer's driver; bin/fuzz links the library (docs/reliability.md).
+        .systemLibrary(name: "CFuzzerDriver"),
         .target(
             name: "CImageCodecs",
             linkerSettings: [.linkedLibrary("jpeg"), .linkedLibrary("png16")]),
@@ -151,6 +154,13 @@ let package = Package(
         .executableTarget(
             name: "bluez-standin",
             dependencies: ["MdocCBOR", "MdocCOSE", "MdocCrypto", "MdocDBus", "MdocModel", "MdocSamples"]),
+        // The fuzz targets: a replay tool in a normal build, a libFuzzer binary built by bin/fuzz.
+        .executableTarget(
+            name: "mdocverify-fuzz",
+            dependencies: [
+                "CFuzzerDriver", "MdocBLE", "MdocCBOR", "MdocChecks", "MdocCOSE", "MdocCrypto", "MdocImaging", "MdocIngest",
+                "MdocModel", "MdocSamples", "MdocSeal", "MdocTime", "MdocTrust", "MdocTrustLists", "MdocVerification",
+            ]),
         .executableTarget(
             name: "mdocverify-bench",
             dependencies: [

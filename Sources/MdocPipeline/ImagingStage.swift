@@ -84,13 +84,19 @@ enum ImagingStage {
         return records
     }
 
-    /// A file name from an upload id: letters, digits, `.`, `-`, `_`; anything else becomes `_`.
+    /// A file name from an upload id: the id itself when it is only letters, digits, `.`, `-`,
+    /// `_` (at most 80, no leading `.`); otherwise those kept, the rest `_`, then `~` and a hash of
+    /// the id, so that two ids never share a file (`doc/1` and `doc_1`).
     static func safeName(_ id: String) -> String {
+        var plain = true
         let cleaned = String(id.unicodeScalars.map { scalar -> Character in
             let ok = (scalar.value < 128) && (CharacterSet.alphanumerics.contains(scalar) || "-_.".unicodeScalars.contains(scalar))
+            if !ok { plain = false }
             return ok ? Character(scalar) : "_"
-        }.prefix(80))
-        return cleaned.isEmpty || cleaned.hasPrefix(".") ? "upload" + cleaned : cleaned
+        })
+        if plain, !cleaned.isEmpty, !cleaned.hasPrefix("."), cleaned.count <= 80 { return cleaned }
+        let digest = hexString(HashFunction.sha256.hash(Array(id.utf8)).prefix(8))
+        return (cleaned.hasPrefix(".") ? "upload" : "") + cleaned.prefix(80) + "~" + digest
     }
 }
 

@@ -75,6 +75,7 @@ package final class ReportStore: Sendable {
         case .readWrite:
             try StoreFile.createIfMissing(path: path)
             try StoreFile.inspect(path: path)
+            try StoreFile.requireWritable(path: path)
             database = try StoreFile.openPool(path: path)
         case .readOnly:
             guard FileManager.default.fileExists(atPath: path) else {

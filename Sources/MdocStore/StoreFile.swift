@@ -95,6 +95,17 @@ enum StoreFile {
                 + "move it away (for example `mv \(path) \(path).old`) or pass another --db, then verify the inputs again")
     }
 
+    /// Throws ``StoreError/Code/readOnly`` when the store is on a read-only file system: a run
+    /// records every result, so it is refused before anything starts (a report still reads it).
+    static func requireWritable(path: String) throws {
+        var status = statvfs()
+        guard statvfs(path, &status) == 0, status.f_flag & UInt(ST_RDONLY) != 0 else { return }
+        throw StoreError(
+            .readOnly,
+            "the report database \(path) is on a read-only file system, and a run records every result in it: "
+                + "pass a writable --db (`mdocverify report --db \(path)` reads it as it is)")
+    }
+
     /// Whether the SQLite database at `path` is a store of a build before the frozen schema:
     /// GRDB's migration table holding `v1` and the store's tables.
     private static func isEarlierStore(path: String) throws -> Bool {

@@ -51,7 +51,8 @@ final class OutcomeRenderer {
             ]
             print(object.serialized())
         case .text:
-            print("\(Style.red(Style.bold("✗ REJECTED")))  \(source)\n  \(code): \(reason)")
+            let safe = TerminalText.escaped
+            print("\(Style.red(Style.bold("✗ REJECTED")))  \(safe(source))\n  \(safe(code)): \(safe(reason))")
         }
     }
 
@@ -109,6 +110,8 @@ final class OutcomeRenderer {
     // MARK: Text
 
     func text(_ outcome: TransactionOutcomeView) -> String {
+        // Names, subjects and details come from the inputs: escaped, so none can forge a line.
+        let safe = TerminalText.escaped
         var lines: [String] = []
         let verdictText: String
         switch outcome.verdict {
@@ -116,16 +119,16 @@ final class OutcomeRenderer {
         case .invalid: verdictText = Style.red(Style.bold("✗ INVALID"))
         case .indeterminate: verdictText = Style.yellow(Style.bold("? INDETERMINATE"))
         }
-        var header = "\(verdictText)  \(outcome.name)"
-        if let code = outcome.referenceCode { header += "  ref \(code)" }
+        var header = "\(verdictText)  \(safe(outcome.name))"
+        if let code = outcome.referenceCode { header += "  ref \(safe(code))" }
         header += Style.dim("  (judged at \(RFC3339.format(verificationTime))")
         if let capture = outcome.verdictAtCapture { header += Style.dim("; at capture: \(capture.rawValue)") }
         if outcome.reused { header += Style.dim("; stored result reused") }
         header += Style.dim(")")
         lines.append(header)
         for document in outcome.documents {
-            var line = "  doc[\(document.index)] \(document.docType ?? "?")"
-            if let ds = document.dsCertificate { line += "  DS \(ds.subject.commonName ?? ds.subject.rfc2253)" }
+            var line = "  doc[\(document.index)] \(safe(document.docType ?? "?"))"
+            if let ds = document.dsCertificate { line += "  DS \(safe(ds.subject.commonName ?? ds.subject.rfc2253))" }
             if let from = document.msoValidFrom, let until = document.msoValidUntil {
                 line += "  MSO \(RFC3339.format(from).prefix(10))…\(RFC3339.format(until).prefix(10))"
             }
@@ -143,14 +146,14 @@ final class OutcomeRenderer {
         }
         var printedGroups = Set<String>()
         for check in notable {
-            var where_ = check.subject.isEmpty ? "" : " [\(check.subject)]"
+            var where_ = check.subject.isEmpty ? "" : " [\(safe(check.subject))]"
             if check.status == .unchecked {
                 let key = "\(check.subject)|\(check.detail)"
                 if let group = uncheckedGroups[key], group.count > 2 {
                     guard printedGroups.insert(key).inserted else { continue }
                     var ids: [String] = []
                     for member in group where !ids.contains(member.id.rawValue) { ids.append(member.id.rawValue) }
-                    lines.append("  \(Style.yellow("unchecked")) \(where_.isEmpty ? "" : where_.dropFirst() + " ")\(check.detail): \(ids.count) checks")
+                    lines.append("  \(Style.yellow("unchecked")) \(where_.isEmpty ? "" : where_.dropFirst() + " ")\(safe(check.detail)): \(ids.count) checks")
                     lines.append(Style.dim("            " + ids.joined(separator: ", ")))
                     continue
                 }
@@ -162,7 +165,7 @@ final class OutcomeRenderer {
             default: label = Style.yellow("warn     ")
             }
             if let instant = check.instant { where_ += " (\(instant == .capture ? "at capture" : "now"))" }
-            lines.append("  \(label) \(Style.bold(check.id.rawValue))\(where_): \(check.detail)")
+            lines.append("  \(label) \(Style.bold(check.id.rawValue))\(where_): \(safe(check.detail))")
             if check.status == .fail, let definition = CheckCatalogue.definition(for: check.id) {
                 lines.append(Style.dim("            requires: \(definition.summary) (\(definition.clause))"))
             }

@@ -163,26 +163,12 @@ struct VerifyCommand: AsyncParsableCommand {
                 progress.setTotal(total)
             }
         }
-        // Ctrl-C: finish and record the batch in flight, then stop (a second Ctrl-C quits at once).
-        signal(SIGINT, SIG_IGN)
-        let interrupts = DispatchSource.makeSignalSource(signal: SIGINT, queue: .global())
-        let interruptCount = Mutex<Int>(0)
-        interrupts.setEventHandler {
-            let count = interruptCount.withLock { value -> Int in
-                value += 1
-                return value
-            }
-            if count > 1 { Foundation.exit(130) }
+        // Ctrl-C, SIGTERM or a closed output: finish and record the batch in flight, then stop.
+        let signals = StopSignals {
             orchestrator.requestStop()
             progress.clear()
-            FileHandle.standardError.write(Data(
-                "mdocverify: stopping after the batch in flight (Ctrl-C again to quit at once; either way, the same command resumes)\n".utf8))
         }
-        interrupts.resume()
-        defer {
-            interrupts.cancel()
-            signal(SIGINT, SIG_DFL)
-        }
+        defer { signals.cancel() }
 
         let result: Orchestrator.RunResult
         do {
@@ -196,12 +182,14 @@ struct VerifyCommand: AsyncParsableCommand {
                             name: report.name, source: report.inputPath, verdict: report.verdict,
                             verdictAtCapture: report.verdictAtCapture, checks: report.checks, documents: report.documents,
                             referenceCode: report.referenceCode, proofPath: report.proofPath, reused: report.reused))
+                        signals.flushOutput()
                     }
                     progress.draw()
                 case .ingestFailure(let source, let code, let reason):
                     progress.countFailure()
                     progress.clear()
                     renderer.renderFailure(source: source, code: code, reason: reason)
+                    signals.flushOutput()
                     progress.draw()
                 }
             }

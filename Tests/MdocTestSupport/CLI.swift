@@ -69,11 +69,15 @@ package enum CLI {
         return process.terminationReason == .exit
     }
 
-    /// Starts the binary, sends it SIGINT (Ctrl-C) as soon as it has written its first line of
-    /// output (a batch recorded: the run is under way and its handler installed, whatever the
-    /// machine's speed or load), and waits for it. `nil` when it finished before the signal.
-    /// The output after the signal is returned in `stdout` (the first line included).
-    package static func runAndInterruptAfterFirstLine(_ arguments: [String]) throws -> Result? {
+    /// Starts the binary, sends it `signal` (SIGINT: Ctrl-C) as soon as it has written its first
+    /// line of output (a batch recorded: the run is under way and its handler installed, whatever
+    /// the machine's speed or load), and waits for it. `nil` when it finished before the signal.
+    /// The output after the signal is returned in `stdout` (the first line included). With
+    /// `closeOutput`, no signal is sent: the reader closes its end of standard output instead
+    /// (a pipeline whose reader went away: the binary meets SIGPIPE), and `stdout` is the first line.
+    package static func runAndInterruptAfterFirstLine(
+        _ arguments: [String], signal: Int32 = SIGINT, closeOutput: Bool = false
+    ) throws -> Result? {
         let process = makeProcess(arguments)
         let out = Pipe(), err = Pipe()
         process.standardOutput = out
@@ -88,8 +92,12 @@ package enum CLI {
             output.append(chunk)
         }
         let interrupted = process.isRunning && output.contains(0x0a)
-        if interrupted { kill(process.processIdentifier, SIGINT) }
-        output.append(reader.readDataToEndOfFile())
+        if closeOutput {
+            try reader.close()
+        } else {
+            if interrupted { kill(process.processIdentifier, signal) }
+            output.append(reader.readDataToEndOfFile())
+        }
         process.waitUntilExit()
         let errorData = errorText()
         guard interrupted else { return nil }
