@@ -230,9 +230,7 @@ struct CBORParser {
             let length = try checkedLength(head, start: start, what: text ? "text string" : "byte string")
             if text {
                 let content = UnsafeBufferPointer(rebasing: buffer[position..<(position &+ length)])
-                guard UTF8Validation.isValid(content) else {
-                    throw error(.invalidUTF8, at: start, "text string is not valid UTF-8")
-                }
+                guard UTF8Validation.isValid(content) else { throw invalidText(at: start) }
             }
             node.first = position
             position &+= length
@@ -241,6 +239,12 @@ struct CBORParser {
         }
         node.end = position
         return node
+    }
+
+    /// The error of a definite-length text string at `start` that is not UTF-8.
+    @inline(never)
+    func invalidText(at start: Int) -> CBORError {
+        error(.invalidUTF8, at: start, "text string is not valid UTF-8")
     }
 
     /// Major type 7 (RFC 8949 §3.3): the node's kind and argument.
@@ -311,12 +315,7 @@ struct CBORParser {
             return movePending(from: base)
         }
         let n = try checkedCount(head, start: start, perElement: 1, what: "array")
-        let first = reserveNodes(n)  // n <= bytes remaining
-        for i in 0..<n {
-            let element = try decodeChild(depth: depth &+ 1)
-            nodes[first &+ i] = element
-        }
-        return first
+        return try readChildren(n, depth: depth)  // n <= bytes remaining
     }
 
     /// Reads the entries of a map (RFC 8949 §3.1 major type 5), definite or indefinite, into
@@ -337,23 +336,36 @@ struct CBORParser {
             first = movePending(from: base)
         } else {
             n = try checkedCount(head, start: start, perElement: 2, what: "map")
-            first = reserveNodes(2 &* n)  // 2 * n <= bytes remaining
-            for i in 0..<n {
-                let key = try decodeChild(depth: depth &+ 1)
-                nodes[first &+ 2 &* i] = key
-                let value = try decodeChild(depth: depth &+ 1)
-                nodes[first &+ 2 &* i &+ 1] = value
-            }
+            first = try readChildren(2 &* n, depth: depth)  // keys and values; 2 * n <= bytes remaining
         }
         count = UInt64(n)
         if rejectDuplicateKeys, let duplicate = firstDuplicateKey(first: first, count: n) {
-            let offset = absolute(nodes[first &+ 2 &* duplicate].start)
-            throw CBORError(
-                .duplicateMapKey,
-                "map at offset \(absolute(start)) repeats a key (entry \(duplicate), key at offset \(offset))",
-                offset: offset)
+            throw duplicateKeyError(map: start, entry: duplicate, first: first)
         }
         return first
+    }
+
+    /// Decodes `n` consecutive children at nesting depth `depth + 1` into `n` new nodes (a
+    /// definite-length array's elements, or a map's keys and values interleaved); returns the
+    /// index of the first.
+    @inline(__always)
+    mutating func readChildren(_ n: Int, depth: Int) throws(CBORError) -> Int {
+        let first = reserveNodes(n)
+        for i in 0..<n {
+            let child = try decodeChild(depth: depth &+ 1)
+            nodes[first &+ i] = child
+        }
+        return first
+    }
+
+    /// The error of a map (head at `map`) whose entry `entry` repeats an earlier key.
+    @inline(never)
+    func duplicateKeyError(map: Int, entry: Int, first: Int) -> CBORError {
+        let offset = absolute(nodes[first &+ 2 &* entry].start)
+        return CBORError(
+            .duplicateMapKey,
+            "map at offset \(absolute(map)) repeats a key (entry \(entry), key at offset \(offset))",
+            offset: offset)
     }
 
     /// Appends `n` placeholder nodes, to be filled in order; returns the index of the first.

@@ -117,11 +117,34 @@ package struct CBORMap: Sendable, RandomAccessCollection {
     @inline(__always)
     func valueIndex(forText key: String) -> Int? {
         // A native string's bytes are read where they are; another is made contiguous first.
-        if let found = key.utf8.withContiguousStorageIfAvailable({ wanted in valueIndex { tree.isText($0, utf8: wanted) } }) {
-            return found
-        }
+        if let found = key.utf8.withContiguousStorageIfAvailable({ valueIndex(forUTF8: $0) }) { return found }
         var key = key
-        return key.withUTF8 { wanted in valueIndex { tree.isText($0, utf8: wanted) } }
+        return key.withUTF8 { valueIndex(forUTF8: $0) }
+    }
+
+    /// The node index of the value whose key is a text string of UTF-8 bytes `wanted`: the key
+    /// nodes' kinds and lengths are compared first, the received bytes only when they match.
+    func valueIndex(forUTF8 wanted: UnsafeBufferPointer<UInt8>) -> Int? {
+        let length = UInt64(wanted.count)
+        return tree.nodes.withUnsafeBufferPointer { nodes in
+            tree.input.withUnsafeBufferPointer { input in
+                var i = first
+                let end = first &+ 2 &* count
+                while i < end {
+                    let node = nodes[i]
+                    if node.kind == .text && node.argument == length {
+                        let same =
+                            node.chunked
+                            ? tree.withContent(node) { CBORTree.sameBytes($0, wanted) }
+                            : CBORTree.sameBytes(
+                                UnsafeBufferPointer(rebasing: input[node.first..<(node.first &+ node.count)]), wanted)
+                        if same { return i &+ 1 }
+                    }
+                    i &+= 2
+                }
+                return nil
+            }
+        }
     }
 
     /// The node of the value whose key is the text string `key`.

@@ -6,7 +6,8 @@ extension CBORParser {
 
     /// The position of the first entry of the map whose key nodes are `nodes[first]`,
     /// `nodes[first + 2]`, ... (`count` entries) that repeats an earlier key, if any. Keys are
-    /// read from their nodes and the input, in place: small maps are compared pairwise; larger
+    /// read from their nodes and the input, in place: keys in increasing order (``KeyReader``'s
+    /// order) are distinct; other small maps are compared pairwise; larger
     /// ones through a sorted list of their positions, where a repeated key lands next to its
     /// predecessor and the smallest such later position is the first repetition in received
     /// order.
@@ -15,6 +16,14 @@ extension CBORParser {
         return nodes.withUnsafeBufferPointer { nodes in
             chunks.withUnsafeBufferPointer { chunks in
                 let keys = KeyReader(nodes: nodes, input: buffer, chunks: chunks, first: first)
+                // Keys in strictly increasing order, as deterministic encoding sorts them (RFC 8949
+                // §4.2.1), are all distinct: one pass settles it.
+                var increasing = true
+                for i in 1..<count where keys.compare(i &- 1, i) >= 0 {
+                    increasing = false
+                    break
+                }
+                if increasing { return nil }
                 if count <= Self.pairwiseDuplicateCheckLimit {
                     for i in 1..<count {
                         for j in 0..<i where keys.equal(i, j) { return i }

@@ -119,33 +119,44 @@ extension CBORParser {
     /// bytes remaining. Nothing is read or allocated before both checks pass.
     @inline(__always)
     func checkedLength(_ head: Head, start: Int, what: StaticString) throws(CBORError) -> Int {
+        guard let length = Int(exactly: head.argument), length <= maxLength, length <= remaining else {
+            throw lengthError(head, start: start, what: what)
+        }
+        return length
+    }
+
+    /// The error of a string length that ``checkedLength(_:start:what:)`` refused (kept out of
+    /// line, away from the decoding loops).
+    @inline(never)
+    func lengthError(_ head: Head, start: Int, what: StaticString) -> CBORError {
         guard let length = Int(exactly: head.argument), length <= maxLength else {
-            throw error(
+            return error(
                 .lengthLimitExceeded, at: start,
                 "\(what) declares \(head.argument) bytes, above the limit of \(maxLength)")
         }
-        guard length <= remaining else {
-            throw error(
-                .truncated, at: start, "\(what) declares \(length) bytes but \(remaining) remain, starting")
-        }
-        return length
+        return error(.truncated, at: start, "\(what) declares \(length) bytes but \(remaining) remain, starting")
     }
 
     /// Converts a declared element count (`perElement` = minimum bytes per element), checking it
     /// against `maxLength` and against the bytes remaining.
     @inline(__always)
     func checkedCount(_ head: Head, start: Int, perElement: Int, what: StaticString) throws(CBORError) -> Int {
+        guard let count = Int(exactly: head.argument), count <= maxLength, count <= remaining / perElement else {
+            throw countError(head, start: start, perElement: perElement, what: what)
+        }
+        return count
+    }
+
+    /// The error of an element count that ``checkedCount(_:start:perElement:what:)`` refused.
+    @inline(never)
+    func countError(_ head: Head, start: Int, perElement: Int, what: StaticString) -> CBORError {
         guard let count = Int(exactly: head.argument), count <= maxLength else {
-            throw error(
+            return error(
                 .lengthLimitExceeded, at: start,
                 "\(what) declares \(head.argument) elements, above the limit of \(maxLength)")
         }
-        guard count <= remaining / perElement else {
-            throw error(
-                .truncated, at: start,
-                "\(what) declares \(count) elements but only \(remaining) bytes remain, starting")
-        }
-        return count
+        return error(
+            .truncated, at: start, "\(what) declares \(count) elements but only \(remaining) bytes remain, starting")
     }
 
     /// Whether the next byte is a break (0xff); consumes it if so. Throws `.truncated` at the
