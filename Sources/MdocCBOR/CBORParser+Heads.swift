@@ -42,13 +42,8 @@ extension CBORParser {
         case 0...23:
             argument = UInt64(info)
         case 24...27:
-            let width = 1 << Int(info &- 24)  // 1, 2, 4, 8
-            guard remaining >= width else { return nil }
-            argument = 0
-            for _ in 0..<width {
-                argument = argument << 8 | UInt64(buffer[position])
-                position &+= 1
-            }
+            guard let value = readArgument(info: info) else { return nil }
+            argument = value
             if requireMinimalEncoding && major != 7 {
                 guard Self.isMinimal(info: info, argument: argument) else { return nil }
             }
@@ -60,6 +55,20 @@ extension CBORParser {
         itemCount &+= 1
         guard itemCount <= maxItems else { return nil }
         return Head(major: major, info: info, argument: argument)
+    }
+
+    /// Reads the 1, 2, 4 or 8 bytes of argument that additional information `info` (24...27)
+    /// announces, big-endian; `nil` (nothing read) when fewer bytes remain.
+    @inline(__always)
+    mutating func readArgument(info: UInt8) -> UInt64? {
+        let width = 1 << Int(info &- 24)  // 1, 2, 4, 8
+        guard remaining >= width else { return nil }
+        var argument: UInt64 = 0
+        for _ in 0..<width {
+            argument = argument << 8 | UInt64(buffer[position])
+            position &+= 1
+        }
+        return argument
     }
 
     /// Whether an argument written with additional information `info` (24...27: 1, 2, 4 or 8
@@ -74,45 +83,34 @@ extension CBORParser {
         }
     }
 
-    /// ``readHead()``'s way of reading a head it could not accept, which throws its error.
+    /// ``readHead()``'s way of reading a head that ``readHeadIfValid()`` refused: finds what is
+    /// wrong with it and throws that error.
     @inline(never)
     mutating func readHeadReportingError() throws(CBORError) -> Head {
         let start = position
         guard position < buffer.count else { throw truncated(at: start, "the item") }
-        let initial = buffer[position]
-        position &+= 1
-        let major = initial >> 5
-        let info = initial & 0x1f
-        var argument: UInt64
-        switch info {
-        case 0...23:
-            argument = UInt64(info)
-        case 24...27:
-            let width = 1 << Int(info &- 24)  // 1, 2, 4, 8
-            guard remaining >= width else { throw truncated(at: start, "the head") }
-            argument = 0
-            for _ in 0..<width {
-                argument = argument << 8 | UInt64(buffer[position])
-                position &+= 1
-            }
-            // Major type 7 uses these widths for floats and 0xf8 simple values, checked elsewhere.
-            if requireMinimalEncoding && major != 7 {
-                guard Self.isMinimal(info: info, argument: argument) else {
-                    throw error(
-                        .nonMinimalEncoding, at: start,
-                        "argument \(argument) is not in its shortest form (\(width)-byte argument)")
-                }
-            }
-        case 28...30:
+        let major = buffer[position] >> 5
+        let info = buffer[position] & 0x1f
+        if (28...30).contains(info) {
             throw error(.reservedAdditionalInfo, at: start, "reserved additional information \(info)")
-        default:  // 31
-            argument = 0
         }
-        itemCount &+= 1
-        guard itemCount <= maxItems else {
+        if (24...27).contains(info) {
+            position &+= 1
+            guard let argument = readArgument(info: info) else { throw truncated(at: start, "the head") }
+            // Major type 7 uses these widths for floats and 0xf8 simple values, checked elsewhere.
+            if requireMinimalEncoding && major != 7 && !Self.isMinimal(info: info, argument: argument) {
+                throw error(
+                    .nonMinimalEncoding, at: start,
+                    "argument \(argument) is not in its shortest form (\(1 << Int(info &- 24))-byte argument)")
+            }
+        }
+        if itemCount >= maxItems {
             throw error(.itemCountLimitExceeded, at: start, "more than \(maxItems) items (limit)")
         }
-        return Head(major: major, info: info, argument: argument)
+        // Not reached: readHeadIfValid() refuses only the heads above.
+        position = start
+        guard let head = readHeadIfValid() else { throw truncated(at: start, "the item") }
+        return head
     }
 
     /// Converts a declared string length, checking it against `maxLength` and then against the
