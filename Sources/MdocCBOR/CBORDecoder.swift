@@ -45,7 +45,8 @@
 // item, holding offsets into the input, in one array; no reference count, slice or `String` per
 // item. Per decode: the tree, its node array (reserved from the input's length), and a buffer
 // for the contents of indefinite-length strings when there are any. Duplicate-key checks read
-// the key nodes and the input in place; only maps above 16 entries allocate (an index per key).
+// the key nodes and the input in place; only maps above 16 entries whose keys are not in
+// increasing order allocate (an index per key).
 
 extension CBOR {
     /// Decodes exactly one CBOR item (RFC 8949) from `bytes`, under the stance documented at the

@@ -1,7 +1,8 @@
 // Duplicate map keys (RFC 8949 §5.6): keys compared by value, as CBORDecoder.swift's stance says.
 
 extension CBORParser {
-    /// Maps up to this size are checked for duplicate keys pairwise; larger ones by sorting.
+    /// Maps up to this size whose keys are not in increasing order are checked for duplicate keys
+    /// pairwise; larger ones by sorting.
     static let pairwiseDuplicateCheckLimit = 16
 
     /// The position of the first entry of the map whose key nodes are `nodes[first]`,
