@@ -5,21 +5,31 @@
 /// heads included, so callers hash `item.encoded` and never re-encode. Only the decoder creates
 /// values of this type.
 ///
+/// An item is a node of the decode's flat tree (`CBORTree`): copying it copies a reference and
+/// an index, and reading it reads the node and the received bytes in place. Texts become
+/// `String`s only when ``text`` is asked for; compare them with ``isText(_:)``.
+///
 /// `description` shows the type, size and offset only, never the content (which may be personal
 /// data); use ``diagnostic(expandEmbedded:pretty:)`` to see values.
 package struct CBOR: Sendable, CustomStringConvertible {
+    @usableFromInline let tree: CBORTree
+    @usableFromInline let index: Int
+
+    @inlinable init(tree: CBORTree, index: Int) {
+        self.tree = tree
+        self.index = index
+    }
+
+    /// This item's node.
+    @inlinable var node: CBORTree.Node { tree.nodes[index] }
+
     /// The exact bytes of this item: a slice of the buffer given to the decoder, with that
     /// buffer's indices (`input[item.encoded.indices] == item.encoded`). For an item inside an
     /// indefinite-length byte string (only reachable through ``decodeEmbedded(options:)``),
     /// a slice of the concatenated content instead.
-    package let encoded: ArraySlice<UInt8>
-    /// The decoded value.
-    package let value: Value
+    @inlinable package var encoded: ArraySlice<UInt8> { tree.encoded(node) }
 
-    /// The value of a data item, by major type (RFC 8949 §3.1).
-    ///
-    /// Only `.tagged` is stored indirectly: the other cases are inline, so decoding allocates
-    /// nothing per item beyond the arrays the tree needs.
+    /// The value of a data item, by major type (RFC 8949 §3.1), made from the node on request.
     package enum Value: Sendable {
         /// Major type 0.
         case unsigned(UInt64)
@@ -32,11 +42,11 @@ package struct CBOR: Sendable, CustomStringConvertible {
         /// Major type 3, validated as UTF-8 (chunks of an indefinite string concatenated).
         case text(String)
         /// Major type 4, elements in received order.
-        case array([CBOR])
+        case array(CBORArray)
         /// Major type 5, entries in received order.
         case map(CBORMap)
         /// Major type 6: tag number and content. Never interpreted by the decoder.
-        indirect case tagged(UInt64, CBOR)
+        case tagged(UInt64, CBOR)
         /// Simple values 20 and 21.
         case bool(Bool)
         /// Simple value 22.
@@ -49,9 +59,27 @@ package struct CBOR: Sendable, CustomStringConvertible {
         case float(Double)
     }
 
-    init(encoded: ArraySlice<UInt8>, value: Value) {
-        self.encoded = encoded
-        self.value = value
+    /// The decoded value.
+    package var value: Value {
+        let node = self.node
+        switch node.kind {
+        case .unsigned: return .unsigned(node.argument)
+        case .negative: return .negative(node.argument)
+        case .bytes: return .bytes(tree.content(node))
+        case .text: return .text(tree.text(node))
+        case .array: return .array(CBORArray(tree: tree, first: node.first, count: node.count))
+        case .map: return .map(CBORMap(tree: tree, first: node.first, count: node.count))
+        case .tagged: return .tagged(node.argument, CBOR(tree: tree, index: node.first))
+        case .float: return .float(Double(bitPattern: node.argument))
+        case .simple:
+            switch node.argument {
+            case 20: return .bool(false)
+            case 21: return .bool(true)
+            case 22: return .null
+            case 23: return .undefined
+            default: return .simple(UInt8(truncatingIfNeeded: node.argument))
+            }
+        }
     }
 
     package var description: String {
@@ -60,19 +88,23 @@ package struct CBOR: Sendable, CustomStringConvertible {
 
     /// A short human name of the item's type ("text string", "map", "tag 24", ...), for messages.
     package var typeName: String {
-        switch value {
-        case .unsigned: "unsigned integer"
-        case .negative: "negative integer"
-        case .bytes: "byte string"
-        case .text: "text string"
-        case .array: "array"
-        case .map: "map"
-        case .tagged(let tag, _): "tag \(tag)"
-        case .bool: "boolean"
-        case .null: "null"
-        case .undefined: "undefined"
-        case .simple: "simple value"
-        case .float: "float"
+        let node = self.node
+        switch node.kind {
+        case .unsigned: return "unsigned integer"
+        case .negative: return "negative integer"
+        case .bytes: return "byte string"
+        case .text: return "text string"
+        case .array: return "array"
+        case .map: return "map"
+        case .tagged: return "tag \(node.argument)"
+        case .float: return "float"
+        case .simple:
+            switch node.argument {
+            case 20, 21: return "boolean"
+            case 22: return "null"
+            case 23: return "undefined"
+            default: return "simple value"
+            }
         }
     }
 }
@@ -82,89 +114,99 @@ package struct CBOR: Sendable, CustomStringConvertible {
 extension CBOR {
     /// The value of an unsigned integer (major type 0); `nil` otherwise.
     @inlinable package var uint: UInt64? {
-        if case .unsigned(let n) = value { return n }
-        return nil
+        let node = self.node
+        return node.kind == .unsigned ? node.argument : nil
     }
 
     /// The value of an integer (major type 0 or 1) if it fits in `Int64`; `nil` otherwise.
     @inlinable package var int: Int64? {
-        switch value {
-        case .unsigned(let n):
-            return n <= UInt64(Int64.max) ? Int64(n) : nil
-        case .negative(let n):
-            // -1 - n == ~n for n in 0...Int64.max.
-            return n <= UInt64(Int64.max) ? ~Int64(n) : nil
-        default:
-            return nil
+        let node = self.node
+        guard node.argument <= UInt64(Int64.max) else { return nil }
+        switch node.kind {
+        case .unsigned: return Int64(node.argument)
+        // -1 - n == ~n for n in 0...Int64.max.
+        case .negative: return ~Int64(node.argument)
+        default: return nil
         }
     }
 
-    /// The value of a text string; `nil` otherwise.
+    /// The value of a text string, made into a `String` at each call; `nil` otherwise.
     @inlinable package var text: String? {
-        if case .text(let s) = value { return s }
-        return nil
+        let node = self.node
+        return node.kind == .text ? tree.text(node) : nil
+    }
+
+    /// Whether this is a text string whose UTF-8 bytes are those of `text` (compared in place,
+    /// byte for byte, not by Unicode canonical equivalence).
+    @inlinable package func isText(_ text: String) -> Bool {
+        var text = text
+        let node = self.node
+        return text.withUTF8 { tree.isText(node, utf8: $0) }
     }
 
     /// The content of a byte string; `nil` otherwise. See ``Value/bytes(_:)`` for the indices.
     @inlinable package var bytes: ArraySlice<UInt8>? {
-        if case .bytes(let b) = value { return b }
-        return nil
+        let node = self.node
+        return node.kind == .bytes ? tree.content(node) : nil
     }
 
     /// The elements of an array; `nil` otherwise.
-    @inlinable package var array: [CBOR]? {
-        if case .array(let a) = value { return a }
-        return nil
+    @inlinable package var array: CBORArray? {
+        let node = self.node
+        return node.kind == .array ? CBORArray(tree: tree, first: node.first, count: node.count) : nil
     }
 
     /// The entries of a map; `nil` otherwise.
     @inlinable package var map: CBORMap? {
-        if case .map(let m) = value { return m }
-        return nil
+        let node = self.node
+        return node.kind == .map ? CBORMap(tree: tree, first: node.first, count: node.count) : nil
     }
 
     /// The value of `true` or `false`; `nil` otherwise.
     @inlinable package var bool: Bool? {
-        if case .bool(let b) = value { return b }
-        return nil
+        let node = self.node
+        guard node.kind == .simple, node.argument == 20 || node.argument == 21 else { return nil }
+        return node.argument == 21
     }
 
     /// Whether the item is `null` (simple value 22).
     @inlinable package var isNull: Bool {
-        if case .null = value { return true }
-        return false
+        let node = self.node
+        return node.kind == .simple && node.argument == 22
     }
 
     /// Whether the item is `undefined` (simple value 23).
     @inlinable package var isUndefined: Bool {
-        if case .undefined = value { return true }
-        return false
+        let node = self.node
+        return node.kind == .simple && node.argument == 23
     }
 
     /// The tag number of a tagged item; `nil` otherwise. Only the outermost tag.
     @inlinable package var tag: UInt64? {
-        if case .tagged(let t, _) = value { return t }
-        return nil
+        let node = self.node
+        return node.kind == .tagged ? node.argument : nil
     }
 
     /// The content of a tagged item; `nil` otherwise.
     @inlinable package var tagContent: CBOR? {
-        if case .tagged(_, let content) = value { return content }
-        return nil
+        let node = self.node
+        return node.kind == .tagged ? CBOR(tree: tree, index: node.first) : nil
     }
 
     /// The value of a float (any width); `nil` otherwise (integers are not converted).
     @inlinable package var float: Double? {
-        if case .float(let d) = value { return d }
-        return nil
+        let node = self.node
+        return node.kind == .float ? Double(bitPattern: node.argument) : nil
     }
 
     /// For `#6.24(bstr .cbor X)` (RFC 8949 §3.4.5.1), the content of the byte string: the exact
     /// embedded bytes, a slice of the input for a definite-length byte string. `nil` when the
     /// item is not tag 24 over a byte string. Does not check that the bytes are CBOR.
     @inlinable package var embeddedBytes: ArraySlice<UInt8>? {
-        if case .tagged(24, let content) = value, case .bytes(let b) = content.value { return b }
-        return nil
+        let node = self.node
+        guard node.kind == .tagged, node.argument == 24 else { return nil }
+        let content = tree.nodes[node.first]
+        return content.kind == .bytes ? tree.content(content) : nil
     }
 }
 
@@ -203,7 +245,7 @@ extension CBOR {
     }
 
     /// ``array``, or ``CBORError/Code/typeMismatch``.
-    package func asArray() throws(CBORError) -> [CBOR] {
+    package func asArray() throws(CBORError) -> CBORArray {
         guard let v = array else { throw typeMismatch(expected: "array") }
         return v
     }
@@ -222,7 +264,7 @@ extension CBOR {
 
     /// The content of this item if it carries tag `tag`, or ``CBORError/Code/typeMismatch``.
     package func asTagged(_ tag: UInt64) throws(CBORError) -> CBOR {
-        guard case .tagged(tag, let content) = value else { throw typeMismatch(expected: "tag \(tag)") }
+        guard self.tag == tag, let content = tagContent else { throw typeMismatch(expected: "tag \(tag)") }
         return content
     }
 }
@@ -245,11 +287,11 @@ extension CBOR {
     ///   the embedded item's depth starts again at 1.
     package func decodeEmbedded(options: CBORDecodingOptions = .default) throws(CBORError) -> CBOR {
         let offset = encoded.startIndex
-        guard case .tagged(let tag, let content) = value, tag == 24 else {
+        guard tag == 24, let content = tagContent else {
             throw CBORError(
                 .invalidTag24, "expected tag 24 at offset \(offset), found \(typeName)", offset: offset)
         }
-        guard case .bytes(let embedded) = content.value else {
+        guard let embedded = content.bytes else {
             throw CBORError(
                 .invalidTag24,
                 "tag 24 at offset \(offset) encloses a \(content.typeName), not a byte string",

@@ -41,10 +41,12 @@
 //
 // # Cost
 //
-// One pass over the input, no Foundation. Per item: the item's `encoded` slice (a retain of the
-// input's storage), a slice for definite byte strings, a `String` for text (inline up to 15
-// UTF-8 bytes), one array per array or map, one box per tag. Duplicate-key checks on small maps
-// are pairwise and allocate nothing.
+// One pass over the input, no Foundation. The result is a flat tree (`CBORTree`): one node per
+// item, holding offsets into the input, in one array; no reference count, slice or `String` per
+// item. Per decode: the tree, its node array (reserved from the input's length), and a buffer
+// for the contents of indefinite-length strings when there are any. Duplicate-key checks read
+// the key nodes and the input in place; only maps above 16 entries whose keys are not in
+// increasing order allocate (an index per key).
 
 extension CBOR {
     /// Decodes exactly one CBOR item (RFC 8949) from `bytes`, under the stance documented at the
@@ -61,7 +63,7 @@ extension CBOR {
     package init(decoding bytes: ArraySlice<UInt8>, options: CBORDecodingOptions = .default) throws(CBORError) {
         self = try bytes.withUnsafeBufferPointer { (buffer) throws(CBORError) -> CBOR in
             var decoder = CBORParser(input: bytes, buffer: buffer, options: options)
-            let item = try decoder.decodeItem(depth: 1)
+            let root = try decoder.decodeItem(depth: 1)
             if decoder.position != buffer.count {
                 let offset = decoder.absolute(decoder.position)
                 throw CBORError(
@@ -69,7 +71,7 @@ extension CBOR {
                     "\(buffer.count - decoder.position) byte(s) follow the top-level item at offset \(offset)",
                     offset: offset)
             }
-            return item
+            return decoder.finish(root)
         }
     }
 
@@ -78,18 +80,6 @@ extension CBOR {
     package init(decoding bytes: [UInt8], options: CBORDecodingOptions = .default) throws(CBORError) {
         try self.init(decoding: bytes[...], options: options)
     }
-}
-
-/// The initial byte and argument of an item (RFC 8949 §3).
-struct Head {
-    /// Major type, 0...7.
-    var major: UInt8
-    /// Additional information, 0...27 or 31 (28...30 are rejected while reading).
-    var info: UInt8
-    /// The argument; 0 when `info == 31`.
-    var argument: UInt64
-
-    var isIndefinite: Bool { info == 31 }
 }
 
 /// A single-use recursive-descent decoder over one contiguous buffer.
@@ -111,10 +101,15 @@ struct CBORParser {
 
     /// Offset of the next unread byte.
     var position = 0
-    /// Key summaries of the maps being read, innermost on top (one allocation per decode).
-    var keySummaries: [KeySummary] = []
     /// Heads read so far.
     var itemCount = 0
+    /// The nodes made so far: the children of each array, map and tag, consecutive.
+    var nodes: [CBORTree.Node] = []
+    /// The children of the indefinite-length arrays and maps being read, innermost on top (their
+    /// count is known only at the break).
+    var pending: [CBORTree.Node] = []
+    /// The contents of indefinite-length strings, concatenated.
+    var chunks: [UInt8] = []
 
     init(input: ArraySlice<UInt8>, buffer: UnsafeBufferPointer<UInt8>, options: CBORDecodingOptions) {
         self.input = input
@@ -125,8 +120,17 @@ struct CBORParser {
         self.maxLength = options.maxLength
         self.rejectDuplicateKeys = options.rejectDuplicateKeys
         self.requireMinimalEncoding = options.requireMinimalEncoding
+        // About one item per eight bytes in ISO 18013-5 structures (strings, digests and
+        // portraits are single items); the array grows if there are more.
+        nodes.reserveCapacity(buffer.count / 8 &+ 4)
     }
 
+    /// The tree of the decode, with `root` (the top-level item) as its last node.
+    mutating func finish(_ root: CBORTree.Node) -> CBOR {
+        nodes.append(root)
+        let tree = CBORTree(input: input, nodes: nodes, chunks: chunks)
+        return CBOR(tree: tree, index: tree.nodes.count &- 1)
+    }
 
     /// Bytes not yet read.
     @inline(__always) var remaining: Int { buffer.count &- position }
@@ -146,239 +150,137 @@ struct CBORParser {
         return CBORError(code, "\(reason) at offset \(index)", offset: index)
     }
 
-    func truncated(at offset: Int, _ what: String) -> CBORError {
+    func truncated(at offset: Int, _ what: StaticString) -> CBORError {
         error(.truncated, at: offset, "input ends inside \(what) starting")
-    }
-
-    // MARK: Heads
-
-    /// Reads the head at `position`: initial byte and argument. Counts it against `maxItems`.
-    @inline(__always)
-    mutating func readHead() throws(CBORError) -> Head {
-        let start = position
-        let count = itemCount
-        if let head = readHeadIfValid() { return head }
-        // Read again where it started by the way that says what is wrong.
-        position = start
-        itemCount = count
-        return try readHeadReportingError()
-    }
-
-    /// ``readHead()`` without its errors: the same head, position and count whenever it
-    /// succeeds; `nil` whenever it would throw (the position and count are then unspecified).
-    @inline(__always)
-    mutating func readHeadIfValid() -> Head? {
-        guard position < buffer.count else { return nil }
-        let initial = buffer[position]
-        position &+= 1
-        let major = initial >> 5
-        let info = initial & 0x1f
-        var argument: UInt64
-        switch info {
-        case 0...23:
-            argument = UInt64(info)
-        case 24...27:
-            let width = 1 << Int(info &- 24)  // 1, 2, 4, 8
-            guard remaining >= width else { return nil }
-            argument = 0
-            for _ in 0..<width {
-                argument = argument << 8 | UInt64(buffer[position])
-                position &+= 1
-            }
-            if requireMinimalEncoding && major != 7 {
-                guard Self.isMinimal(info: info, argument: argument) else { return nil }
-            }
-        case 28...30:
-            return nil
-        default:  // 31
-            argument = 0
-        }
-        itemCount &+= 1
-        guard itemCount <= maxItems else { return nil }
-        return Head(major: major, info: info, argument: argument)
-    }
-
-    /// Whether an argument written with additional information `info` (24...27: 1, 2, 4 or 8
-    /// bytes follow) could not have been written shorter (RFC 8949 §4.2.1).
-    @inline(__always)
-    static func isMinimal(info: UInt8, argument: UInt64) -> Bool {
-        switch info {
-        case 24: argument >= 24
-        case 25: argument > 0xff
-        case 26: argument > 0xffff
-        default: argument > 0xffff_ffff
-        }
-    }
-
-    /// ``readHead()``'s way of reading a head it could not accept, which throws its error.
-    @inline(never)
-    mutating func readHeadReportingError() throws(CBORError) -> Head {
-        let start = position
-        guard position < buffer.count else { throw truncated(at: start, "the item") }
-        let initial = buffer[position]
-        position &+= 1
-        let major = initial >> 5
-        let info = initial & 0x1f
-        var argument: UInt64
-        switch info {
-        case 0...23:
-            argument = UInt64(info)
-        case 24...27:
-            let width = 1 << Int(info &- 24)  // 1, 2, 4, 8
-            guard remaining >= width else { throw truncated(at: start, "the head") }
-            argument = 0
-            for _ in 0..<width {
-                argument = argument << 8 | UInt64(buffer[position])
-                position &+= 1
-            }
-            // Major type 7 uses these widths for floats and 0xf8 simple values, checked elsewhere.
-            if requireMinimalEncoding && major != 7 {
-                guard Self.isMinimal(info: info, argument: argument) else {
-                    throw error(
-                        .nonMinimalEncoding, at: start,
-                        "argument \(argument) is not in its shortest form (\(width)-byte argument)")
-                }
-            }
-        case 28...30:
-            throw error(.reservedAdditionalInfo, at: start, "reserved additional information \(info)")
-        default:  // 31
-            argument = 0
-        }
-        itemCount &+= 1
-        guard itemCount <= maxItems else {
-            throw error(.itemCountLimitExceeded, at: start, "more than \(maxItems) items (limit)")
-        }
-        return Head(major: major, info: info, argument: argument)
-    }
-
-    /// Converts a declared string length, checking it against `maxLength` and then against the
-    /// bytes remaining. Nothing is read or allocated before both checks pass.
-    @inline(__always)
-    func checkedLength(_ head: Head, start: Int, what: String) throws(CBORError) -> Int {
-        guard let length = Int(exactly: head.argument), length <= maxLength else {
-            throw error(
-                .lengthLimitExceeded, at: start,
-                "\(what) declares \(head.argument) bytes, above the limit of \(maxLength)")
-        }
-        guard length <= remaining else {
-            throw error(
-                .truncated, at: start, "\(what) declares \(length) bytes but \(remaining) remain, starting")
-        }
-        return length
-    }
-
-    /// Converts a declared element count (`perElement` = minimum bytes per element), checking it
-    /// against `maxLength` and against the bytes remaining.
-    @inline(__always)
-    func checkedCount(_ head: Head, start: Int, perElement: Int, what: String) throws(CBORError) -> Int {
-        guard let count = Int(exactly: head.argument), count <= maxLength else {
-            throw error(
-                .lengthLimitExceeded, at: start,
-                "\(what) declares \(head.argument) elements, above the limit of \(maxLength)")
-        }
-        guard count <= remaining / perElement else {
-            throw error(
-                .truncated, at: start,
-                "\(what) declares \(count) elements but only \(remaining) bytes remain, starting")
-        }
-        return count
-    }
-
-    /// Whether the next byte is a break (0xff); consumes it if so. Throws `.truncated` at the
-    /// end of the input (the indefinite item starting at `start` is unfinished).
-    @inline(__always)
-    mutating func consumeBreak(container start: Int, _ what: String) throws(CBORError) -> Bool {
-        guard position < buffer.count else { throw truncated(at: start, what) }
-        if buffer[position] == 0xff {
-            position &+= 1
-            return true
-        }
-        return false
     }
 
     // MARK: Items
 
-    /// Decodes the item at `position`, whose nesting depth is `depth` (1 at the top level).
-    mutating func decodeItem(depth: Int) throws(CBORError) -> CBOR {
+    /// Decodes the item at `position`, whose nesting depth is `depth` (1 at the top level), and
+    /// returns its node; the nodes of its children are in `nodes`.
+    mutating func decodeItem(depth: Int) throws(CBORError) -> CBORTree.Node {
         let start = position
         guard depth <= maxDepth else {
             throw error(.depthLimitExceeded, at: start, "item nested \(depth) deep, above the limit of \(maxDepth),")
         }
         let head = try readHead()
-        let value: CBOR.Value
+        var node = CBORTree.Node(kind: .unsigned, start: start, end: start, argument: head.argument)
         switch head.major {
         case 0, 1:
             guard !head.isIndefinite else {
                 throw error(.indefiniteLengthNotAllowed, at: start, "integer with indefinite-length marker")
             }
-            value = head.major == 0 ? .unsigned(head.argument) : .negative(head.argument)
-        case 2:
-            if head.isIndefinite {
-                value = .bytes(ArraySlice(try readChunks(major: 2, start: start)))
-            } else {
-                let length = try checkedLength(head, start: start, what: "byte string")
-                let contentStart = position
-                position &+= length
-                value = .bytes(slice(from: contentStart, to: position))
-            }
-        case 3:
-            if head.isIndefinite {
-                value = .text(String(decoding: try readChunks(major: 3, start: start), as: UTF8.self))
-            } else {
-                let length = try checkedLength(head, start: start, what: "text string")
-                let content = UnsafeBufferPointer(rebasing: buffer[position..<(position &+ length)])
-                guard UTF8Validation.isValid(content) else {
-                    throw error(.invalidUTF8, at: start, "text string is not valid UTF-8")
-                }
-                position &+= length
-                value = .text(String(decoding: content, as: UTF8.self))
-            }
+            return try scalar(head, start: start)
+        case 2, 3:
+            guard head.isIndefinite else { return try scalar(head, start: start) }
+            node.kind = head.major == 2 ? .bytes : .text
+            node.chunked = true
+            node.first = chunks.count
+            try readChunks(major: head.major, start: start)
+            node.argument = UInt64(chunks.count &- node.first)
         case 4:
-            value = .array(try readArray(head, start: start, depth: depth))
+            node.kind = .array
+            node.first = try readArray(head, start: start, depth: depth, count: &node.argument)
         case 5:
-            value = .map(try readMap(head, start: start, depth: depth))
+            node.kind = .map
+            node.first = try readMap(head, start: start, depth: depth, count: &node.argument)
         case 6:
             guard !head.isIndefinite else {
                 throw error(.indefiniteLengthNotAllowed, at: start, "tag with indefinite-length marker")
             }
-            value = .tagged(head.argument, try decodeItem(depth: depth &+ 1))
+            node.kind = .tagged
+            let content = try decodeChild(depth: depth &+ 1)
+            node.first = nodes.count
+            nodes.append(content)
         default:
-            value = try simpleOrFloat(head, start: start)
+            return try scalar(head, start: start)
         }
-        return CBOR(encoded: slice(from: start, to: position), value: value)
+        node.end = position
+        return node
     }
 
-    /// Major type 7 (RFC 8949 §3.3).
-    func simpleOrFloat(_ head: Head, start: Int) throws(CBORError) -> CBOR.Value {
+    /// Decodes an element, key, value or tag content at nesting depth `depth`: a scalar (an
+    /// integer, a definite-length string, a simple value or a float) is read here, in the
+    /// container's loop; anything else, and any head that does not read cleanly, by
+    /// ``decodeItem(depth:)``.
+    @inline(__always)
+    mutating func decodeChild(depth: Int) throws(CBORError) -> CBORTree.Node {
+        let start = position
+        let count = itemCount
+        if depth <= maxDepth, let head = readHeadIfValid(), !head.isIndefinite, head.major < 4 || head.major == 7 {
+            return try scalar(head, start: start)
+        }
+        position = start
+        itemCount = count
+        return try decodeItem(depth: depth)
+    }
+
+    /// The node of a scalar whose head, at `start`, has been read: an integer, a definite-length
+    /// string (text validated as UTF-8) or major type 7.
+    @inline(__always)
+    mutating func scalar(_ head: Head, start: Int) throws(CBORError) -> CBORTree.Node {
+        var node = CBORTree.Node(kind: .unsigned, start: start, end: start, argument: head.argument)
+        switch head.major {
+        case 0:
+            break
+        case 1:
+            node.kind = .negative
+        case 2, 3:
+            let text = head.major == 3
+            node.kind = text ? .text : .bytes
+            let length = try checkedLength(head, start: start, what: text ? "text string" : "byte string")
+            if text {
+                let content = UnsafeBufferPointer(rebasing: buffer[position..<(position &+ length)])
+                guard UTF8Validation.isValid(content) else { throw invalidText(at: start) }
+            }
+            node.first = position
+            position &+= length
+        default:
+            try simpleOrFloat(head, start: start, into: &node)
+        }
+        node.end = position
+        return node
+    }
+
+    /// The error of a definite-length text string at `start` that is not UTF-8.
+    @inline(never)
+    func invalidText(at start: Int) -> CBORError {
+        error(.invalidUTF8, at: start, "text string is not valid UTF-8")
+    }
+
+    /// Major type 7 (RFC 8949 §3.3): the node's kind and argument.
+    func simpleOrFloat(_ head: Head, start: Int, into node: inout CBORTree.Node) throws(CBORError) {
         switch head.info {
-        case 20: return .bool(false)
-        case 21: return .bool(true)
-        case 22: return .null
-        case 23: return .undefined
+        case 20...23:
+            node.kind = .simple
+            node.argument = UInt64(head.info)
         case 24:
             guard head.argument >= 32 else {
                 throw error(.invalidSimpleValue, at: start, "two-byte simple value \(head.argument) (below 32)")
             }
-            return .simple(UInt8(truncatingIfNeeded: head.argument))
+            node.kind = .simple
         case 25:
-            return .float(HalfFloat.double(fromBits: UInt16(truncatingIfNeeded: head.argument)))
+            node.kind = .float
+            node.argument = HalfFloat.double(fromBits: UInt16(truncatingIfNeeded: head.argument)).bitPattern
         case 26:
-            return .float(Double(Float(bitPattern: UInt32(truncatingIfNeeded: head.argument))))
+            node.kind = .float
+            node.argument = Double(Float(bitPattern: UInt32(truncatingIfNeeded: head.argument))).bitPattern
         case 27:
-            return .float(Double(bitPattern: head.argument))
+            node.kind = .float
         case 31:
             throw error(.unexpectedBreak, at: start, "break outside an indefinite-length item")
         default:  // 0...19
-            return .simple(head.info)
+            node.kind = .simple
+            node.argument = UInt64(head.info)
         }
     }
 
-    /// The concatenated chunks of an indefinite-length string of major type `major` (2 or 3),
-    /// whose head was at `start`; `position` is just after the head. Text chunks are each
+    /// Appends to `chunks` the chunks of an indefinite-length string of major type `major` (2
+    /// or 3), whose head was at `start`; `position` is just after the head. Text chunks are each
     /// validated as UTF-8 (RFC 8949 §3.2.3).
-    mutating func readChunks(major: UInt8, start: Int) throws(CBORError) -> [UInt8] {
-        let what = major == 2 ? "indefinite-length byte string" : "indefinite-length text string"
-        var content: [UInt8] = []
+    mutating func readChunks(major: UInt8, start: Int) throws(CBORError) {
+        let what: StaticString = major == 2 ? "indefinite-length byte string" : "indefinite-length text string"
+        let contentStart = chunks.count
         while try !consumeBreak(container: start, what) {
             let chunkStart = position
             let chunk = try readHead()
@@ -388,7 +290,7 @@ struct CBORParser {
                     "chunk of an \(what) is not a definite-length string of the same type")
             }
             let length = try checkedLength(chunk, start: chunkStart, what: "string chunk")
-            guard length <= maxLength &- content.count else {
+            guard length <= maxLength &- (chunks.count &- contentStart) else {
                 throw error(
                     .lengthLimitExceeded, at: start, "\(what) is longer than the limit of \(maxLength) bytes,")
             }
@@ -396,86 +298,91 @@ struct CBORParser {
             if major == 3 && !UTF8Validation.isValid(bytes) {
                 throw error(.invalidUTF8, at: chunkStart, "text string chunk is not valid UTF-8")
             }
-            content.append(contentsOf: bytes)
+            chunks.append(contentsOf: bytes)
             position &+= length
         }
-        return content
     }
 
-    /// The elements of an array (RFC 8949 §3.1 major type 4), definite or indefinite.
-    mutating func readArray(_ head: Head, start: Int, depth: Int) throws(CBORError) -> [CBOR] {
-        var elements: [CBOR] = []
+    /// Reads the elements of an array (RFC 8949 §3.1 major type 4), definite or indefinite,
+    /// into consecutive nodes; returns the index of the first and sets `count`.
+    mutating func readArray(_ head: Head, start: Int, depth: Int, count: inout UInt64) throws(CBORError) -> Int {
         if head.isIndefinite {
+            let base = pending.count
             while try !consumeBreak(container: start, "indefinite-length array") {
-                elements.append(try decodeItem(depth: depth &+ 1))
+                let element = try decodeChild(depth: depth &+ 1)
+                pending.append(element)
             }
-        } else {
-            let count = try checkedCount(head, start: start, perElement: 1, what: "array")
-            elements.reserveCapacity(count)  // count <= bytes remaining
-            for _ in 0..<count {
-                elements.append(try decodeItem(depth: depth &+ 1))
-            }
+            count = UInt64(pending.count &- base)
+            return movePending(from: base)
         }
-        return elements
+        let n = try checkedCount(head, start: start, perElement: 1, what: "array")
+        return try readChildren(n, depth: depth)  // n <= bytes remaining
     }
 
-    /// The entries of a map (RFC 8949 §3.1 major type 5), definite or indefinite, then the
-    /// duplicate-key check (RFC 8949 §5.6) if enabled.
-    mutating func readMap(_ head: Head, start: Int, depth: Int) throws(CBORError) -> CBORMap {
-        var items: [CBOR] = []  // keys and values interleaved
-        // This map's key summaries go on top of `keySummaries`; nested maps push and pop above.
-        // A small definite-length map pushes nothing: its keys are summarized once it has been
-        // read, on the stack (`firstDuplicateInSmallMap`), so that it allocates no summary array.
-        let summaryBase = keySummaries.count
-        var smallDefinite = false
-        var summarized = true
-        var index = 0
+    /// Reads the entries of a map (RFC 8949 §3.1 major type 5), definite or indefinite, into
+    /// consecutive nodes (keys and values interleaved), then checks for duplicate keys (RFC 8949
+    /// §5.6) if enabled; returns the index of the first key and sets `count` (entries).
+    mutating func readMap(_ head: Head, start: Int, depth: Int, count: inout UInt64) throws(CBORError) -> Int {
+        let first: Int
+        let n: Int
         if head.isIndefinite {
+            let base = pending.count
             while try !consumeBreak(container: start, "indefinite-length map") {
-                try readEntry(index: index, depth: depth, into: &items, summarized: &summarized)
-                index &+= 1
+                let key = try decodeChild(depth: depth &+ 1)
+                pending.append(key)
+                let value = try decodeChild(depth: depth &+ 1)
+                pending.append(value)
             }
+            n = (pending.count &- base) / 2
+            first = movePending(from: base)
         } else {
-            let count = try checkedCount(head, start: start, perElement: 2, what: "map")
-            items.reserveCapacity(2 &* count)  // 2 * count <= bytes remaining
-            smallDefinite = count <= CBORMap.pairwiseDuplicateCheckLimit
-            if smallDefinite { summarized = false }
-            while index < count {
-                try readEntry(index: index, depth: depth, into: &items, summarized: &summarized)
-                index &+= 1
-            }
+            n = try checkedCount(head, start: start, perElement: 2, what: "map")
+            first = try readChildren(2 &* n, depth: depth)  // keys and values; 2 * n <= bytes remaining
         }
-        if rejectDuplicateKeys {
-            let duplicate: Int?
-            if smallDefinite {
-                duplicate = firstDuplicateInSmallMap(items)
-            } else {
-                duplicate =
-                    summarized
-                    ? firstDuplicateSummary(from: summaryBase) : CBORMap.firstDuplicateKey(interleaved: items)
-                keySummaries.removeLast(keySummaries.count &- summaryBase)
-            }
-            if let duplicate {
-                let offset = items[2 &* duplicate].encoded.startIndex
-                throw CBORError(
-                    .duplicateMapKey,
-                    "map at offset \(absolute(start)) repeats a key (entry \(duplicate), key at offset \(offset))",
-                    offset: offset)
-            }
+        count = UInt64(n)
+        if rejectDuplicateKeys, let duplicate = firstDuplicateKey(first: first, count: n) {
+            throw duplicateKeyError(map: start, entry: duplicate, first: first)
         }
-        return CBORMap(interleaved: items)
+        return first
     }
 
-    /// Reads the key and value of entry `index`, summarizing the key for the duplicate check.
+    /// Decodes `n` consecutive children at nesting depth `depth + 1` into `n` new nodes (a
+    /// definite-length array's elements, or a map's keys and values interleaved); returns the
+    /// index of the first.
     @inline(__always)
-    mutating func readEntry(
-        index: Int, depth: Int, into items: inout [CBOR], summarized: inout Bool
-    ) throws(CBORError) {
-        let keyStart = position
-        items.append(try decodeItem(depth: depth &+ 1))
-        if rejectDuplicateKeys && summarized {
-            summarized = pushKeySummary(start: keyStart, index: index)
+    mutating func readChildren(_ n: Int, depth: Int) throws(CBORError) -> Int {
+        let first = reserveNodes(n)
+        for i in 0..<n {
+            let child = try decodeChild(depth: depth &+ 1)
+            nodes[first &+ i] = child
         }
-        items.append(try decodeItem(depth: depth &+ 1))
+        return first
+    }
+
+    /// The error of a map (head at `map`) whose entry `entry` repeats an earlier key.
+    @inline(never)
+    func duplicateKeyError(map: Int, entry: Int, first: Int) -> CBORError {
+        let offset = absolute(nodes[first &+ 2 &* entry].start)
+        return CBORError(
+            .duplicateMapKey,
+            "map at offset \(absolute(map)) repeats a key (entry \(entry), key at offset \(offset))",
+            offset: offset)
+    }
+
+    /// Appends `n` placeholder nodes, to be filled in order; returns the index of the first.
+    @inline(__always)
+    mutating func reserveNodes(_ n: Int) -> Int {
+        let first = nodes.count
+        let placeholder = CBORTree.Node(kind: .simple, start: 0, end: 0, argument: 0)
+        for _ in 0..<n { nodes.append(placeholder) }
+        return first
+    }
+
+    /// Moves the nodes of `pending[base...]` to the end of `nodes`; returns the index of the first.
+    mutating func movePending(from base: Int) -> Int {
+        let first = nodes.count
+        nodes.append(contentsOf: pending[base...])
+        pending.removeSubrange(base...)
+        return first
     }
 }

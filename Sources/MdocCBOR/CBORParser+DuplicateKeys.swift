@@ -1,128 +1,109 @@
 // Duplicate map keys (RFC 8949 §5.6): keys compared by value, as CBORDecoder.swift's stance says.
 
 extension CBORParser {
-    /// A map key reduced to what duplicate detection compares (RFC 8949 §5.6, as this layer
-    /// defines key equality), read from the buffer so that comparing keys touches no reference
-    /// counts.
-    struct KeySummary {
-        /// 0 unsigned, 1 negative, 2 byte string, 3 text string, 4 any other item.
-        var kind: UInt8
-        /// The integer's argument (kinds 0 and 1).
-        var number: UInt64
-        /// Buffer range compared bytewise: the content (kinds 2, 3) or the whole item (kind 4).
-        var start: Int
-        var end: Int
-        /// Position of the entry in the map.
-        var index: Int
-    }
+    /// Maps up to this size whose keys are not in increasing order are checked for duplicate keys
+    /// pairwise; larger ones by sorting.
+    static let pairwiseDuplicateCheckLimit = 16
 
-    /// The summary of the already-validated key occupying buffer offsets `start..<end`, or
-    /// `nil` for an indefinite-length string key (its content is not contiguous).
-    func keySummary(start: Int, end: Int, index: Int) -> KeySummary? {
-        let initial = buffer[start]
-        let major = initial >> 5
-        let info = initial & 0x1f
-        let headLength = info < 24 ? 1 : 1 &+ (1 << Int(min(info, 27) &- 24))
-        switch major {
-        case 0, 1:
-            var argument = UInt64(info)
-            if info >= 24 {
-                argument = 0
-                for offset in (start &+ 1)..<(start &+ headLength) { argument = argument << 8 | UInt64(buffer[offset]) }
-            }
-            return KeySummary(kind: major, number: argument, start: start, end: end, index: index)
-        case 2, 3:
-            guard info != 31 else { return nil }
-            return KeySummary(kind: major, number: 0, start: start &+ headLength, end: end, index: index)
-        default:
-            return KeySummary(kind: 4, number: 0, start: start, end: end, index: index)
-        }
-    }
-
-    /// Bytewise comparison of two buffer ranges: negative, zero or positive.
-    static func compareBytes(_ buffer: UnsafeBufferPointer<UInt8>, _ a: KeySummary, _ b: KeySummary) -> Int {
-        let lengthA = a.end &- a.start
-        let lengthB = b.end &- b.start
-        if lengthA != lengthB { return lengthA < lengthB ? -1 : 1 }
-        var i = 0
-        while i < lengthA {
-            let x = buffer[a.start &+ i]
-            let y = buffer[b.start &+ i]
-            if x != y { return x < y ? -1 : 1 }
-            i &+= 1
-        }
-        return 0
-    }
-
-    /// Whether two summarized keys are equal.
-    func sameKey(_ a: KeySummary, _ b: KeySummary) -> Bool {
-        guard a.kind == b.kind else { return false }
-        return a.kind < 2 ? a.number == b.number : Self.compareBytes(buffer, a, b) == 0
-    }
-
-    /// Summarizes the key just decoded (from buffer offset `start` to `position`) onto
-    /// `keySummaries`. Returns `false` for a key that cannot be summarized (an
-    /// indefinite-length string), which sends the map to
-    /// ``CBORMap/firstDuplicateKey(interleaved:)``.
-    mutating func pushKeySummary(start: Int, index: Int) -> Bool {
-        guard let summary = keySummary(start: start, end: position, index: index) else { return false }
-        keySummaries.append(summary)
-        return true
-    }
-
-    /// The position of the first key of a small map (keys and values interleaved in `items`, at
-    /// most ``CBORMap/pairwiseDuplicateCheckLimit`` entries) that repeats an earlier one, if any:
-    /// the keys are summarized into a stack buffer and compared pairwise, as
-    /// ``firstDuplicateSummary(from:)`` does for the summary stack. A key that cannot be
-    /// summarized (an indefinite-length string) sends the map to
-    /// ``CBORMap/firstDuplicateKey(interleaved:)``.
-    func firstDuplicateInSmallMap(_ items: [CBOR]) -> Int? {
-        let n = items.count / 2
-        guard n > 1 else { return nil }
-        let found: Int?? = withUnsafeTemporaryAllocation(of: KeySummary.self, capacity: n) { summaries in
-            for i in 0..<n {
-                let key = items[2 &* i].encoded
-                guard let summary = keySummary(start: key.startIndex &- base, end: key.endIndex &- base, index: i) else {
+    /// The position of the first entry of the map whose key nodes are `nodes[first]`,
+    /// `nodes[first + 2]`, ... (`count` entries) that repeats an earlier key, if any. Keys are
+    /// read from their nodes and the input, in place: keys in increasing order (``KeyReader``'s
+    /// order) are distinct; other small maps are compared pairwise; larger
+    /// ones through a sorted list of their positions, where a repeated key lands next to its
+    /// predecessor and the smallest such later position is the first repetition in received
+    /// order.
+    func firstDuplicateKey(first: Int, count: Int) -> Int? {
+        guard count > 1 else { return nil }
+        return nodes.withUnsafeBufferPointer { nodes in
+            chunks.withUnsafeBufferPointer { chunks in
+                let keys = KeyReader(nodes: nodes, input: buffer, chunks: chunks, first: first)
+                // Keys in strictly increasing order, as deterministic encoding sorts them (RFC 8949
+                // §4.2.1), are all distinct: one pass settles it.
+                var increasing = true
+                for i in 1..<count where keys.compare(i &- 1, i) >= 0 {
+                    increasing = false
+                    break
+                }
+                if increasing { return nil }
+                if count <= Self.pairwiseDuplicateCheckLimit {
+                    for i in 1..<count {
+                        for j in 0..<i where keys.equal(i, j) { return i }
+                    }
                     return nil
                 }
-                summaries.initializeElement(at: i, to: summary)
-                for j in 0..<i where sameKey(summary, summaries[j]) { return .some(i) }
+                return withUnsafeTemporaryAllocation(of: Int.self, capacity: count) { buffer in
+                    var order = buffer
+                    for i in 0..<count { order.initializeElement(at: i, to: i) }
+                    order.sort { a, b in
+                        let c = keys.compare(a, b)
+                        return c != 0 ? c < 0 : a < b
+                    }
+                    var found: Int?
+                    for i in 1..<count where keys.compare(order[i &- 1], order[i]) == 0 {
+                        found = min(found ?? Int.max, order[i])
+                    }
+                    return found
+                }
             }
-            return .some(nil)
         }
-        guard let found else { return CBORMap.firstDuplicateKey(interleaved: items) }
-        return found
+    }
+}
+
+/// Reads the keys of one map from its nodes for duplicate detection: map-key equality as this
+/// layer defines it, integers by numeric value (so a non-minimal `0x18 0x01` equals `0x01`),
+/// byte and text strings by content (so an indefinite-length key equals its definite form; text
+/// by UTF-8 bytes, not canonical equivalence), every other key by its encoded bytes.
+struct KeyReader {
+    let nodes: UnsafeBufferPointer<CBORTree.Node>
+    let input: UnsafeBufferPointer<UInt8>
+    let chunks: UnsafeBufferPointer<UInt8>
+    /// Index of the first key's node.
+    let first: Int
+
+    /// Whether the keys of entries `a` and `b` are equal: ``compare(_:_:)`` is zero, decided
+    /// from the nodes alone when kinds, integers or lengths differ.
+    @inline(__always)
+    func equal(_ a: Int, _ b: Int) -> Bool {
+        let x = nodes[first &+ 2 &* a]
+        let y = nodes[first &+ 2 &* b]
+        guard x.kind == y.kind else { return false }
+        switch x.kind {
+        case .unsigned, .negative:
+            return x.argument == y.argument
+        case .bytes, .text:
+            return x.argument == y.argument && CBORTree.sameBytes(content(x), content(y))
+        default:
+            return x.end &- x.start == y.end &- y.start && compare(a, b) == 0
+        }
     }
 
-    /// The position of the first key in `keySummaries[base...]` that repeats an earlier one, if
-    /// any. Small maps are compared pairwise; larger ones are sorted in place (the region is
-    /// discarded afterwards), where a repeated key lands next to its predecessor and the
-    /// smallest such later position is the first repetition in received order.
-    mutating func firstDuplicateSummary(from base: Int) -> Int? {
-        let end = keySummaries.count
-        let n = end &- base
-        guard n > 1 else { return nil }
-        if n <= CBORMap.pairwiseDuplicateCheckLimit {
-            for i in (base &+ 1)..<end {
-                for j in base..<i where sameKey(keySummaries[i], keySummaries[j]) { return keySummaries[i].index }
-            }
-            return nil
+    /// A total order on the keys of entries `a` and `b`: negative, zero (equal keys) or positive.
+    func compare(_ a: Int, _ b: Int) -> Int {
+        let x = nodes[first &+ 2 &* a]
+        let y = nodes[first &+ 2 &* b]
+        if x.kind != y.kind { return x.kind.rawValue < y.kind.rawValue ? -1 : 1 }
+        switch x.kind {
+        case .unsigned, .negative:
+            return x.argument == y.argument ? 0 : (x.argument < y.argument ? -1 : 1)
+        case .bytes, .text:
+            return Self.compare(content(x), content(y))
+        default:
+            return Self.compare(
+                UnsafeBufferPointer(rebasing: input[x.start..<x.end]), UnsafeBufferPointer(rebasing: input[y.start..<y.end]))
         }
-        let buffer = self.buffer
-        keySummaries[base..<end].sort { a, b in
-            if a.kind != b.kind { return a.kind < b.kind }
-            if a.kind < 2 {
-                if a.number != b.number { return a.number < b.number }
-            } else {
-                let order = Self.compareBytes(buffer, a, b)
-                if order != 0 { return order < 0 }
-            }
-            return a.index < b.index
-        }
-        var first: Int?
-        for i in (base &+ 1)..<end where sameKey(keySummaries[i &- 1], keySummaries[i]) {
-            first = min(first ?? Int.max, keySummaries[i].index)
-        }
-        return first
+    }
+
+    /// The content of a string node.
+    func content(_ node: CBORTree.Node) -> UnsafeBufferPointer<UInt8> {
+        let range = node.first..<(node.first &+ node.count)
+        return UnsafeBufferPointer(rebasing: node.chunked ? chunks[range] : input[range])
+    }
+
+    /// Shorter first, then bytewise.
+    static func compare(_ a: UnsafeBufferPointer<UInt8>, _ b: UnsafeBufferPointer<UInt8>) -> Int {
+        if a.count != b.count { return a.count < b.count ? -1 : 1 }
+        if CBORTree.sameBytes(a, b) { return 0 }
+        for i in 0..<a.count where a[i] != b[i] { return a[i] < b[i] ? -1 : 1 }
+        return 0
     }
 }

@@ -11,7 +11,8 @@ extension CBOR {
         let result: Result<CBOR, CBORError> = bytes.withUnsafeBufferPointer { buffer in
             var decoder = CBORParser(input: bytes, buffer: buffer, options: options)
             do throws(CBORError) {
-                return .success(try decoder.decodeItem(depth: 1))
+                let root = try decoder.decodeItem(depth: 1)
+                return .success(decoder.finish(root))
             } catch {
                 return .failure(error)
             }

@@ -116,7 +116,7 @@ package struct COSEHeaders: Sendable {
     }
 
     /// The critical labels (label 2) from the protected bucket, as integers or text.
-    package var criticalLabels: [CBOR] { protected?[Label.critical]?.array ?? [] }
+    package var criticalLabels: [CBOR] { protected?[Label.critical]?.array.map(Array.init) ?? [] }
 }
 
 /// The four items of a COSE_Sign1 or COSE_Mac0 (RFC 9052 §4.2, §6.2), parsed once for both:
@@ -131,7 +131,7 @@ struct COSEMessageParts {
         // The array taken from the item (or its tag's content) without copying the item, and
         // its elements read in place: only what each check needs is taken out of them.
         let tagged: Bool
-        let body: [CBOR]?
+        let body: CBORArray?
         if let tag = item.tag {
             guard tag == expectedTag, let content = item.tagContent else {
                 throw COSEError(.malformed, "\(name) carries tag \(tag), not \(expectedTag)")

@@ -31,7 +31,7 @@ extension CBORMap {
         return map
     }
 
-    func requiredArray(_ key: String, at path: @autoclosure () -> String) throws -> [CBOR] {
+    func requiredArray(_ key: String, at path: @autoclosure () -> String) throws -> CBORArray {
         guard let found = arrayValue(forKey: key) else {
             throw ModelError(.missingField, "\(path()).\(key)", "\(key) is missing")
         }

@@ -11,7 +11,7 @@ package import MdocCBOR
 package struct DeviceResponse: Sendable {
     package let item: CBOR
     package let version: String
-    package let documents: [CBOR]
+    package let documents: CBORArray
     /// DocumentError = { DocType => ErrorCode }, flattened.
     package let documentErrors: [(docType: String, code: Int64)]
     package let status: UInt64
@@ -28,7 +28,7 @@ package struct DeviceResponse: Sendable {
             }
             self.documents = array
         } else {
-            self.documents = []
+            self.documents = .empty
         }
         var errors: [(String, Int64)] = []
         if let documentErrors = map["documentErrors"] {
@@ -116,14 +116,14 @@ package struct Document: Sendable {
 /// ```
 package struct IssuerSigned: Sendable {
     /// Namespaces in received order, each with its IssuerSignedItemBytes items (`#6.24`).
-    package let nameSpaces: [(namespace: String, items: [CBOR])]
+    package let nameSpaces: [(namespace: String, items: CBORArray)]
     package let issuerAuthItem: CBOR
 
     /// `path` names the structure in errors; it is built only when an error needs it.
     package init(_ item: CBOR, path: @autoclosure () -> String) throws {
         let map = try item.requireMap(at: path())
         self.issuerAuthItem = try map.required("issuerAuth", at: path())
-        var nameSpaces: [(String, [CBOR])] = []
+        var nameSpaces: [(String, CBORArray)] = []
         if let nsMapFound = map.mapValue(forKey: "nameSpaces") {
             guard let nsMap = nsMapFound else { throw ModelError(.wrongType, "\(path()).nameSpaces", "not a map") }
             nameSpaces.reserveCapacity(nsMap.count)

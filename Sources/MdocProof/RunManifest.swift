@@ -130,7 +130,7 @@ package struct RunManifest: Sendable {
     /// One entry of `proofs`: `[code, sha256]` or `[code, sha256, offset, length]`, or what is
     /// wrong with it.
     private static func entry(_ item: CBOR) -> Result<Entry, Failure> {
-        let fields = item.array ?? []
+        let fields = item.array ?? .empty
         guard fields.count == 2 || fields.count == 4, let code = fields[0].text, let hash = fields[1].bytes else {
             return .failure(notAManifest("a proof entry is not [code, sha256] or [code, sha256, offset, length]"))
         }

@@ -147,7 +147,7 @@ struct FieldReader {
         return value
     }
 
-    mutating func array(_ key: String) throws -> [CBOR] {
+    mutating func array(_ key: String) throws -> CBORArray {
         guard let value = try item(key).array else { throw SealError(.invalidContent, "\(name).\(key) is not an array") }
         return value
     }

@@ -74,7 +74,7 @@ struct FieldReader {
         return inner
     }
 
-    func array(_ key: String) throws(TrustListError) -> [CBOR] {
+    func array(_ key: String) throws(TrustListError) -> CBORArray {
         guard let array = try required(key).array else { throw wrongType(key, "an array") }
         return array
     }

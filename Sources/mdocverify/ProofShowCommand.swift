@@ -118,7 +118,7 @@ struct ProofShowCommand: ParsableCommand {
         case .text(let text): return .string(text)
         case .array(let items):
             if item.array?.allSatisfy({ $0.array?.count == 2 && $0.array?.first?.text != nil && $0.array?.last?.text != nil }) == true,
-                !(item.array ?? []).isEmpty
+                !(item.array ?? .empty).isEmpty
             {
                 return .object(items.compactMap { pair in
                     guard let array = pair.array, array.count == 2, let key = array[0].text else { return nil }

@@ -46,14 +46,14 @@ enum ProofText {
             line("", "\(text(list.map?["kind"])) of \(text(list.map?["provider"]))\(issue) of \(text(list.map?["date"]))  \(text(list.map?["sha256"]))")
         }
         line("consent", text(map?["consentReference"]))
-        for (index, input) in (map?["inputs"]?.array ?? []).enumerated() {
+        for (index, input) in (map?["inputs"]?.array ?? .empty).enumerated() {
             line(index == 0 ? "inputs" : "", "\(text(input.map?["path"]))  \(text(input.map?["sha256"]))")
         }
-        for (index, certificate) in (map?["certificates"]?.array ?? []).enumerated() {
+        for (index, certificate) in (map?["certificates"]?.array ?? .empty).enumerated() {
             line(index == 0 ? "certificates" : "",
                  "\(text(certificate.map?["role"]))  \(text(certificate.map?["subject"]))  \(text(certificate.map?["sha256"]))")
         }
-        let checks = map?["checks"]?.array ?? []
+        let checks = map?["checks"]?.array ?? .empty
         var counts: [String: Int] = [:]
         for check in checks { counts[text(check.map?["status"]), default: 0] += 1 }
         line("checks", "\(checks.count): " + counts.sorted { $0.key < $1.key }.map { "\($0.value) \($0.key)" }.joined(separator: ", "))
@@ -66,7 +66,7 @@ enum ProofText {
             parts.append(text(check.map?["detail"]))
             print(parts.joined(separator: " "))
         }
-        for upload in map?["uploads"]?.array ?? [] {
+        for upload in map?["uploads"]?.array ?? .empty {
             line("upload", "\(text(upload.map?["id"])) \(text(upload.map?["type"])) \(text(upload.map?["side"])): \(text(upload.map?["outcome"]))")
         }
     }
@@ -81,8 +81,8 @@ enum ProofText {
         } else {
             line("run file", "none: one file per proof in proofs/\(text(map?["runId"]))/")
         }
-        for entry in map?["proofs"]?.array ?? [] {
-            let fields = entry.array ?? []
+        for entry in map?["proofs"]?.array ?? .empty {
+            let fields = entry.array ?? .empty
             var parts = ["  \(text(fields.first))"]
             if fields.count == 4 { parts.append("offset \(text(fields[2])), \(text(fields[3])) bytes") }
             parts.append("SHA-256 \(text(fields.count > 1 ? fields[1] : nil))")

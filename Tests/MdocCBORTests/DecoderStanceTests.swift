@@ -279,6 +279,34 @@ final class DecoderStanceTests: XCTestCase {
         XCTAssertGreaterThan(outcomes.duplicate, 100)
     }
 
+    /// Maps whose keys come in increasing order (as deterministic encoding sorts them) are
+    /// settled in one pass; a repeated key in such a map, spelled the same or differently, is
+    /// still found at its own offset.
+    func testDuplicateKeysInSortedMaps() throws {
+        for n in [2, 5, 16, 17, 30] {
+            let keys: [CBORNode] = (0..<n).map { .text("k\($0)") } + (0..<n).map { .int(Int64($0)) }
+            let node = CBORNode.map(keys.map { CBORNode.Entry($0, .null) })
+            XCTAssertEqual(try CBOR(decoding: node.encoded()).map?.count, 2 * n)
+            // n unsigned keys in order, the key before the last repeated in a non-minimal form.
+            var input: [UInt8] = n + 1 < 24 ? [0xa0 | UInt8(n + 1)] : [0xb8, UInt8(n + 1)]
+            var expectedOffset = 0
+            for k in 0..<n {
+                input += [0x18, UInt8(30 + k), 0xf6]
+                if k == n - 2 {
+                    expectedOffset = input.count
+                    input += [0x19, 0x00, UInt8(30 + k), 0xf6]
+                }
+            }
+            XCTAssertEqual(assertDecodeFails(.duplicateMapKey, input)?.offset, expectedOffset, Hex.encode(input))
+            // Text keys in order, the last one repeated as an indefinite-length string.
+            var texts: [UInt8] = n + 1 < 24 ? [0xa0 | UInt8(n + 1)] : [0xb8, UInt8(n + 1)]
+            for k in 0..<n { texts += [0x62, 0x61, UInt8(0x41 + k), 0xf6] }
+            let offset = texts.count
+            texts += [0x7f, 0x61, 0x61, 0x61, UInt8(0x41 + n - 1), 0xff, 0xf6]
+            XCTAssertEqual(assertDecodeFails(.duplicateMapKey, texts)?.offset, offset, Hex.encode(texts))
+        }
+    }
+
     func testDuplicateKeysAllowedWhenAsked() throws {
         let lenient = CBORDecodingOptions(rejectDuplicateKeys: false)
         let map = try XCTUnwrap(CBOR(decoding: bytes("a201000101"), options: lenient).map)

@@ -6,7 +6,7 @@ enum MdocCBORTestHelpers {
     /// The documents of an encoded DeviceResponse, as raw nodes to re-assemble.
     static func documents(_ response: [UInt8]) throws -> [CBORNode] {
         let item = try CBOR(decoding: response)
-        return (item.map?["documents"]?.array ?? []).map { CBORNode.raw($0.encoded) }
+        return (item.map?["documents"]?.array ?? .empty).map { CBORNode.raw($0.encoded) }
     }
 }
 
