@@ -41,7 +41,7 @@ enum ProofText {
         line("verified", "\(text(map?["verifiedAt"])) (verification time \(text(map?["verificationTime"])))")
         line("run", "\(text(map?["runId"])) (\(text(map?["processor"]?.map?["name"])) \(text(map?["processor"]?.map?["version"])))")
         line("trust", "snapshot \(text(map?["trustSnapshot"]))")
-        for list in map?["trustLists"]?.array ?? [] {
+        for list in map?["trustLists"]?.array ?? .empty {
             let issue = list.map?["issueId"]?.uint.map { " issue \($0)" } ?? ""
             line("", "\(text(list.map?["kind"])) of \(text(list.map?["provider"]))\(issue) of \(text(list.map?["date"]))  \(text(list.map?["sha256"]))")
         }
