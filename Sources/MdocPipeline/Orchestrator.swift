@@ -170,12 +170,12 @@ package final class Orchestrator: Sendable {
             "transcript " + digest(transcript),
             "readerKey " + digest(readerKey),
             "keepValues \(configuration.keepValues) \(configuration.keepPortraits)",
-        ]
+        ] + (configuration.alsoRequired.isEmpty ? [] : ["require " + configuration.alsoRequired.map(\.rawValue).sorted().joined(separator: ",")])
         self.contextHash = hexString(HashFunction.sha256.hash(Array(contextLines.joined(separator: "\n").utf8)))
 
         var context = ImagingStage.context(
             trust: trust, readerTrust: readerTrust, verificationTime: verificationTime, keepValues: configuration.keepValues || configuration.showValues,
-            outDirectory: out, imageLimit: configuration.imageLimit, scanKey: scanKey)
+            outDirectory: out, imageLimit: configuration.imageLimit, scanKey: scanKey, alsoRequired: configuration.alsoRequired)
         context.fallbackTranscript = transcript
         context.fallbackReaderKeyPEM = readerKey
         self.context = context
@@ -225,6 +225,10 @@ package final class Orchestrator: Sendable {
         package var documents: [DocumentFindings]
         package var proofPath: String?
         package var reused: Bool
+        /// The instant the result was judged at: the run's, or for a reused result its own.
+        package var verificationTime: Date
+        /// For a reused result, the run that verified it.
+        package var reusedFromRunID: String? = nil
     }
 
     /// The outcome of a whole run.
@@ -486,7 +490,7 @@ package final class Orchestrator: Sendable {
             let report = TransactionReport(
                 name: bundle.name, inputPath: bundle.source, transactionID: transactionID, referenceCode: prior.referenceCode,
                 verdict: prior.verdictNow, verdictAtCapture: prior.verdictAtCapture, checks: storedChecks, documents: [],
-                proofPath: prior.proof?.file, reused: true)
+                proofPath: prior.proof?.file, reused: true, verificationTime: prior.verificationTime, reusedFromRunID: prior.runID)
             var proof: (String, [UInt8])?
             if let sha = prior.proof?.sha256, let bytes = Self.decodeHex(sha) { proof = (prior.referenceCode, bytes) }
             if let earlier = prior.proof?.file, proof != nil {
@@ -526,7 +530,7 @@ package final class Orchestrator: Sendable {
         let report = TransactionReport(
             name: verified.name, inputPath: verified.inputPath, transactionID: verified.transactionID, referenceCode: verified.referenceCode,
             verdict: verified.verdict, verdictAtCapture: verified.verdictAtCapture, checks: verified.checks,
-            documents: verified.documents, proofPath: proofLocation?.file, reused: false)
+            documents: verified.documents, proofPath: proofLocation?.file, reused: false, verificationTime: verificationTime)
         return Processed(
             report: report, outcome: outcome, reused: nil, responseSHA256: responseHex,
             proof: proofHash.map { (verified.referenceCode, $0) }, verified: verified, proofError: proofError)

@@ -76,12 +76,13 @@ package struct TransactionContext: Sendable {
 
     package init(
         trust: TrustStore, readerTrust: TrustStore?, verificationTime: Date, keepValues: Bool = false,
-        decoding: CBORDecodingOptions = .default,
+        decoding: CBORDecodingOptions = .default, alsoRequired: Set<CheckID> = [],
         readEngagementImage: (@Sendable ([UInt8]) -> EngagementImageResult)? = nil,
         processUploads: (@Sendable ([UInt8], [String: [UInt8]], String) -> ProcessedUploads)? = nil
     ) {
         self.verifier = Verifier(
-            trust: trust, readerTrust: readerTrust, verificationTime: verificationTime, decoding: decoding, keepValues: keepValues)
+            trust: trust, readerTrust: readerTrust, verificationTime: verificationTime, decoding: decoding, keepValues: keepValues,
+            alsoRequired: alsoRequired)
         self.readEngagementImage = readEngagementImage
         self.processUploads = processUploads
     }

@@ -24,6 +24,9 @@ package struct VerificationSettings: Sendable {
     package let keepValues: Bool
     /// The issuer chain results of each DS certificate, computed once per run.
     let issuerCache: IssuerChainCache
+    /// Checks the run requires beyond the catalogue's (`--require revocation`): left
+    /// `unchecked`, they make the verdict `indeterminate`.
+    package var alsoRequired: Set<CheckID> = []
 }
 
 /// What verification asks of the edges, injected by the pipeline: reading an engagement QR
@@ -54,11 +57,11 @@ package final class Verifier: Sendable {
 
     package init(
         trust: TrustStore, readerTrust: TrustStore? = nil, verificationTime: Date, decoding: CBORDecodingOptions = .default,
-        keepValues: Bool = false, policy: VerificationPolicy = .standard
+        keepValues: Bool = false, policy: VerificationPolicy = .standard, alsoRequired: Set<CheckID> = []
     ) {
         self.settings = VerificationSettings(
             trust: trust, readerTrust: readerTrust, verificationTime: verificationTime, decoding: decoding,
-            keepValues: keepValues, issuerCache: IssuerChainCache())
+            keepValues: keepValues, issuerCache: IssuerChainCache(), alsoRequired: alsoRequired)
         self.policy = policy
         self.runner = CheckRunner(checks: policy.checks)
     }
@@ -111,8 +114,10 @@ package struct PendingVerification: Sendable {
         runner.run(.replay, transactionScope: true, &context)
         let checks = context.results
         return TransactionVerification(
-            checks: checks, facts: context.transaction, verdict: Verdict.judge(checks, at: .verification),
-            verdictAtCapture: context.transaction.metadata.capturedAt == nil ? nil : Verdict.judge(checks, at: .capture))
+            checks: checks, facts: context.transaction,
+            verdict: Verdict.judge(checks, at: .verification, alsoRequired: context.settings.alsoRequired),
+            verdictAtCapture: context.transaction.metadata.capturedAt == nil
+                ? nil : Verdict.judge(checks, at: .capture, alsoRequired: context.settings.alsoRequired))
     }
 }
 
