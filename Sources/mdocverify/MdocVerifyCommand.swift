@@ -19,7 +19,7 @@ struct MdocVerifyCommand: AsyncParsableCommand {
             output only on a terminal, and not when NO_COLOR is set.
             Environment: MDOCVERIFY_TRUST, MDOCVERIFY_OUT and MDOCVERIFY_DB stand for --trust, --out \
             and --db when those are not given (verify; report reads MDOCVERIFY_OUT and MDOCVERIFY_DB).
-            'mdocverify completions bash|zsh|fish' prints a shell completion script; docs/man/ holds the manual pages.
+            'mdocverify completions bash|zsh|fish' prints a shell completion script.
             Exit codes (verify; each command's --help gives its own): 0 all inputs valid; 1 at least one \
             invalid, indeterminate or rejected; 2 usage or setup error; 130 interrupted (Ctrl-C).
             """,
