@@ -34,38 +34,38 @@ extension CheckCatalogue {
     static let imageFamily: [CheckDefinition] = [
         CheckDefinition(
             .imageEmpty, clause: "Onboarding upload rule; 18013-5 n/a",
-            "The upload has at least one byte."),
+            "The upload has at least one byte.", failureClass: .policy),
         CheckDefinition(
             .imageNotAnImage, clause: "Onboarding upload rule; 18013-5 n/a",
-            "The upload starts with a JPEG or PNG signature."),
+            "The upload starts with a JPEG or PNG signature.", failureClass: .policy),
         CheckDefinition(
             .imageCorrupt, clause: "ITU-T T.81; ISO/IEC 15948; 18013-5 n/a",
-            "The upload decodes without format errors."),
+            "The upload decodes without format errors.", failureClass: .policy),
         CheckDefinition(
             .imageTruncated, clause: "ITU-T T.81; ISO/IEC 15948; 18013-5 n/a",
-            "The upload is complete (libjpeg/libpng did not run out of data)."),
+            "The upload is complete (libjpeg/libpng did not run out of data).", failureClass: .policy),
         CheckDefinition(
             .imageUnsupported, clause: "mdocverify decoder support; 18013-5 n/a",
-            "The upload uses a coding the decoder supports (8-bit JPEG, any standard PNG)."),
+            "The upload uses a coding the decoder supports (8-bit JPEG, any standard PNG).", failureClass: .policy),
         CheckDefinition(
             .imageDimensions, clause: "mdocverify image limits; 18013-5 n/a",
-            "The declared pixel count is within the limit (decompression-bomb guard, checked on the header before decoding)."),
+            "The declared pixel count is within the limit (decompression-bomb guard, checked on the header before decoding).", failureClass: .policy),
         CheckDefinition(
             .imageSize, clause: "Onboarding upload rule: at most 1 MB; 18013-5 n/a",
-            "The stored image is within the byte limit (1,000,000 by default), as uploaded or after re-encoding."),
+            "The stored image is within the byte limit (1,000,000 by default), as uploaded or after re-encoding.", failureClass: .policy),
         CheckDefinition(
             .imageReencoded, clause: "Onboarding upload rule; 18013-5 n/a",
             "Whether the upload was re-encoded to fit, with the quality, scale and passes used and both SHA-256 digests.",
-            required: false),
+            required: false, failureClass: .policy),
         CheckDefinition(
             .imageManifest, clause: "mdocverify bundle layout (documents/manifest.json); 18013-5 n/a",
-            "The uploads manifest is a JSON array of entries with file and type, each file present in the bundle."),
+            "The uploads manifest is a JSON array of entries with file and type, each file present in the bundle.", failureClass: .policy),
         CheckDefinition(
             .imageDocumentType, clause: "Onboarding upload rule; 18013-5 n/a",
-            "The document type is one of idCard, passport, driversLicense, residencePermit, other.", required: false),
+            "The document type is one of idCard, passport, driversLicense, residencePermit, other.", required: false, failureClass: .policy),
         CheckDefinition(
             .imageReuploadChain, clause: "Onboarding upload rule; 18013-5 n/a",
-            "A re-upload names an upload of the manifest with the same type and side, and the chain neither dangles nor loops."),
+            "A re-upload names an upload of the manifest with the same type and side, and the chain neither dangles nor loops.", failureClass: .policy),
         CheckDefinition(
             .imageDataSignature, clause: "Onboarding upload rule; 18013-5 n/a",
             "The scan SDK's dataSignature verifies over the original upload bytes.", required: false),

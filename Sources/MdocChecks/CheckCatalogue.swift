@@ -17,17 +17,32 @@ package struct CheckDefinition: Sendable, Hashable {
     package let requiredForVerdict: Bool
     /// Whether the check is judged at both instants (capture and verification time).
     package let timeDependent: Bool
+    /// What a failure of the check says about the transaction.
+    package let failureClass: FailureClass
 
+    /// `failureClass` defaults to ``FailureClass/validity`` for time-dependent checks (expired,
+    /// not yet valid, revoked at the instant judged) and ``FailureClass/authenticity`` otherwise.
     package init(
         _ id: CheckID, clause: String, _ summary: String, required: Bool = true,
-        timeDependent: Bool = false
+        timeDependent: Bool = false, failureClass: FailureClass? = nil
     ) {
         self.id = id
         self.clause = clause
         self.summary = summary
         self.requiredForVerdict = required
         self.timeDependent = timeDependent
+        self.failureClass = failureClass ?? (timeDependent ? .validity : .authenticity)
     }
+}
+
+/// What a failed check says about a transaction, for people deciding what to do about it.
+package enum FailureClass: String, Sendable, Hashable, CaseIterable {
+    /// The data cannot be trusted: forged, tampered, malformed, or not from a trusted issuer.
+    case authenticity
+    /// Authentic, but not valid at the instant judged: expired, not yet valid, revoked.
+    case validity
+    /// Authentic and valid, but outside the processor's rules: consent, upload limits, coverage.
+    case policy
 }
 
 package enum CheckCatalogue {

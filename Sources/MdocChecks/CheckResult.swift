@@ -123,9 +123,10 @@ package enum Verdict: String, Sendable, Codable, CaseIterable {
     ///
     /// A `fail` makes the verdict `invalid`. Otherwise an `unchecked` result whose catalogue
     /// entry is ``CheckDefinition/requiredForVerdict`` makes it `indeterminate` (an id unknown
-    /// to the catalogue counts as required: fail closed). Otherwise `valid`.
+    /// to the catalogue counts as required: fail closed), as does one of `alsoRequired` (the
+    /// run's policy, e.g. `--require revocation`). Otherwise `valid`.
     /// An empty list is `indeterminate`: nothing was verified.
-    package static func judge(_ results: [CheckResult], at instant: CheckInstant) -> Verdict {
+    package static func judge(_ results: [CheckResult], at instant: CheckInstant, alsoRequired: Set<CheckID> = []) -> Verdict {
         var sawRequiredUnchecked = false
         var sawAny = false
         // By index, reading only the fields needed, so no result is copied.
@@ -137,7 +138,7 @@ package enum Verdict: String, Sendable, Codable, CaseIterable {
             case .fail:
                 return .invalid
             case .unchecked:
-                if CheckCatalogue.definition(for: results[index].id)?.requiredForVerdict ?? true {
+                if CheckCatalogue.definition(for: results[index].id)?.requiredForVerdict ?? true || alsoRequired.contains(results[index].id) {
                     sawRequiredUnchecked = true
                 }
             case .pass, .warn, .skipped:

@@ -19,10 +19,11 @@ package enum EngagementImages {
 enum ImagingStage {
     static func context(
         trust: TrustStore, readerTrust: TrustStore?, lists: RunTrustLists = .none, verificationTime: Date, keepValues: Bool,
-        outDirectory: String, imageLimit: Int, scanKey: PublicKey?
+        outDirectory: String, imageLimit: Int, scanKey: PublicKey?, alsoRequired: Set<CheckID> = []
     ) -> TransactionContext {
         TransactionContext(
             trust: trust, readerTrust: readerTrust, lists: lists, verificationTime: verificationTime, keepValues: keepValues,
+            alsoRequired: alsoRequired,
             readEngagementImage: { EngagementImages.read($0) },
             processUploads: { manifest, files, reference in
                 processUploads(manifest: manifest, files: files, reference: reference, outDirectory: outDirectory, limit: imageLimit, scanKey: scanKey)

@@ -68,7 +68,7 @@ package final class Orchestrator: Sendable {
         var context = ImagingStage.context(
             trust: trust, readerTrust: readerTrust, lists: trustMaterial.lists, verificationTime: verificationTime,
             keepValues: configuration.keepValues || configuration.showValues, outDirectory: configuration.outDirectory,
-            imageLimit: configuration.imageLimit, scanKey: preflight.scanKey)
+            imageLimit: configuration.imageLimit, scanKey: preflight.scanKey, alsoRequired: configuration.alsoRequired)
         context.fallbackTranscript = preflight.transcript
         context.fallbackReaderKeyPEM = preflight.readerKeyPEM
         let reusePolicy = configuration.force ? nil : VerifyStage.ReusePolicy(
@@ -224,7 +224,8 @@ package final class Orchestrator: Sendable {
             case .transaction:
                 guard let transaction = judged.next() else { continue }
                 if transaction.verdict != .valid { allValid = false }
-                onEvent(.transaction(TransactionReport(transaction, proof: placed?.locations[transaction.transactionID])))
+                onEvent(.transaction(TransactionReport(
+                    transaction, proof: placed?.locations[transaction.transactionID], runVerificationTime: verificationTime)))
                 transaction.endSession()
             }
         }

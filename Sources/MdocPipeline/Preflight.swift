@@ -106,7 +106,7 @@ struct Preflight {
             "transcript " + digest(transcript),
             "readerKey " + digest(readerKeyPEM),
             "keepValues \(configuration.keepValues) \(configuration.keepPortraits)",
-        ]
+        ] + (configuration.alsoRequired.isEmpty ? [] : ["require " + configuration.alsoRequired.map(\.rawValue).sorted().joined(separator: ",")])
         return hexString(HashFunction.sha256.hash(Array(lines.joined(separator: "\n").utf8)))
     }
 

@@ -1,4 +1,5 @@
 package import Foundation
+package import MdocChecks
 package import MdocIngest
 
 /// Everything a run is told on the command line.
@@ -36,6 +37,8 @@ package struct RunConfiguration: Sendable {
     package var scanKeyPath: String?
     package var transcriptPath: String?
     package var readerKeyPath: String?
+    /// Checks required beyond the catalogue's (`--require revocation`): unchecked ⇒ indeterminate.
+    package var alsoRequired: Set<CheckID> = []
     package var ingestLimits: IngestLimits
     /// Write proofs and a run manifest (on by default).
     package var writeProofs: Bool

@@ -1,3 +1,4 @@
+package import Foundation
 package import MdocChecks
 package import MdocStore
 package import MdocVerification
@@ -23,8 +24,12 @@ extension Orchestrator {
         /// finds the proof in it. Nil without a proof.
         package var proofPath: String?
         package var reused: Bool
+        /// The instant the result was judged at: the run's, or for a reused result its own.
+        package var verificationTime: Date
+        /// For a reused result, the run that verified it.
+        package var reusedFromRunID: String?
 
-        init(_ judged: Judged, proof: ProofLocation?) {
+        init(_ judged: Judged, proof: ProofLocation?, runVerificationTime: Date) {
             name = judged.verified?.name ?? judged.transaction.bundle.name
             inputPath = judged.transaction.bundle.source
             transactionID = judged.transactionID
@@ -35,6 +40,8 @@ extension Orchestrator {
             documents = judged.verified?.documents ?? []
             proofPath = proof?.file
             reused = judged.verified == nil
+            verificationTime = judged.reuse?.prior.verificationTime ?? runVerificationTime
+            reusedFromRunID = judged.reuse?.prior.runID
         }
     }
 

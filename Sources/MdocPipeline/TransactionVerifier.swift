@@ -83,13 +83,13 @@ package struct TransactionContext: Sendable {
 
     package init(
         trust: TrustStore, readerTrust: TrustStore?, lists: RunTrustLists = .none, verificationTime: Date, keepValues: Bool = false,
-        decoding: CBORDecodingOptions = .default,
+        decoding: CBORDecodingOptions = .default, alsoRequired: Set<CheckID> = [],
         readEngagementImage: (@Sendable ([UInt8]) -> EngagementImageResult)? = nil,
         processUploads: (@Sendable ([UInt8], [String: [UInt8]], String) -> ProcessedUploads)? = nil
     ) {
         self.verifier = Verifier(
             trust: trust, readerTrust: readerTrust, lists: lists, verificationTime: verificationTime, decoding: decoding,
-            keepValues: keepValues)
+            keepValues: keepValues, alsoRequired: alsoRequired)
         self.readEngagementImage = readEngagementImage
         self.processUploads = processUploads
     }

@@ -66,6 +66,9 @@ struct ReportCharts {
         return svg(width: width, height: height, label: label, body: parts.joined())
     }
 
+    /// Characters of a bar label before it is cut.
+    static let labelCharacters = 34
+
     /// Horizontal bars, one per row, segments stacked, scaled to the largest row.
     func horizontalBars(_ rows: [BarRow], label: String) -> String {
         let labelWidth = 230.0, barWidth = 360.0, valueWidth = 110.0, rowHeight = 26.0, barHeight = 16.0
@@ -75,7 +78,7 @@ struct ReportCharts {
         var parts: [String] = []
         for (i, row) in rows.enumerated() {
             let y = Double(i) * rowHeight
-            parts.append(text(Self.shorten(row.label, to: 34), x: labelWidth - 8, y: y + rowHeight / 2 + 4, box: width, anchor: "end"))
+            parts.append(text(Self.shorten(row.label, to: Self.labelCharacters), x: labelWidth - 8, y: y + rowHeight / 2 + 4, box: width, anchor: "end"))
             parts.append(rect(x: labelWidth, y: y + (rowHeight - barHeight) / 2, width: barWidth, height: barHeight, box: width, cssClass: "bar-track", radius: 3))
             var offset = labelWidth
             var total = 0

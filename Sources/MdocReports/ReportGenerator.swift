@@ -55,6 +55,17 @@ package enum ReportGenerator {
         }
     }
 
+    /// Builds the report asked for without writing anything (`report --out -`: JSON to standard output).
+    ///
+    /// - Throws: ``ReportError`` (no runs, unknown run, empty period); ``MdocStore/StoreError``.
+    package static func build(store: ReportStore, request: ReportRequest) throws -> ComplianceReport {
+        try store.withReportQueries(cacheMegabytes: ReportLimits.cacheMegabytes) { queries in
+            var builder = ReportBuilder(queries: queries, request: request)
+            try builder.prepare()
+            return try builder.build()
+        }
+    }
+
     /// Builds the report asked for and writes the formats of `output`.
     ///
     /// - Throws: ``ReportError`` (no runs, unknown run, empty period, unwritable folder);

@@ -258,7 +258,11 @@ package struct ReportHTML {
                     label: check.checkID, segments: [ReportCharts.Segment(count: check.transactions, cssClass: "bar-invalid")],
                     value: f.integer(check.transactions))
             }
-            html += "<figure>\(charts.horizontalBars(Array(rows), label: s[.failuresByCheck]))</figure>"
+            html += "<figure>\(charts.horizontalBars(Array(rows), label: s[.failuresByCheck]))"
+            if failures.byCheck.count > ReportLimits.chartBars {
+                html += "<figcaption>\(e(s.format(.chartTop, ["n": f.integer(ReportLimits.chartBars), "total": f.integer(failures.byCheck.count)])))</figcaption>"
+            }
+            html += "</figure>"
             html += "<table>" + th([.columnCheck, .columnMeaning, .columnTransactions, .columnShare, .columnResults],
                                    numeric: [.columnTransactions, .columnShare, .columnResults]) + "<tbody>"
             for check in failures.byCheck {
@@ -315,11 +319,14 @@ package struct ReportHTML {
         return html + "</figure>"
     }
 
-    /// A short name for a chart: the subject's common name, else the subject, else the fingerprint.
+    /// A short name for a chart: the subject's common name (else the subject) and the first
+    /// eight hex digits of the fingerprint, so that two certificates of one subject differ; the
+    /// name is cut first, within the chart's label width.
     func issuerName(_ issuer: ComplianceReport.IssuerOutcome) -> String {
         guard let fingerprint = issuer.fingerprint else { return s[.noCertificate] }
         guard let subject = issuer.subject else { return String(fingerprint.prefix(16)) + "…" }
-        return Self.commonName(subject) ?? subject
+        let name = ReportCharts.shorten(Self.commonName(subject) ?? subject, to: ReportCharts.labelCharacters - 11)
+        return "\(name) · \(fingerprint.prefix(8))"
     }
 
     /// The `CN` of an RFC 4514 name (`CN=Utopia DS,O=Utopia,C=UT` → `Utopia DS`), unescaped.

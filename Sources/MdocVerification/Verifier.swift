@@ -26,6 +26,9 @@ package struct VerificationSettings: Sendable {
     package let keepValues: Bool
     /// The issuer chain results of each DS certificate, computed once per run.
     let issuerCache: IssuerChainCache
+    /// Checks the run requires beyond the catalogue's (`--require revocation`): left
+    /// `unchecked`, they make the verdict `indeterminate`.
+    package var alsoRequired: Set<CheckID> = []
 }
 
 /// What verification asks of the edges, injected by the pipeline: reading an engagement QR
@@ -56,11 +59,12 @@ package final class Verifier: Sendable {
 
     package init(
         trust: TrustStore, readerTrust: TrustStore? = nil, lists: RunTrustLists = .none, verificationTime: Date,
-        decoding: CBORDecodingOptions = .default, keepValues: Bool = false, policy: VerificationPolicy = .standard
+        decoding: CBORDecodingOptions = .default, keepValues: Bool = false, policy: VerificationPolicy = .standard,
+        alsoRequired: Set<CheckID> = []
     ) {
         self.settings = VerificationSettings(
             trust: trust, readerTrust: readerTrust, lists: lists, verificationTime: verificationTime, decoding: decoding,
-            keepValues: keepValues, issuerCache: IssuerChainCache())
+            keepValues: keepValues, issuerCache: IssuerChainCache(), alsoRequired: alsoRequired)
         self.policy = policy
         self.runner = CheckRunner(checks: policy.checks)
     }
@@ -120,8 +124,10 @@ package struct PendingVerification: Sendable {
         runner.run(.replay, transactionScope: true, &context)
         let checks = context.results
         return TransactionVerification(
-            checks: checks, facts: context.transaction, verdict: Verdict.judge(checks, at: .verification),
-            verdictAtCapture: context.transaction.metadata.capturedAt == nil ? nil : Verdict.judge(checks, at: .capture))
+            checks: checks, facts: context.transaction,
+            verdict: Verdict.judge(checks, at: .verification, alsoRequired: context.settings.alsoRequired),
+            verdictAtCapture: context.transaction.metadata.capturedAt == nil
+                ? nil : Verdict.judge(checks, at: .capture, alsoRequired: context.settings.alsoRequired))
     }
 }
 

@@ -166,7 +166,7 @@ struct CaptureCommand: AsyncParsableCommand {
         }
 
         let outputFormat = format ?? (isatty(STDOUT_FILENO) == 1 ? .text : .json)
-        let renderer = OutcomeRenderer(format: outputFormat, verificationTime: orchestrator.verificationTime)
+        let renderer = OutcomeRenderer(format: outputFormat, runID: orchestrator.runID)
         var allValid = true
         var attempts = 0
         for try await uri in input.stream {
@@ -178,10 +178,7 @@ struct CaptureCommand: AsyncParsableCommand {
                 attempt = try await capture.attempt(engagementURI: uri) { event in
                     switch event {
                     case .transaction(let report):
-                        renderer.render(TransactionOutcomeView(
-                            name: report.name, source: report.inputPath, verdict: report.verdict,
-                            verdictAtCapture: report.verdictAtCapture, checks: report.checks, documents: report.documents,
-                            referenceCode: report.referenceCode, proofPath: report.proofPath, reused: report.reused))
+                        renderer.render(TransactionOutcomeView(report, runID: orchestrator.runID))
                         if outputFormat == .text { Self.printValues(report.documents) }
                     case .ingestFailure(let source, let code, let reason):
                         renderer.renderFailure(source: source, code: code, reason: reason)

@@ -5,7 +5,8 @@ import MdocChecks
 struct ChecksCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "checks",
-        abstract: "List every check: id, the clause it enforces, and what it checks.")
+        abstract: "List every check: id, the clause it enforces, and what it checks.",
+        discussion: "Exit codes: 0 listed; 2 usage error; 130 interrupted (Ctrl-C).")
 
     @Option(name: .long, help: "Output format: text or json.")
     var format: OutputFormat = .text
@@ -18,7 +19,7 @@ struct ChecksCommand: ParsableCommand {
                 let object: [String: JSONValue] = [
                     "id": .string(definition.id.rawValue), "clause": .string(definition.clause),
                     "summary": .string(definition.summary), "requiredForVerdict": .bool(definition.requiredForVerdict),
-                    "timeDependent": .bool(definition.timeDependent),
+                    "timeDependent": .bool(definition.timeDependent), "failureClass": .string(definition.failureClass.rawValue),
                 ]
                 print(JSONValue.object(object).serialized())
             }
@@ -33,10 +34,19 @@ struct ChecksCommand: ParsableCommand {
                 let id = definition.id.rawValue.padding(toLength: width, withPad: " ", startingAt: 0)
                 let marks = (definition.timeDependent ? " [at capture and now]" : "")
                     + (definition.requiredForVerdict ? "" : " [optional]")
-                print("  \(id)  \(definition.summary)\(marks)")
+                print("  \(id)  \(definition.summary)\(marks)" + Style.dim(" [\(definition.failureClass.rawValue)]"))
                 print("  \(String(repeating: " ", count: width))  \(Style.dim(definition.clause))")
             }
-            print("\n\(all.count) checks. Statuses: pass, fail, warn, skipped (not applicable), unchecked (could not be performed).")
+            print("""
+
+                \(all.count) checks. Statuses: pass, fail, warn, skipped (not applicable), unchecked (could not be performed).
+                [at capture and now]: judged at the capture time and at the verification time.
+                [optional]: left unchecked (e.g. no CRL, no reader trust folder), it does not make the verdict \
+                indeterminate; a failure still makes it invalid.
+                A failure is [authenticity] (forged, tampered, malformed or untrusted data), [validity] \
+                (expired, not yet valid or revoked at the instant judged) or [policy] (consent, upload \
+                limits, request coverage).
+                """)
         }
     }
 }

@@ -15,6 +15,8 @@ struct InspectCommand: ParsableCommand {
             DeviceEngagement printed. A session message (session-establishment.cbor, session-data*.cbor) \
             with --reader-key is decrypted using the other files of its transaction folder \
             (engagement, session-establishment.cbor or session-transcript.cbor).
+            Exit codes: 0 shown; 1 the file could not be read, decoded or decrypted; 2 usage error; \
+            130 interrupted (Ctrl-C).
             """)
 
     @Argument(help: "A CBOR file, an engagement image, or a session message.")
@@ -30,15 +32,28 @@ struct InspectCommand: ParsableCommand {
             return
         }
         let name = (file as NSString).lastPathComponent
-        if let readerKey, name.hasPrefix("session-") {
-            try inspectSession(name: name, readerKeyPath: readerKey)
+        if name.hasPrefix("session-") && name != "session-transcript.cbor" {
+            // The reader's key beside the message (a transaction folder), unless one is given.
+            let beside = ((file as NSString).deletingLastPathComponent as NSString).appendingPathComponent("reader-key.pem")
+            guard let key = readerKey ?? (FileManager.default.fileExists(atPath: beside) ? beside : nil) else {
+                FileHandle.standardError.write(Data(
+                    "mdocverify: \(file) is an encrypted session message; give the reader's key with --reader-key KEY.pem (no reader-key.pem beside it)\n".utf8))
+                throw ExitCode(1)
+            }
+            if readerKey == nil { FileHandle.standardError.write(Data("mdocverify: decrypting with \(beside)\n".utf8)) }
+            try inspectSession(name: name, readerKeyPath: key)
             return
         }
-        if name == "engagement.txt" {
+        if name == "engagement.txt" || String(decoding: bytes.prefix(5), as: UTF8.self).lowercased() == "mdoc:" {
             let uri = String(decoding: bytes, as: UTF8.self)
             let engagement = try DeviceEngagement.bytes(fromURI: uri)
             print(try CBOR(decoding: engagement).diagnostic(expandEmbedded: true, pretty: true))
             return
+        }
+        if let kind = Self.textKind(bytes) {
+            FileHandle.standardError.write(Data(
+                "mdocverify: \(file) is \(kind), not CBOR or an image; inspect shows CBOR files (binary or hex), engagement images and session messages\n".utf8))
+            throw ExitCode(1)
         }
         let cbor = try InputFile.readCBOR(file)
         do {
@@ -83,5 +98,20 @@ struct InspectCommand: ParsableCommand {
             throw ExitCode(1)
         }
         print(item.diagnostic(expandEmbedded: true, pretty: true))
+    }
+
+    /// What a text file is ("a JSON document", "a PEM file", "text"), or `nil` for bytes that
+    /// may be CBOR (binary, or hex text, which ``InputFile/readCBOR(_:)`` reads).
+    static func textKind(_ bytes: [UInt8]) -> String? {
+        guard let text = String(validating: bytes, as: UTF8.self) else { return nil }
+        let trimmed = text.trimmingCharacters(in: .whitespacesAndNewlines)
+        if trimmed.isEmpty { return "empty" }
+        if trimmed.allSatisfy(\.isHexDigit) { return nil }
+        if (trimmed.hasPrefix("{") || trimmed.hasPrefix("[")), (try? JSONSerialization.jsonObject(with: Data(trimmed.utf8))) != nil {
+            return "a JSON document"
+        }
+        if trimmed.hasPrefix("-----BEGIN ") { return "a PEM file" }
+        // Binary CBOR can be valid UTF-8 only by chance; text with a line break or a space is text.
+        return trimmed.contains(where: { $0 == " " || $0 == "\n" }) ? "text" : nil
     }
 }

@@ -10,7 +10,7 @@ struct IntakeCommand: AsyncParsableCommand {
         abstract: "Take in sealed records carried as files (<sha256>.cose) and write a signed receipts file for the kiosk.",
         discussion: """
             Apply the receipts file at the kiosk with 'mdocverify kiosk receipts'. Exit codes: 0 every record stored \
-            (or already stored); 1 some were refused (the receipts say why); 2 usage or setup error.
+            (or already stored); 1 some were refused (the receipts say why); 2 usage or setup error; 130 interrupted (Ctrl-C).
             """)
 
     @Argument(help: "Folders of .cose records (or single .cose files).")

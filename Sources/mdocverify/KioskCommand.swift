@@ -17,7 +17,7 @@ struct KioskInitCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "init",
         abstract: "Create the kiosk's signing key (P-256, mode 0600) and certificate (DIR/kiosk-cert.pem, to enrol at the centre).",
-        discussion: "An existing kiosk key is never replaced. Exit codes: 0 created; 2 usage or setup error.")
+        discussion: "An existing kiosk key is never replaced. Exit codes: 0 created; 2 usage or setup error; 130 interrupted (Ctrl-C).")
 
     @Option(name: .long, help: "The kiosk's id: 1 to 64 characters of A-Z a-z 0-9 . _ -")
     var id: String
@@ -52,7 +52,8 @@ struct KioskInitCommand: ParsableCommand {
 
 struct KioskStatusCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
-        commandName: "status", abstract: "Show what waits in the outbox, since when, and the last sync.")
+        commandName: "status", abstract: "Show what waits in the outbox, since when, and the last sync.",
+        discussion: "Exit codes: 0 shown; 2 usage or setup error; 130 interrupted (Ctrl-C).")
 
     @Option(name: .long, help: "The kiosk's folder.")
     var dir: String
@@ -85,7 +86,10 @@ struct KioskExportCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "export",
         abstract: "Write the waiting records as <sha256>.cose files, to carry to the centre ('mdocverify intake').",
-        discussion: "The records stay in the outbox until the centre's receipts file is applied with 'kiosk receipts'.")
+        discussion: """
+            The records stay in the outbox until the centre's receipts file is applied with 'kiosk receipts'.
+            Exit codes: 0 written; 2 usage or setup error; 130 interrupted (Ctrl-C).
+            """)
 
     @Option(name: .long, help: "The kiosk's folder.")
     var dir: String
@@ -107,7 +111,7 @@ struct KioskReceiptsCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "receipts",
         abstract: "Apply a receipts file carried back from the centre: delete what it holds, mark what it refused.",
-        discussion: "Exit codes: 0 applied; 1 the file is not a receipt signed by the centre; 2 usage or setup error.")
+        discussion: "Exit codes: 0 applied; 1 the file is not a receipt signed by the centre; 2 usage or setup error; 130 interrupted (Ctrl-C).")
 
     @Option(name: .long, help: "The kiosk's folder.")
     var dir: String

@@ -1,5 +1,7 @@
 import ArgumentParser
 import Foundation
+import MdocCrypto
+import MdocStore
 
 /// `mdocverify`: batch and offline verification of ISO/IEC 18013-5 mobile documents.
 ///
@@ -13,14 +15,19 @@ struct MdocVerifyCommand: AsyncParsableCommand {
         commandName: "mdocverify",
         abstract: "Verify ISO/IEC 18013-5 mobile documents (mDL) offline, in batches.",
         discussion: """
-            Exit codes: 0 all inputs valid; 1 at least one invalid, indeterminate or rejected; \
-            2 usage or setup error.
+            Every command takes --color auto|always|never: auto (the default) colours standard \
+            output only on a terminal, and not when NO_COLOR is set.
+            Environment: MDOCVERIFY_TRUST, MDOCVERIFY_OUT and MDOCVERIFY_DB stand for --trust, --out \
+            and --db when those are not given (verify; report reads MDOCVERIFY_OUT and MDOCVERIFY_DB).
+            'mdocverify completions bash|zsh|fish' prints a shell completion script.
+            Exit codes (verify; each command's --help gives its own): 0 all inputs valid; 1 at least one \
+            invalid, indeterminate or rejected; 2 usage or setup error; 130 interrupted (Ctrl-C).
             """,
         version: ProcessorVersion.current,
         subcommands: [
             VerifyCommand.self, ReportCommand.self, SampleCommand.self, InspectCommand.self, ChecksCommand.self, ProofCommand.self,
             ImageCommand.self, TrustCommand.self, CaptureCommand.self, KioskCommand.self, SyncCommand.self,
-            ServeCommand.self, IntakeCommand.self,
+            ServeCommand.self, IntakeCommand.self, CompletionsCommand.self,
         ],
         defaultSubcommand: nil
     )
@@ -28,8 +35,19 @@ struct MdocVerifyCommand: AsyncParsableCommand {
     /// Runs the command, mapping argument and setup errors to exit code 2 (ArgumentParser's
     /// default would be 64) and keeping 0/1 for verification outcomes.
     static func main() async {
+        let arguments: [String]
         do {
-            var command = try parseAsRoot()
+            arguments = try ColorOption.strip(Array(CommandLine.arguments.dropFirst())).arguments
+        } catch {
+            FileHandle.standardError.write(Data("mdocverify: \(error.message)\n".utf8))
+            Foundation.exit(2)
+        }
+        if arguments == ["--version"] {
+            print(ProcessorVersion.full)
+            Foundation.exit(0)
+        }
+        do {
+            var command = try parseAsRoot(arguments)
             if var asyncCommand = command as? AsyncParsableCommand {
                 try await asyncCommand.run()
             } else {
@@ -62,4 +80,14 @@ struct SetupError: Error, CustomStringConvertible {
 
 enum ProcessorVersion {
     static let current = "0.1.0"
+
+    /// `--version`: this build and the libraries it runs with (OpenSSL and SQLite are linked
+    /// from the system, so they may change under the same build).
+    static var full: String {
+        """
+        mdocverify \(current)
+        OpenSSL \(OpenSSLLibrary.version.replacingOccurrences(of: "OpenSSL ", with: ""))
+        SQLite \(SQLiteLibrary.version ?? "unknown")
+        """
+    }
 }

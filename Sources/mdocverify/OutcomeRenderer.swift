@@ -1,44 +1,69 @@
 import Foundation
 import MdocChecks
 import MdocModel
+import MdocPipeline
 import MdocTime
 import MdocVerification
 
 /// What the CLI shows of one verified transaction.
 struct TransactionOutcomeView {
+    var runID: String
+    var transactionID: String
     var name: String
     var source: String
     var verdict: Verdict
     var verdictAtCapture: Verdict?
+    var verificationTime: Date
     var checks: [CheckResult]
     var documents: [DocumentFindings]
     var referenceCode: String? = nil
     var proofPath: String? = nil
     var reused: Bool = false
+    var reusedFromRunID: String? = nil
+
+    init(_ report: Orchestrator.TransactionReport, runID: String) {
+        self.runID = runID
+        transactionID = report.transactionID
+        name = report.name
+        source = report.inputPath
+        verdict = report.verdict
+        verdictAtCapture = report.verdictAtCapture
+        verificationTime = report.verificationTime
+        checks = report.checks
+        documents = report.documents
+        referenceCode = report.referenceCode
+        proofPath = report.proofPath
+        reused = report.reused
+        reusedFromRunID = report.reusedFromRunID
+    }
 }
 
-/// Prints outcomes as text for people or as JSON Lines for programs.
+/// How much text output shows of one transaction.
+enum TextDetail {
+    /// Every failure, warning and unchecked check, with what each check requires.
+    case full
+    /// One line: verdict, name, reference code and the failing checks.
+    case line
+}
+
+/// Prints outcomes as text for people or as JSON Lines for programs (docs/json-lines.md).
 final class OutcomeRenderer {
     let format: OutputFormat
-    let verificationTime: Date
-    private var counts: [Verdict: Int] = [:]
+    let runID: String
+    /// Columns a one-line outcome may take.
+    let width: Int
 
-    init(format: OutputFormat, verificationTime: Date) {
+    init(format: OutputFormat, runID: String, width: Int = Terminal.columns(of: STDOUT_FILENO)) {
         self.format = format
-        self.verificationTime = verificationTime
+        self.runID = runID
+        self.width = width
     }
 
-    func render(_ outcome: TransactionOutcomeView) {
-        counts[outcome.verdict, default: 0] += 1
+    func render(_ outcome: TransactionOutcomeView, detail: TextDetail = .full) {
         switch format {
         case .json: print(json(outcome).serialized())
-        case .text: print(text(outcome))
+        case .text: print(detail == .full ? text(outcome) : line(outcome))
         }
-    }
-
-    func renderSummary() {
-        let parts = Verdict.allCases.map { "\(counts[$0, default: 0]) \($0.rawValue)" }
-        print(Style.bold("Summary: ") + parts.joined(separator: ", "))
     }
 
     /// An input that did not become a transaction (hostile or corrupt archive, unreadable path).
@@ -46,13 +71,12 @@ final class OutcomeRenderer {
         switch format {
         case .json:
             let object: JSONValue = [
-                "transaction": .string((source as NSString).lastPathComponent), "source": .string(source),
-                "verdict": "rejected", "error": ["code": .string(code), "reason": .string(reason)],
+                "type": "rejectedInput", "runID": .string(runID), "source": .string(source),
+                "error": ["code": .string(code), "reason": .string(reason)],
             ]
             print(object.serialized())
         case .text:
-            let safe = TerminalText.escaped
-            print("\(Style.red(Style.bold("✗ REJECTED")))  \(safe(source))\n  \(safe(code)): \(safe(reason))")
+            print("\(Style.red(Style.bold("✗ REJECTED")))  \(TerminalText.escaped(source))\n  \(TerminalText.escaped(code)): \(TerminalText.escaped(reason))")
         }
     }
 
@@ -60,15 +84,20 @@ final class OutcomeRenderer {
 
     func json(_ outcome: TransactionOutcomeView) -> JSONValue {
         var pairs: [(String, JSONValue)] = [
-            ("transaction", .string(outcome.name)),
+            ("type", "transaction"),
+            ("runID", .string(runID)),
+            ("transactionID", .string(outcome.transactionID)),
+            ("displayName", .string(outcome.name)),
             ("source", .string(outcome.source)),
             ("verdict", .string(outcome.verdict.rawValue)),
             ("verdictAtCapture", .optional(outcome.verdictAtCapture?.rawValue)),
-            ("verificationTime", .string(RFC3339.format(verificationTime))),
+            ("verificationTime", .string(RFC3339.format(outcome.verificationTime))),
+            ("reused", .bool(outcome.reused)),
         ]
-        if let referenceCode = outcome.referenceCode { pairs.append(("referenceCode", .string(referenceCode))) }
-        if let proofPath = outcome.proofPath { pairs.append(("proof", .string(proofPath))) }
-        if outcome.reused { pairs.append(("reused", .bool(true))) }
+        if let run = outcome.reusedFromRunID { pairs.append(("reusedFromRunID", .string(run))) }
+        pairs.append(("failureClasses", .array(FailureClasses.of(outcome.checks).map { .string($0.rawValue) })))
+        pairs.append(("referenceCode", .optional(outcome.referenceCode)))
+        pairs.append(("proofPath", .optional(outcome.proofPath)))
         pairs.append(("checks", .array(outcome.checks.map(json))))
         pairs.append(("documents", .array(outcome.documents.map(json))))
         return .object(pairs)
@@ -78,6 +107,7 @@ final class OutcomeRenderer {
         var pairs: [(String, JSONValue)] = [
             ("id", .string(check.id.rawValue)), ("status", .string(check.status.rawValue)), ("detail", .string(check.detail)),
         ]
+        if check.status == .fail { pairs.append(("failureClass", .string(FailureClasses.of(check.id).rawValue))) }
         if !check.subject.isEmpty { pairs.append(("subject", .string(check.subject))) }
         if let instant = check.instant { pairs.append(("instant", .string(instant.rawValue))) }
         if !check.evidence.isEmpty {
@@ -114,16 +144,12 @@ final class OutcomeRenderer {
         let safe = TerminalText.escaped
         var lines: [String] = []
         let verdictText: String
-        switch outcome.verdict {
-        case .valid: verdictText = Style.green(Style.bold("✓ VALID"))
-        case .invalid: verdictText = Style.red(Style.bold("✗ INVALID"))
-        case .indeterminate: verdictText = Style.yellow(Style.bold("? INDETERMINATE"))
-        }
-        var header = "\(verdictText)  \(safe(outcome.name))"
-        if let code = outcome.referenceCode { header += "  ref \(safe(code))" }
-        header += Style.dim("  (judged at \(RFC3339.format(verificationTime))")
+        verdictText = Self.verdictLabel(outcome.verdict)
+        var header = "\(verdictText)  \(TerminalText.escaped(outcome.name))"
+        if let code = outcome.referenceCode { header += "  ref \(TerminalText.escaped(code))" }
+        header += Style.dim("  (judged at \(RFC3339.format(outcome.verificationTime))")
         if let capture = outcome.verdictAtCapture { header += Style.dim("; at capture: \(capture.rawValue)") }
-        if outcome.reused { header += Style.dim("; stored result reused") }
+        if let run = outcome.reusedFromRunID { header += Style.dim("; reused from run \(run)") }
         header += Style.dim(")")
         lines.append(header)
         for document in outcome.documents {
@@ -167,7 +193,7 @@ final class OutcomeRenderer {
             if let instant = check.instant { where_ += " (\(instant == .capture ? "at capture" : "now"))" }
             lines.append("  \(label) \(Style.bold(check.id.rawValue))\(where_): \(safe(check.detail))")
             if check.status == .fail, let definition = CheckCatalogue.definition(for: check.id) {
-                lines.append(Style.dim("            requires: \(definition.summary) (\(definition.clause))"))
+                lines.append(Style.dim("            \(definition.failureClass.rawValue); requires: \(definition.summary) (\(definition.clause))"))
             }
         }
         let tally = CheckStatus.allCases.compactMap { status -> String? in
@@ -176,5 +202,64 @@ final class OutcomeRenderer {
         }
         lines.append(Style.dim("  \(outcome.checks.count) checks: \(tally.joined(separator: ", "))"))
         return lines.joined(separator: "\n")
+    }
+
+    static func verdictLabel(_ verdict: Verdict) -> String {
+        switch verdict {
+        case .valid: Style.green(Style.bold("✓ VALID"))
+        case .invalid: Style.red(Style.bold("✗ INVALID"))
+        case .indeterminate: Style.yellow(Style.bold("? INDETERMINATE"))
+        }
+    }
+
+    /// Failing check ids named on a one-line outcome; the rest are counted.
+    static let lineChecksShown = 3
+
+    /// One line: verdict, name, reference code, the failed checks (for an indeterminate verdict,
+    /// the unchecked ones) with their classes; at most `width - 1` columns.
+    func line(_ outcome: TransactionOutcomeView) -> String {
+        var ids: [String] = []
+        let shown: [CheckStatus] = switch outcome.verdict {
+        case .valid: []
+        case .invalid: [.fail]
+        case .indeterminate: [.unchecked]
+        }
+        for status in shown {
+            for check in outcome.checks where check.status == status && !ids.contains(check.id.rawValue) { ids.append(check.id.rawValue) }
+        }
+        var named = ids.prefix(Self.lineChecksShown).joined(separator: ", ")
+        if ids.count > Self.lineChecksShown { named += " +\(ids.count - Self.lineChecksShown) more" }
+        let plainVerdict: String
+        switch outcome.verdict {
+        case .valid: plainVerdict = "✓ VALID"
+        case .invalid: plainVerdict = "✗ INVALID"
+        case .indeterminate: plainVerdict = "? INDETERMINATE"
+        }
+        let padding = String(repeating: " ", count: max(0, 16 - plainVerdict.count))
+        var rest = "  \(TerminalText.escaped(outcome.name))"
+        if let code = outcome.referenceCode { rest += "  \(code)" }
+        if !named.isEmpty { rest += "  \(named)" }
+        let classes = FailureClasses.of(outcome.checks)
+        if !classes.isEmpty { rest += " (\(classes.map(\.rawValue).joined(separator: ", ")))" }
+        if outcome.verdict == .valid && FailureClasses.revocationUnchecked(outcome.checks) { rest += "  revocation not checked" }
+        let room = max(8, width - 1 - plainVerdict.count - padding.count)
+        if rest.count > room { rest = String(rest.prefix(room - 1)) + "…" }
+        return Self.verdictLabel(outcome.verdict) + padding + rest
+    }
+}
+
+/// The classes of a transaction's failures (``FailureClass``), for text and JSON alike.
+enum FailureClasses {
+    static func of(_ id: CheckID) -> FailureClass { CheckCatalogue.definition(for: id)?.failureClass ?? .authenticity }
+
+    /// The distinct classes of the failed checks, in ``FailureClass`` order.
+    static func of(_ checks: [CheckResult]) -> [FailureClass] {
+        let failed = Set(checks.filter { $0.status == .fail }.map { of($0.id) })
+        return FailureClass.allCases.filter(failed.contains)
+    }
+
+    /// Whether revocation could not be checked (no CRL or status for the issuer).
+    static func revocationUnchecked(_ checks: [CheckResult]) -> Bool {
+        checks.contains { $0.id == .issuerRevocation && $0.status == .unchecked }
     }
 }

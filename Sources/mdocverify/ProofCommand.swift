@@ -76,7 +76,7 @@ struct ProofVerifyCommand: ParsableCommand {
 
             Exit codes: 0 everything verifies and the signer is trusted; 1 a signature, a proof, a run file \
             or a manifest does not verify, or the signer is not the trusted one; 2 usage error; 3 every \
-            signature is valid but the signer was not checked (give --cert or --processor-trust).
+            signature is valid but the signer was not checked (give --cert or --processor-trust); 130 interrupted (Ctrl-C).
             """)
 
     @Argument(help: "A proof, a run file, a run manifest, or an output folder (every run in it).")
@@ -170,10 +170,10 @@ struct ProofVerifyCommand: ParsableCommand {
         }
         let (outcome, text) = ProofOutcome.of(check.signer)
         if check.manifestPath == nil {
-            print("\(mark(outcome)) run \(run): did not finish (no manifest): \(check.proofCount) proof(s), each \(text); "
+            print("\(mark(outcome)) run \(run): did not finish (no manifest): \(Counting.of(check.proofCount, "proof")), each \(text); "
                 + "whether any is missing cannot be checked without a manifest")
         } else {
-            print("\(mark(outcome)) run \(run): manifest signature valid, \(check.proofCount) proof(s) present, unaltered and signed, "
+            print("\(mark(outcome)) run \(run): manifest signature valid, \(Counting.of(check.proofCount, "proof")) present, unaltered and signed, "
                 + "Merkle root matches; \(text)")
         }
         return outcome

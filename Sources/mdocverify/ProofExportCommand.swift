@@ -12,7 +12,7 @@ struct ProofExportCommand: ParsableCommand {
             its own with `mdocverify proof verify FILE --cert CERT` or scripts/verify-proof.py.
 
             Exit codes: 0 written; 1 no such proof in the folder; 2 usage error (the file exists, no \
-            such folder, not a reference code or transaction id).
+            such folder, not a reference code or transaction id); 130 interrupted (Ctrl-C).
             """)
 
     @Argument(help: "A reference code (XXXX-XXXX-XXXX-XXXX) or a transaction id (64 hex digits).")

@@ -9,13 +9,16 @@ struct ProofShowCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "show",
         abstract: "Show a proof, a run manifest or a run file: text on a terminal, JSON on a pipe.",
-        discussion: "Exit codes: 0 shown; 2 not a proof, manifest or run file, or a usage error.")
+        discussion: "Exit codes: 0 shown; 2 usage error, or not a proof, manifest or run file; 130 interrupted (Ctrl-C).")
 
     @Argument(help: "A proof (.cose), a run manifest (runs/<run>.cose) or a run file (.cbor-seq).")
     var file: String
 
     @Option(name: .long, help: "text or json (default: text on a terminal, json otherwise).")
     var format: OutputFormat?
+
+    @Flag(name: .long, help: "Text: every check, not only those that did not pass.")
+    var verbose = false
 
     @OptionGroup var signer: SignerOptions
 
@@ -49,7 +52,7 @@ struct ProofShowCommand: ParsableCommand {
             ]).serialized())
         } else {
             ProofText.printSignature(opened)
-            if opened.isProof { ProofText.printProof(opened.payload) } else { ProofText.printManifest(opened.payload) }
+            if opened.isProof { ProofText.printProof(opened.payload, allChecks: verbose) } else { ProofText.printManifest(opened.payload) }
         }
     }
 
@@ -94,7 +97,7 @@ struct ProofShowCommand: ParsableCommand {
             pairs.append(("unreadable", failure.map { .string($0.description) } ?? .null))
             print(JSONValue.object(pairs).serialized())
         } else {
-            print("  \(reader.recordCount) record(s)")
+            print("  \(Counting.of(reader.recordCount, "record"))")
             if let tail = reader.tail { print("  torn tail: \(tail)") }
             if let failure { print("  \(TerminalText.escaped(failure.description))") }
             print("  (signatures only: `mdocverify proof verify` checks the run against its manifest and its signer)")

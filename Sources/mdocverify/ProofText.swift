@@ -21,8 +21,8 @@ enum ProofText {
         line("signature", opened.signatureValid ? "valid" : "DOES NOT VERIFY")
         switch opened.signer {
         case .notChecked:
-            line("signer", "not checked (embedded certificate SHA-256 \(opened.embeddedCertificate.fingerprintHex); "
-                + "give --cert or --processor-trust to check it)")
+            line("signer", "not checked: give --cert or --processor-trust to check it")
+            line("", "embedded certificate SHA-256 \(opened.embeddedCertificate.fingerprintHex)")
         case .trusted(let subject, let sha256):
             line("signer", "\(TerminalText.escaped(subject)) (certificate SHA-256 \(sha256), trusted)")
         case .untrusted(let reason):
@@ -30,7 +30,8 @@ enum ProofText {
         }
     }
 
-    static func printProof(_ payload: CBOR) {
+    /// The proof's fields; `allChecks` lists every check, otherwise only those that did not pass.
+    static func printProof(_ payload: CBOR, allChecks: Bool = false) {
         let map = payload.map
         line("proof", text(map?["referenceCode"]))
         line("transaction", text(map?["transactionId"]))
@@ -56,9 +57,11 @@ enum ProofText {
         let checks = map?["checks"]?.array ?? .empty
         var counts: [String: Int] = [:]
         for check in checks { counts[text(check.map?["status"]), default: 0] += 1 }
-        line("checks", "\(checks.count): " + counts.sorted { $0.key < $1.key }.map { "\($0.value) \($0.key)" }.joined(separator: ", "))
+        line("checks", "\(checks.count): " + counts.sorted { $0.key < $1.key }.map { "\($0.value) \($0.key)" }.joined(separator: ", ")
+            + (allChecks || counts["pass", default: 0] == 0 ? "" : Style.dim(" (--verbose lists those that passed too)")))
         for check in checks {
             let status = text(check.map?["status"])
+            if status == "pass" && !allChecks { continue }
             let mark = status == "pass" ? Style.green("✓") : status == "fail" ? Style.red("✗") : Style.yellow("·")
             var parts = ["  \(mark) \(status.padding(toLength: 9, withPad: " ", startingAt: 0))", text(check.map?["id"])]
             if let subject = check.map?["subject"] { parts.append("[\(text(subject))]") }

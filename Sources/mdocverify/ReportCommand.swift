@@ -20,11 +20,11 @@ struct ReportCommand: ParsableCommand {
             with its latest verification.
             No personal data unless --include-values and the store kept values (verify --keep-values).
             Exit codes: 0 written; 2 usage or setup error (no database, a file that is not an mdocverify \
-            database or was written by an earlier build, no runs, unknown run, bad dates), with the error's code.
+            database or was written by an earlier build, no runs, unknown run, bad dates), with the error's code; 130 interrupted (Ctrl-C).
             """)
 
-    @Option(name: .long, help: "Report database.")
-    var db: String = "reports/mdocverify.sqlite"
+    @Option(name: .long, help: "Report database. Default: $MDOCVERIFY_DB, else $MDOCVERIFY_OUT/mdocverify.sqlite, else reports/mdocverify.sqlite.")
+    var db: String?
 
     @Option(name: .customLong("run"), help: "The run to report on (default: the latest run).")
     var runID: String?
@@ -38,8 +38,8 @@ struct ReportCommand: ParsableCommand {
     @Option(name: .long, help: "Formats to write, comma-separated: html, csv, json.")
     var format: String = "html,csv,json"
 
-    @Option(name: .long, help: "Folder the report files go to.")
-    var out: String = "reports"
+    @Option(name: .long, help: "Folder the report files go to; '-' writes the JSON report to standard output instead (no files). Default: $MDOCVERIFY_OUT, else reports.")
+    var out: String?
 
     @Option(name: .long, help: "Language of the HTML report: en or ar.")
     var lang: String = "en"
@@ -99,6 +99,10 @@ struct ReportCommand: ParsableCommand {
     }
 
     func run() throws {
+        let environment = ProcessInfo.processInfo.environment
+        let out = self.out ?? environment["MDOCVERIFY_OUT"] ?? "reports"
+        let verifyOut = environment["MDOCVERIFY_OUT"] ?? "reports"
+        let db = self.db ?? environment["MDOCVERIFY_DB"] ?? (verifyOut as NSString).appendingPathComponent("mdocverify.sqlite")
         // Read only: the report never writes to the store (which may be on read-only media),
         // and a file that is not a store is refused untouched.
         let store: ReportStore
@@ -118,6 +122,18 @@ struct ReportCommand: ParsableCommand {
         }
         var request = ReportRequest(scope: scope, generator: "mdocverify \(ProcessorVersion.current)", includeValues: includeValues)
         if let at, let time = RFC3339.parse(at) { request.referenceTime = time }
+        if out == "-" {
+            do {
+                let report = try ReportGenerator.build(store: store, request: request)
+                FileHandle.standardOutput.write(try ReportGenerator.json(report))
+                FileHandle.standardOutput.write(Data("\n".utf8))
+            } catch let error as ReportError {
+                throw SetupError(error.message)
+            } catch {
+                throw SetupError("cannot build the report from \(db): \(error)")
+            }
+            return
+        }
         let files: ReportFiles
         do {
             files = try ReportGenerator.generate(

@@ -18,6 +18,8 @@ struct SampleCommand: AsyncParsableCommand {
             lists for each transaction the planted defect, the checks that must fail and the verdict.
             The same --seed and --at give the same names, element values, dates, defects and keys; \
             ECDSA signatures stay randomized (OpenSSL 3.0 has no deterministic nonces).
+            Exit codes: 0 written; 2 usage or setup error (an option out of range, a folder not empty); \
+            130 interrupted (Ctrl-C).
             """)
 
     @Option(name: .long, help: "Output folder (new or empty), or a .tar.gz/.tgz file to create.")
@@ -112,7 +114,7 @@ struct SampleCommand: AsyncParsableCommand {
         let time = RFC3339.format(summary.verificationTime)
         var planted: [String] = ["\(summary.defective) with a planted defect"]
         if summary.expiredConsent > 0 { planted.append("\(summary.expiredConsent) with an expired consent") }
-        print("Wrote \(summary.transactions) sample transaction(s) to \(layout.output) (\(planted.joined(separator: ", ")); \(Self.megabytes(summary.bytes)))")
+        print("Wrote \(Counting.of(summary.transactions, "sample transaction")) to \(layout.output) (\(planted.joined(separator: ", ")); \(Self.megabytes(summary.bytes)))")
         print("  trust folder:      \(layout.trust)")
         print("  expected outcomes: \(layout.expected) (planned for \(time))")
         print("Verify them with:")

@@ -10,7 +10,7 @@ struct ServeCommand: AsyncParsableCommand {
         abstract: "Take in sealed records from kiosks over HTTP (POST /v1/batches), verify them again, answer with signed receipts.",
         discussion: """
             Put TLS in front with a reverse proxy (docs/kiosk.md). Runs until SIGTERM or SIGINT. \
-            Exit codes: 0 stopped; 2 usage or setup error.
+            Exit codes: 0 stopped (SIGTERM or SIGINT, Ctrl-C); 2 usage or setup error.
             """)
 
     @Option(name: .long, help: "HOST:PORT to listen on (port 0: any free port, printed when listening).")

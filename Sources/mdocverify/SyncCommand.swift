@@ -10,7 +10,7 @@ struct SyncCommand: AsyncParsableCommand {
         abstract: "Send the kiosk's sealed records to the centre; delete each once the centre's signed receipt for it is checked.",
         discussion: """
             Exit codes: 0 the outbox was sent and nothing was refused; 1 the sync stopped early (network, a refused \
-            request) or the centre refused records (kept, see 'kiosk status'); 2 usage or setup error.
+            request) or the centre refused records (kept, see 'kiosk status'); 2 usage or setup error; 130 interrupted (Ctrl-C).
             """)
 
     @Option(name: .long, help: "The kiosk's folder.")

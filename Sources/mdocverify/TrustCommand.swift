@@ -27,7 +27,7 @@ struct TrustShowCommand: ParsableCommand {
             JSON Lines (--format json): one object per trusted certificate (subject, sha256, source, \
             docTypes, notAfter, expired), and one per refusal (source, refused, failures).
 
-            Exit codes: 0 shown, nothing refused; 1 a list or an entry of a list refused; 2 usage error.
+            Exit codes: 0 shown, nothing refused; 1 a list or an entry of a list refused; 2 usage error; 130 interrupted (Ctrl-C).
             """)
 
     @Option(name: .long, help: "A trust folder: IACA certificates (PEM or DER) and CRLs.")

@@ -20,14 +20,23 @@ struct VerifyCommand: AsyncParsableCommand {
             a signed proof per transaction under --out.
             Every check is reported; a failure never hides another. Time-dependent checks are judged \
             at the verification time (--at, default now) and, when transaction.json gives it, at the capture time.
-            Exit codes: 0 every input valid; 1 at least one invalid, indeterminate or rejected input; 2 usage or setup error.
+            Text output: one transaction in full; a batch as a progress line (on a terminal) and a \
+            summary; --list problems adds one line per transaction not valid, --verbose shows each in \
+            full, --quiet prints the summary alone. JSON Lines only with --format json, whatever the \
+            output is (a pipe, a file, a terminal): one record per transaction, one per rejected input, \
+            then a closing summary record (docs/json-lines.md).
+            Environment: MDOCVERIFY_TRUST, MDOCVERIFY_OUT, MDOCVERIFY_DB stand for --trust, --out, --db \
+            when those are not given; NO_COLOR (or --color never) turns colours off.
+            Exit codes: 0 every input valid; 1 at least one invalid, indeterminate or rejected input; \
+            2 usage or setup error (a mistyped input path too, found before anything is written); \
+            130 interrupted (Ctrl-C): the batch in flight is recorded and the same command resumes.
             """)
 
     @Argument(help: "Transaction folders, archives, DeviceResponse files, or '-' for a list on standard input.")
     var inputs: [String]
 
-    @Option(name: .long, help: "Folder with the trusted IACA certificates (PEM or DER) and CRLs.")
-    var trust: String
+    @Option(name: .customLong("trust"), help: "Folder with the trusted IACA certificates (PEM or DER) and CRLs. Default: $MDOCVERIFY_TRUST.")
+    var trustOption: String?
 
     @Option(name: .customLong("reader-trust"), help: "Folder with trusted reader root certificates (reader authentication).")
     var readerTrust: String?
@@ -41,14 +50,26 @@ struct VerifyCommand: AsyncParsableCommand {
     @Option(name: .customLong("reader-key"), help: "The reader's ephemeral private key (PKCS#8 PEM) for inputs that carry none.")
     var readerKey: String?
 
-    @Option(name: .long, help: "Output folder: database, proofs, run manifests, re-encoded images.")
-    var out: String = "reports"
+    @Option(name: .customLong("out"), help: "Output folder: database, proofs, run manifests, re-encoded images. Default: $MDOCVERIFY_OUT, else reports.")
+    var outOption: String?
 
-    @Option(name: .long, help: "Report database path. Default: <out>/mdocverify.sqlite.")
-    var db: String?
+    @Option(name: .customLong("db"), help: "Report database path. Default: $MDOCVERIFY_DB, else <out>/mdocverify.sqlite.")
+    var dbOption: String?
+
+    /// The options the environment may give (documented in --help).
+    var trust: String { trustOption ?? Self.environment("MDOCVERIFY_TRUST") ?? "" }
+    var out: String { outOption ?? Self.environment("MDOCVERIFY_OUT") ?? "reports" }
+    var db: String? { dbOption ?? Self.environment("MDOCVERIFY_DB") }
+
+    static func environment(_ name: String) -> String? {
+        ProcessInfo.processInfo.environment[name].flatMap { $0.isEmpty ? nil : $0 }
+    }
 
     @Option(name: .long, help: "Transactions verified at once. Default: all cores.")
     var jobs: Int?
+
+    @Option(name: .long, help: "Evidence the verdict requires beyond the standard's: revocation (without a CRL or status for the issuer, the transaction is indeterminate, not valid).")
+    var require: [RequiredEvidence] = []
 
     @Flag(name: .long, help: "Verify again even when a stored result could be reused.")
     var force = false
@@ -74,14 +95,19 @@ struct VerifyCommand: AsyncParsableCommand {
     @Option(name: .customLong("scan-key"), help: "Scan-SDK public key (PEM) that checks uploads' dataSignature.")
     var scanKey: String?
 
-    @Option(name: .long, help: "Output: text (for people) or json (JSON Lines, one object per transaction). Default: text on a terminal, json on a pipe.")
+    @Option(name: .long, help: "Output: text (for people, the default) or json (JSON Lines: docs/json-lines.md).")
     var format: OutputFormat?
 
-    @Option(name: .long, help: "Which transactions text output lists: all, or problems (not valid). Default: all for a single transaction, problems otherwise (with a progress line on a terminal).")
+    @Option(name: .long, help: "Which transactions text output lists, one line each: all, or problems (not valid), at most \(VerifyCommand.listCap) lines. Default: a single transaction in full; a batch as a progress line and a summary.")
     var list: ListMode?
 
     @OptionGroup(title: "Signed lists and document status")
     var trustLists: TrustListOptions
+    @Flag(name: .long, help: "Text: every listed transaction in full (failures, warnings, unchecked checks). Alone: every transaction.")
+    var verbose = false
+
+    @Flag(name: .long, help: "Text: nothing but the summary (and errors).")
+    var quiet = false
 
     @OptionGroup(title: "Ingest limits (hostile or runaway archives are refused past them)")
     var ingestLimits: IngestLimitOptions
@@ -89,7 +115,12 @@ struct VerifyCommand: AsyncParsableCommand {
     @Option(name: .customLong("batch-size"), help: ArgumentHelp("Transactions per database write.", visibility: .hidden))
     var batchSize: Int = 256
 
+    /// Lines of a `--list` before the rest are counted in one "+N more" line.
+    static let listCap = 50
+
     func validate() throws {
+        if verbose && quiet { throw ValidationError("--verbose and --quiet exclude each other") }
+        if trust.isEmpty { throw ValidationError("give the trusted IACA certificates: --trust DIR (or set MDOCVERIFY_TRUST)") }
         if let at, RFC3339.parse(at) == nil {
             throw ValidationError("--at \(at) is not an RFC 3339 time; write it like 2021-01-01T00:00:00Z")
         }
@@ -128,6 +159,14 @@ struct VerifyCommand: AsyncParsableCommand {
         configuration.readerKeyPath = readerKey
         configuration.batchSize = batchSize
         configuration.ingestLimits = ingestLimits.limits
+        configuration.alsoRequired = Set(require.map(\.check))
+
+        // A mistyped path is a usage error, found before any key, database or run is created.
+        let missing = paths.filter { !FileManager.default.fileExists(atPath: $0) }
+        if !missing.isEmpty {
+            let shown = missing.prefix(3).map { TerminalText.escaped($0) }.joined(separator: ", ")
+            throw ValidationError("no such input: \(shown)\(missing.count > 3 ? " (+\(missing.count - 3) more)" : ""); check the path")
+        }
 
         let orchestrator: Orchestrator
         do {
@@ -136,21 +175,21 @@ struct VerifyCommand: AsyncParsableCommand {
             throw SetupError("\(error)")
         }
         let stderrIsTerminal = isatty(STDERR_FILENO) == 1
-        let stdoutIsTerminal = isatty(STDOUT_FILENO) == 1
-        let outputFormat = format ?? (stdoutIsTerminal ? .text : .json)
+        let outputFormat = format ?? .text
         if let identity = orchestrator.signer?.identity, identity.created {
-            note("created a local signing key and self-signed certificate under \(out)/keys/ (mode 0600); pass --signing-key/--signing-cert to use your own")
+            note("created a local signing key and certificate in \(out)/keys/ (mode 0600)")
+            note("give --signing-key and --signing-cert to sign with your own")
         }
         for warning in orchestrator.trust.warnings { note("--trust: \(warning)") }
         for warning in orchestrator.readerTrust?.warnings ?? [] { note("--reader-trust: \(warning)") }
         if !orchestrator.interruptedRuns.isEmpty {
-            note("resuming: \(orchestrator.interruptedRuns.count) earlier run(s) were interrupted; stored results are reused")
+            note("resuming: \(Counting.of(orchestrator.interruptedRuns.count, "earlier run")) interrupted; stored results are reused")
         }
 
-        let renderer = OutcomeRenderer(format: outputFormat, verificationTime: orchestrator.verificationTime)
+        let renderer = OutcomeRenderer(format: outputFormat, runID: orchestrator.runID)
         let single = paths.count == 1 && Self.isSingleTransaction(paths[0])
-        let listMode = list ?? (single ? .all : .problems)
-        let progress = Progress(enabled: stderrIsTerminal && !single)
+        let listing = TextListing(single: single, list: list, verbose: verbose, quiet: quiet)
+        let progress = Progress(enabled: stderrIsTerminal && !single && !quiet)
         if progress.enabled {
             // Count the inputs alongside the run, so the progress line can show an ETA once known.
             let limits = configuration.ingestLimits
@@ -171,25 +210,33 @@ struct VerifyCommand: AsyncParsableCommand {
         defer { signals.cancel() }
 
         let result: Orchestrator.RunResult
+        let tally = Mutex(BatchTally())
+        let listed = Mutex(0)
+        let runID = orchestrator.runID
         do {
             result = try await orchestrator.run { event in
                 switch event {
                 case .transaction(let report):
                     progress.count(verdict: report.verdict)
-                    if outputFormat == .json || listMode == .all || report.verdict != .valid {
+                    tally.withLock { $0.add(report) }
+                    if outputFormat == .json {
+                        renderer.render(TransactionOutcomeView(report, runID: runID))
+                    } else if listing.lists(report.verdict), listing.withinCap(listed.withLock { value -> Int in
+                        value += 1
+                        return value
+                    }) {
                         progress.clear()
-                        renderer.render(TransactionOutcomeView(
-                            name: report.name, source: report.inputPath, verdict: report.verdict,
-                            verdictAtCapture: report.verdictAtCapture, checks: report.checks, documents: report.documents,
-                            referenceCode: report.referenceCode, proofPath: report.proofPath, reused: report.reused))
+                        renderer.render(TransactionOutcomeView(report, runID: runID), detail: listing.detail)
                         signals.flushOutput()
                     }
                     progress.draw()
                 case .ingestFailure(let source, let code, let reason):
-                    progress.countFailure()
-                    progress.clear()
-                    renderer.renderFailure(source: source, code: code, reason: reason)
-                    signals.flushOutput()
+                    progress.countRejected()
+                    if outputFormat == .json || listing.which != nil {
+                        progress.clear()
+                        renderer.renderFailure(source: source, code: code, reason: reason)
+                        signals.flushOutput()
+                    }
                     progress.draw()
                 }
             }
@@ -198,15 +245,24 @@ struct VerifyCommand: AsyncParsableCommand {
             throw SetupError("\(error)")
         }
         progress.finish()
+        let exitCode: Int32 = result.interrupted ? 130 : (result.allValid ? 0 : 1)
+        let finalTally = tally.withLock { $0 }
+        let overCap = listed.withLock { $0 } - Self.listCap
+        if outputFormat == .text && listing.capped && overCap > 0 {
+            print("+\(Counting.number(overCap)) more: see the report (mdocverify report --run \(runID))")
+        }
+        if outputFormat == .json {
+            print(Summary.json(result, tally: finalTally, exitCode: exitCode).serialized())
+        }
         if outputFormat == .text || stderrIsTerminal {
-            let summary = Summary.text(result, out: out, processorCertificate: signingCert ?? "\(out)/keys/processor-cert.pem")
+            let summary = Summary.text(result, tally: finalTally, out: out, processorCertificate: signingCert ?? "\(out)/keys/processor-cert.pem")
             if outputFormat == .text { print(summary) } else { FileHandle.standardError.write(Data((summary + "\n").utf8)) }
         }
         if result.interrupted {
-            note("interrupted: \(result.summary.transactions) transaction(s) recorded in \(result.databasePath); run the same command again to go on")
+            note("interrupted: \(Counting.of(result.summary.transactions, "transaction")) recorded in \(result.databasePath); run the same command again to go on")
             throw ExitCode(130)
         }
-        if !result.allValid { throw ExitCode(1) }
+        if exitCode != 0 { throw ExitCode(exitCode) }
     }
 
     /// Whether `path` is one transaction: a `.cbor` file, or a folder holding bundle files.
@@ -223,117 +279,49 @@ struct VerifyCommand: AsyncParsableCommand {
     }
 }
 
+/// `--require WHAT`: evidence a run requires for a `valid` verdict.
+enum RequiredEvidence: String, ExpressibleByArgument, CaseIterable {
+    case revocation
+
+    var check: CheckID {
+        switch self {
+        case .revocation: .issuerRevocation
+        }
+    }
+}
+
 enum ListMode: String, ExpressibleByArgument, CaseIterable {
     case all, problems
 }
 
-/// A one-line progress display on a terminal: count, rate, invalid so far.
-final class Progress: @unchecked Sendable {
-    let enabled: Bool
-    private let lock = NSLock()
-    private var done = 0
-    private var invalid = 0
-    private var failed = 0
-    private let started = Date()
-    private var lastDraw = Date.distantPast
-    private var total: Int?
-    private var finished = false
+/// Which transactions text output prints, and how much of each.
+struct TextListing: Sendable {
+    /// Transactions listed: `nil` lists none (the summary counts them).
+    var which: ListMode?
+    var detail: TextDetail
+    /// Whether the number of listed transactions is capped (one-line listings only).
+    var capped: Bool
 
-    init(enabled: Bool) { self.enabled = enabled }
+    init(single: Bool, list: ListMode?, verbose: Bool, quiet: Bool) {
+        if quiet {
+            which = nil
+        } else if let list {
+            which = list
+        } else {
+            which = single || verbose ? .all : nil
+        }
+        detail = single || verbose ? .full : .line
+        capped = detail == .line
+    }
 
-    func setTotal(_ total: Int) { lock.withLock { self.total = total } }
-    var isFinished: Bool { lock.withLock { finished } }
-
-    func count(verdict: Verdict) {
-        lock.withLock {
-            done += 1
-            if verdict != .valid { invalid += 1 }
+    func lists(_ verdict: Verdict) -> Bool {
+        switch which {
+        case nil: false
+        case .all: true
+        case .problems: verdict != .valid
         }
     }
 
-    func countFailure() { lock.withLock { failed += 1 } }
-
-    func draw() {
-        guard enabled else { return }
-        lock.withLock {
-            let now = Date()
-            guard now.timeIntervalSince(lastDraw) > 0.1 else { return }
-            lastDraw = now
-            let elapsed = max(now.timeIntervalSince(started), 0.001)
-            let rate = Double(done) / elapsed
-            var line: String
-            if let total, total > 0 {
-                let remaining = rate > 0 ? Double(max(0, total - done)) / rate : 0
-                line = String(format: "  %d/%d transactions  %.0f/s  ETA %@  %d not valid", done, total, rate, Self.duration(remaining), invalid)
-            } else {
-                line = String(format: "  %d transactions  %.0f/s  %d not valid", done, rate, invalid)
-            }
-            if failed > 0 { line += "  \(failed) inputs rejected" }
-            FileHandle.standardError.write(Data("\r\u{1B}[2K\(line)".utf8))
-        }
-    }
-
-    static func duration(_ seconds: Double) -> String {
-        let s = Int(seconds.rounded())
-        return s >= 3600 ? String(format: "%dh%02dm", s / 3600, s % 3600 / 60) : String(format: "%d:%02d", s / 60, s % 60)
-    }
-
-    func finish() {
-        lock.withLock { finished = true }
-        clear()
-    }
-
-    func clear() {
-        guard enabled else { return }
-        FileHandle.standardError.write(Data("\r\u{1B}[2K".utf8))
-    }
-}
-
-/// The end-of-run summary.
-enum Summary {
-    static func text(_ result: Orchestrator.RunResult, out: String, processorCertificate: String) -> String {
-        let s = result.summary
-        var lines: [String] = []
-        lines.append(Style.bold("Run \(result.runID)") + ": \(s.transactions) transaction(s)" + (s.reused > 0 ? ", \(s.reused) reused from earlier runs" : "")
-            + (s.ingestFailures > 0 ? ", \(s.ingestFailures) input(s) rejected" : ""))
-        func verdicts(_ counts: [Verdict: Int]) -> String {
-            Verdict.allCases.map { v in
-                let n = counts[v, default: 0]
-                let text = "\(n) \(v.rawValue)"
-                switch v {
-                case .valid: return n > 0 ? Style.green(text) : text
-                case .invalid: return n > 0 ? Style.red(text) : text
-                case .indeterminate: return n > 0 ? Style.yellow(text) : text
-                }
-            }.joined(separator: ", ")
-        }
-        lines.append("  now:        " + verdicts(s.verdictNow))
-        let captureKnown = s.verdictAtCapture.values.reduce(0, +)
-        lines.append("  at capture: " + (captureKnown > 0 ? verdicts(s.verdictAtCapture) : "no capture times recorded")
-            + (s.noCaptureVerdict > 0 && captureKnown > 0 ? " (\(s.noCaptureVerdict) without a capture time)" : ""))
-        if !s.topFailingChecks.isEmpty {
-            lines.append("  top failing checks:")
-            for check in s.topFailingChecks.prefix(5) {
-                let meaning = CheckCatalogue.definition(for: check.id)?.summary ?? ""
-                lines.append("    \(rightAligned(check.transactions, width: 6))  \(check.id.rawValue)  " + Style.dim(meaning))
-            }
-        }
-        lines.append("  database:   \(result.databasePath)")
-        if let manifest = result.manifestPath {
-            lines.append("  proofs:     \(result.proofCount) under \(out)/proofs/\(result.runID)/, run manifest \(manifest)")
-            lines.append(Style.dim("  check them: mdocverify proof verify \(manifest) --cert \(processorCertificate)"))
-        }
-        let images = (out as NSString).appendingPathComponent("images")
-        if let entries = try? FileManager.default.contentsOfDirectory(atPath: images), !entries.isEmpty {
-            lines.append("  images:     re-encoded document scans under \(images)/")
-        }
-        lines.append(Style.dim("  report:     mdocverify report --db \(result.databasePath) --run \(result.runID)"))
-        return lines.joined(separator: "\n")
-    }
-
-    /// `count` padded with spaces on the left to `width` characters, for a column of numbers.
-    private static func rightAligned(_ count: Int, width: Int) -> String {
-        let text = String(count)
-        return String(repeating: " ", count: max(0, width - text.count)) + text
-    }
+    /// Whether the `count`-th listed transaction is printed (past ``VerifyCommand/listCap`` it is only counted).
+    func withinCap(_ count: Int) -> Bool { !capped || count <= VerifyCommand.listCap }
 }

@@ -35,7 +35,7 @@ final class CLITests: XCTestCase {
         let failing = Set(checks.filter { $0["status"] as? String == "fail" }.compactMap { $0["id"] as? String })
         XCTAssertEqual(failing, ["issuer.ds.validity", "mso.validity"])
         XCTAssertNotNil(object["referenceCode"] as? String)
-        XCTAssertNotNil(object["proof"] as? String)
+        XCTAssertNotNil(object["proofPath"] as? String)
     }
 
     /// The binary allocates through jemalloc (Package.swift links it into the executables:
@@ -52,12 +52,24 @@ final class CLITests: XCTestCase {
     func testUsageAndSetupErrorsExitTwo() throws {
         let unknownFlag = try CLI.run(["verify", "x.cbor", "--trust", "samples/annex-d/trust", "--bogus"])
         XCTAssertEqual(unknownFlag.status, 2)
-        let missingTrust = try CLI.run(["verify", "x.cbor", "--trust", "/no/such/folder", "--out", out])
+        let missingTrust = try CLI.run(["verify", "samples/annex-d/device-response.cbor", "--trust", "/no/such/folder", "--out", out])
         XCTAssertEqual(missingTrust.status, 2)
         XCTAssertTrue(missingTrust.stderr.contains("--trust"), missingTrust.stderr)
         let badTime = try CLI.run(["verify", "x.cbor", "--trust", "samples/annex-d/trust", "--at", "yesterday"])
         XCTAssertEqual(badTime.status, 2)
         XCTAssertTrue(badTime.stderr.contains("RFC 3339"), badTime.stderr)
+    }
+
+    /// A mistyped input path is a usage error found before any key, database or run is made.
+    func testAMistypedInputPathExitsTwoBeforeAnythingIsWritten() throws {
+        let result = try CLI.run(["verify", "samples/transactions", "samples/transactionz", "--trust", "samples/trust", "--out", out])
+        XCTAssertEqual(result.status, 2, result.stdout)
+        XCTAssertTrue(result.stderr.contains("no such input: samples/transactionz"), result.stderr)
+        XCTAssertFalse(FileManager.default.fileExists(atPath: out), "nothing created under --out")
+        let listed = try CLI.run(["verify", "-", "--trust", "samples/trust", "--out", out], stdin: "samples/transactions/tx-00001\nno/such\n")
+        XCTAssertEqual(listed.status, 2)
+        XCTAssertTrue(listed.stderr.contains("no/such"), listed.stderr)
+        XCTAssertFalse(FileManager.default.fileExists(atPath: out))
     }
 
     func testMalformedInputsAreReportedAndTheBatchGoesOn() throws {
@@ -70,7 +82,7 @@ final class CLITests: XCTestCase {
         let result = try CLI.run(["verify", garbage, truncated, "samples/annex-d/device-response.cbor",
                                   "--trust", "samples/annex-d/trust", "--at", "2021-01-01T00:00:00Z", "--out", "\(out)/r", "--format", "json"])
         XCTAssertEqual(result.status, 1)
-        let lines = result.stdout.split(separator: "\n")
+        let lines = result.records("transaction")
         XCTAssertEqual(lines.count, 3, result.stdout + result.stderr)
         XCTAssertTrue(lines[0].contains("\"cbor.limits\""), String(lines[0]))
         XCTAssertTrue(lines[1].contains("\"cbor.wellformed\""), String(lines[1]))
@@ -97,7 +109,7 @@ final class CLITests: XCTestCase {
                       "--reader-key", "samples/annex-d/reader-key.pem", "--at", "2021-01-01T00:00:00Z", "--format", "json"]
         let within = try CLI.run(["verify", "\(out)/batch.tar.gz", "--out", "\(out)/r1"] + common)
         XCTAssertEqual(within.status, 0, within.stdout + within.stderr)
-        XCTAssertEqual(within.stdout.split(separator: "\n").count, 3)
+        XCTAssertEqual(within.records("transaction").count, 3)
         let refused = try CLI.run(["verify", "\(out)/batch.tar.gz", "samples/annex-d/device-response.cbor",
                                    "--out", "\(out)/r2", "--max-archive-entries", "2"] + common)
         XCTAssertEqual(refused.status, 1, refused.stdout + refused.stderr)
@@ -109,24 +121,36 @@ final class CLITests: XCTestCase {
         XCTAssertEqual(try CLI.run(["verify", "x.cbor", "--trust", "samples/annex-d/trust", "--max-compression-ratio", "0"]).status, 2)
     }
 
-    /// Text output of a batch lists the problems only (the summary counts the rest); `--list all`
-    /// lists every transaction; one transaction is always listed in full.
+    /// Text output of a batch is its summary; `--list problems` adds one line per transaction not
+    /// valid, `--list all` one per transaction, `--verbose` each in full; one transaction is always
+    /// shown in full.
     func testTextOutputListsProblemsOfABatchAndEverythingWithListAll() throws {
         let common = ["verify", "samples/transactions", "--trust", "samples/trust", "--at", "2026-11-22T12:00:00Z",
                       "--out", out, "--format", "text"]
-        let problems = try CLI.run(common)
+        let compact = try CLI.run(common)
+        XCTAssertEqual(compact.status, 1)
+        XCTAssertFalse(compact.stdout.contains("VALID  "), compact.stdout)
+        XCTAssertTrue(compact.stdout.hasPrefix("Run "), compact.stdout)
+        let problems = try CLI.run(common + ["--list", "problems"])
         XCTAssertEqual(problems.status, 1)
         let listed = problems.stdout.split(separator: "\n").filter { $0.contains("VALID  ") }
         XCTAssertEqual(listed.count, 6, problems.stdout)
         XCTAssertTrue(listed.allSatisfy { $0.contains("INVALID") })
-        // The summary: verdicts now and at capture, the top failing checks, where the outputs are.
+        XCTAssertFalse(problems.stdout.contains("requires:"), "one line each")
+        // The summary: verdicts now and at capture, the failing checks, where the outputs are.
         for expected in ["now:        18 valid, 6 invalid, 0 indeterminate", "at capture: 19 valid, 5 invalid",
-                         "top failing checks:", "mso.digestAlgorithm", "database:   \(out)/mdocverify.sqlite",
+                         "failing checks (transactions):", "mso.digestAlgorithm", "database:   \(out)/mdocverify.sqlite",
                          "proofs:     23 under \(out)/proofs/20", "images:     re-encoded document scans under \(out)/images/"] {
             XCTAssertTrue(problems.stdout.contains(expected), "\(expected) in\n\(problems.stdout)")
         }
         let all = try CLI.run(common + ["--list", "all"])
         XCTAssertEqual(all.stdout.split(separator: "\n").filter { $0.contains("VALID  ") }.count, 24, all.stdout)
+        let verbose = try CLI.run(common + ["--verbose", "--list", "problems"])
+        XCTAssertEqual(verbose.stdout.split(separator: "\n").filter { $0.contains("VALID  ") }.count, 6, verbose.stdout)
+        XCTAssertGreaterThanOrEqual(verbose.stdout.components(separatedBy: "requires:").count - 1, 6, "each failure with what it requires")
+        let quiet = try CLI.run(common + ["--quiet", "--list", "all"])
+        XCTAssertTrue(quiet.stdout.hasPrefix("Run "), quiet.stdout)
+        XCTAssertFalse(quiet.stdout.contains("VALID  "), quiet.stdout)
         let single = try CLI.run(["verify", "samples/transactions/tx-00002", "--trust", "samples/trust",
                                   "--at", "2026-11-22T12:00:00Z", "--out", "\(out)/one", "--format", "text"])
         XCTAssertEqual(single.status, 0, single.stderr)
@@ -153,7 +177,7 @@ final class CLITests: XCTestCase {
     func testPathListFromStandardInput() throws {
         let result = try CLI.run(["verify", "-", "--trust", "samples/annex-d/trust", "--out", out, "--format", "json",
                                   "--at", "2021-01-01T00:00:00Z"], stdin: "samples/annex-d/device-response.cbor\n\n")
-        XCTAssertEqual(result.stdout.split(separator: "\n").count, 1, result.stderr)
+        XCTAssertEqual(result.records("transaction").count, 1, result.stderr)
     }
 
     /// `count` transaction folders under `<out>/in` (same PKI, distinct transactions: distinct
@@ -191,7 +215,7 @@ final class CLITests: XCTestCase {
 
         let resumed = try CLI.run(arguments)
         XCTAssertEqual(resumed.status, 0, resumed.stderr)
-        XCTAssertEqual(resumed.stdout.split(separator: "\n").count, count)
+        XCTAssertEqual(resumed.records("transaction").count, count)
         XCTAssertEqual(try store.query(sql: "SELECT count(*) FROM verification").first?.first?.int64, Int64(count), "nothing verified twice")
         if case .broken(let seq, let reason) = try store.verifyAuditChain() { XCTFail("audit chain broken at \(seq): \(reason)") }
     }
@@ -231,7 +255,7 @@ final class CLITests: XCTestCase {
         XCTAssertGreaterThan(killedMidRun, 0, "at least one kill must land mid-run for this test to mean anything")
         let final = try CLI.run(arguments)
         XCTAssertEqual(final.status, 0, final.stderr)
-        XCTAssertEqual(final.stdout.split(separator: "\n").count, count)
+        XCTAssertEqual(final.records("transaction").count, count)
         let store = try ReportStore(path: "\(out)/r/mdocverify.sqlite")
         XCTAssertTrue(try store.integrityCheck())
         XCTAssertEqual(try store.query(sql: "SELECT COUNT(*) FROM txn").first?.first?.int64, Int64(count))
@@ -261,7 +285,7 @@ final class CLITests: XCTestCase {
         let manifest = "\(out)/r/runs/\(lastRun).cose"
         let proofs = try CLI.run(["proof", "verify", manifest, "--cert", "\(out)/r/keys/processor-cert.pem"])
         XCTAssertEqual(proofs.status, 0, proofs.stdout)
-        XCTAssertTrue(proofs.stdout.contains("\(count) proof(s) present"), proofs.stdout)
+        XCTAssertTrue(proofs.stdout.contains("\(count) proofs present"), proofs.stdout)
         let folder = try CLI.run(["proof", "verify", "\(out)/r", "--cert", "\(out)/r/keys/processor-cert.pem"])
         XCTAssertEqual(folder.status, 0, folder.stdout)
         XCTAssertFalse(folder.stdout.contains("torn tail"), folder.stdout)
@@ -307,9 +331,9 @@ final class SampleSetTests: XCTestCase {
         let expectedData = try Data(contentsOf: CLI.packageRoot.appendingPathComponent("samples/expected.json"))
         let expected = try XCTUnwrap(try JSONSerialization.jsonObject(with: expectedData) as? [[String: Any]])
         var byName: [String: [String: Any]] = [:]
-        for line in result.stdout.split(separator: "\n") {
+        for line in result.records("transaction") {
             let object = try XCTUnwrap(try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])
-            byName[try XCTUnwrap(object["transaction"] as? String)] = object
+            byName[try XCTUnwrap(object["displayName"] as? String)] = object
         }
         XCTAssertEqual(byName.count, expected.count)
         for entry in expected {

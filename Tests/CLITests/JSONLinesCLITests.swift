@@ -27,12 +27,12 @@ final class JSONLinesCLITests: TemporaryFolderTestCase {
         let result = try CLI.run(
             ["verify"] + paths + ["--trust", "samples/annex-d/trust", "--at", "2021-01-01T00:00:00Z", "--out", "\(out)/r", "--format", "json"])
         XCTAssertEqual(result.status, 1, result.stderr)
-        let lines = result.stdout.split(separator: "\n")
+        let lines = result.records("transaction")
         XCTAssertEqual(lines.count, names.count, result.stdout + result.stderr)
         var seen: [String] = []
         for line in lines {
             let object = try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any]
-            seen.append(try XCTUnwrap(object?["transaction"] as? String, String(line)))
+            seen.append(try XCTUnwrap(object?["displayName"] as? String, String(line)))
             XCTAssertTrue(paths.contains(try XCTUnwrap(object?["source"] as? String)), String(line))
         }
         XCTAssertEqual(Set(seen), Set(names.enumerated().map { "\($0.offset)-\($0.element).cbor" }))

@@ -22,11 +22,11 @@ final class ReuseCLITests: XCTestCase {
     /// transaction → (verdict, failing check ids), from JSON Lines.
     func outcomes(_ stdout: String) throws -> [String: (String, Set<String>)] {
         var result: [String: (String, Set<String>)] = [:]
-        for line in stdout.split(separator: "\n") {
+        for line in stdout.split(separator: "\n") where line.hasPrefix("{\"type\":\"transaction\"") {
             let object = try XCTUnwrap(try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])
             let checks = try XCTUnwrap(object["checks"] as? [[String: Any]])
             let failing = Set(checks.filter { $0["status"] as? String == "fail" }.compactMap { $0["id"] as? String })
-            result[try XCTUnwrap(object["transaction"] as? String)] = (try XCTUnwrap(object["verdict"] as? String), failing)
+            result[try XCTUnwrap(object["displayName"] as? String)] = (try XCTUnwrap(object["verdict"] as? String), failing)
         }
         return result
     }

@@ -99,7 +99,7 @@ final class StoreCLITests: TemporaryFolderTestCase {
         let results = runs.map { $0.wait() }
         for result in results {
             XCTAssertEqual(result.status, 0, result.stderr)
-            XCTAssertEqual(result.stdout.split(separator: "\n").count, count)
+            XCTAssertEqual(result.records("transaction").count, count)
         }
         let store = try ReportStore(path: database, access: .readOnly)
         let rows = try store.query(sql: "SELECT id, status, started_at, finished_at FROM run ORDER BY started_at")

@@ -81,6 +81,26 @@ final class ReportRenderingTests: XCTestCase {
         }
     }
 
+    /// Two certificates of one subject are told apart in the charts by a short fingerprint, and a
+    /// chart cut at its bar limit says how many rows there are.
+    func testChartsTellCertificatesApartAndSayWhatTheyLeaveOut() {
+        var report = Self.minimalReport()
+        let subject = "CN=Utopia Document Signer With A Long Name,O=Utopia,C=UT"
+        report.failures.byDocumentSigner = ["aa11bb22", "cc33dd44"].map {
+            ComplianceReport.IssuerOutcome(
+                fingerprint: $0 + String(repeating: "0", count: 56), subject: subject, transactions: 2, valid: 1, invalid: 1,
+                indeterminate: 0, notValidShare: 0.5)
+        }
+        report.failures.byCheck = (1...15).map {
+            ComplianceReport.CheckFailures(checkID: "check.\($0)", known: false, clause: nil, summary: nil, transactions: $0, results: $0, share: 0.1)
+        }
+        let html = ReportHTML(report: report, language: .en).render()
+        XCTAssertTrue(html.contains("· aa11bb22</text>"), html)
+        XCTAssertTrue(html.contains("· cc33dd44</text>"), html)
+        XCTAssertTrue(html.contains("The chart shows the first 12 of 15; the table lists all."), html)
+        XCTAssertTrue(html.contains(">Utopia Document Signer… · aa11bb22</text>"), "the name is cut, the fingerprint kept: \(html)")
+    }
+
     func testPeriodEndsAreShownAsTheLastDayIncluded() {
         XCTAssertEqual(ReportHTML.dayBefore("2026-06-01T00:00:00.000Z"), "2026-05-31")
         XCTAssertEqual(ReportHTML.dayBefore("2026-03-01T00:00:00.000Z"), "2026-02-28")

@@ -179,3 +179,36 @@ extension CLI {
         }
     }
 }
+
+extension CLI {
+    /// Runs the binary under a pseudo-terminal `columns` wide (util-linux `script`), as an
+    /// operator would: standard output and error both go to the terminal, whose bytes (ANSI
+    /// sequences and carriage returns included) are returned in `stdout`.
+    package static func runInTerminal(_ arguments: [String], columns: Int, environment: [String: String] = [:]) throws -> Result {
+        let command = (["stty", "cols", String(columns), "rows", "50;", "exec", shellQuoted(binary.path)]
+            + arguments.map(shellQuoted)).joined(separator: " ")
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/script")
+        process.arguments = ["-qec", command, "/dev/null"]
+        process.currentDirectoryURL = packageRoot
+        var inherited = ProcessInfo.processInfo.environment
+        inherited.removeValue(forKey: "NO_COLOR")
+        var merged = inherited.merging(environment) { $1 }
+        merged["TERM"] = merged["TERM"] ?? "xterm"
+        process.environment = merged
+        return try collect(process)
+    }
+
+    /// `text` as one word for /bin/sh.
+    package static func shellQuoted(_ text: String) -> String {
+        "'" + text.replacingOccurrences(of: "'", with: "'\\''") + "'"
+    }
+}
+
+extension CLI.Result {
+    /// The JSON Lines records of `verify --format json` of one type (`transaction`,
+    /// `rejectedInput`, `summary`: docs/json-lines.md), whose `type` comes first.
+    package func records(_ type: String) -> [Substring] {
+        stdout.split(separator: "\n").filter { $0.hasPrefix("{\"type\":\"\(type)\"") }
+    }
+}
