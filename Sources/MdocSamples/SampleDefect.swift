@@ -46,7 +46,7 @@ package enum SampleDefect: String, Sendable, CaseIterable, Codable {
         case .dsExpired: [.issuerDsValidity]
         case .dsMissingEKU: [.issuerDsExtendedKeyUsage]
         case .dsWrongKeyUsage: [.issuerDsKeyUsage]
-        case .dsCountryMismatch: [.issuerDsCountry]
+        case .dsCountryMismatch: [.issuerDsCountry, .issuerDsIssuingCountry]  // the DS names another country than the issuing_country element
         case .dsValidityTooLong: [.issuerDsValidityPeriod]
         case .dsUnknownCriticalExtension: [.issuerCriticalExtensions, .issuerChain]
         case .iacaNotCA: [.issuerIacaBasicConstraints]
