@@ -82,7 +82,7 @@ let package = Package(
 
         // MARK: Edges
         .target(name: "MdocIngest", dependencies: ["CArchive", "MdocCrypto"]),
-        .target(name: "MdocPostgres", dependencies: ["CLibPQ"]),
+        .target(name: "MdocPostgres", dependencies: ["CLibPQ", "MdocStore"]),
         .target(
             name: "MdocStore",
             dependencies: [
@@ -234,7 +234,9 @@ let package = Package(
         .testTarget(
             name: "MdocReportsTests",
             dependencies: ["MdocReports", "MdocPipeline", "MdocSamples", "MdocStore", "MdocTestSupport"]),
-        .testTarget(name: "MdocPostgresTests", dependencies: ["MdocPostgres", "MdocPostgresTestSupport"]),
+        .testTarget(
+            name: "MdocPostgresTests",
+            dependencies: ["MdocPostgres", "MdocPostgresTestSupport", "MdocStore", "MdocReports", "MdocChecks"]),
         .testTarget(name: "DeploymentTests", dependencies: ["MdocPostgresTestSupport"]),
     ]
 )
