@@ -4,7 +4,7 @@ import MdocCBOR
 /// A transaction of the scope as the report's CSV file shows it, read in place: texts as UTF-8
 /// and hashes as bytes, valid only during the call that received the row.
 package struct ScopeTransactionRow {
-    let row: SQLiteRow
+    let row: any ReportRowCells
 
     package var referenceCode: UnsafeBufferPointer<UInt8>? { row.utf8(0) }
     package var transactionSHA256: UnsafeBufferPointer<UInt8>? { row.blob(1) }
@@ -48,7 +48,7 @@ package struct ScopeTransactionRow {
 
 /// A failed check result of the scope as the report's CSV file shows it, read in place.
 package struct ScopeFailureRow {
-    let row: SQLiteRow
+    let row: any ReportRowCells
 
     package var referenceCode: UnsafeBufferPointer<UInt8>? { row.utf8(0) }
     package var transactionSHA256: UnsafeBufferPointer<UInt8>? { row.blob(1) }

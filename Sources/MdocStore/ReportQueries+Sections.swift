@@ -11,6 +11,8 @@ package struct ScopeGroups: Sendable {
     package var sources: [(name: String, counts: VerdictCounts)] = []
     /// Rows by run id, but for the rows of the run of a run scope.
     package var otherRuns: [(id: String, count: Int)] = []
+
+    package init() {}
 }
 
 extension ReportQueries {
@@ -150,7 +152,7 @@ extension ReportQueries {
     }
 
     /// Orders verdicts now worst first in SQL: invalid, indeterminate, valid.
-    static let worstVerdictFirst = "CASE s.verdict_now WHEN 'invalid' THEN 0 WHEN 'indeterminate' THEN 1 ELSE 2 END"
+    package static let worstVerdictFirst = "CASE s.verdict_now WHEN 'invalid' THEN 0 WHEN 'indeterminate' THEN 1 ELSE 2 END"
 
     /// The first `limit` transactions of the scope whose verdict differs from their previous
     /// verification's, worst first, then by reference code.
@@ -186,7 +188,7 @@ extension ReportQueries {
     }
 
     /// The check ids of a `report_failing.checks` value, sorted.
-    static func checkList(_ text: String?) -> [String] {
+    package static func checkList(_ text: String?) -> [String] {
         guard let text else { return [] }
         return text.split(separator: " ").map(String.init).sorted()
     }
@@ -252,6 +254,12 @@ extension ReportQueries {
         guard let data = try storeErrors({
             try Data.fetchOne(db, sql: "SELECT elements FROM disclosure WHERE verification_id = ?", arguments: [verificationID])
         }) else { return [] }
+        return try Self.elementValues(data, verificationID: verificationID)
+    }
+
+    /// The kept element values of `disclosure.elements` of a verification, documents by index,
+    /// elements in order.
+    package static func elementValues(_ data: Data, verificationID: Int64) throws -> [ReportElementValue] {
         let documents = try StoredResults.decodeElements(data, verificationID: verificationID)
         return documents.keys.sorted().flatMap { index in
             (documents[index] ?? []).compactMap { element in
