@@ -137,7 +137,7 @@ let package = Package(
                 "MdocChecks", "MdocCBOR", "MdocCrypto", "MdocModel", "MdocTrust", "MdocVerification",
                 "MdocImaging", "MdocIngest", "MdocStore", "MdocProof", "MdocReports", "MdocPipeline",
                 "MdocSamples", "MdocTime", "MdocTrustLists", "MdocBLE", "MdocCapture", "MdocDBus",
-                "MdocSeal", "MdocKiosk", "MdocIntake", "MdocSync",
+                "MdocSeal", "MdocKiosk", "MdocIntake", "MdocSync", "MdocPostgres",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Hummingbird", package: "hummingbird"),
             ],
@@ -229,7 +229,7 @@ let package = Package(
             name: "CLITests",
             dependencies: [
                 "MdocTestSupport", "MdocSamples", "MdocStore", "MdocChecks", "MdocCrypto", "MdocSeal", "MdocKiosk", "MdocIntake",
-                "MdocProof", "MdocTrustLists",
+                "MdocProof", "MdocTrustLists", "MdocPostgres", "MdocPostgresTestSupport",
             ]),
         .testTarget(
             name: "MdocReportsTests",

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import MdocModel
+import MdocPostgres
 import MdocReports
 import MdocStore
 import MdocTime
@@ -23,8 +24,8 @@ struct ReportCommand: ParsableCommand {
             database or was written by an earlier build, no runs, unknown run, bad dates), with the error's code.
             """)
 
-    @Option(name: .long, help: "Report database.")
-    var db: String = "reports/mdocverify.sqlite"
+    @Option(name: .long, help: "Report database: a SQLite file, or a postgresql:// URI (default: MDOCVERIFY_DB, else reports/mdocverify.sqlite).")
+    var db: String?
 
     @Option(name: .customLong("run"), help: "The run to report on (default: the latest run).")
     var runID: String?
@@ -99,14 +100,6 @@ struct ReportCommand: ParsableCommand {
     }
 
     func run() throws {
-        // Read only: the report never writes to the store (which may be on read-only media),
-        // and a file that is not a store is refused untouched.
-        let store: ReportStore
-        do {
-            store = try ReportStore(path: db, access: .readOnly)
-        } catch {
-            throw SetupError("\(error)")
-        }
         let scope: ReportRequest.Scope
         if let runID {
             scope = .run(runID)
@@ -118,20 +111,48 @@ struct ReportCommand: ParsableCommand {
         }
         var request = ReportRequest(scope: scope, generator: "mdocverify \(ProcessorVersion.current)", includeValues: includeValues)
         if let at, let time = RFC3339.parse(at) { request.referenceTime = time }
+        let output = ReportOutput(directory: out, formats: try formats(), language: try language())
+        let location = db ?? ProcessInfo.processInfo.environment[PostgresURI.environmentVariable] ?? "reports/mdocverify.sqlite"
         let files: ReportFiles
         do {
-            files = try ReportGenerator.generate(
-                store: store, request: request,
-                output: ReportOutput(directory: out, formats: try formats(), language: try language()))
-        } catch let error as ReportError {
-            throw SetupError(error.message)
-        } catch {
-            throw SetupError("cannot build the report from \(db): \(error)")
+            // Read only: the report never writes to the store (which may be on read-only media),
+            // and a database that is not a store is refused untouched.
+            if PostgresURI.hasPostgresScheme(location) {
+                let uri = try PostgresURI(location)
+                let store: PostgresStore
+                do {
+                    store = try PostgresStore(uri: uri, access: .readOnly)
+                } catch {
+                    throw SetupError("\(error) (--db \(uri.redacted))")
+                }
+                files = try Self.generate(store: store, named: uri.redacted, request: request, output: output)
+            } else {
+                let store: ReportStore
+                do {
+                    store = try ReportStore(path: location, access: .readOnly)
+                } catch {
+                    throw SetupError("\(error)")
+                }
+                files = try Self.generate(store: store, named: location, request: request, output: output)
+            }
+        } catch let error as PostgresError {
+            throw SetupError("\(error)")
         }
         for path in files.all { print(path) }
         if includeValues && !files.report.includesValues {
             FileHandle.standardError.write(Data(
                 "mdocverify: --include-values: the database holds no element values (verify with --keep-values); none included\n".utf8))
+        }
+    }
+
+    /// The report of `store` (`name` in messages), errors as setup errors.
+    static func generate(store: some ReportSource, named name: String, request: ReportRequest, output: ReportOutput) throws -> ReportFiles {
+        do {
+            return try ReportGenerator.generate(store: store, request: request, output: output)
+        } catch let error as ReportError {
+            throw SetupError(error.message)
+        } catch {
+            throw SetupError("cannot build the report from \(name): \(error)")
         }
     }
 }
