@@ -3,31 +3,9 @@ import MdocStore
 
 extension PostgresReportQueries {
     func changes(limit: Int) throws -> [ReportChangeRow] {
-        let worst = ReportQueries.worstVerdictFirst
         var rows: [ReportChangeRow] = []
-        try forEachRow(
-            """
-            SELECT s.reference_code, t.sha256, s.display_name, s.source, s.captured_at, s.previous_verdict,
-                   s.verdict_now, p.run_id, s.run_id, p.verification_time, v.verification_time, p.trust_snapshot,
-                   v.trust_snapshot, f.checks
-            FROM (SELECT * FROM report_scope s WHERE s.previous_verdict <> s.verdict_now
-                  ORDER BY \(worst), s.reference_code LIMIT $1) s
-            JOIN verification v ON v.id = s.vid
-            JOIN txn t ON t.id = s.tid
-            JOIN verification p ON p.id = (
-              SELECT max(id) FROM verification WHERE transaction_id = v.transaction_id AND id < v.id)
-            LEFT JOIN report_failing f ON f.vid = s.vid
-            ORDER BY \(worst), s.reference_code
-            """,
-            [.int64(Int64(limit))]
-        ) { row in
-            rows.append(ReportChangeRow(
-                referenceCode: row.text(0) ?? "", transactionID: row.hex(1) ?? "", displayName: row.text(2) ?? "",
-                source: row.text(3) ?? "", capturedAt: row.text(4), previousVerdict: row.text(5) ?? "",
-                verdictNow: row.text(6) ?? "", previousRunID: row.text(7) ?? "", runID: row.text(8) ?? "",
-                previousVerificationTime: row.text(9) ?? "", verificationTime: row.text(10) ?? "",
-                previousTrustSnapshot: row.hex(11) ?? "", trustSnapshot: row.hex(12) ?? "",
-                failingChecks: ReportQueries.checkList(row.text(13))))
+        try forEachRow(ReportQueries.changesSQL(limit: "$1"), [.int64(Int64(limit))]) { row in
+            rows.append(ReportChangeRow(cells: row))
         }
         return rows
     }
@@ -109,18 +87,9 @@ extension PostgresReportQueries {
     }
 
     func forEachTransaction(includeValues: Bool, _ body: (ScopeTransactionRow) throws -> Void) throws {
-        try forEachRow("""
-            SELECT s.reference_code, t.sha256, s.display_name, s.source, s.captured_at, v.verification_time,
-                   s.verdict_capture, s.verdict_now, s.consent_state, f.checks, s.run_id, s.reused, v.trust_snapshot,
-                   v.proof_file\(includeValues ? ", d.elements, s.vid" : "")
-            FROM report_scope s
-            JOIN verification v ON v.id = s.vid
-            JOIN txn t ON t.id = s.tid
-            LEFT JOIN report_failing f ON f.vid = s.vid
-            \(includeValues ? "LEFT JOIN disclosure d ON d.verification_id = s.vid" : "")
-            ORDER BY s.vid
-            """
-        ) { row in try body(ScopeTransactionRow(cells: row)) }
+        try forEachRow(ReportQueries.transactionRowsSQL(includeValues: includeValues)) { row in
+            try body(ScopeTransactionRow(cells: row))
+        }
     }
 
     func forEachFailure(_ body: (ScopeFailureRow) throws -> Void) throws {
@@ -167,7 +136,4 @@ struct PostgresRowCells: ReportRowCells {
         return try? Int64(postgres: cell)
     }
 
-    func text(_ index: Int32) -> String? { utf8(index).map { String(decoding: $0, as: UTF8.self) } }
-    func int(_ index: Int32) -> Int? { int64(index).map { Int(truncatingIfNeeded: $0) } }
-    func hex(_ index: Int32) -> String? { blob(index).map { StoreText.hex(Array($0)) } }
 }

@@ -159,32 +159,28 @@ extension ReportQueries {
     package func changes(limit: Int) throws -> [ReportChangeRow] {
         var rows: [ReportChangeRow] = []
         // The first rows are picked from the scope alone; only they are joined.
-        try forEachRow(
-            db,
-            sql: """
-                SELECT s.reference_code, t.sha256, s.display_name, s.source, s.captured_at, s.previous_verdict,
-                       s.verdict_now, p.run_id, s.run_id, p.verification_time, v.verification_time, p.trust_snapshot,
-                       v.trust_snapshot, f.checks
-                FROM (SELECT * FROM report_scope s WHERE s.previous_verdict <> s.verdict_now
-                      ORDER BY \(Self.worstVerdictFirst), s.reference_code LIMIT ?) s
-                JOIN verification v ON v.id = s.vid
-                JOIN txn t ON t.id = s.tid
-                JOIN verification p ON p.id = (
-                  SELECT max(id) FROM verification WHERE transaction_id = v.transaction_id AND id < v.id)
-                LEFT JOIN report_failing f ON f.vid = s.vid
-                ORDER BY \(Self.worstVerdictFirst), s.reference_code
-                """,
-            arguments: [limit]
-        ) { row in
-            rows.append(ReportChangeRow(
-                referenceCode: row.text(0) ?? "", transactionID: row.hex(1) ?? "", displayName: row.text(2) ?? "",
-                source: row.text(3) ?? "", capturedAt: row.text(4), previousVerdict: row.text(5) ?? "",
-                verdictNow: row.text(6) ?? "", previousRunID: row.text(7) ?? "", runID: row.text(8) ?? "",
-                previousVerificationTime: row.text(9) ?? "", verificationTime: row.text(10) ?? "",
-                previousTrustSnapshot: row.hex(11) ?? "", trustSnapshot: row.hex(12) ?? "",
-                failingChecks: Self.checkList(row.text(13))))
+        try forEachRow(db, sql: Self.changesSQL(limit: "?"), arguments: [limit]) { row in
+            rows.append(ReportChangeRow(cells: row))
         }
         return rows
+    }
+
+    /// The query of ``changes(limit:)``, its limit the parameter `limit` (`?` here, `$1` in
+    /// PostgreSQL's dialect).
+    package static func changesSQL(limit: String) -> String {
+        """
+        SELECT s.reference_code, t.sha256, s.display_name, s.source, s.captured_at, s.previous_verdict,
+               s.verdict_now, p.run_id, s.run_id, p.verification_time, v.verification_time, p.trust_snapshot,
+               v.trust_snapshot, f.checks
+        FROM (SELECT * FROM report_scope s WHERE s.previous_verdict <> s.verdict_now
+              ORDER BY \(worstVerdictFirst), s.reference_code LIMIT \(limit)) s
+        JOIN verification v ON v.id = s.vid
+        JOIN txn t ON t.id = s.tid
+        JOIN verification p ON p.id = (
+          SELECT max(id) FROM verification WHERE transaction_id = v.transaction_id AND id < v.id)
+        LEFT JOIN report_failing f ON f.vid = s.vid
+        ORDER BY \(worstVerdictFirst), s.reference_code
+        """
     }
 
     /// The check ids of a `report_failing.checks` value, sorted.

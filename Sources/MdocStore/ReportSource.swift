@@ -51,6 +51,26 @@ package protocol ReportRowCells {
 
 extension SQLiteRow: ReportRowCells {}
 
+extension ReportRowCells {
+    package func text(_ index: Int32) -> String? { utf8(index).map { String(decoding: $0, as: UTF8.self) } }
+    package func int(_ index: Int32) -> Int? { int64(index).map { Int(truncatingIfNeeded: $0) } }
+    /// Lower-case hex of blob column `index`.
+    package func hex(_ index: Int32) -> String? { blob(index).map { StoreHash.hex(Data($0)) } }
+}
+
+extension ReportChangeRow {
+    /// A row of the query ``ReportQueries/changesSQL(limit:)``.
+    package init(cells row: some ReportRowCells) {
+        self.init(
+            referenceCode: row.text(0) ?? "", transactionID: row.hex(1) ?? "", displayName: row.text(2) ?? "",
+            source: row.text(3) ?? "", capturedAt: row.text(4), previousVerdict: row.text(5) ?? "",
+            verdictNow: row.text(6) ?? "", previousRunID: row.text(7) ?? "", runID: row.text(8) ?? "",
+            previousVerificationTime: row.text(9) ?? "", verificationTime: row.text(10) ?? "",
+            previousTrustSnapshot: row.hex(11) ?? "", trustSnapshot: row.hex(12) ?? "",
+            failingChecks: ReportQueries.checkList(row.text(13)))
+    }
+}
+
 extension ScopeTransactionRow {
     /// A row of another store's query, with the columns of ``ReportQueries/forEachTransaction(includeValues:_:)``.
     package init(cells: some ReportRowCells) { row = cells }
