@@ -3,6 +3,7 @@ import MdocChecks
 import MdocPostgres
 import MdocPostgresTestSupport
 import MdocStore
+import Synchronization
 import XCTest
 
 /// The PostgreSQL report store against the throwaway cluster: its schema, the refusals, and the
@@ -135,5 +136,32 @@ final class PostgresStoreTests: PostgresTestCase {
         // The audit log refuses changes.
         assertPostgresError(.constraintViolation) { try store.executeUnchecked("DELETE FROM audit_log") }
         XCTAssertEqual(try count(store, "audit_log"), 2)
+    }
+
+    /// Two sessions record the same transactions into one run at the same time (a worker that
+    /// was thought dead, and the one that took its work over): each is recorded once.
+    func testTheSameBatchRecordedByTwoSessionsAtOnceIsRecordedOnce() throws {
+        let uri = try database()
+        try openStore().beginRun(ParityFixture.run("a"))
+        let outcomes = (0..<40).map { ParityFixture.outcome($0, verdict: .valid) }
+        let errors = Mutex<[String]>([])
+        DispatchQueue.concurrentPerform(iterations: 2) { index in
+            do {
+                let store = try PostgresStore(uri: uri, clock: Self.clock)
+                // In batches of 5, the second session backwards: they meet in the middle.
+                let order = index == 0 ? Array(stride(from: 0, to: 40, by: 5)) : Array(stride(from: 35, through: 0, by: -5))
+                for start in order {
+                    try store.record(StoreBatch(outcomes: Array(outcomes[start..<start + 5])), runID: "a")
+                }
+            } catch {
+                errors.withLock { $0.append("\(error)") }
+            }
+        }
+        XCTAssertEqual(errors.withLock { $0 }, [])
+        let store = try openStore()
+        XCTAssertEqual(try count(store, "txn"), 40)
+        XCTAssertEqual(try count(store, "verification"), 40)
+        XCTAssertEqual(try count(store, "check_results"), 40)
+        XCTAssertEqual(try store.query("SELECT count(*) FROM audit_log WHERE event = 'transaction.verified'"), [[.integer(40)]])
     }
 }
