@@ -88,7 +88,7 @@ let package = Package(
 
         // MARK: Edges
         .target(name: "MdocIngest", dependencies: ["CArchive", "MdocCrypto"]),
-        .target(name: "MdocPostgres", dependencies: ["CLibPQ"]),
+        .target(name: "MdocPostgres", dependencies: ["CLibPQ", "MdocStore"]),
         .target(
             name: "MdocStore",
             dependencies: [
@@ -145,7 +145,7 @@ let package = Package(
                 "MdocChecks", "MdocCBOR", "MdocCrypto", "MdocModel", "MdocTrust", "MdocVerification",
                 "MdocImaging", "MdocIngest", "MdocStore", "MdocProof", "MdocReports", "MdocPipeline",
                 "MdocSamples", "MdocTime", "MdocTrustLists", "MdocBLE", "MdocCapture", "MdocDBus",
-                "MdocSeal", "MdocKiosk", "MdocIntake", "MdocSync",
+                "MdocSeal", "MdocKiosk", "MdocIntake", "MdocSync", "MdocPostgres",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Hummingbird", package: "hummingbird"),
             ],
@@ -245,12 +245,14 @@ let package = Package(
             name: "CLITests",
             dependencies: [
                 "MdocTestSupport", "MdocSamples", "MdocStore", "MdocChecks", "MdocCrypto", "MdocSeal", "MdocKiosk", "MdocIntake",
-                "MdocProof", "MdocTrustLists",
+                "MdocProof", "MdocTrustLists", "MdocPostgres", "MdocPostgresTestSupport",
             ]),
         .testTarget(
             name: "MdocReportsTests",
             dependencies: ["MdocReports", "MdocPipeline", "MdocSamples", "MdocStore", "MdocTestSupport"]),
-        .testTarget(name: "MdocPostgresTests", dependencies: ["MdocPostgres", "MdocPostgresTestSupport"]),
+        .testTarget(
+            name: "MdocPostgresTests",
+            dependencies: ["MdocPostgres", "MdocPostgresTestSupport", "MdocStore", "MdocReports", "MdocChecks"]),
         .testTarget(name: "DeploymentTests", dependencies: ["MdocPostgresTestSupport"]),
     ]
 )

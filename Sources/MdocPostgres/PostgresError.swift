@@ -28,6 +28,11 @@ package struct PostgresError: Error, Sendable, Hashable, CustomStringConvertible
         package static let connectionLost = Code("pg.connectionLost")
         /// The database holds a schema version newer than this build knows.
         package static let schemaNewer = Code("pg.schemaNewer")
+        /// The database holds tables but is not an mdocverify store: nothing was written to it.
+        package static let notAStore = Code("pg.notAStore")
+        /// A worker no longer holds the lease of an item it completes: the lease expired and
+        /// another worker took the item over. Nothing of the batch was written.
+        package static let leaseLost = Code("pg.leaseLost")
         /// The server could not extend a file: its disk is full (SQLSTATE 53100).
         package static let diskFull = Code("pg.diskFull")
         /// A serializable or repeatable-read transaction lost a conflict (SQLSTATE 40001).

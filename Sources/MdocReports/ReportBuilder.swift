@@ -8,11 +8,11 @@ import MdocStore
 /// them. The same snapshot feeds the CSV files (``ReportCSV``), so every file of one report
 /// shows the same figures.
 package struct ReportBuilder {
-    package private(set) var queries: ReportQueries
+    package private(set) var queries: any ReportQuerying
     let request: ReportRequest
     private(set) var scope: ReportScope?
 
-    package init(queries: ReportQueries, request: ReportRequest) {
+    package init(queries: any ReportQuerying, request: ReportRequest) {
         self.queries = queries
         self.request = request
     }

@@ -182,7 +182,7 @@ package enum ReportCSV {
     ]
 
     /// Writes every transaction of the scope to `path`, in verification order; returns the rows.
-    package static func writeTransactions(queries: ReportQueries, path: String, includeValues: Bool) throws -> Int {
+    package static func writeTransactions(queries: any ReportQuerying, path: String, includeValues: Bool) throws -> Int {
         let writer = try CSVWriter(path: path)
         try writer.record(transactionColumns + (includeValues ? [valuesColumn] : []))
         var rows = 0
@@ -211,7 +211,7 @@ package enum ReportCSV {
 
     /// Writes one row per failed check result of the scope to `path` (verification order, then
     /// result order); returns the rows.
-    package static func writeCheckFailures(queries: ReportQueries, path: String) throws -> Int {
+    package static func writeCheckFailures(queries: any ReportQuerying, path: String) throws -> Int {
         let writer = try CSVWriter(path: path)
         try writer.record(checkFailureColumns)
         var rows = 0

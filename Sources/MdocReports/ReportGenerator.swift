@@ -58,8 +58,8 @@ package enum ReportGenerator {
     /// Builds the report asked for without writing anything (`report --out -`: JSON to standard output).
     ///
     /// - Throws: ``ReportError`` (no runs, unknown run, empty period); ``MdocStore/StoreError``.
-    package static func build(store: ReportStore, request: ReportRequest) throws -> ComplianceReport {
-        try store.withReportQueries(cacheMegabytes: ReportLimits.cacheMegabytes) { queries in
+    package static func build(store: some ReportSource, request: ReportRequest) throws -> ComplianceReport {
+        try store.withReportQuerying(cacheMegabytes: ReportLimits.cacheMegabytes) { queries in
             var builder = ReportBuilder(queries: queries, request: request)
             try builder.prepare()
             return try builder.build()
@@ -70,12 +70,12 @@ package enum ReportGenerator {
     ///
     /// - Throws: ``ReportError`` (no runs, unknown run, empty period, unwritable folder);
     ///   ``MdocStore/StoreError`` for database errors.
-    package static func generate(store: ReportStore, request: ReportRequest, output: ReportOutput) throws -> ReportFiles {
+    package static func generate(store: some ReportSource, request: ReportRequest, output: ReportOutput) throws -> ReportFiles {
         let folder = URL(fileURLWithPath: output.directory)
         // Paths as the caller gave the folder (relative stays relative).
         func path(_ name: String) -> String { (output.directory as NSString).appendingPathComponent(name) }
 
-        var files = try store.withReportQueries(cacheMegabytes: ReportLimits.cacheMegabytes) { queries -> ReportFiles in
+        var files = try store.withReportQuerying(cacheMegabytes: ReportLimits.cacheMegabytes) { queries -> ReportFiles in
             var builder = ReportBuilder(queries: queries, request: request)
             try builder.prepare()
             let report = try builder.build()
@@ -102,7 +102,7 @@ package enum ReportGenerator {
             let csvName = output.formats.contains(.csv) ? fileName(label: report.scope.label, format: .csv) : nil
             let base = folder.standardizedFileURL.path
             // Runs store proof paths relative to their output folder, the database's folder.
-            let proofs = URL(fileURLWithPath: store.path).deletingLastPathComponent().standardizedFileURL.path
+            let proofs = URL(fileURLWithPath: store.proofFolder).standardizedFileURL.path
             let page = ReportHTML(
                 report: report, language: output.language, transactionsCSVName: csvName,
                 proofLink: { proofPath in relativeLink(to: proofPath, under: proofs, from: base) }

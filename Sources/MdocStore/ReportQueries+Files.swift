@@ -4,7 +4,7 @@ import MdocCBOR
 /// A transaction of the scope as the report's CSV file shows it, read in place: texts as UTF-8
 /// and hashes as bytes, valid only during the call that received the row.
 package struct ScopeTransactionRow {
-    let row: SQLiteRow
+    let row: any ReportRowCells
 
     package var referenceCode: UnsafeBufferPointer<UInt8>? { row.utf8(0) }
     package var transactionSHA256: UnsafeBufferPointer<UInt8>? { row.blob(1) }
@@ -48,7 +48,7 @@ package struct ScopeTransactionRow {
 
 /// A failed check result of the scope as the report's CSV file shows it, read in place.
 package struct ScopeFailureRow {
-    let row: SQLiteRow
+    let row: any ReportRowCells
 
     package var referenceCode: UnsafeBufferPointer<UInt8>? { row.utf8(0) }
     package var transactionSHA256: UnsafeBufferPointer<UInt8>? { row.blob(1) }
@@ -61,20 +61,24 @@ package struct ScopeFailureRow {
 extension ReportQueries {
     /// Streams every transaction of the scope, in verification order, in constant memory.
     package func forEachTransaction(includeValues: Bool, _ body: (ScopeTransactionRow) throws -> Void) throws {
-        try forEachRow(
-            db,
-            sql: """
-                SELECT s.reference_code, t.sha256, s.display_name, s.source, s.captured_at, v.verification_time,
-                       s.verdict_capture, s.verdict_now, s.consent_state, f.checks, s.run_id, s.reused, v.trust_snapshot,
-                       v.proof_file\(includeValues ? ", d.elements, s.vid" : "")
-                FROM report_scope s
-                JOIN verification v ON v.id = s.vid
-                JOIN txn t ON t.id = s.tid
-                LEFT JOIN report_failing f ON f.vid = s.vid
-                \(includeValues ? "LEFT JOIN disclosure d ON d.verification_id = s.vid" : "")
-                ORDER BY s.vid
-                """
-        ) { row in try body(ScopeTransactionRow(row: row)) }
+        try forEachRow(db, sql: Self.transactionRowsSQL(includeValues: includeValues)) { row in
+            try body(ScopeTransactionRow(row: row))
+        }
+    }
+
+    /// The query of ``forEachTransaction(includeValues:_:)`` (the same in PostgreSQL's dialect).
+    package static func transactionRowsSQL(includeValues: Bool) -> String {
+        """
+        SELECT s.reference_code, t.sha256, s.display_name, s.source, s.captured_at, v.verification_time,
+               s.verdict_capture, s.verdict_now, s.consent_state, f.checks, s.run_id, s.reused, v.trust_snapshot,
+               v.proof_file\(includeValues ? ", d.elements, s.vid" : "")
+        FROM report_scope s
+        JOIN verification v ON v.id = s.vid
+        JOIN txn t ON t.id = s.tid
+        LEFT JOIN report_failing f ON f.vid = s.vid
+        \(includeValues ? "LEFT JOIN disclosure d ON d.verification_id = s.vid" : "")
+        ORDER BY s.vid
+        """
     }
 
     /// Streams every failed check result of the scope, in verification order then result

@@ -11,6 +11,8 @@ package struct ScopeGroups: Sendable {
     package var sources: [(name: String, counts: VerdictCounts)] = []
     /// Rows by run id, but for the rows of the run of a run scope.
     package var otherRuns: [(id: String, count: Int)] = []
+
+    package init() {}
 }
 
 extension ReportQueries {
@@ -150,7 +152,7 @@ extension ReportQueries {
     }
 
     /// Orders verdicts now worst first in SQL: invalid, indeterminate, valid.
-    static let worstVerdictFirst = "CASE s.verdict_now WHEN 'invalid' THEN 0 WHEN 'indeterminate' THEN 1 ELSE 2 END"
+    package static let worstVerdictFirst = "CASE s.verdict_now WHEN 'invalid' THEN 0 WHEN 'indeterminate' THEN 1 ELSE 2 END"
 
     /// The first `limit` transactions of the scope whose verdict differs from their previous
     /// verification's, worst first, then by reference code.
@@ -158,30 +160,8 @@ extension ReportQueries {
         var rows: [ReportChangeRow] = []
         var verifications: [(previous: Int64, current: Int64)] = []
         // The first rows are picked from the scope alone; only they are joined.
-        try forEachRow(
-            db,
-            sql: """
-                SELECT s.reference_code, t.sha256, s.display_name, s.source, s.captured_at, s.previous_verdict,
-                       s.verdict_now, p.run_id, s.run_id, p.verification_time, v.verification_time, p.trust_snapshot,
-                       v.trust_snapshot, f.checks, p.id, v.id
-                FROM (SELECT * FROM report_scope s WHERE s.previous_verdict <> s.verdict_now
-                      ORDER BY \(Self.worstVerdictFirst), s.reference_code LIMIT ?) s
-                JOIN verification v ON v.id = s.vid
-                JOIN txn t ON t.id = s.tid
-                JOIN verification p ON p.id = (
-                  SELECT max(id) FROM verification WHERE transaction_id = v.transaction_id AND id < v.id)
-                LEFT JOIN report_failing f ON f.vid = s.vid
-                ORDER BY \(Self.worstVerdictFirst), s.reference_code
-                """,
-            arguments: [limit]
-        ) { row in
-            rows.append(ReportChangeRow(
-                referenceCode: row.text(0) ?? "", transactionID: row.hex(1) ?? "", displayName: row.text(2) ?? "",
-                source: row.text(3) ?? "", capturedAt: row.text(4), previousVerdict: row.text(5) ?? "",
-                verdictNow: row.text(6) ?? "", previousRunID: row.text(7) ?? "", runID: row.text(8) ?? "",
-                previousVerificationTime: row.text(9) ?? "", verificationTime: row.text(10) ?? "",
-                previousTrustSnapshot: row.hex(11) ?? "", trustSnapshot: row.hex(12) ?? "",
-                failingChecks: Self.checkList(row.text(13))))
+        try forEachRow(db, sql: Self.changesSQL(limit: "?"), arguments: [limit]) { row in
+            rows.append(ReportChangeRow(cells: row))
             verifications.append((row.int64(14) ?? 0, row.int64(15) ?? 0))
         }
         // The trust change behind each (ReportQueries+TrustChanges.swift).
@@ -194,8 +174,26 @@ extension ReportQueries {
         return rows
     }
 
+    /// The query of ``changes(limit:)``, its limit the parameter `limit` (`?` here, `$1` in
+    /// PostgreSQL's dialect).
+    package static func changesSQL(limit: String) -> String {
+        """
+        SELECT s.reference_code, t.sha256, s.display_name, s.source, s.captured_at, s.previous_verdict,
+               s.verdict_now, p.run_id, s.run_id, p.verification_time, v.verification_time, p.trust_snapshot,
+               v.trust_snapshot, f.checks, p.id, v.id
+        FROM (SELECT * FROM report_scope s WHERE s.previous_verdict <> s.verdict_now
+              ORDER BY \(worstVerdictFirst), s.reference_code LIMIT \(limit)) s
+        JOIN verification v ON v.id = s.vid
+        JOIN txn t ON t.id = s.tid
+        JOIN verification p ON p.id = (
+          SELECT max(id) FROM verification WHERE transaction_id = v.transaction_id AND id < v.id)
+        LEFT JOIN report_failing f ON f.vid = s.vid
+        ORDER BY \(worstVerdictFirst), s.reference_code
+        """
+    }
+
     /// The check ids of a `report_failing.checks` value, sorted.
-    static func checkList(_ text: String?) -> [String] {
+    package static func checkList(_ text: String?) -> [String] {
         guard let text else { return [] }
         return text.split(separator: " ").map(String.init).sorted()
     }
@@ -261,6 +259,12 @@ extension ReportQueries {
         guard let data = try storeErrors({
             try Data.fetchOne(db, sql: "SELECT elements FROM disclosure WHERE verification_id = ?", arguments: [verificationID])
         }) else { return [] }
+        return try Self.elementValues(data, verificationID: verificationID)
+    }
+
+    /// The kept element values of `disclosure.elements` of a verification, documents by index,
+    /// elements in order.
+    package static func elementValues(_ data: Data, verificationID: Int64) throws -> [ReportElementValue] {
         let documents = try StoredResults.decodeElements(data, verificationID: verificationID)
         return documents.keys.sorted().flatMap { index in
             (documents[index] ?? []).compactMap { element in

@@ -148,21 +148,9 @@ struct BatchWriter {
                 sql: "DELETE FROM reused WHERE run_id = ? AND transaction_id = ?", arguments: [runID, transactionID])
         }
 
-        var details: [(String, JSONText.Value)] = [
-            ("verificationID", .int(verificationID)),
-            ("referenceCode", .string(outcome.transaction.referenceCode)),
-            ("verdictNow", .string(verification.verdictNow)),
-            ("verdictAtCapture", verification.verdictCapture.map { .string($0) } ?? .null),
-            ("trustSnapshot", .string(outcome.trustSnapshotHex)),
-            ("verificationTime", .string(verification.verificationTime)),
-            ("consentState", .string(verification.consentState)),
-            ("dataKept", .bool(verification.dataKept)),
-            ("proofSHA256", outcome.proofSHA256Hex.map { .string($0) } ?? .null),
-        ]
-        if let superseded { details.append(("supersedes", .int(superseded))) }
+        let entry = ExportedOutcome.audit(outcome, verificationID: verificationID, supersedes: superseded)
         try audit.append(
-            db, event: superseded == nil ? "transaction.verified" : "transaction.reverified", runID: runID,
-            transactionID: outcome.transaction.sha256, details: JSONText.object(details))
+            db, event: entry.event, runID: runID, transactionID: outcome.transaction.sha256, details: entry.detailsJSON)
     }
 
     /// The row id of the outcome's transaction, inserting the row when it is new. A stored
@@ -217,7 +205,7 @@ struct BatchWriter {
         try ReusedRecord(runID: runID, transactionID: transactionID, verificationID: item.verificationID).insert(db)
         try audit.append(
             db, event: "transaction.reused", runID: runID, transactionID: sha256,
-            details: JSONText.object([("verificationID", .int(item.verificationID))]))
+            details: StoreAudit.reused(verificationID: item.verificationID))
     }
 
     /// Records an input that did not become a transaction, once per (run, source, code).
@@ -230,6 +218,6 @@ struct BatchWriter {
         try record.insert(db)
         try audit.append(
             db, event: "ingest.failed", runID: runID, transactionID: nil,
-            details: JSONText.object([("source", .string(failure.source)), ("code", .string(failure.code))]))
+            details: StoreAudit.ingestFailed(failure))
     }
 }

@@ -14,14 +14,7 @@ extension ReportStore {
     ///   ``StoreError/Code/invalidArgument`` for a hash that is not lower-case hex SHA-256;
     ///   ``StoreError/Code/constraintViolation`` if a field breaks the schema (e.g. options not JSON).
     package func beginRun(_ run: RunInfo) throws {
-        let record = RunRecord(
-            id: run.id, startedAt: try StoreTime.text(run.startedAt), finishedAt: nil,
-            verificationTime: try StoreTime.text(run.verificationTime), timeIsNow: run.verificationTimeIsNow,
-            trustSnapshot: try StoreHash.sha256(run.trustSnapshotHash, "the trust snapshot"),
-            context: try StoreHash.sha256(optional: run.contextHash, "the run's context"), optionsJSON: run.optionsJSON,
-            processorVersion: run.processorVersion, inputsJSON: JSONText.stringArray(run.inputs),
-            status: RunStatus.running.rawValue, proofFile: run.proofFile, proofFileLength: nil, manifestPath: nil,
-            merkleRoot: nil, proofCount: nil)
+        let record = try RunRecord(run)
         let at = try now()
         guard access == .readWrite else { throw StoreError(.readOnly, "\(path) was opened for reading only") }
         try leases.acquire(run.id)
@@ -35,19 +28,13 @@ extension ReportStore {
                     try db.execute(sql: "UPDATE run SET status = 'running' WHERE id = ?", arguments: [run.id])
                     try audit.append(
                         db, event: "run.resumed", runID: run.id, transactionID: nil,
-                        details: JSONText.object([("previousStatus", .string(existing.status))]))
+                        details: StoreAudit.runResumed(previousStatus: existing.status))
                 } else {
                     try record.insert(db)
                     try Self.insertTrustItems(run.trustItems, runID: run.id, db)
                     try audit.append(
                         db, event: "run.started", runID: run.id, transactionID: nil,
-                        details: JSONText.object([
-                            ("verificationTime", .string(record.verificationTime)),
-                            ("timeIsNow", .bool(record.timeIsNow)),
-                            ("trustSnapshot", .string(run.trustSnapshotHash)),
-                            ("processorVersion", .string(record.processorVersion)),
-                            ("inputs", .raw(record.inputsJSON)),
-                        ]))
+                        details: StoreAudit.runStartedDetails(record, trustSnapshotHex: run.trustSnapshotHash))
                 }
             }
         } catch {
@@ -78,12 +65,8 @@ extension ReportStore {
                 arguments: [finished, manifestPath, root, proofCount, id])
             try audit.append(
                 db, event: "run.finished", runID: id, transactionID: nil,
-                details: JSONText.object([
-                    ("finishedAt", .string(finished)),
-                    ("manifestPath", manifestPath.map { .string($0) } ?? .null),
-                    ("merkleRoot", merkleRoot.map { .string($0) } ?? .null),
-                    ("proofCount", .int(Int64(proofCount))),
-                ]))
+                details: StoreAudit.runFinished(
+                    finishedAt: finished, manifestPath: manifestPath, merkleRoot: merkleRoot, proofCount: proofCount))
         }
         leases.release(id)
         checkpoint()
@@ -123,7 +106,7 @@ extension ReportStore {
                 try db.execute(sql: "UPDATE run SET status = 'interrupted' WHERE id = ?", arguments: [id])
                 try audit.append(
                     db, event: "run.interrupted", runID: id, transactionID: nil,
-                    details: JSONText.object([("reason", .string("its process is gone"))]))
+                    details: StoreAudit.runInterrupted(reason: "its process is gone"))
                 marked.append(id)
             }
             return marked
@@ -143,7 +126,7 @@ extension ReportStore {
             try db.execute(sql: "UPDATE run SET status = 'interrupted' WHERE id = ?", arguments: [runID])
             try audit.append(
                 db, event: "run.interrupted", runID: runID, transactionID: nil,
-                details: JSONText.object([("reason", .string(reason))]))
+                details: StoreAudit.runInterrupted(reason: reason))
         }
         leases.release(runID)
         checkpoint()

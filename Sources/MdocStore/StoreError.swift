@@ -59,7 +59,7 @@ package struct StoreError: Error, Sendable, Hashable, CustomStringConvertible {
     package let file: String
     package let line: Int
 
-    init(
+    package init(
         _ code: Code, _ reason: String, sqliteExtendedCode: Int32? = nil, file: String = #fileID,
         line: Int = #line
     ) {

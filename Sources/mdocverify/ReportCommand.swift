@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import MdocModel
+import MdocPostgres
 import MdocReports
 import MdocStore
 import MdocTime
@@ -23,7 +24,7 @@ struct ReportCommand: ParsableCommand {
             database or was written by an earlier build, no runs, unknown run, bad dates), with the error's code; 130 interrupted (Ctrl-C).
             """)
 
-    @Option(name: .long, help: "Report database. Default: $MDOCVERIFY_DB, else $MDOCVERIFY_OUT/mdocverify.sqlite, else reports/mdocverify.sqlite.")
+    @Option(name: .long, help: "Report database: a SQLite file, or a postgresql:// URI. Default: $MDOCVERIFY_DB, else $MDOCVERIFY_OUT/mdocverify.sqlite, else reports/mdocverify.sqlite.")
     var db: String?
 
     @Option(name: .customLong("run"), help: "The run to report on (default: the latest run).")
@@ -102,15 +103,8 @@ struct ReportCommand: ParsableCommand {
         let environment = ProcessInfo.processInfo.environment
         let out = self.out ?? environment["MDOCVERIFY_OUT"] ?? "reports"
         let verifyOut = environment["MDOCVERIFY_OUT"] ?? "reports"
-        let db = self.db ?? environment["MDOCVERIFY_DB"] ?? (verifyOut as NSString).appendingPathComponent("mdocverify.sqlite")
-        // Read only: the report never writes to the store (which may be on read-only media),
-        // and a file that is not a store is refused untouched.
-        let store: ReportStore
-        do {
-            store = try ReportStore(path: db, access: .readOnly)
-        } catch {
-            throw SetupError("\(error)")
-        }
+        let location = db ?? environment[PostgresURI.environmentVariable]
+            ?? (verifyOut as NSString).appendingPathComponent("mdocverify.sqlite")
         let scope: ReportRequest.Scope
         if let runID {
             scope = .run(runID)
@@ -122,32 +116,56 @@ struct ReportCommand: ParsableCommand {
         }
         var request = ReportRequest(scope: scope, generator: "mdocverify \(ProcessorVersion.current)", includeValues: includeValues)
         if let at, let time = RFC3339.parse(at) { request.referenceTime = time }
-        if out == "-" {
-            do {
-                let report = try ReportGenerator.build(store: store, request: request)
-                FileHandle.standardOutput.write(try ReportGenerator.json(report))
-                FileHandle.standardOutput.write(Data("\n".utf8))
-            } catch let error as ReportError {
-                throw SetupError(error.message)
-            } catch {
-                throw SetupError("cannot build the report from \(db): \(error)")
-            }
-            return
-        }
-        let files: ReportFiles
+        // `--out -`: the JSON report on standard output, no files.
+        let output: ReportOutput? = out == "-" ? nil : ReportOutput(directory: out, formats: try formats(), language: try language())
+        let files: ReportFiles?
         do {
-            files = try ReportGenerator.generate(
-                store: store, request: request,
-                output: ReportOutput(directory: out, formats: try formats(), language: try language()))
-        } catch let error as ReportError {
-            throw SetupError(error.message)
-        } catch {
-            throw SetupError("cannot build the report from \(db): \(error)")
+            // Read only: the report never writes to the store (which may be on read-only media),
+            // and a database that is not a store is refused untouched.
+            if PostgresURI.hasPostgresScheme(location) {
+                let uri = try PostgresURI(location)
+                let store: PostgresStore
+                do {
+                    store = try PostgresStore(uri: uri, access: .readOnly)
+                } catch {
+                    throw SetupError("\(error) (--db \(uri.redacted))")
+                }
+                files = try Self.produce(store: store, named: uri.redacted, request: request, output: output)
+            } else {
+                let store: ReportStore
+                do {
+                    store = try ReportStore(path: location, access: .readOnly)
+                } catch {
+                    throw SetupError("\(error)")
+                }
+                files = try Self.produce(store: store, named: location, request: request, output: output)
+            }
+        } catch let error as PostgresError {
+            throw SetupError("\(error)")
         }
+        guard let files else { return }
         for path in files.all { print(path) }
         if includeValues && !files.report.includesValues {
             FileHandle.standardError.write(Data(
                 "mdocverify: --include-values: the database holds no element values (verify with --keep-values); none included\n".utf8))
+        }
+    }
+
+    /// The report of `store` (`name` in messages), errors as setup errors: written to the files
+    /// of `output`, or with no output as JSON to standard output (nil then).
+    static func produce(store: some ReportSource, named name: String, request: ReportRequest, output: ReportOutput?) throws -> ReportFiles? {
+        do {
+            guard let output else {
+                let report = try ReportGenerator.build(store: store, request: request)
+                FileHandle.standardOutput.write(try ReportGenerator.json(report))
+                FileHandle.standardOutput.write(Data("\n".utf8))
+                return nil
+            }
+            return try ReportGenerator.generate(store: store, request: request, output: output)
+        } catch let error as ReportError {
+            throw SetupError(error.message)
+        } catch {
+            throw SetupError("cannot build the report from \(name): \(error)")
         }
     }
 }

@@ -1,0 +1,139 @@
+import Foundation
+import MdocStore
+
+extension PostgresReportQueries {
+    func changes(limit: Int) throws -> [ReportChangeRow] {
+        var rows: [ReportChangeRow] = []
+        try forEachRow(ReportQueries.changesSQL(limit: "$1"), [.int64(Int64(limit))]) { row in
+            rows.append(ReportChangeRow(cells: row))
+        }
+        return rows
+    }
+
+    func imageOutcomes() throws -> [ReportImageOutcome] {
+        var rows: [ReportImageOutcome] = []
+        try forEachRow("""
+            SELECT i.outcome, count(*), sum(i.original_bytes)::bigint,
+                   sum(coalesce(i.output_bytes, CASE WHEN i.outcome = 'kept' THEN i.original_bytes ELSE 0 END))::bigint
+            FROM image i JOIN report_scope s ON s.vid = i.verification_id
+            GROUP BY i.outcome ORDER BY i.outcome
+            """
+        ) { row in
+            guard let outcome = row.text(0) else { return }
+            rows.append(ReportImageOutcome(
+                outcome: outcome, count: row.int(1) ?? 0, originalBytes: row.int(2) ?? 0, outputBytes: row.int(3) ?? 0))
+        }
+        return rows
+    }
+
+    func transactions(limit: Int, notValidOnly: Bool, includeValues: Bool) throws -> [ReportTransactionRow] {
+        let order = "\(ReportQueries.worstVerdictFirst), s.captured_at IS NULL, s.captured_at, s.reference_code"
+        var rows: [ReportTransactionRow] = []
+        try forEachRow(
+            """
+            SELECT s.reference_code, t.sha256, s.display_name, s.source, s.captured_at, v.verification_time,
+                   s.verdict_capture, s.verdict_now, s.consent_state, f.checks, v.proof_file, s.vid, d.elements
+            FROM (SELECT * FROM report_scope s \(notValidOnly ? "WHERE s.verdict_now <> 'valid'" : "")
+                  ORDER BY \(order) LIMIT $1) s
+            JOIN verification v ON v.id = s.vid
+            JOIN txn t ON t.id = s.tid
+            LEFT JOIN report_failing f ON f.vid = s.vid
+            LEFT JOIN disclosure d ON $2 AND d.verification_id = s.vid
+            ORDER BY \(order)
+            """,
+            [.int64(Int64(limit)), .bool(includeValues)]
+        ) { row in
+            var values: [ReportElementValue]?
+            if includeValues {
+                values = try row.blob(12).map {
+                    try ReportQueries.elementValues(Data($0), verificationID: row.int64(11) ?? 0)
+                } ?? []
+            }
+            rows.append(ReportTransactionRow(
+                referenceCode: row.text(0) ?? "", transactionID: row.hex(1) ?? "", displayName: row.text(2) ?? "",
+                source: row.text(3) ?? "", capturedAt: row.text(4), verificationTime: row.text(5) ?? "",
+                verdictAtCapture: row.text(6), verdictNow: row.text(7) ?? "", consentState: row.text(8) ?? "",
+                failingChecks: ReportQueries.checkList(row.text(9)), proofPath: row.text(10), values: values))
+        }
+        return rows
+    }
+
+    func ingestFailures(limit: Int) throws -> (total: Int, rows: [ReportIngestFailureRow]) {
+        let filter: String
+        var parameters: [PostgresValue]
+        switch scope {
+        case .run(let id):
+            filter = "run_id = $1"
+            parameters = [.text(id)]
+        case .period(let since, let until):
+            let bounds = Self.periodCondition("started_at", since: since, until: until)
+            filter = "run_id IN (SELECT id FROM run WHERE \(bounds.sql))"
+            parameters = bounds.parameters
+        case nil:
+            return (0, [])
+        }
+        let total = try connection.execute("SELECT count(*) FROM ingest_failure WHERE \(filter)", parameters)
+            .rows[0].decode(0, as: Int.self)
+        var rows: [ReportIngestFailureRow] = []
+        parameters.append(.int64(Int64(limit)))
+        try forEachRow(
+            "SELECT run_id, source, code, reason FROM ingest_failure WHERE \(filter) ORDER BY id LIMIT $\(parameters.count)",
+            parameters
+        ) { row in
+            rows.append(ReportIngestFailureRow(
+                runID: row.text(0) ?? "", source: row.text(1) ?? "", code: row.text(2) ?? "", reason: row.text(3) ?? ""))
+        }
+        return (total, rows)
+    }
+
+    func forEachTransaction(includeValues: Bool, _ body: (ScopeTransactionRow) throws -> Void) throws {
+        try forEachRow(ReportQueries.transactionRowsSQL(includeValues: includeValues)) { row in
+            try body(ScopeTransactionRow(cells: row))
+        }
+    }
+
+    func forEachFailure(_ body: (ScopeFailureRow) throws -> Void) throws {
+        try forEachRow("""
+            SELECT s.reference_code, t.sha256, c.check_id, c.instant, c.subject, c.detail
+            FROM report_failing f
+            JOIN report_scope s ON s.vid = f.vid
+            JOIN txn t ON t.id = s.tid
+            JOIN check_failure c ON c.verification_id = f.vid
+            ORDER BY f.vid, c.seq
+            """
+        ) { row in try body(ScopeFailureRow(cells: row)) }
+    }
+}
+
+/// The cells of one row of a binary-format result, read in place.
+struct PostgresRowCells: ReportRowCells {
+    let result: PostgresResult
+    let row: Int
+
+    private func cell(_ index: Int32) -> PostgresCell? {
+        guard let cell = try? result.cell(row: row, column: Int(index)), !cell.isNull else { return nil }
+        return cell
+    }
+
+    private func bytes(_ cell: PostgresCell) -> UnsafeBufferPointer<UInt8>? {
+        cell.bytes.map { UnsafeBufferPointer(start: $0.baseAddress?.assumingMemoryBound(to: UInt8.self), count: $0.count) }
+    }
+
+    func utf8(_ index: Int32) -> UnsafeBufferPointer<UInt8>? {
+        guard let cell = cell(index), cell.type != .bytea, cell.type != .int8, cell.type != .int4, cell.type != .int2,
+            cell.type != .bool
+        else { return nil }
+        return bytes(cell)
+    }
+
+    func blob(_ index: Int32) -> UnsafeBufferPointer<UInt8>? {
+        guard let cell = cell(index), cell.type == .bytea else { return nil }
+        return bytes(cell)
+    }
+
+    func int64(_ index: Int32) -> Int64? {
+        guard let cell = cell(index) else { return nil }
+        return try? Int64(postgres: cell)
+    }
+
+}

@@ -1,0 +1,188 @@
+import Foundation
+import MdocStore
+
+extension PostgresStore: RecordingStore {
+    /// The key of the advisory lock that serializes appends to the audit log (its hash chain
+    /// has one tail), held from the first append of a transaction to its commit.
+    static let auditLock: Int64 = 0x6d64_7661
+
+    /// Records the start of a run, status `running` (`run.started`), or resumes a run that is
+    /// not finished (`run.resumed`). The run's lease (a session advisory lock on its id) is
+    /// taken first and held until the run finishes or is interrupted.
+    ///
+    /// - Throws: `StoreError` `store.runInUse` when another session holds the run,
+    ///   `store.runNotRunning` when it is finished; ``PostgresError`` for database faults.
+    package func beginRun(_ run: RunInfo) throws {
+        let (row, startedDetails) = try StoreAudit.runStarted(run)
+        let at = try now()
+        guard access == .readWrite else { throw StoreError(.readOnly, "\(uri.redacted) was opened for reading only") }
+        try withConnection { connection in
+            let locked = try connection.execute(
+                "SELECT pg_try_advisory_lock(hashtextextended($1, 0))", [.text(run.id)]
+            ).rows[0].decode(0, as: Bool.self)
+            guard locked else { throw StoreError(.runInUse, "run \(run.id) is running in another process") }
+        }
+        leasedRuns.withLock { _ = $0.insert(run.id) }
+        do {
+            try write { connection in
+                var audit = AuditTail()
+                try Self.start(run, row: row, startedDetails: startedDetails, audit: &audit, on: connection)
+                try audit.append(at: at, on: connection)
+            }
+        } catch {
+            releaseLease(run.id)
+            throw error
+        }
+    }
+
+    /// Inserts the run's row (`run.started`), or sets a run that is not finished running again
+    /// (`run.resumed`), inside the caller's transaction.
+    static func start(
+        _ run: RunInfo, row: StoreRow, startedDetails: String, audit: inout AuditTail, on connection: PostgresConnection
+    ) throws {
+        let existing = try connection.execute(
+            "SELECT status FROM run WHERE id = $1 FOR UPDATE", [.text(run.id)]
+        ).rows.first?.decode(0, as: String.self)
+        if let existing {
+            guard existing != RunStatus.finished.rawValue else {
+                throw StoreError(.runNotRunning, "run \(run.id) is finished and cannot be begun again")
+            }
+            try connection.execute("UPDATE run SET status = 'running' WHERE id = $1", [.text(run.id)])
+            audit.add(
+                event: "run.resumed", runID: run.id, transactionID: nil,
+                detailsJSON: StoreAudit.runResumed(previousStatus: existing))
+        } else {
+            try insert(row, into: "run", on: connection)
+            audit.add(event: "run.started", runID: run.id, transactionID: nil, detailsJSON: startedDetails)
+        }
+    }
+
+    /// Marks a running run finished (`run.finished`) and gives up its lease.
+    package func finishRun(id: String, finishedAt: Date, manifestPath: String?, merkleRoot: String?, proofCount: Int) throws {
+        guard proofCount >= 0 else { throw StoreError(.invalidArgument, "proofCount \(proofCount) is negative") }
+        let finished = try ReportStore.instantText(finishedAt)
+        let root = try StoreText.sha256(optional: merkleRoot, "the Merkle root")
+        let at = try now()
+        try write { connection in
+            try Self.requireRunning(id, on: connection)
+            try connection.execute(
+                """
+                UPDATE run SET status = 'finished', finished_at = $1, manifest_path = $2, merkle_root = $3,
+                  proof_count = $4 WHERE id = $5
+                """,
+                [.text(finished), manifestPath.map { .text($0) } ?? .null, root.map { .bytea($0) } ?? .null,
+                 .int64(Int64(proofCount)), .text(id)])
+            var audit = AuditTail()
+            audit.add(
+                event: "run.finished", runID: id, transactionID: nil,
+                detailsJSON: StoreAudit.runFinished(
+                    finishedAt: finished, manifestPath: manifestPath, merkleRoot: merkleRoot, proofCount: proofCount))
+            try audit.append(at: at, on: connection)
+        }
+        releaseLease(id)
+    }
+
+    /// Marks a running run interrupted (`run.interrupted` with `reason`) and gives up its lease.
+    package func interruptRun(id: String, reason: String) throws {
+        let at = try now()
+        try write { connection in
+            try Self.requireRunning(id, on: connection)
+            try connection.execute("UPDATE run SET status = 'interrupted' WHERE id = $1", [.text(id)])
+            var audit = AuditTail()
+            audit.add(
+                event: "run.interrupted", runID: id, transactionID: nil,
+                detailsJSON: StoreAudit.runInterrupted(reason: reason))
+            try audit.append(at: at, on: connection)
+        }
+        releaseLease(id)
+    }
+
+    func releaseLease(_ runID: String) {
+        guard leasedRuns.withLock({ $0.remove(runID) != nil }) else { return }
+        _ = try? withConnection { connection in
+            try connection.execute("SELECT pg_advisory_unlock(hashtextextended($1, 0))", [.text(runID)])
+        }
+    }
+
+    /// Records one batch of run `runID` in ONE database transaction, as the SQLite store does
+    /// (`ReportStore.record(_:runID:)`: the same rows, the same audit entries, the same
+    /// idempotence).
+    package func record(_ batch: StoreBatch, runID: String) throws {
+        try write { connection in try record(batch, runID: runID, on: connection) }
+    }
+
+    /// ``record(_:runID:)`` inside the caller's transaction on `connection` (a worker commits
+    /// its claim with it).
+    func record(_ batch: StoreBatch, runID: String, on connection: PostgresConnection) throws {
+        let limit = ReportStore.Limits.maximumBatchCount
+        for (count, what) in [(batch.outcomes.count, "outcomes"), (batch.reused.count, "reused results"),
+                              (batch.ingestFailures.count, "ingest failures")]
+        where count > limit {
+            throw StoreError(.batchTooLarge, "\(count) \(what) in one batch; at most \(limit)")
+        }
+        let outcomes = try batch.outcomes.map(ExportedOutcome.init)
+        let reused = try batch.reused.map { item in
+            (sha256: try StoreText.sha256(item.transactionID, "the transaction id"), item: item)
+        }
+        let at = try now()
+        try Self.requireRunning(runID, on: connection)
+        var writer = PostgresBatchWriter(connection: connection, runID: runID, at: at)
+        for outcome in outcomes { try writer.record(outcome) }
+        for (sha256, item) in reused { try writer.link(item, sha256: sha256) }
+        for failure in batch.ingestFailures { try writer.record(failure) }
+        if let length = batch.proofFileLength {
+            guard length >= 0 else { throw StoreError(.invalidArgument, "proof file length \(length) is negative") }
+            try connection.execute(
+                "UPDATE run SET proof_file_length = $1 WHERE id = $2", [.int64(length), .text(runID)])
+        }
+        try writer.audit.append(at: at, on: connection)
+    }
+
+    /// Throws unless run `runID` exists and is `running`; locks its row against a concurrent finish.
+    static func requireRunning(_ runID: String, on connection: PostgresConnection) throws {
+        guard let status = try connection.execute(
+            "SELECT status FROM run WHERE id = $1 FOR SHARE", [.text(runID)]
+        ).rows.first?.decode(0, as: String.self) else {
+            throw StoreError(.unknownRun, "no run \(runID)")
+        }
+        guard status == RunStatus.running.rawValue else {
+            throw StoreError(.runNotRunning, "run \(runID) is \(status), not running")
+        }
+    }
+}
+
+/// The audit entries of one transaction, appended at its end under ``PostgresStore/auditLock``
+/// so that the lock is held only from then to the commit.
+struct AuditTail {
+    private var entries: [(event: String, runID: String?, transactionID: [UInt8]?, detailsJSON: String)] = []
+
+    mutating func add(event: String, runID: String?, transactionID: [UInt8]?, detailsJSON: String) {
+        entries.append((event, runID, transactionID, detailsJSON))
+    }
+
+    /// Appends the entries after the log's last row, linked by their hashes.
+    func append(at: String, on connection: PostgresConnection) throws {
+        guard !entries.isEmpty else { return }
+        try connection.execute("SELECT pg_advisory_xact_lock($1)", [.int64(PostgresStore.auditLock)])
+        let last = try connection.execute("SELECT seq, hash FROM audit_log ORDER BY seq DESC LIMIT 1").rows.first
+        var seq = try last?.decode(0, as: Int64.self) ?? 0
+        var previous = try last?.decode(1, as: [UInt8].self) ?? StoreAudit.genesisHash
+        for entry in entries {
+            let (next, overflow) = seq.addingReportingOverflow(1)
+            guard !overflow else { throw StoreError(.database, "audit_log seq overflow") }
+            seq = next
+            let hash = StoreAudit.hash(
+                seq: seq, at: at, runID: entry.runID, event: entry.event, transactionID: entry.transactionID,
+                detailsJSON: entry.detailsJSON, prevHash: previous)
+            try connection.execute(
+                """
+                INSERT INTO audit_log (seq, at, run_id, event, transaction_id, details_json, prev_hash, hash)
+                VALUES ($1, $2, $3, $4, $5, $6, $7, $8)
+                """,
+                [.int64(seq), .text(at), entry.runID.map { .text($0) } ?? .null, .text(entry.event),
+                 entry.transactionID.map { .bytea($0) } ?? .null, .text(entry.detailsJSON), .bytea(previous),
+                 .bytea(hash)])
+            previous = hash
+        }
+    }
+}
