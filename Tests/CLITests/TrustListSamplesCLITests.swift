@@ -22,14 +22,14 @@ final class TrustListSamplesCLITests: TemporaryFolderTestCase {
         var runs = Set<String>()
         for line in result.stdout.split(separator: "\n") {
             let object = try XCTUnwrap(try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])
-            guard let name = object["transaction"] as? String else { continue }
+            guard object["type"] as? String == "transaction", let name = object["displayName"] as? String else { continue }
             verdicts[name] = object["verdict"] as? String
-            if let proof = object["proof"] as? String { runs.insert((proof as NSString).deletingLastPathComponent) }
+            if let run = object["runID"] as? String { runs.insert(run) }
             let checks = try XCTUnwrap(object["checks"] as? [[String: Any]])
             failing[name] = Set(checks.filter { $0["status"] as? String == "fail" }.compactMap { $0["id"] as? String })
         }
         XCTAssertEqual(runs.count, 1, "\(runs)")
-        return (verdicts, failing, (runs.first.map { ($0 as NSString).lastPathComponent }) ?? "")
+        return (verdicts, failing, runs.first ?? "")
     }
 
     func testRevokedDocumentAndIACADroppedFromTheVICAL() throws {
