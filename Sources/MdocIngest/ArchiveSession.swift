@@ -236,6 +236,9 @@ final class ArchiveSession {
 
     private func finish(_ group: Group) -> IngestItem {
         if let failure = group.failure { return fail(failure, source: group.source) }
+        if let problem = TransactionBundle.sessionDataAmbiguity(paths: group.files.keys) {
+            return fail(IngestError(.ambiguousSessionData, "\(group.source): \(problem)"), source: group.source)
+        }
         return .transaction(TransactionBundle(name: group.name, source: group.source, files: group.files))
     }
 }

@@ -78,6 +78,9 @@ func collectFolderTransaction(
             total += bytes.count
             files[file.relativePath] = bytes
         }
+        if let problem = TransactionBundle.sessionDataAmbiguity(paths: files.keys) {
+            throw IngestError(.ambiguousSessionData, "\(source): \(problem)")
+        }
         return .transaction(TransactionBundle(name: name, source: source, files: files))
     } catch {
         return .failure(IngestFailure(source: source, error: error))

@@ -55,6 +55,9 @@ package struct IngestError: Error, Hashable, CustomStringConvertible, Sendable {
         package static let invalidPath = Code("ingest.invalidPath")
         /// The same path twice within one transaction of an archive.
         package static let duplicatePath = Code("ingest.duplicatePath")
+        /// Session messages named ambiguously: `session-data.cbor` beside numbered ones, or a
+        /// number written with leading zeros (`session-data-01.cbor`), so their order is unclear.
+        package static let ambiguousSessionData = Code("ingest.ambiguousSessionData")
         /// A transaction whose files add up to more than ``IngestLimits/maxTransactionBytes``.
         package static let transactionTooLarge = Code("ingest.transactionTooLarge")
         /// ``ArchiveOutput`` could not create or write the archive.

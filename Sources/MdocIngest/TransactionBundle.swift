@@ -118,6 +118,24 @@ package struct TransactionBundle: Sendable {
         return !digits.isEmpty && digits.allSatisfy { $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9") }
     }
 
+    /// Why the bundle's session messages have no single order (ISO 18013-5 §9.1.1.4: they are
+    /// processed in the order exchanged), or nil: `session-data.cbor` alone, or
+    /// `session-data-N.cbor` with N written without leading zeros.
+    package static func sessionDataAmbiguity(paths: some Sequence<String>) -> String? {
+        var single = false
+        var numbered: [String] = []
+        for path in paths where isMarkerFileName(path) && path.hasPrefix("session-data") {
+            if path == "session-data.cbor" { single = true } else { numbered.append(path) }
+        }
+        if single, let other = numbered.min() {
+            return "both session-data.cbor and \(other): keep one form (session-data.cbor, or session-data-1.cbor, session-data-2.cbor, ...)"
+        }
+        if let padded = numbered.sorted().first(where: { $0.hasPrefix("session-data-0") }) {
+            return "\(padded): write the message number without leading zeros (session-data-1.cbor, session-data-2.cbor, ...)"
+        }
+        return nil
+    }
+
     /// Whether a bundle-relative path is a known bundle file: a marker file at the top, or
     /// anything directly under `documents/` (the manifest and the scans it lists).
     package static func isKnownFile(path: String) -> Bool {

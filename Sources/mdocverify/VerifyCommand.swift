@@ -221,6 +221,7 @@ struct VerifyCommand: AsyncParsableCommand {
                     tally.withLock { $0.add(report) }
                     if outputFormat == .json {
                         renderer.render(TransactionOutcomeView(report, runID: runID))
+                        signals.flushOutput()
                     } else if listing.lists(report.verdict), listing.withinCap(listed.withLock { value -> Int in
                         value += 1
                         return value

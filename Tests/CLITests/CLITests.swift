@@ -285,7 +285,11 @@ final class CLITests: XCTestCase {
         let manifest = "\(out)/r/runs/\(lastRun).cose"
         let proofs = try CLI.run(["proof", "verify", manifest, "--cert", "\(out)/r/keys/processor-cert.pem"])
         XCTAssertEqual(proofs.status, 0, proofs.stdout)
-        XCTAssertTrue(proofs.stdout.contains("\(count) proofs present"), proofs.stdout)
+        // Counts are printed with thousands separators (1,000).
+        var digits = String(count), grouped = ""
+        while digits.count > 3 { grouped = "," + digits.suffix(3) + grouped; digits = String(digits.dropLast(3)) }
+        grouped = digits + grouped
+        XCTAssertTrue(proofs.stdout.contains("\(grouped) proofs present"), proofs.stdout)
         let folder = try CLI.run(["proof", "verify", "\(out)/r", "--cert", "\(out)/r/keys/processor-cert.pem"])
         XCTAssertEqual(folder.status, 0, folder.stdout)
         XCTAssertFalse(folder.stdout.contains("torn tail"), folder.stdout)

@@ -114,7 +114,11 @@ final class ProofShowTextCLITests: TemporaryFolderTestCase {
         let verify = try CLI.run(["verify"] + annexD + ["--out", temporaryFolder, "--format", "json"])
         XCTAssertEqual(verify.status, 1, "expired today")
         let record = try JSON.parse(try XCTUnwrap(verify.records("transaction").first))
-        let proof = "\(temporaryFolder)/" + (try XCTUnwrap(record["proofPath"]?.string))
+        // The run's proofs are one file; the standalone proof is exported by its reference code.
+        let reference = try XCTUnwrap(record["referenceCode"]?.string)
+        let proof = "\(temporaryFolder)/proof.cose"
+        let exported = try CLI.run(["proof", "export", reference, "--from", temporaryFolder, "--out", proof])
+        XCTAssertEqual(exported.status, 0, exported.stdout + exported.stderr)
         let shown = try CLI.runInTerminal(["proof", "show", proof], columns: 100)
         XCTAssertEqual(shown.status, 0, shown.stdout)
         let plain = shown.stdout.replacingOccurrences(of: "\u{1B}\\[[0-9;]*[A-Za-z]", with: "", options: .regularExpression)

@@ -60,7 +60,7 @@ final class OperatorFaultsCLITests: TemporaryFolderTestCase {
         XCTAssertEqual(full.status, 2, full.stdout + full.stderr)
         XCTAssertTrue(full.stderr.contains("No space left on device") || full.stderr.contains("disk is full"), full.stderr)
         XCTAssertFalse(full.stderr.contains("Fatal error"), full.stderr)
-        let printed = full.stdout.split(separator: "\n").count
+        let printed = full.records("transaction").count
         XCTAssertGreaterThan(printed, 0, "the disk must fill mid-run for this test to mean anything")
         XCTAssertLessThan(printed, total)
         let store = try ReportStore(path: "\(out)/mdocverify.sqlite", access: .readOnly)
@@ -71,7 +71,7 @@ final class OperatorFaultsCLITests: TemporaryFolderTestCase {
         XCTAssertEqual(grown.status, 0, grown.stderr)
         let resumed = try CLI.run(arguments)
         XCTAssertEqual(resumed.status, 0, resumed.stderr)
-        XCTAssertEqual(resumed.stdout.split(separator: "\n").count, total)
+        XCTAssertEqual(resumed.records("transaction").count, total)
         try assertCompleteStore(out, transactions: total)
     }
 
@@ -83,7 +83,7 @@ final class OperatorFaultsCLITests: TemporaryFolderTestCase {
         let annexD = ["samples/annex-d/device-response.cbor", "--trust", "samples/annex-d/trust", "--at", "2021-01-01T00:00:00Z"]
         let media = "\(folder)/media"
         let first = try CLI.run(["verify"] + annexD + ["--out", media, "--format", "json"])
-        XCTAssertEqual(first.stdout.split(separator: "\n").count, 1, first.stderr)
+        XCTAssertEqual(first.records("transaction").count, 1, first.stderr)
         let database = "\(media)/mdocverify.sqlite"
         let before = try Data(contentsOf: URL(fileURLWithPath: database))
         let listing = try FileManager.default.contentsOfDirectory(atPath: media).sorted()
@@ -131,7 +131,7 @@ final class OperatorFaultsCLITests: TemporaryFolderTestCase {
 
             let resumed = try CLI.run(arguments)
             XCTAssertEqual(resumed.status, 0, "\(label): \(resumed.stderr)")
-            XCTAssertEqual(resumed.stdout.split(separator: "\n").count, total, label)
+            XCTAssertEqual(resumed.records("transaction").count, total, label)
             try assertCompleteStore(out, transactions: total)
         }
     }
@@ -156,7 +156,7 @@ final class OperatorFaultsCLITests: TemporaryFolderTestCase {
         XCTAssertNotEqual(result.status, 124, "the run hung on an input")
         XCTAssertEqual(result.status, 1, result.stdout + result.stderr)
         var codes: [String: String] = [:], reasons: [String: String] = [:], verdicts: [String: String] = [:]
-        for line in result.stdout.split(separator: "\n") {
+        for line in result.records("transaction") + result.records("rejectedInput") {
             let object = try XCTUnwrap(try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any], String(line))
             let source = try XCTUnwrap(object["source"] as? String, String(line))
             verdicts[source] = object["verdict"] as? String
@@ -213,11 +213,11 @@ final class OperatorFaultsCLITests: TemporaryFolderTestCase {
         stop.set()
         stopped.wait()
         XCTAssertTrue([0, 1].contains(result.status), "exit \(result.status): \(result.stderr)")
-        let lines = result.stdout.split(separator: "\n")
+        let lines = result.records("transaction")
         XCTAssertEqual(lines.count, names, result.stdout + result.stderr)
         for line in lines {
             let object = try XCTUnwrap(try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any], String(line))
-            XCTAssertTrue(["valid", "invalid", "indeterminate", "rejected"].contains(object["verdict"] as? String ?? ""), String(line))
+            XCTAssertTrue(["valid", "invalid", "indeterminate"].contains(object["verdict"] as? String ?? ""), String(line))
         }
         XCTAssertTrue(try ReportStore(path: "\(folder)/r/mdocverify.sqlite", access: .readOnly).integrityCheck())
     }
