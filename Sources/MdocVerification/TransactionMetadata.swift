@@ -64,6 +64,10 @@ package struct TransactionMetadata: Sendable, Equatable {
                 expiresAt: try date("expiresAt", in: consent))
         }
         if let captureValue = map["capture"], !(captureValue is NSNull) {
+            // JSONSerialization traps on a top-level value that is not an object or array.
+            guard captureValue is [String: Any] else {
+                throw Failure(description: "transaction.json: capture is not a capture record")
+            }
             do {
                 let data = try JSONSerialization.data(withJSONObject: captureValue)
                 self.capture = try JSONDecoder().decode(CaptureRecord.self, from: data)

@@ -50,9 +50,12 @@ final class CaptureRecordTests: XCTestCase {
         let json = try JSONSerialization.data(withJSONObject: ["id": "capture-1", "source": "ble:hci0", "capture": capture])
         let metadata = try TransactionMetadata(json: Array(json))
         XCTAssertEqual(metadata.capture, record("ble.timeout", ending: .failed))
-        let broken = Array(#"{"capture": {"transport": 3}}"#.utf8)
-        XCTAssertThrowsError(try TransactionMetadata(json: broken)) { error in
-            XCTAssertTrue("\(error)".contains("capture"), "\(error)")
+        // A record of the wrong shape, and values that are not objects at all (a number, a
+        // string: the fuzzer found that these trapped inside JSONSerialization).
+        for broken in [#"{"capture": {"transport": 3}}"#, #"{"capture": 5}"#, #"{"capture": "x"}"#, #"{"capture": [1]}"#] {
+            XCTAssertThrowsError(try TransactionMetadata(json: Array(broken.utf8)), broken) { error in
+                XCTAssertTrue("\(error)".contains("capture"), "\(error)")
+            }
         }
     }
 }
