@@ -2,6 +2,7 @@ import Foundation
 import MdocChecks
 import MdocModel
 import MdocPipeline
+import MdocProof
 import MdocStore
 import MdocTime
 
@@ -83,7 +84,7 @@ enum Summary {
         }
         lines.append("  database:   \(result.databasePath)")
         if let manifest = result.manifestPath {
-            lines.append("  proofs:     \(Counting.number(result.proofCount)) under \(out)/proofs/\(result.runID)/")
+            lines.append("  proofs:     \(Counting.number(result.proofCount)) in \(out)/proofs/\(RunFile.fileName(runID: result.runID))")
             lines.append("  manifest:   \(manifest)")
             if tally.withoutProof > 0 {
                 lines.append("  no proof:   " + Counting.of(tally.withoutProof, "transaction") + " (consent had expired: only the verdict is kept)")

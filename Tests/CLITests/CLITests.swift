@@ -140,7 +140,7 @@ final class CLITests: XCTestCase {
         // The summary: verdicts now and at capture, the failing checks, where the outputs are.
         for expected in ["now:        18 valid, 6 invalid, 0 indeterminate", "at capture: 19 valid, 5 invalid",
                          "failing checks (transactions):", "mso.digestAlgorithm", "database:   \(out)/mdocverify.sqlite",
-                         "proofs:     23 under \(out)/proofs/20", "images:     re-encoded document scans under \(out)/images/"] {
+                         "proofs:     23 in \(out)/proofs/20", "images:     re-encoded document scans under \(out)/images/"] {
             XCTAssertTrue(problems.stdout.contains(expected), "\(expected) in\n\(problems.stdout)")
         }
         let all = try CLI.run(common + ["--list", "all"])

@@ -32,7 +32,7 @@ final class VerdictExplanationCLITests: TemporaryFolderTestCase {
         XCTAssertTrue(lines.contains { $0.contains("tx-00008") && $0.contains("consent.window (policy)") }, result.stdout)
         XCTAssertTrue(lines.contains { $0.contains("tx-00001") && $0.contains("mso.digestAlgorithm (authenticity)") }, result.stdout)
         XCTAssertTrue(result.stdout.contains("failures:   5 authenticity, 0 validity, 1 policy"), result.stdout)
-        XCTAssertTrue(result.stdout.contains("proofs:     23 under"), result.stdout)
+        XCTAssertTrue(result.stdout.contains("proofs:     23 in"), result.stdout)
         XCTAssertTrue(result.stdout.contains("no proof:   1 transaction (consent had expired: only the verdict is kept)"), result.stdout)
 
         // Annex D at its reference time has no CRL: valid, and the line says revocation was not checked.
