@@ -17,14 +17,14 @@ final class NetworkNamespaceTests: XCTestCase {
 
         // The server sees the client at host 2's address: the connection crossed the switch.
         let seen = try hosts.run(onHost: 2) {
-            try PostgresConnection(uri).execute("SELECT host(inet_client_addr())").rows[0].decode(0, as: String.self)
+            try Self.connect(uri).execute("SELECT host(inet_client_addr())").rows[0].decode(0, as: String.self)
         }
         XCTAssertEqual(seen, hosts.address(2))
 
         // A connection open when the cable is pulled loses its statement; a new one cannot connect.
         let started = ContinuousClock.now
         let codes = try hosts.run(onHost: 2) { () throws -> [String] in
-            let connection = try PostgresConnection(uri)
+            let connection = try Self.connect(uri)
             try connection.begin()
             try connection.execute("SELECT 1")
             try hosts.cut(2)
@@ -38,8 +38,22 @@ final class NetworkNamespaceTests: XCTestCase {
         XCTAssertLessThan(ContinuousClock.now - started, .seconds(15))
 
         try hosts.restore(2)
-        let again = try hosts.run(onHost: 2) { try PostgresConnection(uri).execute("SELECT 2").rows[0].decode(0, as: Int32.self) }
+        let again = try hosts.run(onHost: 2) { try Self.connect(uri).execute("SELECT 2").rows[0].decode(0, as: Int32.self) }
         XCTAssertEqual(again, 2)
+    }
+
+    /// A new connection, retrying `pg.unreachable` for up to five seconds: a link just made or
+    /// just restored can take a moment (neighbour discovery) before it carries traffic.
+    private static func connect(_ uri: PostgresURI) throws -> PostgresConnection {
+        let deadline = ContinuousClock.now + .seconds(5)
+        while true {
+            do {
+                return try PostgresConnection(uri)
+            } catch {
+                guard (error as? PostgresError)?.code == .unreachable, ContinuousClock.now < deadline else { throw error }
+                Thread.sleep(forTimeInterval: 0.1)
+            }
+        }
     }
 
     /// The code `body` fails with, or "none".
