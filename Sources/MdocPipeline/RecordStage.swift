@@ -94,7 +94,8 @@ struct RecordStage: Sendable {
                 StoreBatch(outcomes: outcomes, reused: reused, ingestFailures: failures, proofFileLength: proofFileLength.map(Int64.init)),
                 runID: runID)
         } catch {
-            throw PipelineSetupError("cannot write to the report database: \(error)")
+            throw PipelineSetupError(
+                "cannot write to the report database (\(error)); this batch was not recorded: run the same command again once fixed (it resumes)")
         }
     }
 }

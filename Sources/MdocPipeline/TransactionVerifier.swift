@@ -130,7 +130,9 @@ package enum TransactionVerifier {
         inputs.engagementText = files["engagement.txt"]
         inputs.engagementImage = ["engagement.png", "engagement.jpg", "engagement.jpeg"].lazy.compactMap { files[$0] }.first
         inputs.sessionEstablishment = files["session-establishment.cbor"]
-        inputs.sessionData = sessionDataFiles(files)
+        let sessionData = sessionDataFiles(files)
+        inputs.sessionData = sessionData.map(\.bytes)
+        inputs.sessionDataNames = sessionData.map(\.name)
         inputs.transcript = files["session-transcript.cbor"] ?? context.fallbackTranscript
         inputs.deviceRequest = files["device-request.cbor"]
         inputs.deviceResponse = files["device-response.cbor"]
@@ -161,13 +163,13 @@ package enum TransactionVerifier {
     }
 
     /// `session-data.cbor`, or `session-data-1.cbor`, `session-data-2.cbor`, ... in numeric order.
-    static func sessionDataFiles(_ files: [String: [UInt8]]) -> [[UInt8]] {
-        if let single = files["session-data.cbor"] { return [single] }
-        var numbered: [(Int, [UInt8])] = []
+    static func sessionDataFiles(_ files: [String: [UInt8]]) -> [(name: String, bytes: [UInt8])] {
+        if let single = files["session-data.cbor"] { return [("session-data.cbor", single)] }
+        var numbered: [(number: Int, name: String, bytes: [UInt8])] = []
         for (path, bytes) in files where path.hasPrefix("session-data-") && path.hasSuffix(".cbor") {
             let middle = path.dropFirst("session-data-".count).dropLast(".cbor".count)
-            if let n = Int(middle) { numbered.append((n, bytes)) }
+            if let n = Int(middle) { numbered.append((n, path, bytes)) }
         }
-        return numbered.sorted { $0.0 < $1.0 }.map(\.1)
+        return numbered.sorted { $0.number < $1.number }.map { ($0.name, $0.bytes) }
     }
 }

@@ -64,10 +64,17 @@ package struct ProcessorIdentity: Sendable {
         if FileManager.default.fileExists(atPath: files.key), FileManager.default.fileExists(atPath: files.certificate) {
             return try files.load()
         }
+        var isFolder: ObjCBool = false
+        if FileManager.default.fileExists(atPath: directory, isDirectory: &isFolder), !isFolder.boolValue {
+            throw Failure(description: """
+                \(directory) is a file, where the processor's signing key belongs in a folder: \
+                move that file away, or choose another --out (or give --signing-key and --signing-cert)
+                """)
+        }
         do {
             try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
         } catch {
-            throw Failure(description: "cannot create \(directory) for the processor key: \(error.localizedDescription)")
+            throw Failure(description: "cannot create \(directory) for the processor key (\(error.localizedDescription)): check the folder's permissions and free space")
         }
         return try files.withLock {
             switch (FileManager.default.fileExists(atPath: files.key), FileManager.default.fileExists(atPath: files.certificate)) {

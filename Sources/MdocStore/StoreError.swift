@@ -98,9 +98,9 @@ package struct StoreError: Error, Sendable, Hashable, CustomStringConvertible {
         case 7: "out of memory"
         case 8: "the database or its folder is read-only"
         case 9: "the operation was interrupted"
-        case 10: "a disk I/O error (the disk may be full, removed or failing)"
+        case 10: "a disk I/O error (the disk may be full, removed or failing: free space or check it, then run the command again)"
         case 11: "the database file is damaged"
-        case 13: "the disk is full"
+        case 13: "the disk is full: free space on it, then run the command again"
         case 14:
             "the database file cannot be opened (check the path, the permissions of the file and its folder, "
                 + "and whether the media is mounted read-only)"

@@ -18,6 +18,8 @@ package struct TransactionInputs: Sendable {
     package var sessionEstablishment: [UInt8]?
     /// SessionData messages from the mdoc, in the order exchanged.
     package var sessionData: [[UInt8]] = []
+    /// The files `sessionData` was read from, in the same order (empty for messages held in memory).
+    package var sessionDataNames: [String] = []
     /// The reader's ephemeral private key (PKCS#8 PEM).
     package var readerKeyPEM: [UInt8]?
     /// SessionTranscriptBytes given as they are (non-QR handovers).
@@ -32,6 +34,14 @@ package struct TransactionInputs: Sendable {
     package var uploadFiles: [String: [UInt8]] = [:]
 
     package init() {}
+}
+
+extension TransactionInputs {
+    /// How results name SessionData message `index`: its file when known (`session-data-2.cbor`),
+    /// else its place in the exchange (`SessionData[1]`).
+    package func sessionDataLabel(_ index: Int) -> String {
+        sessionDataNames.indices.contains(index) ? "\(sessionDataNames[index]) (SessionData[\(index)])" : "SessionData[\(index)]"
+    }
 }
 
 /// Earlier presentations of the same DeviceResponse bytes (ISO 18013-5 §9.1.3: a response is

@@ -24,10 +24,27 @@ package struct TransactionMetadata: Sendable, Equatable {
         package let description: String
     }
 
+    /// Bytes of `transaction.json`: a real one is a few hundred bytes; its fields end up in the
+    /// store and in every signed proof, so an oversized file is refused before it is parsed.
+    package static let maxBytes = 64 << 10
+    /// UTF-8 bytes of one text field (id, source, consent reference, a scope).
+    package static let maxTextBytes = 1024
+    /// Entries of `consent.scopes`.
+    package static let maxScopes = 64
+    /// Nesting of arrays and objects, counted before parsing so that a deep file is named as such.
+    package static let maxDepth = 32
+
     package init() {}
 
     /// Parses the JSON; unknown fields are ignored, wrong types are errors naming the field.
     package init(json: [UInt8]) throws {
+        guard json.count <= Self.maxBytes else {
+            throw Failure(description: "transaction.json has \(json.count) bytes, over the limit of \(Self.maxBytes)")
+        }
+        let depth = Self.nesting(of: json)
+        guard depth <= Self.maxDepth else {
+            throw Failure(description: "transaction.json nests arrays and objects \(depth) deep, over the limit of \(Self.maxDepth)")
+        }
         let object: Any
         do {
             object = try JSONSerialization.jsonObject(with: Data(json))
@@ -38,6 +55,9 @@ package struct TransactionMetadata: Sendable, Equatable {
         func string(_ key: String, in map: [String: Any]) throws -> String? {
             guard let value = map[key], !(value is NSNull) else { return nil }
             guard let text = value as? String else { throw Failure(description: "transaction.json: \(key) is not a string") }
+            guard text.utf8.count <= Self.maxTextBytes else {
+                throw Failure(description: "transaction.json: \(key) has \(text.utf8.count) bytes, over the limit of \(Self.maxTextBytes)")
+            }
             return text
         }
         func date(_ key: String, in map: [String: Any]) throws -> Date? {
@@ -58,6 +78,13 @@ package struct TransactionMetadata: Sendable, Equatable {
             if let value = consent["scopes"] {
                 guard let list = value as? [Any] else { throw Failure(description: "transaction.json: consent.scopes is not an array") }
                 scopes = list.compactMap { $0 as? String }
+                guard scopes.count <= Self.maxScopes else {
+                    throw Failure(description: "transaction.json: consent.scopes has \(scopes.count) entries, over the limit of \(Self.maxScopes)")
+                }
+                if let long = scopes.first(where: { $0.utf8.count > Self.maxTextBytes }) {
+                    throw Failure(
+                        description: "transaction.json: a consent scope has \(long.utf8.count) bytes, over the limit of \(Self.maxTextBytes)")
+                }
             }
             self.consent = Consent(
                 reference: try string("reference", in: consent), grantedAt: try date("grantedAt", in: consent), scopes: scopes,
@@ -75,5 +102,31 @@ package struct TransactionMetadata: Sendable, Equatable {
                 throw Failure(description: "transaction.json: capture is not a capture record")
             }
         }
+    }
+}
+
+extension TransactionMetadata {
+    /// The deepest nesting of `[` and `{` outside strings (JSON, RFC 8259 §2).
+    static func nesting(of json: [UInt8]) -> Int {
+        var depth = 0, deepest = 0, inString = false, escaped = false
+        for byte in json {
+            if inString {
+                if escaped {
+                    escaped = false
+                } else if byte == UInt8(ascii: "\\") {
+                    escaped = true
+                } else if byte == UInt8(ascii: "\"") {
+                    inString = false
+                }
+                continue
+            }
+            switch byte {
+            case UInt8(ascii: "\""): inString = true
+            case UInt8(ascii: "["), UInt8(ascii: "{"): depth += 1; deepest = max(deepest, depth)
+            case UInt8(ascii: "]"), UInt8(ascii: "}"): depth -= 1
+            default: break
+            }
+        }
+        return deepest
     }
 }

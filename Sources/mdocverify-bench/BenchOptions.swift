@@ -29,6 +29,8 @@ struct BenchOptions {
     var storeBench: (count: Int, folder: String)?
     /// Only measure MSO status resolution (StatusBench.swift), in --rounds paired rounds, and exit.
     var onlyStatus = false
+    /// Only measure live capture's work after the last chunk (CaptureBench.swift) and exit.
+    var onlyCapture = false
 
     static let usage = """
         usage: mdocverify-bench [--seconds S] [--threads N] [--out FILE] [--no-imaging] [--no-openssl] [--no-pipeline] [--no-report]
@@ -62,6 +64,7 @@ struct BenchOptions {
                          (for profiling `mdocverify verify` on the benchmark's input)
           --only-status  only measure MSO status resolution with a one-million-entry list loaded:
                          --rounds paired rounds of --seconds each, with and without the list
+          --only-capture only measure live capture's processing after the holder's last chunk, and exit
           --store N DIR  only record N outcomes into a new store under DIR (batches of 256), print the
                          store's CPU per transaction, bytes written, size and report times, and exit
         """
@@ -95,6 +98,7 @@ struct BenchOptions {
             case "--report-store": options.reportStore = value(argument)
             case "--profile-without-crls": options.profileWithoutCRLs = true
             case "--only-status": options.onlyStatus = true
+            case "--only-capture": options.onlyCapture = true
             case "--profile-reader-keys":
                 guard let n = Int(value(argument)), (1...10_000_000).contains(n) else { fail("--profile-reader-keys must be 1...10000000") }
                 options.profileReaderKeys = n

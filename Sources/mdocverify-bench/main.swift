@@ -77,6 +77,10 @@ if options.onlyStatus {
         fail("\(error)")
     }
 }
+if options.onlyCapture {
+    for (name, value, unit) in captureBenchmarks() { print("\(name)  \(String(format: "%.3f", value)) \(unit)") }
+    exit(0)
+}
 let cores = ProcessInfo.processInfo.activeProcessorCount
 let started = Date()
 var figures: [Figure] = []

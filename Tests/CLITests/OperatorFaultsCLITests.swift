@@ -60,6 +60,8 @@ final class OperatorFaultsCLITests: TemporaryFolderTestCase {
         XCTAssertEqual(full.status, 2, full.stdout + full.stderr)
         XCTAssertTrue(full.stderr.contains("No space left on device") || full.stderr.contains("disk is full"), full.stderr)
         XCTAssertFalse(full.stderr.contains("Fatal error"), full.stderr)
+        XCTAssertTrue(full.stderr.contains("run the same command again") || full.stderr.contains("free space on it, then run the command again"),
+                      "the message says what to do: \(full.stderr)")
         let printed = full.records("transaction").count
         XCTAssertGreaterThan(printed, 0, "the disk must fill mid-run for this test to mean anything")
         XCTAssertLessThan(printed, total)

@@ -201,7 +201,8 @@ struct SessionCheck: Check {
         var failed = false
         for (index, message) in inputs.sessionData.enumerated() {
             let subject = "session.data[\(index)]"
-            guard let item = CBORFailure.decode(message, options: decoding, what: "SessionData[\(index)]", subject: subject, into: &context) else {
+            let what = inputs.sessionDataLabel(index)
+            guard let item = CBORFailure.decode(message, options: decoding, what: what, subject: subject, into: &context) else {
                 failed = true
                 break
             }
@@ -209,7 +210,7 @@ struct SessionCheck: Check {
             do {
                 data = try SessionData(item)
             } catch {
-                context.report(CheckResult(.sessionData, .fail, "\(error)", subject: subject))
+                context.report(CheckResult(.sessionData, .fail, "\(what): \(error)", subject: subject))
                 failed = true
                 break
             }
@@ -225,12 +226,12 @@ struct SessionCheck: Check {
                     if let actual {
                         context.report(CheckResult(
                             .sessionCounter, .fail,
-                            "SessionData[\(index)] was encrypted with counter \(actual), expected \(counter): messages out of order or replayed",
+                            "\(what) was encrypted with counter \(actual), expected \(counter): messages out of order or replayed",
                             subject: subject, evidence: [Evidence("expected", String(counter)), Evidence("actual", String(actual))]))
                     } else {
                         context.report(CheckResult(
                             .sessionData, .fail,
-                            "SessionData[\(index)] does not decrypt with SKDevice: tampered ciphertext, or from another session",
+                            "\(what) does not decrypt with SKDevice: tampered ciphertext, or from another session",
                             subject: subject))
                     }
                     failed = true

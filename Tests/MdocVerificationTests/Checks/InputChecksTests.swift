@@ -24,6 +24,47 @@ final class InputChecksTests: XCTestCase {
         XCTAssertEqual(verifyTransaction(inputs, trust: scenario.trust).checks.of(.inputMetadata), [])
     }
 
+    /// Each limit of transaction.json is inclusive: at the limit it is read, one over it is
+    /// refused with a message naming the limit.
+    func testMetadataLimitsAreInclusive() throws {
+        func json(_ body: String, paddedTo size: Int? = nil) -> [UInt8] {
+            var text = "{\(body)}"
+            if let size { text = String(repeating: " ", count: size - text.utf8.count) + text }
+            return Array(text.utf8)
+        }
+        func refusal(_ bytes: [UInt8]) -> String? {
+            do { _ = try TransactionMetadata(json: bytes); return nil } catch { return "\(error)" }
+        }
+        let max = TransactionMetadata.maxBytes
+        XCTAssertNil(refusal(json("\"id\": \"a\"", paddedTo: max)))
+        XCTAssertEqual(refusal(json("\"id\": \"a\"", paddedTo: max + 1)), "transaction.json has 65537 bytes, over the limit of 65536")
+
+        let text = TransactionMetadata.maxTextBytes
+        for key in ["id", "source"] {
+            XCTAssertNil(refusal(json("\"\(key)\": \"\(String(repeating: "é", count: text / 2))\"")))
+            XCTAssertEqual(
+                refusal(json("\"\(key)\": \"\(String(repeating: "x", count: text + 1))\"")),
+                "transaction.json: \(key) has 1025 bytes, over the limit of 1024")
+        }
+        let reference = "\"consent\": {\"reference\": \"\(String(repeating: "r", count: text + 1))\"}"
+        XCTAssertEqual(refusal(json(reference)), "transaction.json: reference has 1025 bytes, over the limit of 1024")
+        func scopes(_ count: Int, length: Int = 3) -> [UInt8] {
+            let list = Array(repeating: "\"\(String(repeating: "s", count: length))\"", count: count).joined(separator: ",")
+            return json("\"consent\": {\"scopes\": [\(list)]}")
+        }
+        XCTAssertEqual(try TransactionMetadata(json: scopes(TransactionMetadata.maxScopes)).consent?.scopes.count, 64)
+        XCTAssertEqual(refusal(scopes(TransactionMetadata.maxScopes + 1)), "transaction.json: consent.scopes has 65 entries, over the limit of 64")
+        XCTAssertEqual(refusal(scopes(1, length: text + 1)), "transaction.json: a consent scope has 1025 bytes, over the limit of 1024")
+
+        // The object itself is one level; brackets inside strings do not count.
+        func nested(_ depth: Int) -> [UInt8] {
+            json("\"id\": \"[[{\", \"x\": \(String(repeating: "[", count: depth - 1))1\(String(repeating: "]", count: depth - 1))")
+        }
+        XCTAssertNil(refusal(nested(TransactionMetadata.maxDepth)))
+        XCTAssertEqual(refusal(nested(TransactionMetadata.maxDepth + 1)), "transaction.json nests arrays and objects 33 deep, over the limit of 32")
+        XCTAssertEqual(refusal(Array(#"{"id": "a\"[[["}"#.utf8)), nil, "an escaped quote does not end the string")
+    }
+
     func testABundleWithoutAResponseIsNotReadable() {
         let empty = verifyTransaction(TransactionInputs(), trust: TrustStore(anchors: []))
         XCTAssertEqual(empty.checks.map(\.id), [.inputReadable])
