@@ -29,6 +29,8 @@ struct BenchOptions {
     var storeBench: (count: Int, folder: String)?
     /// Only measure MSO status resolution (StatusBench.swift), in --rounds paired rounds, and exit.
     var onlyStatus = false
+    /// Verify the status bench's response N times, with its list loaded or without it, and exit.
+    var profileStatus: (count: Int, loaded: Bool)?
 
     static let usage = """
         usage: mdocverify-bench [--seconds S] [--threads N] [--out FILE] [--no-imaging] [--no-openssl] [--no-pipeline] [--no-report]
@@ -62,6 +64,9 @@ struct BenchOptions {
                          (for profiling `mdocverify verify` on the benchmark's input)
           --only-status  only measure MSO status resolution with a one-million-entry list loaded:
                          --rounds paired rounds of --seconds each, with and without the list
+          --profile-status N with|without
+                         only verify the status benchmark's response N times on one core, with its
+                         one-million-entry list loaded or without it, and exit (for callgrind)
           --store N DIR  only record N outcomes into a new store under DIR (batches of 256), print the
                          store's CPU per transaction, bytes written, size and report times, and exit
         """
@@ -95,6 +100,13 @@ struct BenchOptions {
             case "--report-store": options.reportStore = value(argument)
             case "--profile-without-crls": options.profileWithoutCRLs = true
             case "--only-status": options.onlyStatus = true
+            case "--profile-status":
+                guard let n = Int(value(argument)), (1...10_000_000).contains(n) else { fail("--profile-status needs a count and with|without") }
+                switch value(argument) {
+                case "with": options.profileStatus = (n, true)
+                case "without": options.profileStatus = (n, false)
+                default: fail("--profile-status needs a count and with|without")
+                }
             case "--profile-reader-keys":
                 guard let n = Int(value(argument)), (1...10_000_000).contains(n) else { fail("--profile-reader-keys must be 1...10000000") }
                 options.profileReaderKeys = n
