@@ -32,6 +32,8 @@ package struct MobileSecurityObject: Sendable {
     package let validFrom: Date
     package let validUntil: Date
     package let expectedUpdate: Date?
+    /// The MSO's map as decoded, for the members other modules read (its `status`, §12.3.6).
+    package let map: CBORMap
 
     /// Decodes the MSO from a COSE_Sign1 payload (the bstr content, which holds `#6.24(bstr)`).
     package init(payload: ArraySlice<UInt8>) throws {
@@ -44,6 +46,7 @@ package struct MobileSecurityObject: Sendable {
         }
         let item = try wrapper.requireEmbedded(at: "MobileSecurityObjectBytes")
         let map = try item.requireMap(at: path)
+        self.map = map
         self.version = try map.requiredText("version", at: path)
         self.digestAlgorithm = DigestAlgorithm(rawValue: try map.requiredText("digestAlgorithm", at: path))
         self.docType = try map.requiredText("docType", at: path)
@@ -62,7 +65,7 @@ package struct MobileSecurityObject: Sendable {
         }
         self.valueDigests = ValueDigests(map: valueDigests)
         let keyInfo = try map.requiredMap("deviceKeyInfo", at: path)
-        self.deviceKeyItem = try keyInfo.required("deviceKey", at: "\(path).deviceKeyInfo")
+        self.deviceKeyItem = try keyInfo.required("deviceKey", at: "MobileSecurityObject.deviceKeyInfo")
         var authorizedNameSpaces: [String] = []
         var authorizedElements: [String: [String]] = [:]
         if let authorizations = keyInfo["keyAuthorizations"] {

@@ -1,5 +1,6 @@
 package import Foundation
 package import MdocCrypto
+import MdocTime
 import Synchronization
 
 /// The status and identifier list tokens of a folder (`--status DIR`), each file as it was
@@ -11,19 +12,33 @@ import Synchronization
 /// extraction. Files that are not usable tokens are listed in ``refused`` with their reason;
 /// they never stop the others.
 package final class StatusFolder: Sendable {
-    /// A token of the folder.
-    package struct Entry: Sendable {
+    /// A token of the folder: a class, so that each status judged refers to it instead of
+    /// copying the token.
+    package final class Entry: Sendable {
         /// The file's name in the folder.
         package let file: String
         package let token: StatusToken
+        package let claims: StatusTokenClaims
         /// The signature over the token as received, verified when read.
         package let signature: Fact
         /// The address the file was fetched from, when the fetch log says (`trust fetch`).
         package let fetchedFrom: String?
         /// SHA-256 of the file's bytes: identifies the token in trust snapshots.
         package let sha256: [UInt8]
+        /// `iat` and `exp` in RFC 3339, as every status judged with the token cites them.
+        package let issuedAtText: String
+        package let expiresAtText: String
 
-        package var claims: StatusTokenClaims { token.claims }
+        init(file: String, token: StatusToken, signature: Fact, fetchedFrom: String?, sha256: [UInt8]) {
+            self.file = file
+            self.token = token
+            self.claims = token.claims
+            self.signature = signature
+            self.fetchedFrom = fetchedFrom
+            self.sha256 = sha256
+            issuedAtText = RFC3339.format(claims.issuedAt)
+            expiresAtText = RFC3339.format(claims.expiresAt)
+        }
     }
 
     /// A file that is not a usable token.

@@ -80,7 +80,7 @@ extension StatusFolder {
         for position in positions where entries[position].claims.covers(time) {
             let entry = entries[position]
             let signer = signer(of: position, roots: roots, at: time)
-            guard let failure = entry.signature.failure ?? signer.failures.first else {
+            guard let failure = entry.signature.failure ?? signer.chain.failure ?? signer.validity.failure else {
                 return StatusResolution(time: time, outcome: read(entry.token), token: entry, signer: signer)
             }
             if firstFailure == nil {

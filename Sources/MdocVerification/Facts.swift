@@ -134,6 +134,10 @@ package struct DocumentFacts: Sendable {
     package var disclosures: [ArraySlice<UInt8>]?
     /// How many IssuerSignedItemBytes the document discloses, malformed ones included.
     package var issuerSignedItemCount = 0
+    /// The first disclosed `issuing_country` and `issuing_jurisdiction` of the mDL namespace,
+    /// read with the items: absent when not disclosed, `.some(nil)` when not a text string.
+    package var issuingCountry: String??
+    package var issuingJurisdiction: String??
     package var deviceSigned: DeviceSigned?
     package var deviceSignature: COSESign1?
     package var deviceMac: COSEMac0?
@@ -142,7 +146,12 @@ package struct DocumentFacts: Sendable {
 
     init(index: Int, item: CBOR?) {
         self.index = index
-        self.subject = "doc[\(index)]"
+        // Spelt out for the usual single document and for the placeholder between documents.
+        switch index {
+        case -1: subject = "doc[-1]"
+        case 0: subject = "doc[0]"
+        default: subject = "doc[\(index)]"
+        }
         self.item = item
         self.findings = DocumentFindings(index: index)
     }

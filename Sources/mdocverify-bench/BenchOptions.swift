@@ -31,6 +31,8 @@ struct BenchOptions {
     var onlyStatus = false
     /// Only measure live capture's work after the last chunk (CaptureBench.swift) and exit.
     var onlyCapture = false
+    /// Verify the status bench's response N times, with its list loaded or without it, and exit.
+    var profileStatus: (count: Int, loaded: Bool)?
 
     static let usage = """
         usage: mdocverify-bench [--seconds S] [--threads N] [--out FILE] [--no-imaging] [--no-openssl] [--no-pipeline] [--no-report]
@@ -65,6 +67,9 @@ struct BenchOptions {
           --only-status  only measure MSO status resolution with a one-million-entry list loaded:
                          --rounds paired rounds of --seconds each, with and without the list
           --only-capture only measure live capture's processing after the holder's last chunk, and exit
+          --profile-status N with|without
+                         only verify the status benchmark's response N times on one core, with its
+                         one-million-entry list loaded or without it, and exit (for callgrind)
           --store N DIR  only record N outcomes into a new store under DIR (batches of 256), print the
                          store's CPU per transaction, bytes written, size and report times, and exit
         """
@@ -99,6 +104,13 @@ struct BenchOptions {
             case "--profile-without-crls": options.profileWithoutCRLs = true
             case "--only-status": options.onlyStatus = true
             case "--only-capture": options.onlyCapture = true
+            case "--profile-status":
+                guard let n = Int(value(argument)), (1...10_000_000).contains(n) else { fail("--profile-status needs a count and with|without") }
+                switch value(argument) {
+                case "with": options.profileStatus = (n, true)
+                case "without": options.profileStatus = (n, false)
+                default: fail("--profile-status needs a count and with|without")
+                }
             case "--profile-reader-keys":
                 guard let n = Int(value(argument)), (1...10_000_000).contains(n) else { fail("--profile-reader-keys must be 1...10000000") }
                 options.profileReaderKeys = n

@@ -118,10 +118,14 @@ func writeBatch(count: Int, authority: IssuingAuthority, to path: String, at t: 
         eReaderKeyBytes: CBORNode.embedded(try COSEKey.node(for: readerKey.publicKey)).encoded()[...])
     let names = ["family_name", "given_name", "birth_date", "issue_date", "expiry_date", "issuing_country",
                  "issuing_authority", "document_number", "portrait", "driving_privileges", "age_over_18", "age_over_21"]
+    let country = authority.ds.subject.countryName ?? "UT"
     for i in 0..<count {
         var elements: [SampleElement] = []
         for (n, name) in names.enumerated() {
-            elements.append(SampleElement("org.iso.18013.5.1", name, .text("value \(n) of transaction \(i)")))
+            // issuing_country must name the certificates' country (18013-5 §7.2.1), or every
+            // transaction of the batch fails the issuing-country checks.
+            let value = name == "issuing_country" ? country : "value \(n) of transaction \(i)"
+            elements.append(SampleElement("org.iso.18013.5.1", name, .text(value)))
         }
         let spec = DocumentSpec(disclosed: elements, signed: t.addingTimeInterval(-86_400), deviceKey: try PrivateKey.generate(curve: .p256))
         let response = MdocIssuer.deviceResponse(documents: [try MdocIssuer.document(spec, authority: authority, transcript: transcript)])

@@ -69,6 +69,16 @@ func statusFixture() throws -> StatusFixture {
         loadSeconds: Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18, tokenBytes: token.count)
 }
 
+/// `--profile-status`: verifies the fixture's response `count` times with the list loaded (valid)
+/// or without it (indeterminate); returns how many gave that verdict.
+func profileStatus(count: Int, loaded: Bool) throws -> Int {
+    let fixture = try statusFixture()
+    let side = loaded ? fixture.withStatus : fixture.withoutStatus
+    var matched = 0
+    for _ in 0..<count where side.verify().verdict == (loaded ? .valid : .indeterminate) { matched += 1 }
+    return matched
+}
+
 /// The calling thread's CPU time in seconds (CLOCK_THREAD_CPUTIME_ID).
 func threadCPUSeconds() -> Double {
     var time = timespec()

@@ -66,6 +66,15 @@ if let (n, folder) = options.profileBatchResponses {
 if let n = options.profileResponses {
     profile({ try responseFixture(curve: .p256, withCRLs: !options.profileWithoutCRLs) }, count: n, what: "P-256 responses")
 }
+if let (n, loaded) = options.profileStatus {
+    do {
+        let matched = try profileStatus(count: n, loaded: loaded)
+        print("verified \(n) status responses \(loaded ? "with" : "without") the list, \(matched) as expected")
+        exit(matched == n ? 0 : 1)
+    } catch {
+        fail("\(error)")
+    }
+}
 if options.onlyStatus {
     do {
         for figure in try statusBenchmarks(rounds: options.rounds, seconds: options.seconds) {

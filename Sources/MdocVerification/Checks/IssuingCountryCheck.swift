@@ -1,7 +1,5 @@
 package import MdocChecks
-package import MdocCBOR
 package import MdocCrypto
-package import MdocModel
 
 /// `issuer.ds.issuingCountry`, `issuer.iaca.issuingCountry`, `issuer.ds.issuingJurisdiction`
 /// and `issuer.iaca.issuingJurisdiction`: the document's `issuing_country` equals the
@@ -20,20 +18,41 @@ struct IssuingCountryCheck: Check {
     var prerequisites: [Prerequisite] { Self.prerequisites }
     static let prerequisites: [Prerequisite] = [.examines(.document), .needs(.dsCertificate)]
 
+    /// One comparison: the id, the element, the certificate's role and attribute, and the
+    /// evidence keys (spelt out, so that no text is built for them).
+    struct Comparison {
+        let id: CheckID
+        let element: String
+        let role: String
+        let attribute: String
+        let attributeKey: String
+        let fingerprintKey: String
+    }
+
+    static let comparisons = [
+        Comparison(id: .issuerDsIssuingCountry, element: "issuing_country", role: "DS", attribute: "countryName",
+                   attributeKey: "ds.countryName", fingerprintKey: "ds.sha256"),
+        Comparison(id: .issuerIacaIssuingCountry, element: "issuing_country", role: "IACA", attribute: "countryName",
+                   attributeKey: "iaca.countryName", fingerprintKey: "iaca.sha256"),
+        Comparison(id: .issuerDsIssuingJurisdiction, element: "issuing_jurisdiction", role: "DS", attribute: "stateOrProvinceName",
+                   attributeKey: "ds.stateOrProvinceName", fingerprintKey: "ds.sha256"),
+        Comparison(id: .issuerIacaIssuingJurisdiction, element: "issuing_jurisdiction", role: "IACA",
+                   attribute: "stateOrProvinceName", attributeKey: "iaca.stateOrProvinceName", fingerprintKey: "iaca.sha256"),
+    ]
+
     func run(_ context: inout CheckContext) {
         guard let ds = context.document.dsCertificate else { return }
         let subject = context.document.subject
         let iaca = context.document.findings.iacaCertificate
-        let values = Self.disclosedValues(&context)
-        let comparisons: [(CheckID, String, Certificate?, String, String?)] = [
-            (.issuerDsIssuingCountry, "issuing_country", ds, "countryName", ds.subject.countryName),
-            (.issuerIacaIssuingCountry, "issuing_country", iaca, "countryName", iaca?.subject.countryName),
-            (.issuerDsIssuingJurisdiction, "issuing_jurisdiction", ds, "stateOrProvinceName", ds.subject.stateOrProvinceName),
-            (.issuerIacaIssuingJurisdiction, "issuing_jurisdiction", iaca, "stateOrProvinceName", iaca?.subject.stateOrProvinceName),
-        ]
-        for (id, element, certificate, attribute, certified) in comparisons {
-            let role = id == .issuerDsIssuingCountry || id == .issuerDsIssuingJurisdiction ? "DS" : "IACA"
-            guard let disclosed = values[element] else {
+        for comparison in Self.comparisons {
+            let id = comparison.id
+            let element = comparison.element
+            let role = comparison.role
+            let attribute = comparison.attribute
+            let country = attribute == "countryName"
+            let certificate = role == "DS" ? ds : iaca
+            let certified = country ? certificate?.subject.countryName : certificate?.subject.stateOrProvinceName
+            guard let disclosed = country ? context.document.issuingCountry : context.document.issuingJurisdiction else {
                 context.report(CheckResult(id, .skipped, "\(element) is not disclosed", subject: subject))
                 continue
             }
@@ -45,16 +64,15 @@ struct IssuingCountryCheck: Check {
                 context.report(CheckResult(id, .unchecked, "no IACA: the chain did not validate", subject: subject))
                 continue
             }
-            let evidence = [Evidence(element, text), Evidence("\(role.lowercased()).\(attribute)", certified ?? "(none)"),
-                            Evidence("\(role.lowercased()).sha256", certificate.fingerprintHex)]
+            let evidence = [Evidence(element, text), Evidence(comparison.attributeKey, certified ?? "(none)"),
+                            Evidence(comparison.fingerprintKey, certificate.fingerprintHex)]
             guard let certified else {
-                let outcome: CheckStatus = attribute == "countryName" ? .fail : .skipped
                 context.report(CheckResult(
-                    id, outcome, "the \(role) certificate names no \(attribute) to compare with \(element) \(text)", subject: subject,
-                    evidence: evidence))
+                    id, country ? .fail : .skipped, "the \(role) certificate names no \(attribute) to compare with \(element) \(text)",
+                    subject: subject, evidence: evidence))
                 continue
             }
-            if certified.uppercased() == text.uppercased() {
+            if Self.sameIgnoringCase(certified, text) {
                 context.report(CheckResult(id, .pass, "\(element) \(text) is the \(role)'s \(attribute)", subject: subject, evidence: evidence))
             } else {
                 context.report(CheckResult(
@@ -64,21 +82,20 @@ struct IssuingCountryCheck: Check {
         }
     }
 
-    /// The disclosed `issuing_country` and `issuing_jurisdiction` of the mDL namespace: absent
-    /// when not disclosed, `.some(nil)` when not a text string. Only their two items are decoded
-    /// again, from the IssuerSignedItemBytes the disclosure check read (in the findings' order).
-    static func disclosedValues(_ context: inout CheckContext) -> [String: String?] {
-        guard let disclosures = context.document.disclosures else { return [:] }
-        var values: [String: String?] = [:]
-        for (index, element) in context.document.findings.elements.enumerated()
-        where element.namespace == namespace && index < disclosures.count && values[element.identifier] == nil
-            && (element.identifier == "issuing_country" || element.identifier == "issuing_jurisdiction")
-        {
-            guard let item = try? CBOR(decoding: disclosures[index], options: context.settings.decoding),
-                let read = try? IssuerSignedItem(item, path: namespace, decodingValue: true)
-            else { continue }
-            values[element.identifier] = .some(read.elementValue?.text)
+    /// Whether two texts are equal once upper-cased: ASCII compared in place, anything else
+    /// through `uppercased()` (full Unicode case mapping).
+    static func sameIgnoringCase(_ a: String, _ b: String) -> Bool {
+        var a = a
+        var b = b
+        let ascii = a.withUTF8 { x in
+            b.withUTF8 { y -> Bool? in
+                guard x.allSatisfy({ $0 < 0x80 }), y.allSatisfy({ $0 < 0x80 }) else { return nil }
+                guard x.count == y.count else { return false }
+                return zip(x, y).allSatisfy { Self.upper($0) == Self.upper($1) }
+            }
         }
-        return values
+        return ascii ?? (a.uppercased() == b.uppercased())
     }
+
+    static func upper(_ byte: UInt8) -> UInt8 { byte >= 0x61 && byte <= 0x7A ? byte - 0x20 : byte }
 }

@@ -27,13 +27,17 @@ struct StatusCheck: Check {
         .statusFormat, .statusSubject, .statusToken, .statusSignature, .statusIndex, .statusRevoked, .statusSuspended,
     ]
     static let identifierListIDs: [CheckID] = [.statusFormat, .statusSubject, .statusToken, .statusSignature, .statusIdentifier]
+    /// The ids of the status itself, for each kind of list.
+    static let listStatusIDs: [CheckID] = [.statusIndex, .statusRevoked, .statusSuspended]
+    static let identifierStatusIDs: [CheckID] = [.statusIdentifier]
 
     func run(_ context: inout CheckContext) {
-        guard let payload = context.document.issuerAuth?.payload else { return }
+        // The MSO as its check decoded it: its `status` is read from that map, not decoded again.
+        guard let mso = context.document.mso?.map else { return }
         let subject = context.document.subject
         let status: MSOStatus?
         do {
-            status = try MSOStatus(mobileSecurityObjectBytes: payload)
+            status = try MSOStatus(mobileSecurityObject: mso)
         } catch {
             context.report(CheckResult(
                 .statusReference, .fail, error.reason, subject: subject, evidence: [Evidence("code", error.code.rawValue)]))
@@ -83,14 +87,30 @@ struct StatusCheck: Check {
         }
         context.report(Self.format(judged, folder: folder))
         context.report(Self.addressing(judged, folder: folder))
+        // The instants usually resolve to the same token, signer and outcome: their results are
+        // then the same values, made once and reported at each instant.
+        var previous: (resolution: StatusResolution, results: [CheckResult])?
         for instant in context.instants {
             let resolution = resolve(folder, judged.roots, instant.time)
-            for result in Self.results(judged, resolution) {
-                var result = result
+            let results: [CheckResult]
+            if let previous, Self.sameResults(previous.resolution, resolution) {
+                results = previous.results
+            } else {
+                results = Self.results(judged, resolution)
+                previous = (resolution, results)
+            }
+            for var result in results {
                 result.instant = instant.instant
                 context.report(result)
             }
         }
+    }
+
+    /// Whether two resolutions give the same results: ``results(_:_:)`` reads only their token,
+    /// outcome, time-to-live flag and signer's root.
+    static func sameResults(_ a: StatusResolution, _ b: StatusResolution) -> Bool {
+        a.outcome == b.outcome && a.isPastTimeToLive == b.isPastTimeToLive && a.token?.file == b.token?.file
+            && a.token?.sha256 == b.token?.sha256 && a.signer?.path.last?.sha256Fingerprint == b.signer?.path.last?.sha256Fingerprint
     }
 
     /// `status.format`: the files offered for the uri that are not usable tokens.
@@ -123,15 +143,13 @@ struct StatusCheck: Check {
         let subject = judged.subject
         var evidence = judged.evidence
         if let token = resolution.token {
-            evidence += [
-                Evidence("token", token.file), Evidence("iat", AnnexBProfile.format(token.claims.issuedAt)),
-                Evidence("exp", AnnexBProfile.format(token.claims.expiresAt)),
-            ]
+            evidence += [Evidence("token", token.file), Evidence("iat", token.issuedAtText), Evidence("exp", token.expiresAtText)]
             if resolution.isPastTimeToLive { evidence.append(Evidence("pastTimeToLive", "true")) }
         }
-        let statusIDs = judged.kind == .statusList ? [CheckID.statusIndex, .statusRevoked, .statusSuspended] : [.statusIdentifier]
+        let statusIDs = judged.kind == .statusList ? Self.listStatusIDs : Self.identifierStatusIDs
         func unknown(_ reason: String) -> [CheckResult] {
-            statusIDs.map { CheckResult($0, .unchecked, "status unknown: \(reason)", subject: subject, evidence: evidence) }
+            let detail = "status unknown: " + reason
+            return statusIDs.map { CheckResult($0, .unchecked, detail, subject: subject, evidence: evidence) }
         }
         let outcome: StatusResolution.Outcome
         switch resolution.outcome {
@@ -149,14 +167,14 @@ struct StatusCheck: Check {
         default:
             outcome = resolution.outcome
         }
-        let signer = resolution.signer?.path.last.map { " to \($0.subject.rfc2253)" } ?? ""
+        let chained = resolution.signer?.path.last.map { "the token verifies; its signer chains to \($0.subject.rfc2253)" }
         var results = [
             CheckResult(.statusToken, .pass, "a token covers the instant", subject: subject, evidence: evidence),
-            CheckResult(.statusSignature, .pass, "the token verifies; its signer chains\(signer)", subject: subject, evidence: evidence),
+            CheckResult(.statusSignature, .pass, chained ?? "the token verifies; its signer chains", subject: subject, evidence: evidence),
         ]
         let uri = judged.uri
         func result(_ id: CheckID, _ status: CheckStatus, _ detail: String, _ extra: [Evidence] = []) -> CheckResult {
-            CheckResult(id, status, detail, subject: subject, evidence: evidence + extra)
+            CheckResult(id, status, detail, subject: subject, evidence: extra.isEmpty ? evidence : evidence + extra)
         }
         switch outcome {
         case .indexOutOfRange(let index, let count):
@@ -170,9 +188,10 @@ struct StatusCheck: Check {
         case .revoked where judged.kind == .identifierList:
             results.append(result(.statusIdentifier, .fail, "the identifier is listed at \(uri): the document is revoked", [Evidence("status", "revoked")]))
         case .valid:
+            let valid = "valid at \(uri)"
             results += [
-                result(.statusIndex, .pass, "idx inside the list"), result(.statusRevoked, .pass, "valid at \(uri)"),
-                result(.statusSuspended, .pass, "valid at \(uri)"),
+                result(.statusIndex, .pass, "idx inside the list"), result(.statusRevoked, .pass, valid),
+                result(.statusSuspended, .pass, valid),
             ]
         case .revoked:
             results += [

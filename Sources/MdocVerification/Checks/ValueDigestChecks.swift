@@ -24,13 +24,15 @@ struct DisclosureCheck: Check {
         disclosures.reserveCapacity(count)
         context.document.findings.elements.reserveCapacity(count)
         for (namespace, items) in nameSpaces {
+            let issuing = namespace == IssuingCountryCheck.namespace
             for (position, encoded) in items.enumerated() {
                 do {
-                    let item = try IssuerSignedItem(encoded, path: namespace, decodingValue: keepValues)
+                    let item = try IssuerSignedItem(encoded, path: namespace, decodingValue: keepValues || issuing)
+                    if issuing { Self.noteIssuing(item, &context.document) }
                     disclosures.append(item.itemBytes)
                     context.document.findings.elements.append(DisclosedElement(
                         namespace: namespace, identifier: item.elementIdentifier, digestID: item.digestID, digest: nil,
-                        verified: false, deviceSigned: false, value: item.elementValue))
+                        verified: false, deviceSigned: false, value: keepValues ? item.elementValue : nil))
                 } catch {
                     context.report(CheckResult(
                         .msoDigest, .fail, "IssuerSignedItemBytes \(position) of \(namespace) malformed: \(error)",
@@ -40,6 +42,19 @@ struct DisclosureCheck: Check {
         }
         context.document.disclosures = disclosures
         context.document.issuerSignedItemCount = count
+    }
+
+    /// Keeps the first `issuing_country` and `issuing_jurisdiction` of the mDL namespace for
+    /// ``IssuingCountryCheck`` (their text, `.some(nil)` when not a text string).
+    static func noteIssuing(_ item: IssuerSignedItem, _ document: inout DocumentFacts) {
+        switch item.elementIdentifier {
+        case "issuing_country" where document.issuingCountry == nil:
+            document.issuingCountry = .some(item.elementValue?.text)
+        case "issuing_jurisdiction" where document.issuingJurisdiction == nil:
+            document.issuingJurisdiction = .some(item.elementValue?.text)
+        default:
+            break
+        }
     }
 }
 

@@ -82,4 +82,26 @@ final class IssuingCountryCheckTests: XCTestCase {
         let result = scenario.verify()
         XCTAssertEqual(result.checks.failingIDs, [.issuerDsIssuingCountry, .issuerIacaIssuingCountry])
     }
+
+    /// The comparison ignores case: ASCII in place, anything else as `uppercased()` maps it.
+    func testTheComparisonIgnoresCaseAsUppercasedDoes() {
+        XCTAssertTrue(IssuingCountryCheck.sameIgnoringCase("ut-n", "UT-N"))
+        XCTAssertFalse(IssuingCountryCheck.sameIgnoringCase("UT-N", "UT-S"))
+        XCTAssertFalse(IssuingCountryCheck.sameIgnoringCase("UT", "UTA"))
+        XCTAssertFalse(IssuingCountryCheck.sameIgnoringCase("U@", "U`"))  // 0x40 and 0x60 are not letters
+        XCTAssertTrue(IssuingCountryCheck.sameIgnoringCase("Straße", "STRASSE"))
+        XCTAssertTrue(IssuingCountryCheck.sameIgnoringCase("Île", "îLE"))
+        XCTAssertFalse(IssuingCountryCheck.sameIgnoringCase("Île", "ILE"))
+    }
+
+    /// The first issuing_country of the mDL namespace is the one compared.
+    func testTheFirstDisclosedCountryIsCompared() throws {
+        let scenario = try Scenario(document: { spec in
+            spec.disclosed.append(SampleElement("org.iso.18013.5.1", "issuing_country", .text("UT")))
+            spec.disclosed.append(SampleElement("org.iso.18013.5.1", "issuing_country", .text("XX")))
+        })
+        let result = scenario.verify()
+        XCTAssertEqual(result.checks.of(.issuerDsIssuingCountry).map(\.status), [.pass])
+        XCTAssertEqual(result.checks.of(.issuerDsIssuingCountry).first?.evidence.first, Evidence("issuing_country", "UT"))
+    }
 }

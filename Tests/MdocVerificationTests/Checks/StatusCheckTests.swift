@@ -196,6 +196,23 @@ final class StatusCheckTests: XCTestCase {
         XCTAssertEqual(result.verdict, .invalid)
     }
 
+    /// One token covering both instants gives the same results at each, only the instant differs.
+    func testOneTokenGivesTheSameResultsAtBothInstants() throws {
+        let capture = F.time.addingTimeInterval(-600)
+        let token = F.statusToken(values: Self.values, issuedAt: capture.addingTimeInterval(-3_600))
+        let result = try verify(try scenario(index: 1), tokens: ["a.cwt": token], captureTime: capture)
+        for id in [CheckID.statusToken, .statusSignature, .statusIndex, .statusRevoked, .statusSuspended] {
+            let results = result.checks.of(id)
+            XCTAssertEqual(results.map(\.instant), [.capture, .verification], "\(id)")
+            XCTAssertEqual(results.map(\.status), [results[0].status, results[0].status], "\(id)")
+            XCTAssertEqual(results.map(\.detail), [results[0].detail, results[0].detail], "\(id)")
+            XCTAssertEqual(results.map(\.evidence), [results[0].evidence, results[0].evidence], "\(id)")
+        }
+        XCTAssertEqual(result.checks.of(.statusRevoked).map(\.status), [.fail, .fail])
+        XCTAssertTrue(result.checks.of(.statusSignature)[0].detail.hasPrefix("the token verifies; its signer chains to "))
+        XCTAssertEqual(result.checks.of(.statusToken)[0].evidence.first { $0.key == "token" }?.value, "a.cwt")
+    }
+
     func testAMalformedReferenceFailsStatusReference() throws {
         let result = F.verify(try Scenario(document: { $0.msoStatus = .map([.init("status_list", .text("no"))]) }))
         XCTAssertEqual(result.checks.failingIDs, [.statusReference])
