@@ -180,6 +180,9 @@ let package = Package(
             path: "Tests/MdocTestSupport",
             resources: [.copy("Vectors")]),
         .target(name: "MdocPostgresTestSupport", dependencies: ["MdocPostgres"], path: "Tests/MdocPostgresTestSupport"),
+        .target(
+            name: "MdocHTTPTestSupport", dependencies: [.product(name: "Hummingbird", package: "hummingbird")],
+            path: "Tests/MdocHTTPTestSupport"),
         .testTarget(name: "MdocTimeTests", dependencies: ["MdocTime"]),
         .testTarget(name: "MdocChecksTests", dependencies: ["MdocChecks"]),
         .testTarget(
@@ -236,7 +239,7 @@ let package = Package(
             name: "MdocSyncTests",
             dependencies: [
                 "MdocSync", "MdocIntake", "MdocKiosk", "MdocSeal", "MdocCOSE", "MdocCrypto", "MdocChecks", "MdocTrust", "MdocTestSupport",
-                "MdocSamples", "MdocTrustLists",
+                "MdocSamples", "MdocTrustLists", "MdocHTTPTestSupport",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOCore", package: "swift-nio"),
@@ -245,7 +248,7 @@ let package = Package(
             name: "CLITests",
             dependencies: [
                 "MdocTestSupport", "MdocSamples", "MdocStore", "MdocChecks", "MdocCrypto", "MdocSeal", "MdocKiosk", "MdocIntake",
-                "MdocProof", "MdocTrustLists", "MdocPostgres", "MdocPostgresTestSupport",
+                "MdocProof", "MdocTrustLists", "MdocPostgres", "MdocPostgresTestSupport", "MdocHTTPTestSupport",
             ]),
         .testTarget(
             name: "MdocReportsTests",

@@ -1,42 +1,16 @@
 import Foundation
-import Hummingbird
 import MdocCrypto
+import MdocHTTPTestSupport
 import MdocSamples
 import MdocSync
 import MdocTestSupport
 import MdocTrustLists
-import Synchronization
 import XCTest
 
 /// `trust fetch` against a server on loopback started by the test: the CRL at the IACA's
 /// distribution point, the VICAL at its vicalURL, the status and identifier lists the MSO names.
 final class TrustFetchTests: XCTestCase {
-    /// What the server answers, by path; changed while it runs.
-    final class Served: Sendable {
-        let files = Mutex<[String: [UInt8]]>([:])
-    }
-
     static let time = Scenario.verificationTime
-
-    /// Serves `served` (by path, changeable while it runs; a missing path is a 404) on 127.0.0.1
-    /// around `body`, which gets the server's base address.
-    func withServer(_ served: Served, _ body: (String) async throws -> Void) async throws {
-        let port = Mutex<Int?>(nil)
-        let router = Router(context: BasicRequestContext.self)
-        router.get("**") { request, _ -> Response in
-            guard let bytes = served.files.withLock({ $0[request.uri.path] }) else { return Response(status: .notFound) }
-            return Response(status: .ok, body: ResponseBody(byteBuffer: ByteBuffer(bytes: bytes)))
-        }
-        let app = Application(
-            router: router, configuration: ApplicationConfiguration(address: .hostname("127.0.0.1", port: 0)),
-            onServerRunning: { channel in port.withLock { $0 = channel.localAddress?.port } })
-        let server = Task { try await app.runService(gracefulShutdownSignals: []) }
-        defer { server.cancel() }
-        let deadline = Date().addingTimeInterval(30)
-        while port.withLock({ $0 }) == nil && Date() < deadline { try await Task.sleep(nanoseconds: 10_000_000) }
-        let bound = try XCTUnwrap(port.withLock { $0 }, "the server did not start")
-        try await body("http://127.0.0.1:\(bound)")
-    }
 
     /// A trust folder with `scenario`'s IACA and a VICAL listing it at `vicalURL`, issue `issue`.
     func vical(_ scenario: Scenario, url: String, issue: UInt64, signer: ListSigner) throws -> [UInt8] {
@@ -48,8 +22,8 @@ final class TrustFetchTests: XCTestCase {
 
     func testFetchWritesWhatTheTrustAndTheInputsNameAndLogsIt() async throws {
         let folder = try TemporaryFolder(prefix: "mdocverify-trust-fetch")
-        let served = Served()
-        try await withServer(served) { base in
+        let served = LoopbackFileServer()
+        try await served.serve { base in
             let scenario = try Scenario(
                 authorityProfile: { $0.crlDistributionPoint = base + "/iaca.crl" },
                 document: {
@@ -115,7 +89,7 @@ final class TrustFetchTests: XCTestCase {
         let folder = try TemporaryFolder(prefix: "mdocverify-trust-fetch")
         // A port nothing listens on: the server of the first test, stopped.
         var closed = ""
-        try await withServer(Served()) { closed = $0 }
+        try await LoopbackFileServer().serve { closed = $0 }
         let scenario = try Scenario(authorityProfile: { $0.crlDistributionPoint = closed + "/iaca.crl" })
         try folder.write("trust/iaca.pem", Array(scenario.authority.iaca.pem.utf8))
         let plan = try TrustFetchPlan(trustDirectory: folder.url("trust"), inputs: [])
