@@ -1,4 +1,5 @@
 import Foundation
+import MdocChecks
 
 // The later sections of the page: timeline, trust, changes, images, consent, transactions,
 // rejected inputs, and the footer.
@@ -149,10 +150,25 @@ extension ReportHTML {
             if report.includesValues { html += "<td>\(e(Self.holderName(row.values ?? [])))</td>" }
             html += "<td>\(e(row.source))</td><td class=\"nowrap\">\(e(row.capturedAt.map(f.instant) ?? "–"))</td>"
             html += "<td>\(badge(row.verdictAtCapture))</td><td>\(badge(row.verdictNow))</td>"
-            html += "<td>\(row.failingChecks.map(code).joined(separator: " "))</td><td>\(proof(row.proofPath))</td></tr>"
+            html += "<td>\(row.failingChecks.map(code).joined(separator: " "))\(row.failureClasses.isEmpty ? "" : "<br>" + failureClasses(row.failureClasses))</td>"
+            html += "<td>\(proof(row.proofPath))</td></tr>"
         }
         html += "</tbody></table>"
         return section("transactions", .sectionTransactions, html)
+    }
+
+    /// Failure classes (``FailureClass`` raw values) in the report's language, each marked with
+    /// its class (`class-authenticity`...) for the style sheet and for scripts reading the page.
+    func failureClasses(_ classes: [String]) -> String {
+        classes.map { name in
+            let text: ReportText
+            switch FailureClass(rawValue: name) {
+            case .validity: text = .classValidity
+            case .policy: text = .classPolicy
+            case .authenticity, nil: text = .classAuthenticity
+            }
+            return "<span class=\"failure-class class-\(e(name))\">\(e(s[text]))</span>"
+        }.joined(separator: " ")
     }
 
     func proof(_ path: String?) -> String {

@@ -263,7 +263,7 @@ package struct ReportHTML {
                 html += "<figcaption>\(e(s.format(.chartTop, ["n": f.integer(ReportLimits.chartBars), "total": f.integer(failures.byCheck.count)])))</figcaption>"
             }
             html += "</figure>"
-            html += "<table>" + th([.columnCheck, .columnMeaning, .columnTransactions, .columnShare, .columnResults],
+            html += "<table>" + th([.columnCheck, .columnMeaning, .columnFailureClass, .columnTransactions, .columnShare, .columnResults],
                                    numeric: [.columnTransactions, .columnShare, .columnResults]) + "<tbody>"
             for check in failures.byCheck {
                 let meaning: String
@@ -273,7 +273,7 @@ package struct ReportHTML {
                 } else {
                     meaning = "<span class=\"muted\">\(e(s[.unknownCheck]))</span>"
                 }
-                html += "<tr><td>\(code(check.checkID))</td><td>\(meaning)</td>\(num(check.transactions))\(pct(check.share))\(num(check.results))</tr>"
+                html += "<tr><td>\(code(check.checkID))</td><td>\(meaning)</td><td>\(failureClasses([check.failureClass]))</td>\(num(check.transactions))\(pct(check.share))\(num(check.results))</tr>"
             }
             html += "</tbody></table>"
             if language != .en { html += note(e(s[.checkSummariesInEnglish])) }
@@ -402,6 +402,7 @@ package struct ReportHTML {
         tr.alert td{background:#fff1f0}
         .nowrap{white-space:nowrap}
         td code{white-space:nowrap}
+        .failure-class{font-size:12px;color:var(--muted);white-space:nowrap}
         code{font-family:"DejaVu Sans Mono",ui-monospace,Menlo,Consolas,monospace;font-size:12px;unicode-bidi:isolate}
         .clause,.muted{color:var(--muted);font-size:12px}
         .badge{display:inline-block;padding:0 8px;border-radius:10px;font-size:12px;font-weight:600;color:#fff;white-space:nowrap}
