@@ -149,7 +149,9 @@ let package = Package(
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Hummingbird", package: "hummingbird"),
             ],
-            linkerSettings: jemalloc),
+            linkerSettings: jemalloc, plugins: ["BuildCommit"]),
+        // Names the commit the binary is built from, for --version (scripts/build-commit.sh).
+        .plugin(name: "BuildCommit", capability: .buildTool()),
         // The tests' stand-in for BlueZ (a private bus, no Bluetooth): not a product.
         .executableTarget(
             name: "bluez-standin",
