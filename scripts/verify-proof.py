@@ -406,7 +406,9 @@ def check_file(path, policy):
         return INVALID
     outcome, text = signer_text(policy.status(cert, chain))
     label = {VERIFIED: "OK  ", UNCHECKED: "UNCHECKED", INVALID: "FAIL"}[outcome]
-    print(f"{label} proof {body['referenceCode']}: verdict {body['verdict']}, {len(body['checks'])} checks, {text}")
+    # transactionID as in JSON Lines and the report; proofs signed before the names were one say transactionId.
+    transaction = body.get("transactionID", body.get("transactionId"))
+    print(f"{label} proof {body['referenceCode']} (transaction {transaction}): verdict {body['verdict']}, {len(body['checks'])} checks, {text}")
     return outcome
 
 

@@ -8,6 +8,8 @@ import MdocTime
 /// The evidence a proof carries: enough for an auditor to see what was verified, by which
 /// checks, against which trust material, without trusting the processor. No element values.
 package struct ProofEvidence: Sendable {
+    /// The payload key of the transaction id: the name JSON Lines and the report JSON use.
+    package static let transactionIDKey = "transactionID"
     package struct Input: Sendable {
         package var path: String
         package var sha256: [UInt8]
@@ -194,7 +196,7 @@ package struct ProofEvidence: Sendable {
             out.text("subject"); out.text(certificate.subject)
         }
         out.text("referenceCode"); out.text(referenceCode)
-        out.text("transactionId"); out.text(transactionID)
+        out.text(Self.transactionIDKey); out.text(transactionID)
         out.text("trustSnapshot"); out.text(trustSnapshot)
         out.text("consentReference"); out.optionalText(consentReference)
         out.text("verdictAtCapture"); out.optionalText(verdictAtCapture?.rawValue)

@@ -31,10 +31,10 @@ enum ProofText {
     }
 
     /// The proof's fields; `allChecks` lists every check, otherwise only those that did not pass.
-    static func printProof(_ payload: CBOR, allChecks: Bool = false) {
-        let map = payload.map
+    static func printProof(_ opened: ProofVerifier.Opened, allChecks: Bool = false) {
+        let map = opened.payload.map
         line("proof", text(map?["referenceCode"]))
-        line("transaction", text(map?["transactionId"]))
+        line("transaction", opened.transactionID.map(TerminalText.escaped) ?? "-")
         line("name", text(map?["name"]))
         line("source", text(map?["source"]))
         line("verdict", "\(text(map?["verdict"])) (at capture: \(text(map?["verdictAtCapture"])))")

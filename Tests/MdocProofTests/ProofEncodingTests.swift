@@ -1,7 +1,7 @@
 import Foundation
 import MdocCBOR
 import MdocChecks
-import MdocProof
+@testable import MdocProof
 import MdocTime
 import XCTest
 
@@ -62,6 +62,24 @@ final class ProofEncodingTests: XCTestCase {
     }
 
     /// The evidence as `CBORNode` values (map entries sorted when encoded).
+    /// A proof names its transaction `transactionID`, as JSON Lines and the report do; a proof
+    /// signed before the names were one (`transactionId`) is still read.
+    func testTheTransactionIDKeepsOneNameAndOldProofsAreStillRead() throws {
+        let fixture = try ProofFixture()
+        let evidence = ProofFixture.evidence(1)
+        let opened = try ProofVerifier.open(try fixture.signer.sign(evidence: evidence).bytes)
+        XCTAssertEqual(opened.payload.map?["transactionID"]?.text, evidence.transactionID)
+        XCTAssertNil(opened.payload.map?["transactionId"])
+        XCTAssertEqual(opened.transactionID, evidence.transactionID)
+
+        var legacy: [UInt8] = []
+        CBORNode.map([.init(.text("referenceCode"), .text(evidence.referenceCode)), .init(.text("transactionId"), .text("ab12"))])
+            .encode(into: &legacy)
+        let old = try ProofVerifier.open(try fixture.signer.sign(payload: legacy, contentType: ProofFormat.contentType))
+        XCTAssertTrue(old.signatureValid)
+        XCTAssertEqual(old.transactionID, "ab12")
+    }
+
     static func reference(_ e: ProofEvidence) -> [UInt8] {
         func text(_ s: String?) -> CBORNode { s.map(CBORNode.text) ?? .null }
         func date(_ d: Date?) -> CBORNode { d.map { .tagged(0, .text(RFC3339.format($0))) } ?? .null }
@@ -80,7 +98,7 @@ final class ProofEncodingTests: XCTestCase {
         var map: [CBORNode.Entry] = [
             .init(.text("format"), .text(ProofFormat.contentType)),
             .init(.text("referenceCode"), .text(e.referenceCode)),
-            .init(.text("transactionId"), .text(e.transactionID)),
+            .init(.text("transactionID"), .text(e.transactionID)),
             .init(.text("name"), .text(e.name)),
             .init(.text("source"), .text(e.source)),
             .init(.text("capturedAt"), date(e.capturedAt)),
