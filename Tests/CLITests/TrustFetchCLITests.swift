@@ -24,25 +24,11 @@ final class TrustFetchCLITests: XCTestCase {
             let scenario = try Scenario(
                 authorityProfile: { $0.crlDistributionPoint = base + "/iaca.crl" },
                 document: { $0.msoStatus = SampleStatusToken.msoStatus(statusList: (index: 3, uri: base + "/status/1", certificate: nil)) })
-            let crl = try scenario.authority.crl(revoking: [], thisUpdate: Self.time, nextUpdate: Self.time.addingTimeInterval(86_400))
-            let statusSigner = try ListSigner(
-                issuedBy: scenario.authority.iaca, issuerKey: scenario.authority.iacaKey, name: "Utopia Status",
-                notBefore: Self.time.addingTimeInterval(-86_400), validityDays: 30)
-            let token = try SampleStatusToken(
-                uri: base + "/status/1", issuedAt: Self.time, validFor: 86_400, content: .statusList(bits: 2, values: [0, 0, 0, 1])
-            ).signed(by: statusSigner)
-            let listSigner = try ListSigner(name: "Utopia Trust", notBefore: Self.time.addingTimeInterval(-100 * 86_400))
-            func vical(issue: UInt64) throws -> [UInt8] {
-                var list = SampleCertificateList(
-                    kind: .vical, date: Self.time.addingTimeInterval(-86_400), entries: [.init(certificate: scenario.authority.iaca)])
-                list.issueID = issue
-                list.url = base + "/utopia.vical"
-                return try list.signed(by: listSigner)
-            }
-            let newVICAL = try vical(issue: 2)
-            server.files.withLock { $0 = ["/iaca.crl": crl.der, "/utopia.vical": newVICAL, "/status/1": token] }
+            let material = try ServedTrustMaterial(scenario: scenario, base: base)
+            let (crl, token, newVICAL) = (material.crl, material.statusToken, try material.vical(issue: 2))
+            server.files.withLock { $0 = ["/iaca.crl": crl, "/utopia.vical": newVICAL, "/status/1": token] }
             try folder.write("trust/iaca.pem", Array(scenario.authority.iaca.pem.utf8))
-            try folder.write("trust/utopia.vical", try vical(issue: 1))
+            try folder.write("trust/utopia.vical", try material.vical(issue: 1))
             let input = try folder.write("inputs/tx.cbor", scenario.response)
 
             let result = try await run(["trust", "fetch", "--trust", folder.url("trust"), input])
@@ -55,7 +41,7 @@ final class TrustFetchCLITests: XCTestCase {
             // What was served is where verify reads it.
             let files = try FileManager.default.contentsOfDirectory(atPath: folder.url("trust"))
             let crlFile = try XCTUnwrap(files.first { $0.hasPrefix("crl-") && $0.hasSuffix(".crl") }, "\(files)")
-            XCTAssertEqual(FileManager.default.contents(atPath: folder.url("trust/" + crlFile)).map(Array.init), crl.der)
+            XCTAssertEqual(FileManager.default.contents(atPath: folder.url("trust/" + crlFile)).map(Array.init), crl)
             XCTAssertEqual(FileManager.default.contents(atPath: folder.url("trust/utopia.vical")).map(Array.init), newVICAL)
             let tokens = try FileManager.default.contentsOfDirectory(atPath: folder.url("trust/status"))
             XCTAssertEqual(tokens.count, 1, "\(tokens)")
