@@ -127,7 +127,7 @@ package struct ProofEvidence: Sendable {
         out.reserve(4096 + checks.count * 160)
         out.mapHead(trustLists.isEmpty ? 18 : 19)
         out.text("name"); out.text(name)
-        out.text("runId"); out.text(runID)
+        out.text("runID"); out.text(runID)
         out.text("checks")
         out.arrayHead(checks.count)
         for check in checks {
@@ -181,7 +181,7 @@ package struct ProofEvidence: Sendable {
                 out.text("kind"); out.text(list.kind)
                 out.text("sha256"); out.text(list.sha256)
                 if let issue = list.issueID {
-                    out.text("issueId"); out.head(0, issue)
+                    out.text("issueID"); out.head(0, issue)
                 }
                 out.text("provider"); out.text(list.provider)
             }

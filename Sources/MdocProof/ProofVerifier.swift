@@ -28,6 +28,8 @@ package enum ProofVerifier {
         package var transactionID: String? {
             payload.map?[ProofEvidence.transactionIDKey]?.text ?? payload.map?["transactionId"]?.text
         }
+        /// The run of a proof or a run manifest (`runId` in those signed before the names were one).
+        package var runID: String? { (payload.map?["runID"] ?? payload.map?["runId"])?.text }
     }
 
     package struct Failure: Error, Sendable, CustomStringConvertible {

@@ -62,8 +62,8 @@ final class ProofEncodingTests: XCTestCase {
     }
 
     /// The evidence as `CBORNode` values (map entries sorted when encoded).
-    /// A proof names its transaction `transactionID`, as JSON Lines and the report do; a proof
-    /// signed before the names were one (`transactionId`) is still read.
+    /// A proof names its transaction `transactionID` and its run `runID`, as JSON Lines and the
+    /// report do; a proof signed before the names were one (`transactionId`, `runId`) is still read.
     func testTheTransactionIDKeepsOneNameAndOldProofsAreStillRead() throws {
         let fixture = try ProofFixture()
         let evidence = ProofFixture.evidence(1)
@@ -71,13 +71,19 @@ final class ProofEncodingTests: XCTestCase {
         XCTAssertEqual(opened.payload.map?["transactionID"]?.text, evidence.transactionID)
         XCTAssertNil(opened.payload.map?["transactionId"])
         XCTAssertEqual(opened.transactionID, evidence.transactionID)
+        XCTAssertEqual(opened.payload.map?["runID"]?.text, evidence.runID)
+        XCTAssertNil(opened.payload.map?["runId"])
+        XCTAssertEqual(opened.runID, evidence.runID)
 
         var legacy: [UInt8] = []
-        CBORNode.map([.init(.text("referenceCode"), .text(evidence.referenceCode)), .init(.text("transactionId"), .text("ab12"))])
-            .encode(into: &legacy)
+        CBORNode.map([
+            .init(.text("referenceCode"), .text(evidence.referenceCode)), .init(.text("transactionId"), .text("ab12")),
+            .init(.text("runId"), .text("run-0")),
+        ]).encode(into: &legacy)
         let old = try ProofVerifier.open(try fixture.signer.sign(payload: legacy, contentType: ProofFormat.contentType))
         XCTAssertTrue(old.signatureValid)
         XCTAssertEqual(old.transactionID, "ab12")
+        XCTAssertEqual(old.runID, "run-0")
     }
 
     static func reference(_ e: ProofEvidence) -> [UInt8] {
@@ -114,7 +120,7 @@ final class ProofEncodingTests: XCTestCase {
             .init(.text("trustSnapshot"), .text(e.trustSnapshot)),
             .init(.text("consentReference"), text(e.consentReference)),
             .init(.text("processor"), .map([.init(.text("name"), .text("mdocverify")), .init(.text("version"), .text(e.processorVersion))])),
-            .init(.text("runId"), .text(e.runID)),
+            .init(.text("runID"), .text(e.runID)),
             .init(.text("uploads"), .array(e.uploads.map { upload in
                 func pairs(_ list: [(String, String)]) -> CBORNode { .map(list.map { .init(.text($0.0), .text($0.1)) }) }
                 return .map([
@@ -131,7 +137,7 @@ final class ProofEncodingTests: XCTestCase {
                     .init(.text("kind"), .text(list.kind)), .init(.text("provider"), .text(list.provider)), .init(.text("date"), date(list.date)),
                     .init(.text("sha256"), .text(list.sha256)),
                 ]
-                if let issue = list.issueID { entries.append(.init(.text("issueId"), .unsigned(issue))) }
+                if let issue = list.issueID { entries.append(.init(.text("issueID"), .unsigned(issue))) }
                 return .map(entries)
             })))
         }
