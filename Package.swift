@@ -149,7 +149,9 @@ let package = Package(
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Hummingbird", package: "hummingbird"),
             ],
-            linkerSettings: jemalloc),
+            linkerSettings: jemalloc, plugins: ["BuildCommit"]),
+        // Names the commit the binary is built from, for --version (scripts/build-commit.sh).
+        .plugin(name: "BuildCommit", capability: .buildTool()),
         // The tests' stand-in for BlueZ (a private bus, no Bluetooth): not a product.
         .executableTarget(
             name: "bluez-standin",
@@ -180,6 +182,9 @@ let package = Package(
             path: "Tests/MdocTestSupport",
             resources: [.copy("Vectors")]),
         .target(name: "MdocPostgresTestSupport", dependencies: ["MdocPostgres"], path: "Tests/MdocPostgresTestSupport"),
+        .target(
+            name: "MdocHTTPTestSupport", dependencies: [.product(name: "Hummingbird", package: "hummingbird")],
+            path: "Tests/MdocHTTPTestSupport"),
         .testTarget(name: "MdocTimeTests", dependencies: ["MdocTime"]),
         .testTarget(name: "MdocChecksTests", dependencies: ["MdocChecks"]),
         .testTarget(
@@ -236,7 +241,7 @@ let package = Package(
             name: "MdocSyncTests",
             dependencies: [
                 "MdocSync", "MdocIntake", "MdocKiosk", "MdocSeal", "MdocCOSE", "MdocCrypto", "MdocChecks", "MdocTrust", "MdocTestSupport",
-                "MdocSamples", "MdocTrustLists",
+                "MdocSamples", "MdocTrustLists", "MdocHTTPTestSupport",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOCore", package: "swift-nio"),
@@ -245,7 +250,7 @@ let package = Package(
             name: "CLITests",
             dependencies: [
                 "MdocTestSupport", "MdocSamples", "MdocStore", "MdocChecks", "MdocCrypto", "MdocSeal", "MdocKiosk", "MdocIntake",
-                "MdocProof", "MdocTrustLists", "MdocPostgres", "MdocPostgresTestSupport",
+                "MdocProof", "MdocTrustLists", "MdocPostgres", "MdocPostgresTestSupport", "MdocHTTPTestSupport",
             ]),
         .testTarget(
             name: "MdocReportsTests",

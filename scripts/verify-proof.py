@@ -220,8 +220,13 @@ def longest_increasing(values):
     return kept
 
 
+def run_id(body):
+    """runID as in JSON Lines and the report; manifests signed before the names were one say runId."""
+    return body.get("runID", body.get("runId"))
+
+
 def manifest_problems(body):
-    problems, run, entries = [], body["runId"], body["proofs"]
+    problems, run, entries = [], run_id(body), body["proofs"]
     if not re.fullmatch(r"[A-Za-z0-9._-]{1,200}", run) or run in (".", ".."):
         problems.append(f"the run id {run!r} is not a file name")
     run_file = body.get("runFile")
@@ -355,7 +360,7 @@ def check_manifest(path, policy, data=None):
     if status[0] == "untrusted":
         problems.append(("untrusted signer", f"the run's signer is not trusted: {status[1]}"))
     problems += manifest_problems(body)
-    run = body["runId"]
+    run = run_id(body)
     safe = re.fullmatch(r"[A-Za-z0-9._-]{1,200}", run) and run not in (".", "..")
     if safe and body.get("runFile"):
         proofs = os.path.join(out, "proofs", f"{run}.cbor-seq")
@@ -406,7 +411,9 @@ def check_file(path, policy):
         return INVALID
     outcome, text = signer_text(policy.status(cert, chain))
     label = {VERIFIED: "OK  ", UNCHECKED: "UNCHECKED", INVALID: "FAIL"}[outcome]
-    print(f"{label} proof {body['referenceCode']}: verdict {body['verdict']}, {len(body['checks'])} checks, {text}")
+    # transactionID as in JSON Lines and the report; proofs signed before the names were one say transactionId.
+    transaction = body.get("transactionID", body.get("transactionId"))
+    print(f"{label} proof {body['referenceCode']} (transaction {transaction}): verdict {body['verdict']}, {len(body['checks'])} checks, {text}")
     return outcome
 
 

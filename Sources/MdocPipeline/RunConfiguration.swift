@@ -5,7 +5,8 @@ package import MdocIngest
 /// Everything a run is told on the command line.
 package struct RunConfiguration: Sendable {
     package var inputs: [String]
-    package var trustDirectory: String
+    /// The trust folder (IACAs, CRLs, `*.vical`); `nil` when the VICALs alone give the IACAs.
+    package var trustDirectory: String?
     package var readerTrustDirectory: String?
     /// VICALs (`--vical`; the trust folder's `*.vical` files are added) and the roots of their
     /// providers (`--vical-anchor`).
@@ -45,7 +46,7 @@ package struct RunConfiguration: Sendable {
     /// Transactions written to the store per database transaction.
     package var batchSize: Int
 
-    package init(inputs: [String], trustDirectory: String, outDirectory: String = "reports") {
+    package init(inputs: [String], trustDirectory: String?, outDirectory: String = "reports") {
         self.inputs = inputs
         self.trustDirectory = trustDirectory
         self.outDirectory = outDirectory

@@ -28,24 +28,34 @@ package struct RunTrustMaterial: Sendable {
     /// is not what its option says, or a list without its provider's root is a setup error; a list
     /// that does not verify is not: its facts are judged per document (the `vical.*` checks).
     package static func load(_ configuration: RunConfiguration) throws -> RunTrustMaterial {
+        // A folder without certificates is fine when a VICAL gives the IACAs: judged once the
+        // lists are read.
         let folder: TrustStore
-        do {
-            folder = try TrustStore(directory: configuration.trustDirectory)
-        } catch {
-            throw PipelineSetupError("\(error)")
+        var items: [TrustItem] = []
+        var folderLists: [String] = []
+        if let directory = configuration.trustDirectory {
+            do {
+                folder = try TrustStore(directory: directory, allowingNoCertificate: true)
+            } catch {
+                throw PipelineSetupError("\(error)")
+            }
+            items = folder.anchors.map { anchorItem(.anchor, $0, source: "folder", file: directory) }
+            items += folder.crls.map { crl in
+                TrustItem(
+                    kind: .crl, sha256: hexString(HashFunction.sha256.hash(crl.der)), name: crl.issuer.rfc2253, source: "folder",
+                    file: directory, issuedAt: crl.thisUpdate, expiresAt: crl.nextUpdate)
+            }
+            folderLists = folder.ignoredFiles.filter { $0.lowercased().hasSuffix(".vical") }.sorted()
+                .map { (directory as NSString).appendingPathComponent($0) }
+        } else {
+            folder = TrustStore(anchors: [], origin: "VICAL")
         }
-        var items = folder.anchors.map { anchorItem(.anchor, $0, source: "folder", file: configuration.trustDirectory) }
-        items += folder.crls.map { crl in
-            TrustItem(
-                kind: .crl, sha256: hexString(HashFunction.sha256.hash(crl.der)), name: crl.issuer.rfc2253, source: "folder",
-                file: configuration.trustDirectory, issuedAt: crl.thisUpdate, expiresAt: crl.nextUpdate)
-        }
-
-        let folderLists = folder.ignoredFiles.filter { $0.lowercased().hasSuffix(".vical") }.sorted()
-            .map { (configuration.trustDirectory as NSString).appendingPathComponent($0) }
         let vicals = try loadLists(
             configuration.vicalPaths + folderLists, kind: .vical, anchorPaths: configuration.vicalAnchorPaths, option: "--vical")
         let ricals = try loadLists(configuration.ricalPaths, kind: .rical, anchorPaths: configuration.ricalAnchorPaths, option: "--rical")
+        if folder.anchors.isEmpty && !vicals.contains(where: { !$0.list.entries.isEmpty }) {
+            throw PipelineSetupError(missingIACAs(configuration.trustDirectory, vicals: vicals))
+        }
 
         let status = try loadStatus(configuration)
         let tokenLines = status?.entries.map { "status:" + hexString($0.sha256) } ?? []
@@ -75,6 +85,14 @@ package struct RunTrustMaterial: Sendable {
         } ?? []
         return RunTrustMaterial(
             trust: trust, readerTrust: readerTrust, lists: RunTrustLists(vicals: vicals, ricals: ricals, status: status), items: items)
+    }
+
+    /// What to fix when neither the trust folder nor a VICAL gives an IACA.
+    static func missingIACAs(_ directory: String?, vicals: [LoadedCertificateList]) -> String {
+        let folder = directory.map { "trust folder \($0) holds no certificate" } ?? "no trust folder given"
+        let lists = vicals.isEmpty ? "no VICAL" : vicals.map { "\($0.path) lists no IACA" }.joined(separator: ", ")
+        return "no IACA to trust: \(folder) and \(lists); put the IACA certificates (PEM or DER) in --trust DIR, "
+            + "or give --vical FILE with --vical-anchor CERT (its provider's root)"
     }
 
     /// The signed lists, as each proof names them.
@@ -153,21 +171,23 @@ package struct RunTrustMaterial: Sendable {
     /// The status folder: `--status`, else the trust folder's `status/` when it exists; the
     /// trust folder's fetch log says where its files came from.
     static func loadStatus(_ configuration: RunConfiguration) throws -> StatusFolder? {
-        let inTrust = (configuration.trustDirectory as NSString).appendingPathComponent(statusFolderName)
+        let inTrust = configuration.trustDirectory.map { ($0 as NSString).appendingPathComponent(statusFolderName) }
         var isDirectory: ObjCBool = false
         let directory: String
         if let given = configuration.statusDirectory {
             directory = given
-        } else if FileManager.default.fileExists(atPath: inTrust, isDirectory: &isDirectory), isDirectory.boolValue {
+        } else if let inTrust, FileManager.default.fileExists(atPath: inTrust, isDirectory: &isDirectory), isDirectory.boolValue {
             directory = inTrust
         } else {
             return nil
         }
         var origins: [String: String] = [:]
-        let trustFolder = URL(fileURLWithPath: configuration.trustDirectory).standardizedFileURL.path
         let statusFolder = URL(fileURLWithPath: directory).standardizedFileURL.path
-        if statusFolder.hasPrefix(trustFolder + "/") {
-            origins = TrustFetchLog(directory: configuration.trustDirectory)
+        if let trustDirectory = configuration.trustDirectory,
+            case let trustFolder = URL(fileURLWithPath: trustDirectory).standardizedFileURL.path,
+            statusFolder.hasPrefix(trustFolder + "/")
+        {
+            origins = TrustFetchLog(directory: trustDirectory)
                 .origins(inFolder: String(statusFolder.dropFirst(trustFolder.count + 1)))
         }
         do {

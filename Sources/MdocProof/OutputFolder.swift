@@ -64,7 +64,7 @@ package struct OutputFolder: Sendable {
         func matches(_ item: CBOR) -> Bool {
             guard let opened = try? ProofVerifier.open(item: item), opened.isProof, opened.referenceCode == referenceCode else { return false }
             guard let transactionID else { return true }
-            return opened.payload.map?["transactionId"]?.text?.lowercased() == transactionID.lowercased()
+            return opened.transactionID?.lowercased() == transactionID.lowercased()
         }
         for run in candidates {
             if let manifestPath = manifests[run], let manifest = try? Self.manifest(at: manifestPath) {

@@ -8,6 +8,8 @@ import MdocTime
 /// The evidence a proof carries: enough for an auditor to see what was verified, by which
 /// checks, against which trust material, without trusting the processor. No element values.
 package struct ProofEvidence: Sendable {
+    /// The payload key of the transaction id: the name JSON Lines and the report JSON use.
+    package static let transactionIDKey = "transactionID"
     package struct Input: Sendable {
         package var path: String
         package var sha256: [UInt8]
@@ -125,7 +127,7 @@ package struct ProofEvidence: Sendable {
         out.reserve(4096 + checks.count * 160)
         out.mapHead(trustLists.isEmpty ? 18 : 19)
         out.text("name"); out.text(name)
-        out.text("runId"); out.text(runID)
+        out.text("runID"); out.text(runID)
         out.text("checks")
         out.arrayHead(checks.count)
         for check in checks {
@@ -179,7 +181,7 @@ package struct ProofEvidence: Sendable {
                 out.text("kind"); out.text(list.kind)
                 out.text("sha256"); out.text(list.sha256)
                 if let issue = list.issueID {
-                    out.text("issueId"); out.head(0, issue)
+                    out.text("issueID"); out.head(0, issue)
                 }
                 out.text("provider"); out.text(list.provider)
             }
@@ -194,7 +196,7 @@ package struct ProofEvidence: Sendable {
             out.text("subject"); out.text(certificate.subject)
         }
         out.text("referenceCode"); out.text(referenceCode)
-        out.text("transactionId"); out.text(transactionID)
+        out.text(Self.transactionIDKey); out.text(transactionID)
         out.text("trustSnapshot"); out.text(trustSnapshot)
         out.text("consentReference"); out.optionalText(consentReference)
         out.text("verdictAtCapture"); out.optionalText(verdictAtCapture?.rawValue)

@@ -23,6 +23,13 @@ package enum ProofVerifier {
         package var isManifest: Bool { contentType == ProofFormat.manifestContentType }
         /// A proof's reference code, as its payload states it.
         package var referenceCode: String? { payload.map?["referenceCode"]?.text }
+        /// A proof's transaction id (the SHA-256 of the bundle), named `transactionID` as in JSON
+        /// Lines and the report; proofs signed before the names were one say `transactionId`.
+        package var transactionID: String? {
+            payload.map?[ProofEvidence.transactionIDKey]?.text ?? payload.map?["transactionId"]?.text
+        }
+        /// The run of a proof or a run manifest (`runId` in those signed before the names were one).
+        package var runID: String? { (payload.map?["runID"] ?? payload.map?["runId"])?.text }
     }
 
     package struct Failure: Error, Sendable, CustomStringConvertible {

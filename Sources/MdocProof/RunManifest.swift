@@ -8,7 +8,7 @@ import MdocTime
 /// holds them with its committed length and each proof's offset and length in it.
 ///
 /// ```
-/// { "format": tstr, "runId": tstr, "createdAt": #6.0(tstr), "proofCount": uint,
+/// { "format": tstr, "runID": tstr, "createdAt": #6.0(tstr), "proofCount": uint,
 ///   "merkleRoot": bstr, "proofs": [* [code: tstr, sha256: bstr, offset: uint, length: uint]],
 ///   "runFile": { "name": tstr, "length": uint } }
 /// ```
@@ -87,7 +87,8 @@ package struct RunManifest: Sendable {
         guard let map = payload.map, map["format"]?.text == ProofFormat.manifestContentType else {
             throw Self.notAManifest("no manifest format")
         }
-        guard let runID = map["runId"]?.text else { throw Self.notAManifest("no runId") }
+        // runID as in JSON Lines and the report; manifests signed before the names were one say runId.
+        guard let runID = (map["runID"] ?? map["runId"])?.text else { throw Self.notAManifest("no runID") }
         guard let createdAt = Self.instantText(map["createdAt"]) else { throw Self.notAManifest("no createdAt") }
         guard let count = map["proofCount"].flatMap(Self.count), let root = map["merkleRoot"]?.bytes,
             let listed = map["proofs"]?.array
@@ -149,7 +150,7 @@ package struct RunManifest: Sendable {
     package func payload() -> [UInt8] {
         var fields: [CBORNode.Entry] = [
             .init(.text("format"), .text(ProofFormat.manifestContentType)),
-            .init(.text("runId"), .text(runID)),
+            .init(.text("runID"), .text(runID)),
             .init(.text("createdAt"), .tagged(0, .text(createdAt))),
             .init(.text("proofCount"), .unsigned(UInt64(statedCount))),
             .init(.text("merkleRoot"), .bytes(statedRoot)),

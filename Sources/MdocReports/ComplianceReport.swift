@@ -156,6 +156,9 @@ extension ComplianceReport {
         package var known: Bool
         package var clause: String?
         package var summary: String?
+        /// What a failure says: `authenticity`, `validity` or `policy` (an unknown id counts as
+        /// `authenticity`).
+        package var failureClass: String
         /// Transactions with at least one `fail` result of the check (at either instant).
         package var transactions: Int
         /// `fail` results (a time-dependent check may fail at capture and now).

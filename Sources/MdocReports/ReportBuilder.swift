@@ -236,7 +236,7 @@ package struct ReportBuilder {
             let definition = CheckCatalogue.definition(for: CheckID(failed.checkID))
             return ComplianceReport.CheckFailures(
                 checkID: failed.checkID, known: definition != nil, clause: definition?.clause, summary: definition?.summary,
-                transactions: failed.transactions, results: failed.results,
+                failureClass: FailureClass.of(CheckID(failed.checkID)).rawValue, transactions: failed.transactions, results: failed.results,
                 share: total > 0 ? Double(failed.transactions) / Double(total) : 0)
         }.sorted { ($0.transactions, $1.checkID) > ($1.transactions, $0.checkID) }
     }

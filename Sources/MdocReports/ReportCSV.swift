@@ -1,4 +1,5 @@
 import Foundation
+import MdocChecks
 import MdocStore
 
 /// Writes RFC 4180 CSV: fields separated by commas, records ended by CRLF (the last one too), a
@@ -171,14 +172,14 @@ package enum ReportCSV {
     /// Columns of the transactions file, in order.
     package static let transactionColumns = [
         "reference_code", "transaction_id", "display_name", "source", "captured_at", "verification_time",
-        "verdict_at_capture", "verdict_now", "consent_state", "failing_checks", "run_id", "reused", "trust_snapshot",
+        "verdict_at_capture", "verdict_now", "consent_state", "failing_checks", "failure_classes", "run_id", "reused", "trust_snapshot",
         "proof_path",
     ]
     /// The extra column with `--include-values`: a JSON object `{"namespace/identifier": value}`.
     package static let valuesColumn = "values"
     /// Columns of the check-failures file, in order.
     package static let checkFailureColumns = [
-        "reference_code", "transaction_id", "check_id", "instant", "subject", "detail",
+        "reference_code", "transaction_id", "check_id", "failure_class", "instant", "subject", "detail",
     ]
 
     /// Writes every transaction of the scope to `path`, in verification order; returns the rows.
@@ -197,6 +198,7 @@ package enum ReportCSV {
             writer.append(row.verdictNow)
             writer.append(row.consentState)
             writer.append(row.failingChecks)
+            writer.append(failureClasses(row.failingChecks))
             writer.append(row.runID)
             if let reused = row.reused { writer.append(Int(reused)) } else { writer.append(nil as String?) }
             writer.appendHex(row.trustSnapshot)
@@ -209,6 +211,13 @@ package enum ReportCSV {
         return rows
     }
 
+    /// The classes of space-separated failed check ids, space-separated (``FailureClass``).
+    static func failureClasses(_ ids: UnsafeBufferPointer<UInt8>?) -> String? {
+        guard let ids, !ids.isEmpty else { return nil }
+        let failed = String(decoding: ids, as: UTF8.self).split(separator: " ").map { CheckID(String($0)) }
+        return FailureClass.of(failed: failed).map(\.rawValue).joined(separator: " ")
+    }
+
     /// Writes one row per failed check result of the scope to `path` (verification order, then
     /// result order); returns the rows.
     package static func writeCheckFailures(queries: any ReportQuerying, path: String) throws -> Int {
@@ -219,6 +228,7 @@ package enum ReportCSV {
             writer.append(row.referenceCode)
             writer.appendHex(row.transactionSHA256)
             writer.append(row.checkID)
+            writer.append(row.checkID.map { FailureClass.of(CheckID(String(decoding: $0, as: UTF8.self))).rawValue })
             writer.append(row.instant)
             writer.append(row.subject, text: true)
             writer.append(row.detail, text: true)

@@ -1,4 +1,5 @@
 import Foundation
+import MdocChecks
 
 // The later sections of the page: timeline, trust, changes, images, consent, transactions,
 // rejected inputs, and the footer.
@@ -14,13 +15,13 @@ extension ReportHTML {
                 ("bar-valid", s[.verdictValid]), ("bar-invalid", s[.verdictInvalid]),
                 ("bar-indeterminate", s[.verdictIndeterminate]), ("line-rate", s[.failureRate]),
             ]) + "</figure>"
-            html += "<details><summary>\(e(s[.timelineTable]))</summary><table class=\"compact\">"
+            html += "<details><summary>\(e(s[.timelineTable]))</summary><div class=\"scroll\"><table class=\"compact\">"
             html += th([.columnPeriod, .columnTransactions, .columnValid, .columnInvalid, .columnIndeterminate, .failureRate],
                        numeric: [.columnTransactions, .columnValid, .columnInvalid, .columnIndeterminate, .failureRate]) + "<tbody>"
             for point in t.points {
                 html += "<tr><td>\(e(t.granularity == "month" ? f.period(point.period) : f.day(point.period)))</td>\(num(point.transactions))\(num(point.valid))\(num(point.invalid))\(num(point.indeterminate))\(pct(point.notValidShare))</tr>"
             }
-            html += "</tbody></table></details>"
+            html += "</tbody></table></div></details>"
         }
         if t.withoutCaptureTime > 0 {
             html += note(e(s.format(.withoutCaptureTime, ["n": f.integer(t.withoutCaptureTime)])))
@@ -34,14 +35,14 @@ extension ReportHTML {
         if t.snapshots.isEmpty {
             html += note(e(s[.nothingInScope]))
         } else {
-            html += "<table>" + th([.columnSnapshot, .columnTransactions, .columnVerificationTimes], numeric: [.columnTransactions]) + "<tbody>"
+            html += "<div class=\"scroll\"><table>" + th([.columnSnapshot, .columnTransactions, .columnVerificationTimes], numeric: [.columnTransactions]) + "<tbody>"
             for snapshot in t.snapshots {
                 let times = snapshot.firstVerificationTime == snapshot.lastVerificationTime
                     ? f.instant(snapshot.firstVerificationTime)
                     : f.instant(snapshot.firstVerificationTime) + " – " + f.instant(snapshot.lastVerificationTime)
                 html += "<tr><td>\(code(snapshot.hash))</td>\(num(snapshot.transactions))<td>\(e(times))</td></tr>"
             }
-            html += "</tbody></table>"
+            html += "</tbody></table></div>"
         }
         html += "<h3>\(e(s[.certificatesSeen]))</h3>"
         html += note(e(s.format(.trustSummary, [
@@ -51,7 +52,7 @@ extension ReportHTML {
         if t.certificates.isEmpty {
             html += note(e(s[.noCertificates]))
         } else {
-            html += "<table>" + th([.columnRole, .columnCertificate, .columnFingerprint, .columnNotAfter, .columnExpiry, .columnTransactions],
+            html += "<div class=\"scroll\"><table>" + th([.columnRole, .columnCertificate, .columnFingerprint, .columnNotAfter, .columnExpiry, .columnTransactions],
                                    numeric: [.columnTransactions]) + "<tbody>"
             for certificate in t.certificates {
                 let role = certificate.role == "ds" ? s[.roleDS] : certificate.role == "iaca" ? s[.roleIACA] : certificate.role
@@ -65,10 +66,10 @@ extension ReportHTML {
                 }
                 let days = certificate.daysLeft.map { " <span class=\"muted\">(\(e(s.format(.daysLeft, ["n": f.integer($0)]))))</span>" } ?? ""
                 let row = certificate.expiry == "expired" || certificate.expiry == "within30Days" ? " class=\"alert\"" : ""
-                html += "<tr\(row)><td>\(e(role))</td><td><span dir=\"ltr\">\(e(certificate.subject ?? s[.unknownCertificate]))</span></td><td>\(fingerprint(certificate.fingerprint))</td>"
+                html += "<tr\(row)><td>\(e(role))</td><td>\(latin(certificate.subject ?? s[.unknownCertificate]))</td><td>\(fingerprint(certificate.fingerprint))</td>"
                 html += "<td class=\"nowrap\">\(e(certificate.notAfter.map(f.day) ?? "–"))</td><td>\(expiry)\(days)</td>\(num(certificate.transactions))</tr>"
             }
-            html += "</tbody></table>"
+            html += "</tbody></table></div>"
         }
         return section("trust", .sectionTrust, html)
     }
@@ -82,15 +83,15 @@ extension ReportHTML {
             html += "<li>\(badge(transition.from)) <span class=\"arrow\">\(language.isRightToLeft ? "←" : "→")</span> \(badge(transition.to)) <strong>\(e(f.integer(transition.count)))</strong></li>"
         }
         html += "</ul>"
-        html += "<table>" + th([.columnReference, .columnName, .columnPrevious, .columnNow, .columnFailingChecks, .columnTrustChange, .columnPreviousRun]) + "<tbody>"
+        html += "<div class=\"scroll\"><table>" + th([.columnReference, .columnName, .columnPrevious, .columnNow, .columnFailingChecks, .columnTrustChange, .columnPreviousRun]) + "<tbody>"
         for row in c.rows {
-            html += "<tr><td>\(code(row.referenceCode))</td><td>\(e(row.displayName))<br><span class=\"muted\">\(e(row.source))</span></td>"
+            html += "<tr><td>\(code(row.referenceCode))</td><td>\(identifier(row.displayName))<br><span class=\"muted\">\(identifier(row.source))</span></td>"
             html += "<td>\(badge(row.previousVerdict))</td><td>\(badge(row.verdictNow))</td>"
             html += "<td>\(row.failingChecks.map(code).joined(separator: " "))</td>"
             html += "<td>\(row.trustChanges.map(e).joined(separator: "<br>"))</td>"
             html += "<td>\(code(row.previousRunID))<br><span class=\"muted\">\(e(f.instant(row.previousVerificationTime)))</span></td></tr>"
         }
-        html += "</tbody></table>"
+        html += "</tbody></table></div>"
         if c.truncated {
             html += note(e(s.format(.listTruncated, ["shown": f.integer(c.rows.count), "total": f.integer(c.total)])))
         }
@@ -103,12 +104,12 @@ extension ReportHTML {
         var html = note(e(s.format(.imagesSummary, [
             "n": f.integer(i.uploads), "before": f.bytes(i.originalBytes), "after": f.bytes(i.outputBytes),
         ])))
-        html += "<table class=\"compact\">" + th([.columnOutcome, .columnUploads, .columnBytesBefore, .columnBytesAfter],
+        html += "<div class=\"scroll\"><table class=\"compact\">" + th([.columnOutcome, .columnUploads, .columnBytesBefore, .columnBytesAfter],
                                                  numeric: [.columnUploads, .columnBytesBefore, .columnBytesAfter]) + "<tbody>"
         for outcome in i.byOutcome {
             html += "<tr><td>\(e(f.imageOutcome(outcome.outcome)))</td>\(num(outcome.count))<td class=\"num\">\(e(f.bytes(outcome.originalBytes)))</td><td class=\"num\">\(e(f.bytes(outcome.outputBytes)))</td></tr>"
         }
-        html += "</tbody></table>"
+        html += "</tbody></table></div>"
         return section("images", .sectionImages, html)
     }
 
@@ -121,11 +122,11 @@ extension ReportHTML {
         }
         var html = note(e(s[.consentIntro]))
         html += "<figure>\(charts.horizontalBars(rows, label: s[.sectionConsent]))</figure>"
-        html += "<table class=\"compact\">" + th([.columnConsent, .columnTransactions, .columnShare], numeric: [.columnTransactions, .columnShare]) + "<tbody>"
+        html += "<div class=\"scroll\"><table class=\"compact\">" + th([.columnConsent, .columnTransactions, .columnShare], numeric: [.columnTransactions, .columnShare]) + "<tbody>"
         for share in report.consent {
             html += "<tr><td>\(e(f.consent(share.key)))</td>\(num(share.count))\(pct(share.share))</tr>"
         }
-        html += "</tbody></table>"
+        html += "</tbody></table></div>"
         return section("consent", .sectionConsent, html)
     }
 
@@ -143,16 +144,31 @@ extension ReportHTML {
         guard !list.rows.isEmpty else { return section("transactions", .sectionTransactions, html) }
         var columns: [ReportText] = [.columnReference, .columnName, .columnSource, .columnCaptured, .columnAtCapture, .columnNow, .columnFailingChecks, .columnProof]
         if report.includesValues { columns.insert(.columnHolder, at: 2) }
-        html += "<table class=\"transactions\">" + th(columns) + "<tbody>"
+        html += "<div class=\"scroll\"><table class=\"transactions\">" + th(columns) + "<tbody>"
         for row in list.rows {
-            html += "<tr><td>\(code(row.referenceCode))</td><td>\(e(row.displayName))</td>"
+            html += "<tr><td>\(code(row.referenceCode))</td><td>\(identifier(row.displayName))</td>"
             if report.includesValues { html += "<td>\(e(Self.holderName(row.values ?? [])))</td>" }
-            html += "<td>\(e(row.source))</td><td class=\"nowrap\">\(e(row.capturedAt.map(f.instant) ?? "–"))</td>"
+            html += "<td>\(identifier(row.source))</td><td class=\"nowrap\">\(e(row.capturedAt.map(f.instant) ?? "–"))</td>"
             html += "<td>\(badge(row.verdictAtCapture))</td><td>\(badge(row.verdictNow))</td>"
-            html += "<td>\(row.failingChecks.map(code).joined(separator: " "))</td><td>\(proof(row.proofPath))</td></tr>"
+            html += "<td>\(row.failingChecks.map(code).joined(separator: " "))\(row.failureClasses.isEmpty ? "" : "<br>" + failureClasses(row.failureClasses))</td>"
+            html += "<td>\(proof(row.proofPath))</td></tr>"
         }
-        html += "</tbody></table>"
+        html += "</tbody></table></div>"
         return section("transactions", .sectionTransactions, html)
+    }
+
+    /// Failure classes (``FailureClass`` raw values) in the report's language, each marked with
+    /// its class (`class-authenticity`...) for the style sheet and for scripts reading the page.
+    func failureClasses(_ classes: [String]) -> String {
+        classes.map { name in
+            let text: ReportText
+            switch FailureClass(rawValue: name) {
+            case .validity: text = .classValidity
+            case .policy: text = .classPolicy
+            case .authenticity, nil: text = .classAuthenticity
+            }
+            return "<span class=\"failure-class class-\(e(name))\">\(e(s[text]))</span>"
+        }.joined(separator: " ")
     }
 
     func proof(_ path: String?) -> String {
@@ -176,11 +192,11 @@ extension ReportHTML {
         let i = report.ingestFailures
         guard i.total > 0 else { return section("ingest", .sectionIngest, note(e(s[.noIngestFailures]))) }
         var html = note(e(s.format(.ingestSummary, ["n": f.integer(i.total)])))
-        html += "<table>" + th([.columnInput, .columnCode, .columnReason]) + "<tbody>"
+        html += "<div class=\"scroll\"><table>" + th([.columnInput, .columnCode, .columnReason]) + "<tbody>"
         for row in i.rows {
-            html += "<tr><td><span dir=\"ltr\">\(e(row.source))</span></td><td>\(code(row.code))</td><td>\(e(row.reason))</td></tr>"
+            html += "<tr><td>\(latin(row.source))</td><td>\(code(row.code))</td><td>\(e(row.reason))</td></tr>"
         }
-        html += "</tbody></table>"
+        html += "</tbody></table></div>"
         if i.truncated {
             html += note(e(s.format(.listTruncated, ["shown": f.integer(i.rows.count), "total": f.integer(i.total)])))
         }

@@ -83,9 +83,40 @@ package struct ReportHTML {
     /// An identifier (check id, fingerprint, reference code): left to right, monospace.
     func code(_ text: String) -> String { "<code dir=\"ltr\">\(e(text))</code>" }
 
+    /// A name from the data (display name, source, input): isolated in its own direction and
+    /// never broken at its hyphens (`tx-00008`, `kiosk-04`).
+    func identifier(_ text: String) -> String { "<bdi class=\"identifier\">\(e(text))</bdi>" }
+
+    /// Left-to-right text (a certificate subject, a clause) isolated, its hyphenated words kept
+    /// whole (`P-256`, `18013-5`); it still wraps at spaces.
+    func latin(_ text: String, cssClass: String? = nil) -> String {
+        "<bdi dir=\"ltr\"\(cssClass.map { " class=\"\($0)\"" } ?? "")>\(wholeWords(text))</bdi>"
+    }
+
+    /// `text` escaped, each hyphenated word (`SHA-256`, `18013-5`) kept on one line.
+    func wholeWords(_ text: String) -> String {
+        e(text).replacing(/[A-Za-z0-9][A-Za-z0-9._:\/]*(?:-[A-Za-z0-9._:\/]*[A-Za-z0-9])+/) {
+            "<span class=\"identifier\">\($0.output)</span>"
+        }
+    }
+
     /// A fingerprint shortened to its first 16 hex digits, the whole in the title.
     func fingerprint(_ hex: String) -> String {
         "<code dir=\"ltr\" title=\"\(e(hex))\">\(e(String(hex.prefix(16))))…</code>"
+    }
+
+    /// The text of `key`, escaped, with each `{name}` replaced by the markup `values[name]` (an
+    /// identifier as ``code(_:)`` makes it: isolated, left to right, whatever the page's direction).
+    func formatHTML(_ key: ReportText, _ values: [String: String]) -> String {
+        var html = e(s[key])
+        for (name, markup) in values { html = html.replacingOccurrences(of: "{\(name)}", with: markup) }
+        return html
+    }
+
+    /// ``scopeTitle()`` as markup: a run id isolated as an identifier.
+    func scopeHTML() -> String {
+        guard report.scope.kind == .run else { return e(scopeTitle()) }
+        return formatHTML(.scopeRun, ["run": code(report.scope.runID ?? "")])
     }
 
     func badge(_ verdict: String?) -> String {
@@ -160,11 +191,11 @@ package struct ReportHTML {
 
     func masthead() -> String {
         var html = "<header class=\"masthead\">\n<div class=\"brand\">\(e(s[.brand]))</div>\n"
-        html += "<h1>\(e(s[.title]))</h1>\n<p class=\"scope\">\(e(scopeTitle()))</p>\n<dl class=\"meta\">\n"
+        html += "<h1>\(e(s[.title]))</h1>\n<p class=\"scope\">\(scopeHTML())</p>\n<dl class=\"meta\">\n"
         func item(_ key: ReportText, _ value: String) { html += "<dt>\(e(s[key]))</dt><dd>\(value)</dd>\n" }
         if report.scope.kind == .run, let run = report.scope.runs.first(where: { $0.id == report.scope.runID }) {
             item(.runStarted, e(f.span(from: run.startedAt, to: run.finishedAt)))
-            item(.verificationTime, e(f.instant(run.verificationTime)) + (run.verificationTimeIsNow ? "" : " " + e(s[.fixedTime])))
+            item(.verificationTime, e(f.instant(run.verificationTime)) + (run.verificationTimeIsNow ? "" : " " + formatHTML(.fixedTime, ["option": code("--at")])))
             item(.runStatus, e(f.runStatus(run.status)))
             item(.trustSnapshot, code(run.trustSnapshot))
             if let count = run.proofCount { item(.signedProofs, e(f.integer(count)) + (run.manifestPath.map { " · " + code($0) } ?? "")) }
@@ -229,22 +260,22 @@ package struct ReportHTML {
         html += shareTable(o.atCapture.map { ($0, f.verdict($0.key), $0.key == ReportBuilder.noCaptureTime ? "none" : $0.key) }) + "</figure>"
         html += "</div>\n"
         if !o.captureToNow.isEmpty {
-            html += "<h3>\(e(s[.captureToNowHeading]))</h3><table class=\"compact\">"
+            html += "<h3>\(e(s[.captureToNowHeading]))</h3><div class=\"scroll\"><table class=\"compact\">"
             html += th([.columnAtCapture, .columnNow, .columnTransactions], numeric: [.columnTransactions]) + "<tbody>"
             for pair in o.captureToNow {
                 html += "<tr><td>\(badge(pair.from))</td><td>\(badge(pair.to))</td>\(num(pair.count))</tr>"
             }
-            html += "</tbody></table>"
+            html += "</tbody></table></div>"
         }
         return section("overview", .sectionOverview, html)
     }
 
     func shareTable(_ rows: [(ComplianceReport.Share, String, String)]) -> String {
-        var html = "<table class=\"compact shares\"><tbody>"
+        var html = "<div class=\"scroll\"><table class=\"compact shares\"><tbody>"
         for (share, label, cssClass) in rows {
             html += "<tr><td><span class=\"swatch bar-\(cssClass == "none" ? "none" : cssClass)\"></span>\(e(label))</td>\(num(share.count))\(pct(share.share))</tr>"
         }
-        return html + "</tbody></table>"
+        return html + "</tbody></table></div>"
     }
 
     func failures() -> String {
@@ -263,19 +294,19 @@ package struct ReportHTML {
                 html += "<figcaption>\(e(s.format(.chartTop, ["n": f.integer(ReportLimits.chartBars), "total": f.integer(failures.byCheck.count)])))</figcaption>"
             }
             html += "</figure>"
-            html += "<table>" + th([.columnCheck, .columnMeaning, .columnTransactions, .columnShare, .columnResults],
+            html += "<div class=\"scroll\"><table>" + th([.columnCheck, .columnMeaning, .columnFailureClass, .columnTransactions, .columnShare, .columnResults],
                                    numeric: [.columnTransactions, .columnShare, .columnResults]) + "<tbody>"
             for check in failures.byCheck {
                 let meaning: String
                 if let summary = check.summary {
                     let english = language == .en ? "" : " lang=\"en\" dir=\"ltr\""
-                    meaning = "<span\(english)>\(e(summary))</span>" + (check.clause.map { "<br><span class=\"clause\" dir=\"ltr\">\(e($0))</span>" } ?? "")
+                    meaning = "<span\(english)>\(wholeWords(summary))</span>" + (check.clause.map { "<br>" + latin($0, cssClass: "clause") } ?? "")
                 } else {
                     meaning = "<span class=\"muted\">\(e(s[.unknownCheck]))</span>"
                 }
-                html += "<tr><td>\(code(check.checkID))</td><td>\(meaning)</td>\(num(check.transactions))\(pct(check.share))\(num(check.results))</tr>"
+                html += "<tr><td>\(code(check.checkID))</td><td>\(meaning)</td><td>\(failureClasses([check.failureClass]))</td>\(num(check.transactions))\(pct(check.share))\(num(check.results))</tr>"
             }
-            html += "</tbody></table>"
+            html += "</tbody></table></div>"
             if language != .en { html += note(e(s[.checkSummariesInEnglish])) }
         }
         html += issuerBlock(.failuresByDS, failures.byDocumentSigner)
@@ -285,12 +316,12 @@ package struct ReportHTML {
             html += note(e(s[.nothingInScope]))
         } else {
             html += groupChart(failures.bySource.map { ($0.name, $0.valid, $0.invalid, $0.indeterminate, $0.notValidShare) }, label: s[.failuresBySource])
-            html += "<table>" + th([.columnSource, .columnTransactions, .columnValid, .columnInvalid, .columnIndeterminate, .columnNotValid],
+            html += "<div class=\"scroll\"><table>" + th([.columnSource, .columnTransactions, .columnValid, .columnInvalid, .columnIndeterminate, .columnNotValid],
                                    numeric: [.columnTransactions, .columnValid, .columnInvalid, .columnIndeterminate, .columnNotValid]) + "<tbody>"
             for group in failures.bySource {
-                html += "<tr><td>\(e(group.name))</td>\(num(group.transactions))\(num(group.valid))\(num(group.invalid))\(num(group.indeterminate))\(pct(group.notValidShare))</tr>"
+                html += "<tr><td>\(identifier(group.name))</td>\(num(group.transactions))\(num(group.valid))\(num(group.invalid))\(num(group.indeterminate))\(pct(group.notValidShare))</tr>"
             }
-            html += "</tbody></table>"
+            html += "</tbody></table></div>"
             if failures.sourceCount > failures.bySource.count {
                 html += note(e(s.format(.listTruncated, ["shown": f.integer(failures.bySource.count), "total": f.integer(failures.sourceCount)])))
             }
@@ -359,13 +390,13 @@ package struct ReportHTML {
         var html = "<h3>\(e(s[title]))</h3>"
         guard !issuers.isEmpty else { return html + note(e(s[.noIssuers])) }
         html += groupChart(issuers.map { (issuerName($0), $0.valid, $0.invalid, $0.indeterminate, $0.notValidShare) }, label: s[title])
-        html += "<table>" + th([.columnCertificate, .columnFingerprint, .columnTransactions, .columnValid, .columnInvalid, .columnIndeterminate, .columnNotValid],
+        html += "<div class=\"scroll\"><table>" + th([.columnCertificate, .columnFingerprint, .columnTransactions, .columnValid, .columnInvalid, .columnIndeterminate, .columnNotValid],
                                numeric: [.columnTransactions, .columnValid, .columnInvalid, .columnIndeterminate, .columnNotValid]) + "<tbody>"
         for issuer in issuers {
-            let name = issuer.fingerprint == nil ? "<span class=\"muted\">\(e(s[.noCertificate]))</span>" : "<span dir=\"ltr\">\(e(issuer.subject ?? s[.unknownCertificate]))</span>"
+            let name = issuer.fingerprint == nil ? "<span class=\"muted\">\(e(s[.noCertificate]))</span>" : latin(issuer.subject ?? s[.unknownCertificate])
             html += "<tr><td>\(name)</td><td>\(issuer.fingerprint.map(fingerprint) ?? "–")</td>\(num(issuer.transactions))\(num(issuer.valid))\(num(issuer.invalid))\(num(issuer.indeterminate))\(pct(issuer.notValidShare))</tr>"
         }
-        return html + "</tbody></table>"
+        return html + "</tbody></table></div>"
     }
 
     // MARK: Style
@@ -383,7 +414,7 @@ package struct ReportHTML {
         h3{font-size:15px;margin:22px 0 8px}
         .scope{font-size:17px;margin:0 0 10px;color:var(--muted)}
         .meta{display:grid;grid-template-columns:max-content 1fr;gap:2px 16px;font-size:13px;margin:0}
-        .meta dt{color:var(--muted)}.meta dd{margin:0;overflow-wrap:anywhere}
+        .meta dt{color:var(--muted)}.meta dd{margin:0;min-width:0;overflow-x:auto}
         nav.toc{font-size:13px;margin:0 0 28px;display:flex;flex-wrap:wrap;gap:4px 18px}
         nav.toc a{color:var(--accent);text-decoration:none}
         section{margin:0 0 40px}
@@ -401,8 +432,10 @@ package struct ReportHTML {
         table.shares{min-width:0;width:100%}
         tr.alert td{background:#fff1f0}
         .nowrap{white-space:nowrap}
-        td code{white-space:nowrap}
-        code{font-family:"DejaVu Sans Mono",ui-monospace,Menlo,Consolas,monospace;font-size:12px;unicode-bidi:isolate}
+        .scroll{max-width:100%;overflow-x:auto}
+        .identifier{white-space:nowrap}
+        .failure-class{font-size:12px;color:var(--muted);white-space:nowrap}
+        code{white-space:nowrap;font-family:"DejaVu Sans Mono",ui-monospace,Menlo,Consolas,monospace;font-size:12px;unicode-bidi:isolate}
         .clause,.muted{color:var(--muted);font-size:12px}
         .badge{display:inline-block;padding:0 8px;border-radius:10px;font-size:12px;font-weight:600;color:#fff;white-space:nowrap}
         .badge.valid{background:var(--valid)}.badge.invalid{background:var(--invalid)}.badge.indeterminate{background:var(--indeterminate)}.badge.none{background:var(--none)}
@@ -418,7 +451,7 @@ package struct ReportHTML {
         .line-rate{background:#1f2328;height:3px!important;margin-top:5px}
         .legend{list-style:none;padding:0;margin:6px 0 0;display:flex;flex-wrap:wrap;gap:4px 16px;font-size:12px;color:var(--muted)}
         .swatch{display:inline-block;width:12px;height:12px;border-radius:3px;margin-inline-end:6px;vertical-align:-1px}
-        .grid2{display:grid;grid-template-columns:1fr 1fr;gap:28px}
+        .grid2{display:grid;grid-template-columns:1fr 1fr;gap:28px}.grid2>*{min-width:0}
         .transitions{list-style:none;padding:0;margin:8px 0 12px;display:flex;flex-wrap:wrap;gap:8px 24px;font-size:14px}
         .arrow{color:var(--muted)}
         details summary{cursor:pointer;color:var(--accent);font-size:13px;margin:6px 0}

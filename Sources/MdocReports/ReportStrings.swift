@@ -29,7 +29,8 @@ package enum ReportText: String, CaseIterable, Sendable {
     case columnFingerprint, columnPeriod, columnSnapshot, columnVerificationTimes, columnRole, columnNotAfter
     case columnExpiry, columnReference, columnName, columnPrevious, columnFailingChecks, columnPreviousRun, columnTrustChange
     case columnOutcome, columnUploads, columnBytesBefore, columnBytesAfter, columnConsent, columnCaptured
-    case columnProof, columnHolder, columnInput, columnCode, columnReason
+    case columnProof, columnHolder, columnInput, columnCode, columnReason, columnFailureClass
+    case classAuthenticity, classValidity, classPolicy
     case unitBytes, unitKB, unitMB, unitGB, utc, dateTimeSeparator
     case month1, month2, month3, month4, month5, month6, month7, month8, month9, month10, month11, month12
 }
@@ -79,7 +80,7 @@ package struct ReportStrings: Sendable {
         .scopeAll: "All transactions",
         .runStarted: "Run",
         .verificationTime: "Verification time",
-        .fixedTime: "(fixed with --at)",
+        .fixedTime: "(fixed with {option})",
         .runStatus: "Status",
         .statusRunning: "running",
         .statusFinished: "finished",
@@ -189,6 +190,10 @@ package struct ReportStrings: Sendable {
         .columnName: "Transaction",
         .columnPrevious: "Before",
         .columnFailingChecks: "Failing checks",
+        .columnFailureClass: "Failure class",
+        .classAuthenticity: "authenticity",
+        .classValidity: "validity",
+        .classPolicy: "policy",
         .columnPreviousRun: "Previous run",
         .columnTrustChange: "Trust change",
         .columnOutcome: "Outcome",
@@ -225,7 +230,7 @@ package struct ReportStrings: Sendable {
         .scopeAll: "جميع المعاملات",
         .runStarted: "العملية",
         .verificationTime: "وقت التحقق",
-        .fixedTime: "(محدد بالخيار \u{2066}--at\u{2069})",
+        .fixedTime: "(محدد بالخيار {option})",
         .runStatus: "الحالة",
         .statusRunning: "قيد التشغيل",
         .statusFinished: "مكتملة",
@@ -335,6 +340,10 @@ package struct ReportStrings: Sendable {
         .columnName: "المعاملة",
         .columnPrevious: "قبل",
         .columnFailingChecks: "الفحوص الفاشلة",
+        .columnFailureClass: "نوع الإخفاق",
+        .classAuthenticity: "الأصالة",
+        .classValidity: "الصلاحية",
+        .classPolicy: "السياسة",
         .columnPreviousRun: "العملية السابقة",
         .columnTrustChange: "تغيّر الثقة",
         .columnOutcome: "النتيجة",

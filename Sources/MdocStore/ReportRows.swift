@@ -1,3 +1,5 @@
+import MdocChecks
+
 // The rows a report reads from the store, as the report's JSON (docs/report-json.md) shows
 // them: MdocReports embeds these types in its model. Instants are store text, hashes lower-case hex.
 
@@ -98,6 +100,8 @@ package struct ReportTransactionRow: Codable, Sendable, Equatable {
     package var consentState: String
     /// The check ids that failed, sorted.
     package var failingChecks: [String]
+    /// What the failures say: `authenticity`, `validity`, `policy` (``FailureClass``), in that order.
+    package var failureClasses: [String]
     /// The file holding the transaction's proof, relative to the output folder (a run's proof
     /// file, found in it by reference code, or a proof file of its own).
     package var proofPath: String?
@@ -119,6 +123,7 @@ package struct ReportTransactionRow: Codable, Sendable, Equatable {
         self.verdictNow = verdictNow
         self.consentState = consentState
         self.failingChecks = failingChecks
+        self.failureClasses = FailureClass.of(failed: failingChecks.map { CheckID($0) }).map(\.rawValue)
         self.proofPath = proofPath
         self.values = values
     }

@@ -152,8 +152,9 @@ package final class TrustStore: Sendable {
     }
 
     /// Loads every certificate and CRL of `directory` (not recursive). Throws when the folder is
-    /// missing or unreadable, a trust file does not parse, or there is no certificate at all.
-    package convenience init(directory: String) throws {
+    /// missing or unreadable, a trust file does not parse, or there is no certificate at all
+    /// unless `allowingNoCertificate` (the IACAs then come from a VICAL).
+    package convenience init(directory: String, allowingNoCertificate: Bool = false) throws {
         let url = URL(fileURLWithPath: directory, isDirectory: true)
         var isDirectory: ObjCBool = false
         guard FileManager.default.fileExists(atPath: url.path, isDirectory: &isDirectory) else {
@@ -226,7 +227,7 @@ package final class TrustStore: Sendable {
                 }
             }
         }
-        guard !anchors.isEmpty else {
+        guard !anchors.isEmpty || allowingNoCertificate else {
             throw TrustError(.empty, "trust folder \(directory) holds no certificate: put the IACA certificates (PEM or DER) there")
         }
         var warnings: [String] = []

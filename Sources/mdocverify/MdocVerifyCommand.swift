@@ -81,11 +81,13 @@ struct SetupError: Error, CustomStringConvertible {
 enum ProcessorVersion {
     static let current = "0.1.0"
 
-    /// `--version`: this build and the libraries it runs with (OpenSSL and SQLite are linked
+    /// `--version`: this build (its version and the commit it was built from, `unknown` when
+    /// built outside a git checkout) and the libraries it runs with (OpenSSL and SQLite are linked
     /// from the system, so they may change under the same build).
     static var full: String {
         """
         mdocverify \(current)
+        commit \(buildCommit)
         OpenSSL \(OpenSSLLibrary.version.replacingOccurrences(of: "OpenSSL ", with: ""))
         SQLite \(SQLiteLibrary.version ?? "unknown")
         """

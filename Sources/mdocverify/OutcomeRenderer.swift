@@ -250,13 +250,10 @@ final class OutcomeRenderer {
 
 /// The classes of a transaction's failures (``FailureClass``), for text and JSON alike.
 enum FailureClasses {
-    static func of(_ id: CheckID) -> FailureClass { CheckCatalogue.definition(for: id)?.failureClass ?? .authenticity }
+    static func of(_ id: CheckID) -> FailureClass { FailureClass.of(id) }
 
     /// The distinct classes of the failed checks, in ``FailureClass`` order.
-    static func of(_ checks: [CheckResult]) -> [FailureClass] {
-        let failed = Set(checks.filter { $0.status == .fail }.map { of($0.id) })
-        return FailureClass.allCases.filter(failed.contains)
-    }
+    static func of(_ checks: [CheckResult]) -> [FailureClass] { FailureClass.of(checks) }
 
     /// Whether revocation could not be checked (no CRL or status for the issuer).
     static func revocationUnchecked(_ checks: [CheckResult]) -> Bool {

@@ -52,7 +52,7 @@ struct ProofShowCommand: ParsableCommand {
             ]).serialized())
         } else {
             ProofText.printSignature(opened)
-            if opened.isProof { ProofText.printProof(opened.payload, allChecks: verbose) } else { ProofText.printManifest(opened.payload) }
+            if opened.isProof { ProofText.printProof(opened, allChecks: verbose) } else { ProofText.printManifest(opened) }
         }
     }
 

@@ -31,19 +31,19 @@ enum ProofText {
     }
 
     /// The proof's fields; `allChecks` lists every check, otherwise only those that did not pass.
-    static func printProof(_ payload: CBOR, allChecks: Bool = false) {
-        let map = payload.map
+    static func printProof(_ opened: ProofVerifier.Opened, allChecks: Bool = false) {
+        let map = opened.payload.map
         line("proof", text(map?["referenceCode"]))
-        line("transaction", text(map?["transactionId"]))
+        line("transaction", opened.transactionID.map(TerminalText.escaped) ?? "-")
         line("name", text(map?["name"]))
         line("source", text(map?["source"]))
         line("verdict", "\(text(map?["verdict"])) (at capture: \(text(map?["verdictAtCapture"])))")
         line("captured", text(map?["capturedAt"]))
         line("verified", "\(text(map?["verifiedAt"])) (verification time \(text(map?["verificationTime"])))")
-        line("run", "\(text(map?["runId"])) (\(text(map?["processor"]?.map?["name"])) \(text(map?["processor"]?.map?["version"])))")
+        line("run", "\(opened.runID.map(TerminalText.escaped) ?? "-") (\(text(map?["processor"]?.map?["name"])) \(text(map?["processor"]?.map?["version"])))")
         line("trust", "snapshot \(text(map?["trustSnapshot"]))")
         for list in map?["trustLists"]?.array ?? .empty {
-            let issue = list.map?["issueId"]?.uint.map { " issue \($0)" } ?? ""
+            let issue = (list.map?["issueID"] ?? list.map?["issueId"])?.uint.map { " issue \($0)" } ?? ""
             line("", "\(text(list.map?["kind"])) of \(text(list.map?["provider"]))\(issue) of \(text(list.map?["date"]))  \(text(list.map?["sha256"]))")
         }
         line("consent", text(map?["consentReference"]))
@@ -74,15 +74,16 @@ enum ProofText {
         }
     }
 
-    static func printManifest(_ payload: CBOR) {
-        let map = payload.map
-        line("run manifest", text(map?["runId"]))
+    static func printManifest(_ opened: ProofVerifier.Opened) {
+        let map = opened.payload.map
+        let run = opened.runID.map(TerminalText.escaped) ?? "-"
+        line("run manifest", run)
         line("created", text(map?["createdAt"]))
         line("proofs", "\(text(map?["proofCount"])), Merkle root \(text(map?["merkleRoot"]))")
         if let runFile = map?["runFile"]?.map {
             line("run file", "proofs/\(text(runFile["name"])) (\(text(runFile["length"])) bytes committed)")
         } else {
-            line("run file", "none: one file per proof in proofs/\(text(map?["runId"]))/")
+            line("run file", "none: one file per proof in proofs/\(run)/")
         }
         for entry in map?["proofs"]?.array ?? .empty {
             let fields = entry.array ?? .empty

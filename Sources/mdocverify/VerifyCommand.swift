@@ -35,7 +35,7 @@ struct VerifyCommand: AsyncParsableCommand {
     @Argument(help: "Transaction folders, archives, DeviceResponse files, or '-' for a list on standard input.")
     var inputs: [String]
 
-    @Option(name: .customLong("trust"), help: "Folder with the trusted IACA certificates (PEM or DER) and CRLs. Default: $MDOCVERIFY_TRUST.")
+    @Option(name: .customLong("trust"), help: "Folder with the trusted IACA certificates (PEM or DER), CRLs and *.vical files. Default: $MDOCVERIFY_TRUST. Not needed when --vical gives the IACAs.")
     var trustOption: String?
 
     @Option(name: .customLong("reader-trust"), help: "Folder with trusted reader root certificates (reader authentication).")
@@ -57,7 +57,7 @@ struct VerifyCommand: AsyncParsableCommand {
     var dbOption: String?
 
     /// The options the environment may give (documented in --help).
-    var trust: String { trustOption ?? Self.environment("MDOCVERIFY_TRUST") ?? "" }
+    var trust: String? { trustOption ?? Self.environment("MDOCVERIFY_TRUST") }
     var out: String { outOption ?? Self.environment("MDOCVERIFY_OUT") ?? "reports" }
     var db: String? { dbOption ?? Self.environment("MDOCVERIFY_DB") }
 
@@ -120,7 +120,10 @@ struct VerifyCommand: AsyncParsableCommand {
 
     func validate() throws {
         if verbose && quiet { throw ValidationError("--verbose and --quiet exclude each other") }
-        if trust.isEmpty { throw ValidationError("give the trusted IACA certificates: --trust DIR (or set MDOCVERIFY_TRUST)") }
+        if trust == nil && trustLists.vicals.vical.isEmpty {
+            throw ValidationError(
+                "give the trusted IACAs: --trust DIR (or set MDOCVERIFY_TRUST), or --vical FILE with --vical-anchor CERT")
+        }
         if let at, RFC3339.parse(at) == nil {
             throw ValidationError("--at \(at) is not an RFC 3339 time; write it like 2021-01-01T00:00:00Z")
         }

@@ -122,11 +122,45 @@ final class ProofCLITests: XCTestCase {
         let reference = try XCTUnwrap(evidence["referenceCode"] as? String)
         XCTAssertEqual((proof as NSString).lastPathComponent, "exported-\(reference).cose")
         XCTAssertEqual(evidence["verdict"] as? String, "valid")
-        XCTAssertEqual((evidence["transactionId"] as? String)?.count, 64)
+        XCTAssertEqual((evidence["transactionID"] as? String)?.count, 64)
+        XCTAssertNil(evidence["transactionId"], "one name for the transaction id")
         XCTAssertNotNil(evidence["trustSnapshot"])
         XCTAssertFalse(try XCTUnwrap(evidence["checks"] as? [Any]).isEmpty)
         let notAProof = try CLI.run(["proof", "show", "samples/annex-d/device-response.cbor"])
         XCTAssertEqual(notAProof.status, 2)
+    }
+
+    /// One name for the transaction id everywhere a user meets it: the JSON Lines record, the
+    /// report JSON, the signed proof (`proof show` as JSON and text) and the independent check.
+    func testTheTransactionIDHasOneNameAndOneValueInEveryOutput() throws {
+        let result = try CLI.run(["verify"] + annexD + ["--out", out, "--format", "json"])
+        XCTAssertEqual(result.status, 0, result.stdout + result.stderr)
+        let record = try XCTUnwrap(try JSONSerialization.jsonObject(with: Data(try XCTUnwrap(result.records("transaction").first).utf8)) as? [String: Any])
+        let transaction = try XCTUnwrap(record["transactionID"] as? String)
+        XCTAssertEqual(transaction.count, 64)
+        let reference = try XCTUnwrap(record["referenceCode"] as? String)
+
+        let report = try CLI.run(["report", "--db", "\(out)/mdocverify.sqlite", "--out", "-"])
+        XCTAssertEqual(report.status, 0, report.stderr)
+        let json = try XCTUnwrap(try JSONSerialization.jsonObject(with: Data(report.stdout.utf8)) as? [String: Any])
+        let rows = try XCTUnwrap((json["transactions"] as? [String: Any])?["rows"] as? [[String: Any]])
+        XCTAssertEqual(rows.compactMap { $0["transactionID"] as? String }, [transaction])
+
+        let proof = "\(out)/proof.cose"
+        XCTAssertEqual(try CLI.run(["proof", "export", reference, "--from", out, "--out", proof]).status, 0)
+        let shown = try CLI.run(["proof", "show", proof, "--format", "json"])
+        XCTAssertEqual(shown.status, 0, shown.stderr)
+        let evidence = try XCTUnwrap((try JSONSerialization.jsonObject(with: Data(shown.stdout.utf8)) as? [String: Any])?["evidence"] as? [String: Any])
+        XCTAssertEqual(evidence["transactionID"] as? String, transaction)
+        XCTAssertNil(evidence["transactionId"])
+        let text = try CLI.run(["proof", "show", proof, "--format", "text"])
+        XCTAssertTrue(text.stdout.contains("transaction   \(transaction)"), text.stdout)
+        // The proof is found by that id.
+        XCTAssertEqual(try CLI.run(["proof", "export", transaction, "--from", out, "--out", "\(out)/by-id.cose"]).status, 0)
+
+        try AuditScript.requireAvailable()
+        let audit = try AuditScript.run([proof])
+        XCTAssertTrue(audit.stdout.contains("proof \(reference) (transaction \(transaction)): verdict valid"), audit.stdout)
     }
 
     /// An auditor's check with a standard COSE stack (Python cbor2 + cryptography), not ours.

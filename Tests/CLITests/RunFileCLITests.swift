@@ -125,7 +125,7 @@ final class RunFileCLITests: TemporaryFolderTestCase {
 
         // By transaction id, into another file: the same bytes.
         let opened = try ProofVerifier.open(proof.bytes)
-        let transaction = try XCTUnwrap(opened.payload.map?["transactionId"]?.text)
+        let transaction = try XCTUnwrap(opened.payload.map?["transactionID"]?.text)
         let byTransaction = "\(temporaryFolder)/by-transaction.cose"
         XCTAssertEqual(try CLI.run(["proof", "export", transaction, "--from", out, "--out", byTransaction]).status, 0)
         XCTAssertEqual(try RunFileLayout.read(byTransaction), proof.bytes)

@@ -11,8 +11,12 @@ final class TrustListSamplesCLITests: TemporaryFolderTestCase {
 
     /// The verdicts, the failing check ids and the run id (from the proofs' folder).
     func verify(issue: Int) throws -> (verdicts: [String: String], failing: [String: Set<String>], run: String) {
-        let result = try CLI.run([
-            "verify", "\(samples)/transactions", "--trust", "\(samples)/trust", "--vical", "\(samples)/vical/issue-\(issue).vical",
+        try verify(["--trust", "\(samples)/trust", "--vical", "\(samples)/vical/issue-\(issue).vical"])
+    }
+
+    /// `verify` of the samples with `trust` (the trust folder and VICAL options).
+    func verify(_ trust: [String]) throws -> (verdicts: [String: String], failing: [String: Set<String>], run: String) {
+        let result = try CLI.run(["verify", "\(samples)/transactions"] + trust + [
             "--vical-anchor", "\(samples)/vical/provider-root.pem", "--status", "\(samples)/status", "--at", at,
             "--out", temporaryFolder + "/out", "--db", temporaryFolder + "/db.sqlite", "--format", "json",
         ])
@@ -61,5 +65,35 @@ final class TrustListSamplesCLITests: TemporaryFolderTestCase {
         XCTAssertEqual(rows.count, 1, "\(rows)")
         let changes = try XCTUnwrap(rows.first?["trustChanges"] as? [String])
         XCTAssertTrue(changes.contains { $0.contains("P-384 IACA") && $0.contains("removed from VICAL") }, "\(changes)")
+    }
+
+    /// The VICAL alone gives the IACAs: no trust folder, or one holding only the list.
+    func testAVICALWithItsAnchorIsTrustEnoughWithoutCertificatesInAFolder() throws {
+        // Without CRLs revocation is unchecked, which does not change the verdicts.
+        let expected = ["status-00001": "valid", "status-00002": "invalid", "vical-00001": "valid"]
+        let alone = try verify(["--vical", "\(samples)/vical/issue-1.vical"])
+        XCTAssertEqual(alone.verdicts, expected)
+        XCTAssertEqual(alone.failing["status-00002"], ["status.revoked"])
+
+        let folder = temporaryFolder + "/list-only"
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        try FileManager.default.copyItem(atPath: "\(samples)/vical/issue-1.vical", toPath: folder + "/utopia.vical")
+        XCTAssertEqual(try verify(["--trust", folder]).verdicts, expected)
+    }
+
+    /// Neither the folder nor a VICAL gives an IACA: a setup error saying what is missing.
+    func testNoIACAFromFolderOrVICALIsASetupErrorThatSaysWhatIsMissing() throws {
+        let empty = temporaryFolder + "/empty"
+        try FileManager.default.createDirectory(atPath: empty, withIntermediateDirectories: true)
+        let out = temporaryFolder + "/out"
+        let result = try CLI.run(["verify", "\(samples)/transactions", "--trust", empty, "--out", out, "--format", "json"])
+        XCTAssertEqual(result.status, 2, result.stderr)
+        XCTAssertTrue(result.stderr.contains("no IACA to trust: trust folder \(empty) holds no certificate and no VICAL"), result.stderr)
+        XCTAssertTrue(result.stderr.contains("--vical FILE with --vical-anchor CERT"), result.stderr)
+        XCTAssertFalse(FileManager.default.fileExists(atPath: out), "nothing is created")
+
+        let neither = try CLI.run(["verify", "\(samples)/transactions", "--out", out], environment: ["MDOCVERIFY_TRUST": ""])
+        XCTAssertEqual(neither.status, 2, neither.stderr)
+        XCTAssertTrue(neither.stderr.contains("--trust DIR (or set MDOCVERIFY_TRUST), or --vical FILE with --vical-anchor CERT"), neither.stderr)
     }
 }

@@ -77,4 +77,54 @@ final class VerdictExplanationCLITests: TemporaryFolderTestCase {
         XCTAssertEqual(record["reused"], .bool(false))
         XCTAssertEqual(try CLI.run(arguments + ["--require", "nothing"]).status, 2)
     }
+
+    /// The compliance report classes each failure as text and JSON do: per check and per
+    /// transaction, in the HTML (both languages), the CSV files and the JSON.
+    func testTheReportClassesEachFailureInHTMLCSVAndJSON() throws {
+        let verify = try CLI.run(["verify", "samples/transactions", "--trust", "samples/trust", "--at", "2026-11-22T12:00:00Z",
+                                  "--out", out, "--quiet"])
+        XCTAssertEqual(verify.status, 1, verify.stderr)
+        for language in ["en", "ar"] {
+            let report = try CLI.run(["report", "--db", out + "/mdocverify.sqlite", "--format", "html,csv,json", "--lang", language,
+                                      "--out", "\(out)/report-\(language)", "--at", "2026-11-22T12:00:00Z"])
+            XCTAssertEqual(report.status, 0, report.stderr)
+        }
+        let folder = "\(out)/report-en"
+        let files = try FileManager.default.contentsOfDirectory(atPath: folder)
+        func file(_ suffix: String, in folder: String = folder) throws -> String {
+            let name = try XCTUnwrap(try FileManager.default.contentsOfDirectory(atPath: folder).first { $0.hasSuffix(suffix) }, "\(files)")
+            return try String(contentsOfFile: folder + "/" + name, encoding: .utf8)
+        }
+
+        let json = try JSON.parse(Substring(try file(".json")))
+        guard case .array(let byCheck)? = json["failures"]?["byCheck"] else { return XCTFail("no byCheck") }
+        let classOf = Dictionary(uniqueKeysWithValues: byCheck.compactMap { row in row["checkID"]?.string.map { ($0, row["failureClass"]?.string) } })
+        XCTAssertEqual(classOf["consent.window"], "policy")
+        XCTAssertEqual(classOf["mso.digestAlgorithm"], "authenticity")
+        guard case .array(let rows)? = json["transactions"]?["rows"] else { return XCTFail("no rows") }
+        let row = try XCTUnwrap(rows.first { $0["displayName"]?.string == "tx-00008" })
+        XCTAssertEqual(row["failureClasses"], .array([.string("policy")]))
+        let valid = try XCTUnwrap(rows.first { $0["verdictNow"]?.string == "valid" })
+        XCTAssertEqual(valid["failureClasses"], .array([]))
+
+        // CSV: a failure_classes column per transaction, a failure_class per failed result.
+        let transactions = try file("transactions.csv").split(whereSeparator: \.isNewline).map { $0.split(separator: ",", omittingEmptySubsequences: false) }
+        let header = try XCTUnwrap(transactions.first)
+        let nameColumn = try XCTUnwrap(header.firstIndex(of: "display_name"))
+        let classColumn = try XCTUnwrap(header.firstIndex(of: "failure_classes"))
+        let consentRow = try XCTUnwrap(transactions.first { $0.count > classColumn && $0[nameColumn] == "tx-00008" })
+        XCTAssertEqual(consentRow[classColumn], "policy")
+        let failures = try file("failures.csv").split(whereSeparator: \.isNewline)
+        XCTAssertTrue(failures.first?.contains("check_id,failure_class,") == true, "\(failures.first ?? "")")
+        XCTAssertTrue(failures.contains { $0.contains(",consent.window,policy,") }, failures.joined(separator: "\n"))
+        XCTAssertTrue(failures.contains { $0.contains(",mso.digestAlgorithm,authenticity,") }, failures.joined(separator: "\n"))
+
+        // HTML: the class column of the failures table and the class under each transaction's checks.
+        let html = try file(".html")
+        XCTAssertTrue(html.contains("<th>Failure class</th>"), "no class column")
+        XCTAssertTrue(html.contains("<span class=\"failure-class class-policy\">policy</span>"))
+        XCTAssertTrue(html.contains("<span class=\"failure-class class-authenticity\">authenticity</span>"))
+        let arabic = try file(".html", in: "\(out)/report-ar")
+        XCTAssertTrue(arabic.contains("<span class=\"failure-class class-policy\">السياسة</span>"))
+    }
 }

@@ -1,7 +1,7 @@
 import Foundation
 import MdocCBOR
 import MdocChecks
-import MdocProof
+@testable import MdocProof
 import MdocTime
 import XCTest
 
@@ -62,6 +62,30 @@ final class ProofEncodingTests: XCTestCase {
     }
 
     /// The evidence as `CBORNode` values (map entries sorted when encoded).
+    /// A proof names its transaction `transactionID` and its run `runID`, as JSON Lines and the
+    /// report do; a proof signed before the names were one (`transactionId`, `runId`) is still read.
+    func testTheTransactionIDKeepsOneNameAndOldProofsAreStillRead() throws {
+        let fixture = try ProofFixture()
+        let evidence = ProofFixture.evidence(1)
+        let opened = try ProofVerifier.open(try fixture.signer.sign(evidence: evidence).bytes)
+        XCTAssertEqual(opened.payload.map?["transactionID"]?.text, evidence.transactionID)
+        XCTAssertNil(opened.payload.map?["transactionId"])
+        XCTAssertEqual(opened.transactionID, evidence.transactionID)
+        XCTAssertEqual(opened.payload.map?["runID"]?.text, evidence.runID)
+        XCTAssertNil(opened.payload.map?["runId"])
+        XCTAssertEqual(opened.runID, evidence.runID)
+
+        var legacy: [UInt8] = []
+        CBORNode.map([
+            .init(.text("referenceCode"), .text(evidence.referenceCode)), .init(.text("transactionId"), .text("ab12")),
+            .init(.text("runId"), .text("run-0")),
+        ]).encode(into: &legacy)
+        let old = try ProofVerifier.open(try fixture.signer.sign(payload: legacy, contentType: ProofFormat.contentType))
+        XCTAssertTrue(old.signatureValid)
+        XCTAssertEqual(old.transactionID, "ab12")
+        XCTAssertEqual(old.runID, "run-0")
+    }
+
     static func reference(_ e: ProofEvidence) -> [UInt8] {
         func text(_ s: String?) -> CBORNode { s.map(CBORNode.text) ?? .null }
         func date(_ d: Date?) -> CBORNode { d.map { .tagged(0, .text(RFC3339.format($0))) } ?? .null }
@@ -80,7 +104,7 @@ final class ProofEncodingTests: XCTestCase {
         var map: [CBORNode.Entry] = [
             .init(.text("format"), .text(ProofFormat.contentType)),
             .init(.text("referenceCode"), .text(e.referenceCode)),
-            .init(.text("transactionId"), .text(e.transactionID)),
+            .init(.text("transactionID"), .text(e.transactionID)),
             .init(.text("name"), .text(e.name)),
             .init(.text("source"), .text(e.source)),
             .init(.text("capturedAt"), date(e.capturedAt)),
@@ -96,7 +120,7 @@ final class ProofEncodingTests: XCTestCase {
             .init(.text("trustSnapshot"), .text(e.trustSnapshot)),
             .init(.text("consentReference"), text(e.consentReference)),
             .init(.text("processor"), .map([.init(.text("name"), .text("mdocverify")), .init(.text("version"), .text(e.processorVersion))])),
-            .init(.text("runId"), .text(e.runID)),
+            .init(.text("runID"), .text(e.runID)),
             .init(.text("uploads"), .array(e.uploads.map { upload in
                 func pairs(_ list: [(String, String)]) -> CBORNode { .map(list.map { .init(.text($0.0), .text($0.1)) }) }
                 return .map([
@@ -113,7 +137,7 @@ final class ProofEncodingTests: XCTestCase {
                     .init(.text("kind"), .text(list.kind)), .init(.text("provider"), .text(list.provider)), .init(.text("date"), date(list.date)),
                     .init(.text("sha256"), .text(list.sha256)),
                 ]
-                if let issue = list.issueID { entries.append(.init(.text("issueId"), .unsigned(issue))) }
+                if let issue = list.issueID { entries.append(.init(.text("issueID"), .unsigned(issue))) }
                 return .map(entries)
             })))
         }

@@ -33,6 +33,10 @@ final class RunManifestTests: XCTestCase {
         XCTAssertEqual(read.createdAt, manifest.createdAt)
         XCTAssertTrue(read.inconsistencies().isEmpty)
         XCTAssertEqual(read.payload(), manifest.payload(), "deterministic: read back, it encodes to the same bytes")
+        // The run is named runID, as in JSON Lines and the report.
+        let payload = try CBOR(decoding: manifest.payload())
+        XCTAssertEqual(payload.map?["runID"]?.text, "20261124T172000Z-abcdef")
+        XCTAssertNil(payload.map?["runId"])
     }
 
     func testTwoProofsForOneReferenceCodeAreRefused() throws {
@@ -64,6 +68,7 @@ final class RunManifestTests: XCTestCase {
     }
 
     /// A manifest read from a file is taken as listed; what does not hold together is reported.
+    /// (Written as before the names were one, with runId, which is still read.)
     func testAnInconsistentManifestIsReadAndEveryInconsistencyNamed() throws {
         let a = ReferenceCode.make(contentHash: Array(repeating: 1, count: 32))
         let b = ReferenceCode.make(contentHash: Array(repeating: 2, count: 32))

@@ -131,8 +131,12 @@ final class ReportPipelineTests: XCTestCase {
         XCTAssertTrue(transactions.contains { $0[sourceColumn] == ReportFixture.hostileSource }, "quoted and read back intact")
         let failures = try CSVParser.parse(try text(files.checkFailuresCSV))
         XCTAssertEqual(failures.first, ReportCSV.checkFailureColumns)
-        XCTAssertEqual(Set(failures.dropFirst().map { $0[2] }), ["mso.digest", "mso.validity"])
-        XCTAssertEqual(failures.dropFirst().filter { $0[2] == "mso.validity" }.map { $0[3] }, ["verification"])
+        let checkColumn = try XCTUnwrap(ReportCSV.checkFailureColumns.firstIndex(of: "check_id"))
+        let instantColumn = try XCTUnwrap(ReportCSV.checkFailureColumns.firstIndex(of: "instant"))
+        let classColumn = try XCTUnwrap(ReportCSV.checkFailureColumns.firstIndex(of: "failure_class"))
+        XCTAssertEqual(Set(failures.dropFirst().map { $0[checkColumn] }), ["mso.digest", "mso.validity"])
+        XCTAssertEqual(failures.dropFirst().filter { $0[checkColumn] == "mso.validity" }.map { $0[instantColumn] }, ["verification"])
+        XCTAssertEqual(Set(failures.dropFirst().map { "\($0[checkColumn]) \($0[classColumn])" }), ["mso.digest authenticity", "mso.validity validity"])
 
         // HTML: the figures, escaped.
         let html = try text(files.html)

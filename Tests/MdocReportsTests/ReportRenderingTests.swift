@@ -61,7 +61,7 @@ final class ReportRenderingTests: XCTestCase {
         report.failures.bySource = [ComplianceReport.GroupOutcome(
             name: hostile, transactions: 1, valid: 0, invalid: 1, indeterminate: 0, notValidShare: 1)]
         report.failures.byCheck = [ComplianceReport.CheckFailures(
-            checkID: hostile, known: false, clause: nil, summary: nil, transactions: 1, results: 1, share: 1)]
+            checkID: hostile, known: false, clause: nil, summary: nil, failureClass: "authenticity", transactions: 1, results: 1, share: 1)]
         report.transactions.rows = [ComplianceReport.TransactionRow(
             referenceCode: hostile, transactionID: "00", displayName: hostile, source: hostile, capturedAt: hostile,
             verificationTime: "2026-05-28T20:26:40.000Z", verdictAtCapture: hostile, verdictNow: "invalid", consentState: hostile,
@@ -92,7 +92,7 @@ final class ReportRenderingTests: XCTestCase {
                 indeterminate: 0, notValidShare: 0.5)
         }
         report.failures.byCheck = (1...15).map {
-            ComplianceReport.CheckFailures(checkID: "check.\($0)", known: false, clause: nil, summary: nil, transactions: $0, results: $0, share: 0.1)
+            ComplianceReport.CheckFailures(checkID: "check.\($0)", known: false, clause: nil, summary: nil, failureClass: "authenticity", transactions: $0, results: $0, share: 0.1)
         }
         let html = ReportHTML(report: report, language: .en).render()
         XCTAssertTrue(html.contains("· aa11bb22</text>"), html)

@@ -1,55 +1,21 @@
 import Foundation
-import Hummingbird
 import MdocCrypto
+import MdocHTTPTestSupport
 import MdocSamples
 import MdocSync
 import MdocTestSupport
 import MdocTrustLists
-import Synchronization
 import XCTest
 
 /// `trust fetch` against a server on loopback started by the test: the CRL at the IACA's
 /// distribution point, the VICAL at its vicalURL, the status and identifier lists the MSO names.
 final class TrustFetchTests: XCTestCase {
-    /// What the server answers, by path; changed while it runs.
-    final class Served: Sendable {
-        let files = Mutex<[String: [UInt8]]>([:])
-    }
-
     static let time = Scenario.verificationTime
-
-    /// Serves `served` (by path, changeable while it runs; a missing path is a 404) on 127.0.0.1
-    /// around `body`, which gets the server's base address.
-    func withServer(_ served: Served, _ body: (String) async throws -> Void) async throws {
-        let port = Mutex<Int?>(nil)
-        let router = Router(context: BasicRequestContext.self)
-        router.get("**") { request, _ -> Response in
-            guard let bytes = served.files.withLock({ $0[request.uri.path] }) else { return Response(status: .notFound) }
-            return Response(status: .ok, body: ResponseBody(byteBuffer: ByteBuffer(bytes: bytes)))
-        }
-        let app = Application(
-            router: router, configuration: ApplicationConfiguration(address: .hostname("127.0.0.1", port: 0)),
-            onServerRunning: { channel in port.withLock { $0 = channel.localAddress?.port } })
-        let server = Task { try await app.runService(gracefulShutdownSignals: []) }
-        defer { server.cancel() }
-        let deadline = Date().addingTimeInterval(30)
-        while port.withLock({ $0 }) == nil && Date() < deadline { try await Task.sleep(nanoseconds: 10_000_000) }
-        let bound = try XCTUnwrap(port.withLock { $0 }, "the server did not start")
-        try await body("http://127.0.0.1:\(bound)")
-    }
-
-    /// A trust folder with `scenario`'s IACA and a VICAL listing it at `vicalURL`, issue `issue`.
-    func vical(_ scenario: Scenario, url: String, issue: UInt64, signer: ListSigner) throws -> [UInt8] {
-        var list = SampleCertificateList(kind: .vical, date: Self.time.addingTimeInterval(-86_400), entries: [.init(certificate: scenario.authority.iaca)])
-        list.issueID = issue
-        list.url = url
-        return try list.signed(by: signer)
-    }
 
     func testFetchWritesWhatTheTrustAndTheInputsNameAndLogsIt() async throws {
         let folder = try TemporaryFolder(prefix: "mdocverify-trust-fetch")
-        let served = Served()
-        try await withServer(served) { base in
+        let served = LoopbackFileServer()
+        try await served.serve { base in
             let scenario = try Scenario(
                 authorityProfile: { $0.crlDistributionPoint = base + "/iaca.crl" },
                 document: {
@@ -57,20 +23,13 @@ final class TrustFetchTests: XCTestCase {
                         statusList: (index: 3, uri: base + "/status/1", certificate: nil),
                         identifierList: (identifier: [1, 2, 3], uri: base + "/ids", certificate: nil))
                 })
-            let signer = try ListSigner(name: "Utopia Trust", notBefore: Self.time.addingTimeInterval(-100 * 86_400))
-            let crl = try scenario.authority.crl(revoking: [], thisUpdate: Self.time, nextUpdate: Self.time.addingTimeInterval(86_400))
-            let statusSigner = try ListSigner(
-                issuedBy: scenario.authority.iaca, issuerKey: scenario.authority.iacaKey, name: "Utopia Status",
-                notBefore: Self.time.addingTimeInterval(-86_400), validityDays: 30)
-            let token = try SampleStatusToken(
-                uri: base + "/status/1", issuedAt: Self.time, validFor: 86_400, content: .statusList(bits: 2, values: [0, 0, 0, 1])
-            ).signed(by: statusSigner)
-            let newVICAL = try vical(scenario, url: base + "/utopia.vical", issue: 2, signer: signer)
-            served.files.withLock { $0 = ["/iaca.crl": crl.der, "/utopia.vical": newVICAL, "/status/1": token] }
+            let material = try ServedTrustMaterial(scenario: scenario, base: base)
+            let (crl, token, newVICAL) = (material.crl, material.statusToken, try material.vical(issue: 2))
+            served.files.withLock { $0 = ["/iaca.crl": crl, "/utopia.vical": newVICAL, "/status/1": token] }
 
             let trust = folder.url("trust")
             try folder.write("trust/iaca.pem", Array(scenario.authority.iaca.pem.utf8))
-            try folder.write("trust/utopia.vical", try vical(scenario, url: base + "/utopia.vical", issue: 1, signer: signer))
+            try folder.write("trust/utopia.vical", try material.vical(issue: 1))
             let input = try folder.write("inputs/tx.cbor", scenario.response)
 
             let plan = try TrustFetchPlan(trustDirectory: trust, inputs: [input], now: Self.time)
@@ -80,7 +39,7 @@ final class TrustFetchTests: XCTestCase {
 
             // The files as served, where verify reads them.
             let crlFile = try XCTUnwrap(outcomes[0].file)
-            XCTAssertEqual(FileManager.default.contents(atPath: folder.url("trust/" + crlFile)).map(Array.init), crl.der)
+            XCTAssertEqual(FileManager.default.contents(atPath: folder.url("trust/" + crlFile)).map(Array.init), crl)
             XCTAssertEqual(FileManager.default.contents(atPath: folder.url("trust/utopia.vical")).map(Array.init), newVICAL)
             let tokenFile = try XCTUnwrap(outcomes[2].file)
             XCTAssertTrue(tokenFile.hasPrefix("status/"), tokenFile)
@@ -102,7 +61,7 @@ final class TrustFetchTests: XCTestCase {
             let again = await TrustFetcher(trustDirectory: trust).fetch(plan.targets, now: { Self.time.addingTimeInterval(60) })
             guard case .failed(let reason) = again[0].result else { return XCTFail("\(again[0].result)") }
             XCTAssertTrue(reason.contains("not a CRL"), reason)
-            XCTAssertEqual(FileManager.default.contents(atPath: folder.url("trust/" + crlFile)).map(Array.init), crl.der)
+            XCTAssertEqual(FileManager.default.contents(atPath: folder.url("trust/" + crlFile)).map(Array.init), crl)
             XCTAssertEqual(again[1].result, .unchanged)
             XCTAssertEqual(again[2].result, .unchanged)
             XCTAssertEqual(again[2].file, tokenFile)
@@ -115,7 +74,7 @@ final class TrustFetchTests: XCTestCase {
         let folder = try TemporaryFolder(prefix: "mdocverify-trust-fetch")
         // A port nothing listens on: the server of the first test, stopped.
         var closed = ""
-        try await withServer(Served()) { closed = $0 }
+        try await LoopbackFileServer().serve { closed = $0 }
         let scenario = try Scenario(authorityProfile: { $0.crlDistributionPoint = closed + "/iaca.crl" })
         try folder.write("trust/iaca.pem", Array(scenario.authority.iaca.pem.utf8))
         let plan = try TrustFetchPlan(trustDirectory: folder.url("trust"), inputs: [])
