@@ -78,9 +78,11 @@ final class BusFixture: @unchecked Sendable {
     static var standInBinary: URL {
         let candidates = [
             Bundle.main.bundleURL.deletingLastPathComponent().appendingPathComponent("bluez-standin"),
+            // Beside the test runner: the build's own products (also .build-address, .build-thread).
+            Bundle.main.bundleURL.appendingPathComponent("bluez-standin"),
             CLI.packageRoot.appendingPathComponent(".build/debug/bluez-standin"),
         ]
-        return candidates.first { FileManager.default.isExecutableFile(atPath: $0.path) } ?? candidates[1]
+        return candidates.first { FileManager.default.isExecutableFile(atPath: $0.path) } ?? candidates[2]
     }
 
     private func startStandIn(_ arguments: [String], lines: Int) throws {
