@@ -119,7 +119,7 @@ let package = Package(
         .target(
             name: "MdocIntake",
             dependencies: [
-                "MdocChecks", "MdocCrypto", "MdocIngest", "MdocPipeline", "MdocSeal", "MdocTrust",
+                "MdocChecks", "MdocCrypto", "MdocIngest", "MdocPipeline", "MdocReports", "MdocSeal", "MdocTrust",
                 .product(name: "GRDB", package: "GRDB.swift"),
             ]),
         .target(
