@@ -225,8 +225,8 @@ let package = Package(
         .testTarget(
             name: "MdocCaptureTests",
             dependencies: [
-                "MdocBLE", "MdocCapture", "MdocCBOR", "MdocChecks", "MdocCOSE", "MdocCrypto", "MdocDBus", "MdocIngest", "MdocModel", "MdocPipeline",
-                "MdocSamples", "MdocStore", "MdocTestSupport", "MdocVerification",
+                "MdocBLE", "MdocCapture", "MdocCBOR", "MdocChecks", "MdocCOSE", "MdocCrypto", "MdocDBus", "MdocIngest", "MdocKiosk", "MdocModel",
+                "MdocPipeline", "MdocSamples", "MdocSeal", "MdocStore", "MdocTestSupport", "MdocVerification",
             ]),
         .testTarget(name: "MdocSealTests", dependencies: ["MdocSeal", "MdocCBOR", "MdocCOSE", "MdocCrypto", "MdocChecks", "MdocTestSupport"]),
         .testTarget(

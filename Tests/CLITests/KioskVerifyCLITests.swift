@@ -60,7 +60,7 @@ final class KioskVerifyCLITests: XCTestCase {
         // What must not be on the kiosk's disk: element values (document_number with its CBOR
         // head, family_name with its value around it) and the reader's private key.
         let response = try XCTUnwrap(inputs["tx-1"]?["device-response.cbor"])
-        let familyName = try XCTUnwrap(Self.range(of: Array("family_name".utf8), in: response))
+        let familyName = try XCTUnwrap(ResidueScan.range(of: Array("family_name".utf8), in: response))
         let readerKeyLine = try XCTUnwrap(String(decoding: try XCTUnwrap(inputs["tx-1"]?["reader-key.pem"]), as: UTF8.self)
             .split(separator: "\n").first { !$0.hasPrefix("-----") })
         let needles: [(String, [UInt8])] = [
@@ -69,11 +69,12 @@ final class KioskVerifyCLITests: XCTestCase {
             ("reader key", Array(readerKeyLine.utf8)),
         ]
         for (name, needle) in needles {
-            XCTAssertNotNil(Self.range(of: needle, in: try XCTUnwrap(inputs["tx-1"]).values.joined().map { $0 }), "control: \(name)")
+            XCTAssertNotNil(ResidueScan.range(of: needle, in: try XCTUnwrap(inputs["tx-1"]).values.joined().map { $0 }), "control: \(name)")
         }
-        let scanned = try Self.scan([kioskOut, fixture.kioskDirectory], for: needles)
-        XCTAssertTrue(scanned.contains { $0.hasSuffix("outbox.sqlite-wal") }, "the outbox's WAL was searched: \(scanned)")
-        XCTAssertTrue(scanned.contains { $0.hasSuffix("mdocverify.sqlite") }, "the report database was searched: \(scanned)")
+        let scan = try ResidueScan.search([kioskOut, fixture.kioskDirectory], for: needles)
+        XCTAssertEqual(scan.found, [], "plaintext left on the kiosk's disk")
+        XCTAssertTrue(scan.searched.contains("outbox.sqlite-wal"), "the outbox's WAL was searched: \(scan.searched)")
+        XCTAssertTrue(scan.searched.contains("mdocverify.sqlite"), "the report database was searched: \(scan.searched)")
         XCTAssertTrue(FileManager.default.fileExists(atPath: fixture.folder.url("inputs/tx-1/reader-key.pem")), "the user's inputs stay")
 
         // The records go to a running centre; the receipt empties the outbox.
@@ -141,32 +142,5 @@ final class KioskVerifyCLITests: XCTestCase {
         ])
         XCTAssertEqual(notAKiosk.status, 2, notAKiosk.stderr)
         XCTAssertFalse(FileManager.default.fileExists(atPath: fixture.folder.url("o")), "nothing made for a folder that is no kiosk")
-    }
-
-    /// Every regular file under `roots`, searched for each needle; the paths searched.
-    static func scan(_ roots: [String], for needles: [(String, [UInt8])], file: StaticString = #filePath, line: UInt = #line) throws -> [String] {
-        var searched: [String] = []
-        for root in roots {
-            guard let enumerator = FileManager.default.enumerator(atPath: root) else { continue }
-            while let relative = enumerator.nextObject() as? String {
-                let path = root + "/" + relative
-                var isFolder: ObjCBool = false
-                guard FileManager.default.fileExists(atPath: path, isDirectory: &isFolder), !isFolder.boolValue else { continue }
-                let bytes = Array(try Data(contentsOf: URL(fileURLWithPath: path)))
-                searched.append(path)
-                for (name, needle) in needles {
-                    XCTAssertNil(range(of: needle, in: bytes), "\(name) found in \(path)", file: file, line: line)
-                }
-            }
-        }
-        return searched
-    }
-
-    static func range(of needle: [UInt8], in haystack: [UInt8]) -> Range<Int>? {
-        guard !needle.isEmpty, haystack.count >= needle.count else { return nil }
-        for start in 0...(haystack.count - needle.count) where haystack[start] == needle[0] {
-            if Array(haystack[start..<start + needle.count]) == needle { return start..<start + needle.count }
-        }
-        return nil
     }
 }
