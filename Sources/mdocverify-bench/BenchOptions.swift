@@ -29,6 +29,12 @@ struct BenchOptions {
     var storeBench: (count: Int, folder: String)?
     /// Only measure MSO status resolution (StatusBench.swift), in --rounds paired rounds, and exit.
     var onlyStatus = false
+    /// The kiosk benchmarks (KioskBench.swift): sealing, and syncs across network namespaces.
+    var kiosk = true
+    /// Only run the kiosk benchmarks.
+    var onlyKiosk = false
+    /// Sealed records of the larger kiosk sync (the smaller one sends a tenth).
+    var kioskRecords = 10_000
 
     static let usage = """
         usage: mdocverify-bench [--seconds S] [--threads N] [--out FILE] [--no-imaging] [--no-openssl] [--no-pipeline] [--no-report]
@@ -62,6 +68,10 @@ struct BenchOptions {
                          (for profiling `mdocverify verify` on the benchmark's input)
           --only-status  only measure MSO status resolution with a one-million-entry list loaded:
                          --rounds paired rounds of --seconds each, with and without the list
+          --no-kiosk     skip the kiosk benchmarks (sealing; syncs across network namespaces, as root)
+          --only-kiosk   only run the kiosk benchmarks
+          --kiosk-records N
+                         records of the larger kiosk sync (default 10000; the smaller sends a tenth)
           --store N DIR  only record N outcomes into a new store under DIR (batches of 256), print the
                          store's CPU per transaction, bytes written, size and report times, and exit
         """
@@ -95,6 +105,11 @@ struct BenchOptions {
             case "--report-store": options.reportStore = value(argument)
             case "--profile-without-crls": options.profileWithoutCRLs = true
             case "--only-status": options.onlyStatus = true
+            case "--no-kiosk": options.kiosk = false
+            case "--only-kiosk": options.onlyKiosk = true
+            case "--kiosk-records":
+                guard let n = Int(value(argument)), (10...10_000_000).contains(n) else { fail("--kiosk-records must be 10...10000000") }
+                options.kioskRecords = n
             case "--profile-reader-keys":
                 guard let n = Int(value(argument)), (1...10_000_000).contains(n) else { fail("--profile-reader-keys must be 1...10000000") }
                 options.profileReaderKeys = n
