@@ -235,8 +235,8 @@ let package = Package(
         .testTarget(
             name: "MdocSyncTests",
             dependencies: [
-                "MdocSync", "MdocIntake", "MdocKiosk", "MdocSeal", "MdocCOSE", "MdocCrypto", "MdocChecks", "MdocTrust", "MdocTestSupport",
-                "MdocSamples", "MdocTrustLists",
+                "MdocSync", "MdocIntake", "MdocKiosk", "MdocReports", "MdocSeal", "MdocCOSE", "MdocCrypto", "MdocChecks", "MdocTrust",
+                "MdocTestSupport", "MdocSamples", "MdocTrustLists",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOCore", package: "swift-nio"),
