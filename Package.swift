@@ -119,7 +119,7 @@ let package = Package(
         .target(
             name: "MdocIntake",
             dependencies: [
-                "MdocChecks", "MdocCrypto", "MdocIngest", "MdocPipeline", "MdocSeal", "MdocTrust",
+                "MdocChecks", "MdocCrypto", "MdocIngest", "MdocPipeline", "MdocReports", "MdocSeal", "MdocTrust",
                 .product(name: "GRDB", package: "GRDB.swift"),
             ]),
         .target(
@@ -230,8 +230,8 @@ let package = Package(
         .testTarget(
             name: "MdocCaptureTests",
             dependencies: [
-                "MdocBLE", "MdocCapture", "MdocCBOR", "MdocChecks", "MdocCOSE", "MdocCrypto", "MdocDBus", "MdocIngest", "MdocModel", "MdocPipeline",
-                "MdocSamples", "MdocStore", "MdocTestSupport", "MdocVerification",
+                "MdocBLE", "MdocCapture", "MdocCBOR", "MdocChecks", "MdocCOSE", "MdocCrypto", "MdocDBus", "MdocIngest", "MdocKiosk", "MdocModel",
+                "MdocPipeline", "MdocSamples", "MdocSeal", "MdocStore", "MdocTestSupport", "MdocVerification",
             ]),
         .testTarget(name: "MdocSealTests", dependencies: ["MdocSeal", "MdocCBOR", "MdocCOSE", "MdocCrypto", "MdocChecks", "MdocTestSupport"]),
         .testTarget(
@@ -240,8 +240,8 @@ let package = Package(
         .testTarget(
             name: "MdocSyncTests",
             dependencies: [
-                "MdocSync", "MdocIntake", "MdocKiosk", "MdocSeal", "MdocCOSE", "MdocCrypto", "MdocChecks", "MdocTrust", "MdocTestSupport",
-                "MdocSamples", "MdocTrustLists", "MdocHTTPTestSupport",
+                "MdocSync", "MdocIntake", "MdocKiosk", "MdocReports", "MdocSeal", "MdocCOSE", "MdocCrypto", "MdocChecks", "MdocTrust",
+                "MdocTestSupport", "MdocSamples", "MdocTrustLists", "MdocHTTPTestSupport",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOCore", package: "swift-nio"),

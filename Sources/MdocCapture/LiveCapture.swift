@@ -22,6 +22,8 @@ package final class LiveCapture: Sendable {
         /// The run's settings (trust, output, store, proofs); its inputs are each attempt's bundle.
         package var run: RunConfiguration
         package var messageLimit = BLEFraming.maxMessageBytes
+        /// A kiosk's sealing of each attempt (``TransactionSealing``), nil elsewhere.
+        package var sealing: TransactionSealing?
 
         package init(request: ItemsRequestSpec, run: RunConfiguration) {
             self.request = request
@@ -77,7 +79,7 @@ package final class LiveCapture: Sendable {
     @discardableResult
     package func open() throws -> Orchestrator {
         if let pipeline = current.value.pipeline { return pipeline }
-        let pipeline = try Orchestrator(configuration: options.run)
+        let pipeline = try Orchestrator(configuration: options.run, sealing: options.sealing)
         current.update { $0.pipeline = pipeline }
         return pipeline
     }

@@ -36,6 +36,8 @@ package final class Orchestrator: Sendable {
     package let contextHash: String
     let verify: VerifyStage
     let record: RecordStage
+    /// A kiosk's sealing of each judged transaction (``TransactionSealing``), nil elsewhere.
+    let sealing: TransactionSealing?
 
     private struct Running: Sendable {
         var begun = false
@@ -48,7 +50,7 @@ package final class Orchestrator: Sendable {
 
     /// Pre-flight: checks the inputs, trust folders, keys, store and output folder, then creates
     /// what the run needs. Each failure is a ``PipelineSetupError``.
-    package init(configuration: RunConfiguration, now: Date = Date()) throws {
+    package init(configuration: RunConfiguration, now: Date = Date(), sealing: TransactionSealing? = nil) throws {
         let preflight = try Preflight(configuration)
         let resources = try preflight.prepare(now: now)
         self.configuration = configuration
@@ -64,6 +66,7 @@ package final class Orchestrator: Sendable {
         self.interruptedRuns = resources.interruptedRuns
         self.tornTails = resources.tailsCut
         self.contextHash = preflight.contextHash
+        self.sealing = sealing
 
         var context = ImagingStage.context(
             trust: trust, readerTrust: readerTrust, lists: trustMaterial.lists, verificationTime: verificationTime,
@@ -209,6 +212,7 @@ package final class Orchestrator: Sendable {
             throw PipelineSetupError("cannot sign a proof (\(failure)); this batch was not recorded: run the same command again once fixed (it resumes)")
         }
         let placed = try prove?.append(batch.judged)
+        if let sealing { try seal(batch.judged, with: sealing) }
         var failures: [MdocStore.IngestFailure] = []
         for case .failure(let source, let code, let reason) in batch.items {
             failures.append(IngestFailure(source: source, code: code, reason: reason))
@@ -230,6 +234,21 @@ package final class Orchestrator: Sendable {
             }
         }
         if !allValid { running.withLock { $0.allValid = false } }
+    }
+
+    /// Hands each judged transaction of the batch to `sealing`, in input order, before the batch
+    /// is recorded: a transaction recorded is sealed too.
+    private func seal(_ judged: [Judged], with sealing: TransactionSealing) throws {
+        for transaction in judged {
+            let sealable = transaction.sealable(
+                context: verify.context, verificationTime: verificationTime, trustSnapshot: trust.snapshotHash)
+            do {
+                try sealing(sealable)
+            } catch {
+                throw PipelineSetupError(
+                    "cannot seal \(sealable.name) into the kiosk's outbox (\(error)); this batch was not recorded: run the same command again once fixed")
+            }
+        }
     }
 
     // MARK: - The end

@@ -101,6 +101,8 @@ package struct TransactionContext: Sendable {
 package enum TransactionVerifier {
     /// The bundle's file holding the reader's ephemeral private key.
     package static let readerKeyFile = "reader-key.pem"
+    /// The bundle's file holding SessionTranscriptBytes.
+    package static let transcriptFile = "session-transcript.cbor"
 
     /// A session for `bundle`, holding its reader key (taken out of the bundle, whose digests
     /// still count it): the only place the key is from now on.
@@ -133,7 +135,7 @@ package enum TransactionVerifier {
         let sessionData = sessionDataFiles(files)
         inputs.sessionData = sessionData.map(\.bytes)
         inputs.sessionDataNames = sessionData.map(\.name)
-        inputs.transcript = files["session-transcript.cbor"] ?? context.fallbackTranscript
+        inputs.transcript = files[transcriptFile] ?? context.fallbackTranscript
         inputs.deviceRequest = files["device-request.cbor"]
         inputs.deviceResponse = files["device-response.cbor"]
         inputs.uploadsManifest = files["documents/manifest.json"]

@@ -33,6 +33,12 @@ struct BenchOptions {
     var onlyCapture = false
     /// Verify the status bench's response N times, with its list loaded or without it, and exit.
     var profileStatus: (count: Int, loaded: Bool)?
+    /// The kiosk benchmarks (KioskBench.swift): sealing, and syncs across network namespaces.
+    var kiosk = true
+    /// Only run the kiosk benchmarks.
+    var onlyKiosk = false
+    /// Sealed records of the larger kiosk sync (the smaller one sends a tenth).
+    var kioskRecords = 10_000
 
     static let usage = """
         usage: mdocverify-bench [--seconds S] [--threads N] [--out FILE] [--no-imaging] [--no-openssl] [--no-pipeline] [--no-report]
@@ -70,6 +76,10 @@ struct BenchOptions {
           --profile-status N with|without
                          only verify the status benchmark's response N times on one core, with its
                          one-million-entry list loaded or without it, and exit (for callgrind)
+          --no-kiosk     skip the kiosk benchmarks (sealing; syncs across network namespaces, as root)
+          --only-kiosk   only run the kiosk benchmarks
+          --kiosk-records N
+                         records of the larger kiosk sync (default 10000; the smaller sends a tenth)
           --store N DIR  only record N outcomes into a new store under DIR (batches of 256), print the
                          store's CPU per transaction, bytes written, size and report times, and exit
         """
@@ -111,6 +121,11 @@ struct BenchOptions {
                 case "without": options.profileStatus = (n, false)
                 default: fail("--profile-status needs a count and with|without")
                 }
+            case "--no-kiosk": options.kiosk = false
+            case "--only-kiosk": options.onlyKiosk = true
+            case "--kiosk-records":
+                guard let n = Int(value(argument)), (10...10_000_000).contains(n) else { fail("--kiosk-records must be 10...10000000") }
+                options.kioskRecords = n
             case "--profile-reader-keys":
                 guard let n = Int(value(argument)), (1...10_000_000).contains(n) else { fail("--profile-reader-keys must be 1...10000000") }
                 options.profileReaderKeys = n

@@ -84,6 +84,9 @@ struct CaptureCommand: AsyncParsableCommand {
     @Option(name: .customLong("signing-cert"), help: "Certificate of --signing-key, put in each proof's x5chain.")
     var signingCert: String?
 
+    @Option(name: .long, help: ArgumentHelp(KioskSealing.captureHelp, valueName: "dir"))
+    var kiosk: String?
+
     func validate() throws {
         let sources = [engagement != nil, engagementImage != nil, engagementStdin].filter { $0 }.count
         guard sources == 1 else {
@@ -94,6 +97,7 @@ struct CaptureCommand: AsyncParsableCommand {
         if (readerKey == nil) != (readerCert == nil) { throw ValidationError("give both --reader-key and --reader-cert, or neither") }
         if (signingKey == nil) != (signingCert == nil) { throw ValidationError("give both --signing-key and --signing-cert, or neither") }
         if keepPortraits && !keepValues { throw ValidationError("--keep-portraits goes with --keep-values") }
+        if kiosk != nil && keepValues { throw ValidationError("--kiosk keeps no element values: leave out --keep-values") }
     }
 
     func run() async throws {
@@ -119,6 +123,10 @@ struct CaptureCommand: AsyncParsableCommand {
         options.preference = mode
         options.timeouts = BLETimeouts(session: timeout.map { .milliseconds(Int($0 * 1_000)) })
         options.authority = authority
+        let sealing = try kiosk.map {
+            try KioskSealing(directory: $0, erasingUnder: (out as NSString).appendingPathComponent(CaptureBundle.folderName))
+        }
+        options.sealing = sealing?.sealing
 
         // Pre-flight: the run's trust, output and store, then BlueZ and the adapter (exit 2).
         let connection: DBusConnection
@@ -191,7 +199,11 @@ struct CaptureCommand: AsyncParsableCommand {
                 throw SetupError("\(error)")
             }
             if attempt.verdict != .valid { allValid = false }
-            note("capture \(attempts): \(attempt.session.verifierSession.state.rawValue); bundle \(attempt.bundlePath)")
+            if let kiosk {
+                note("capture \(attempts): \(attempt.session.verifierSession.state.rawValue); sealed into the outbox of \(kiosk)")
+            } else {
+                note("capture \(attempts): \(attempt.session.verifierSession.state.rawValue); bundle \(attempt.bundlePath)")
+            }
             if capture.wasCancelled { break }
         }
         // Every attempt is recorded: the run's manifest commits to their proofs.

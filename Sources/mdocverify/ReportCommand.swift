@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import MdocIntake
 import MdocModel
 import MdocPostgres
 import MdocReports
@@ -19,6 +20,10 @@ struct ReportCommand: ParsableCommand {
             Default scope: the latest run. --run picks a run; --since/--until pick the transactions \
             captured in a period (YYYY-MM-DD, or RFC 3339; --until YYYY-MM-DD includes that day), each \
             with its latest verification.
+            At a centre (serve, intake), --intake DIR/intake.sqlite writes the kiosk report instead: \
+            report-kiosks.html (a section per kiosk: records received, sync lag from sealing to receipt, \
+            the verdicts that differ between kiosk and centre and the checks why), report-kiosks.json, \
+            report-kiosks.csv and report-kiosks-differences.csv.
             No personal data unless --include-values and the store kept values (verify --keep-values).
             Exit codes: 0 written; 2 usage or setup error (no database, a file that is not an mdocverify \
             database or was written by an earlier build, no runs, unknown run, bad dates), with the error's code; 130 interrupted (Ctrl-C).
@@ -26,6 +31,9 @@ struct ReportCommand: ParsableCommand {
 
     @Option(name: .long, help: "Report database: a SQLite file, or a postgresql:// URI. Default: $MDOCVERIFY_DB, else $MDOCVERIFY_OUT/mdocverify.sqlite, else reports/mdocverify.sqlite.")
     var db: String?
+
+    @Option(name: .long, help: "The centre's intake store (<serve or intake --out>/intake.sqlite): write the kiosk report.")
+    var intake: String?
 
     @Option(name: .customLong("run"), help: "The run to report on (default: the latest run).")
     var runID: String?
@@ -52,6 +60,9 @@ struct ReportCommand: ParsableCommand {
     var at: String?
 
     func validate() throws {
+        if intake != nil && (runID != nil || since != nil || until != nil || db != nil || includeValues) {
+            throw ValidationError("--intake reports on the kiosks' records: leave out --db, --run, --since, --until and --include-values")
+        }
         if runID != nil && (since != nil || until != nil) {
             throw ValidationError("give either --run or --since/--until, not both")
         }
@@ -102,6 +113,10 @@ struct ReportCommand: ParsableCommand {
     func run() throws {
         let environment = ProcessInfo.processInfo.environment
         let out = self.out ?? environment["MDOCVERIFY_OUT"] ?? "reports"
+        if let intake {
+            try Self.kioskReport(intake: intake, out: out, formats: try formats())
+            return
+        }
         let verifyOut = environment["MDOCVERIFY_OUT"] ?? "reports"
         let location = db ?? environment[PostgresURI.environmentVariable]
             ?? (verifyOut as NSString).appendingPathComponent("mdocverify.sqlite")
@@ -148,6 +163,27 @@ struct ReportCommand: ParsableCommand {
         if includeValues && !files.report.includesValues {
             FileHandle.standardError.write(Data(
                 "mdocverify: --include-values: the database holds no element values (verify with --keep-values); none included\n".utf8))
+        }
+    }
+
+    /// The kiosk report of the intake store at `intake`: its files under `out`, or JSON on standard output for `-`.
+    static func kioskReport(intake: String, out: String, formats: Set<ReportFormat>) throws {
+        guard FileManager.default.fileExists(atPath: intake) else {
+            throw SetupError("--intake \(intake): no such intake store (serve and intake write <out>/intake.sqlite)")
+        }
+        do {
+            let report = try IntakeStore(path: intake).kioskReport(generator: "mdocverify \(ProcessorVersion.current)")
+            if out == "-" {
+                let encoder = JSONEncoder()
+                encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
+                FileHandle.standardOutput.write(try encoder.encode(report) + Data("\n".utf8))
+                return
+            }
+            for path in try KioskReportFiles.write(report, output: ReportOutput(directory: out, formats: formats)) { print(path) }
+        } catch let error as ReportError {
+            throw SetupError(error.message)
+        } catch {
+            throw SetupError("cannot build the kiosk report from \(intake): \(error)")
         }
     }
 

@@ -112,6 +112,9 @@ struct VerifyCommand: AsyncParsableCommand {
     @OptionGroup(title: "Ingest limits (hostile or runaway archives are refused past them)")
     var ingestLimits: IngestLimitOptions
 
+    @Option(name: .long, help: ArgumentHelp(KioskSealing.verifyHelp, valueName: "dir"))
+    var kiosk: String?
+
     @Option(name: .customLong("batch-size"), help: ArgumentHelp("Transactions per database write.", visibility: .hidden))
     var batchSize: Int = 256
 
@@ -130,6 +133,7 @@ struct VerifyCommand: AsyncParsableCommand {
         if let jobs, jobs < 1 { throw ValidationError("--jobs must be at least 1") }
         if batchSize < 1 { throw ValidationError("--batch-size must be at least 1") }
         if keepPortraits && !keepValues { throw ValidationError("--keep-portraits goes with --keep-values") }
+        if kiosk != nil && keepValues { throw ValidationError("--kiosk keeps no element values: leave out --keep-values") }
         if freshFor < 0 || !freshFor.isFinite { throw ValidationError("--fresh-for must be a number of minutes, 0 or more") }
         if imageLimit < 1_000 { throw ValidationError("--image-limit must be at least 1000 bytes") }
         if (signingKey == nil) != (signingCert == nil) {
@@ -171,9 +175,12 @@ struct VerifyCommand: AsyncParsableCommand {
             throw ValidationError("no such input: \(shown)\(missing.count > 3 ? " (+\(missing.count - 3) more)" : ""); check the path")
         }
 
+        // A kiosk seals what it verified now: stored results are not reused.
+        let sealing = try kiosk.map { try KioskSealing(directory: $0, erasingUnder: nil) }
+        if sealing != nil { configuration.force = true }
         let orchestrator: Orchestrator
         do {
-            orchestrator = try Orchestrator(configuration: configuration)
+            orchestrator = try Orchestrator(configuration: configuration, sealing: sealing?.sealing)
         } catch {
             throw SetupError("\(error)")
         }
@@ -261,6 +268,9 @@ struct VerifyCommand: AsyncParsableCommand {
         if outputFormat == .text || stderrIsTerminal {
             let summary = Summary.text(result, tally: finalTally, out: out, processorCertificate: signingCert ?? "\(out)/keys/processor-cert.pem")
             if outputFormat == .text { print(summary) } else { FileHandle.standardError.write(Data((summary + "\n").utf8)) }
+        }
+        if let sealing, let kiosk {
+            note("\(Counting.of(sealing.count, "transaction")) sealed into the outbox of \(kiosk) (mdocverify sync sends them)")
         }
         if result.interrupted {
             note("interrupted: \(Counting.of(result.summary.transactions, "transaction")) recorded in \(result.databasePath); run the same command again to go on")

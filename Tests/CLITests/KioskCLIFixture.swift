@@ -14,10 +14,13 @@ final class KioskCLIFixture {
     let folder: TemporaryFolder
     let kioskDirectory: String
     let out: String
+    /// The centre's sealing key, which opens every record sealed to it.
+    let sealingKey: PrivateKey
 
     init(kiosk: String = "kiosk-9") throws {
         folder = try TemporaryFolder(prefix: "mdocverify-kiosk-cli")
         let sealing = try KioskPKI.identity(commonName: "centre sealing")
+        sealingKey = sealing.key
         let processor = try KioskPKI.identity(commonName: "centre processor")
         try folder.write("centre/seal-key.pem", Array(try sealing.key.pkcs8PEM().utf8))
         try folder.write("centre/seal-cert.pem", Array(sealing.certificate.pem.utf8))

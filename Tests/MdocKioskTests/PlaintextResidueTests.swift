@@ -28,7 +28,7 @@ final class PlaintextResidueTests: XCTestCase {
         // What must not survive: element values (document_number; family_name "Doe" with its
         // encoding around it), the reader's ephemeral private key, the consent reference.
         let response = try XCTUnwrap(files["device-response.cbor"])
-        let familyName = try XCTUnwrap(range(of: Array("family_name".utf8), in: response))
+        let familyName = try XCTUnwrap(ResidueScan.range(of: Array("family_name".utf8), in: response))
         let readerKeyLine = try XCTUnwrap(String(decoding: try XCTUnwrap(files["reader-key.pem"]), as: UTF8.self)
             .split(separator: "\n").first { !$0.hasPrefix("-----") })
         let needles: [(String, [UInt8])] = [
@@ -38,7 +38,7 @@ final class PlaintextResidueTests: XCTestCase {
             ("consent reference", Array(consentReference.utf8)),
         ]
         for (name, needle) in needles {
-            XCTAssertTrue(files.values.contains { range(of: needle, in: $0) != nil }, "control: \(name) is in the capture")
+            XCTAssertTrue(files.values.contains { ResidueScan.range(of: needle, in: $0) != nil }, "control: \(name) is in the capture")
         }
 
         // The kiosk verifies as `verify` does, then seals and erases the capture.
@@ -72,7 +72,7 @@ final class PlaintextResidueTests: XCTestCase {
             let bytes = Array(try Data(contentsOf: URL(fileURLWithPath: path)))
             scanned += bytes.count
             for (name, needle) in needles {
-                XCTAssertNil(range(of: needle, in: bytes), "\(name) found in \(relative)")
+                XCTAssertNil(ResidueScan.range(of: needle, in: bytes), "\(name) found in \(relative)")
             }
         }
         XCTAssertGreaterThan(scanned, sealed.bytes.count, "the outbox holds the sealed record")
@@ -84,13 +84,5 @@ final class PlaintextResidueTests: XCTestCase {
         XCTAssertEqual(opened.content.consent?.reference, consentReference)
         XCTAssertEqual(opened.content.verdict.atVerification, .valid)
         XCTAssertEqual(opened.content.checks, verified.checks)
-    }
-
-    private func range(of needle: [UInt8], in haystack: [UInt8]) -> Range<Int>? {
-        guard !needle.isEmpty, haystack.count >= needle.count else { return nil }
-        for start in 0...(haystack.count - needle.count) where haystack[start] == needle[0] {
-            if haystack[start..<(start + needle.count)].elementsEqual(needle) { return start..<(start + needle.count) }
-        }
-        return nil
     }
 }
