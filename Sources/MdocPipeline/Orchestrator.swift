@@ -26,7 +26,7 @@ package final class Orchestrator: Sendable {
     package let readerTrust: TrustStore?
     /// The signed lists and status tokens, and the trust snapshot item by item (TrustPreflight.swift).
     package let trustMaterial: RunTrustMaterial
-    package let store: ReportStore
+    package let store: any PipelineStore
     package let signer: ProofSigner?
     /// Runs left "running" by a killed process, marked interrupted by this pre-flight.
     package let interruptedRuns: [String]
@@ -146,7 +146,7 @@ package final class Orchestrator: Sendable {
                 processorVersion: ProcessorInfo.version, inputs: configuration.inputs,
                 proofFile: signer.map { _ in ProveStage.relativePath(runID: runID) }, trustItems: trustMaterial.items))
         } catch {
-            throw PipelineSetupError("cannot write the run to \(configuration.resolvedDatabasePath): \(error)")
+            throw PipelineSetupError("cannot write the run to \(configuration.storeLocation): \(error)")
         }
         let prove: ProveStage?
         do {
@@ -242,8 +242,8 @@ package final class Orchestrator: Sendable {
             do {
                 try store.interruptRun(id: runID, reason: "stopped on request (interrupt signal)")
                 return RunResult(
-                    runID: runID, summary: try store.runSummary(runID: runID), manifestPath: nil,
-                    databasePath: configuration.resolvedDatabasePath, proofCount: prove?.proofCount ?? 0, allValid: false,
+                    runID: runID, summary: try store.runSummary(runID: runID, topFailingChecks: 10), manifestPath: nil,
+                    databasePath: configuration.storeLocation, proofCount: prove?.proofCount ?? 0, allValid: false,
                     interrupted: true)
             } catch {
                 throw PipelineSetupError("cannot record the interruption in the report database: \(error)")
@@ -255,8 +255,8 @@ package final class Orchestrator: Sendable {
                 id: runID, finishedAt: Date(), manifestPath: manifest?.manifestPath, merkleRoot: manifest?.merkleRoot,
                 proofCount: prove?.proofCount ?? 0)
             return RunResult(
-                runID: runID, summary: try store.runSummary(runID: runID), manifestPath: manifest?.manifestPath,
-                databasePath: configuration.resolvedDatabasePath, proofCount: prove?.proofCount ?? 0, allValid: allValid)
+                runID: runID, summary: try store.runSummary(runID: runID, topFailingChecks: 10), manifestPath: manifest?.manifestPath,
+                databasePath: configuration.storeLocation, proofCount: prove?.proofCount ?? 0, allValid: allValid)
         } catch {
             throw PipelineSetupError("cannot finish the run in the report database: \(error)")
         }

@@ -9,7 +9,7 @@ internal import MdocVerification
 /// each batch written to it in one database transaction, with where its proofs are and the
 /// length of the run file once they are in it.
 struct RecordStage: Sendable {
-    let store: ReportStore
+    let store: any PipelineStore
     let runID: String
     let verificationTime: Date
     let trustSnapshotHash: String

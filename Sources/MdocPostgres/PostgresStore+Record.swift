@@ -53,6 +53,9 @@ extension PostgresStore: RecordingStore {
                 detailsJSON: StoreAudit.runResumed(previousStatus: existing))
         } else {
             try insert(row, into: "run", on: connection)
+            for item in try TrustItem.rows(run.trustItems, runID: run.id) {
+                try insert(item, into: "trust_item", on: connection)
+            }
             audit.add(event: "run.started", runID: run.id, transactionID: nil, detailsJSON: startedDetails)
         }
     }

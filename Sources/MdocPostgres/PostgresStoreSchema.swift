@@ -11,7 +11,7 @@ enum PostgresStoreSchema {
     static let versionTable = PostgresSchemaVersion(table: "mdocverify_schema")
 
     /// The migrations this build knows, in order; migration `i` brings the schema to version `i + 1`.
-    static let migrations = [v1]
+    static let migrations = [v1, v2]
 
     /// The schema version this build writes.
     static var version: Int { migrations.count }
@@ -233,5 +233,25 @@ enum PostgresStoreSchema {
           CHECK ((state = 'leased') = (lease_expires IS NOT NULL AND leased_by IS NOT NULL))
         );
         CREATE INDEX work_item_claimable ON work_item(run_id, id) WHERE state IN ('pending', 'leased');
+        """#
+
+    /// Migration "v2". Frozen. The trust snapshot of each run, item by item (the SQLite store's
+    /// `trust_item`): what `trust diff` and a report's changed verdicts name.
+    static let v2 = #"""
+        CREATE TABLE trust_item (
+          run_id text COLLATE "C" NOT NULL REFERENCES run(id),
+          seq        bigint NOT NULL CHECK (seq >= 0),
+          kind text COLLATE "C" NOT NULL
+            CHECK (kind IN ('anchor', 'readerAnchor', 'vical', 'rical', 'crl', 'statusList', 'identifierList')),
+          sha256 bytea NOT NULL CHECK (length(sha256) = 32),
+          name text COLLATE "C" NOT NULL,
+          source text COLLATE "C" NOT NULL,
+          file text COLLATE "C",
+          doc_types text COLLATE "C",
+          issue_id text COLLATE "C" CHECK (issue_id ~ '^[0-9]+$'),
+          issued_at text COLLATE "C" CHECK (mdocverify_is_instant(issued_at)),
+          expires_at text COLLATE "C" CHECK (mdocverify_is_instant(expires_at)),
+          PRIMARY KEY (run_id, seq)
+        );
         """#
 }
