@@ -53,7 +53,7 @@ struct VerifyCommand: AsyncParsableCommand {
     @Option(name: .customLong("out"), help: "Output folder: database, proofs, run manifests, re-encoded images. Default: $MDOCVERIFY_OUT, else reports.")
     var outOption: String?
 
-    @Option(name: .customLong("db"), help: "Report database path. Default: $MDOCVERIFY_DB, else <out>/mdocverify.sqlite.")
+    @Option(name: .customLong("db"), help: "Report database: a SQLite file, or a postgresql:// URI. Default: $MDOCVERIFY_DB, else <out>/mdocverify.sqlite.")
     var dbOption: String?
 
     /// The options the environment may give (documented in --help).
@@ -146,6 +146,7 @@ struct VerifyCommand: AsyncParsableCommand {
         trustLists.apply(to: &configuration)
         configuration.verificationTime = at.flatMap(RFC3339.parse)
         configuration.databasePath = db
+        configuration.serverStore = try ServerDatabase.serverStore(db, out: out)
         if let jobs { configuration.jobs = jobs }
         configuration.force = force
         configuration.freshFor = freshFor * 60
