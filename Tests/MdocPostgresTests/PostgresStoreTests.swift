@@ -27,22 +27,35 @@ final class PostgresStoreTests: PostgresTestCase {
 
     func testAnEmptyDatabaseBecomesAStoreAndOpensAgain() throws {
         let store = try openStore()
-        XCTAssertEqual(try store.schemaVersion(), 1)
+        XCTAssertEqual(try store.schemaVersion(), 2)
         XCTAssertEqual(try count(store, "run"), 0)
         // Opened again, for writing and for reading: nothing is created twice.
-        XCTAssertEqual(try openStore().schemaVersion(), 1)
-        XCTAssertEqual(try openStore(.readOnly).schemaVersion(), 1)
+        XCTAssertEqual(try openStore().schemaVersion(), 2)
+        XCTAssertEqual(try openStore(.readOnly).schemaVersion(), 2)
     }
 
     func testADatabaseOfANewerSchemaIsRefusedForReadingAndWriting() throws {
         let store = try openStore()
-        try store.executeUnchecked("UPDATE mdocverify_schema SET version = 2")
+        try store.executeUnchecked("UPDATE mdocverify_schema SET version = 3")
         for access in [PostgresStore.Access.readWrite, .readOnly] {
             let error = assertPostgresError(.schemaNewer) { _ = try self.openStore(access) }
-            XCTAssertTrue(error?.reason.contains("version 2") ?? false, "\(String(describing: error))")
+            XCTAssertTrue(error?.reason.contains("version 3") ?? false, "\(String(describing: error))")
         }
         // Left as it was.
-        XCTAssertEqual(try store.query("SELECT version FROM mdocverify_schema"), [[.integer(2)]])
+        XCTAssertEqual(try store.query("SELECT version FROM mdocverify_schema"), [[.integer(3)]])
+    }
+
+    /// A store of schema version 1 (before the trust snapshot) gains `trust_item` when opened for
+    /// writing, keeping its rows; opened for reading it is left as it is.
+    func testAVersionOneStoreIsMigratedWhenOpenedForWriting() throws {
+        let store = try openStore()
+        try ParityFixture.record(into: store)
+        try store.executeUnchecked("DROP TABLE trust_item; UPDATE mdocverify_schema SET version = 1")
+        XCTAssertEqual(try openStore(.readOnly).schemaVersion(), 1)
+        XCTAssertEqual(try store.query("SELECT to_regclass('trust_item') IS NULL"), [[.integer(1)]])
+        XCTAssertEqual(try openStore().schemaVersion(), 2)
+        XCTAssertEqual(try count(store, "trust_item"), 0)
+        XCTAssertGreaterThan(try count(store, "verification"), 0)
     }
 
     func testAForeignDatabaseIsRefusedAndLeftUntouched() throws {
