@@ -1,0 +1,70 @@
+import Foundation
+import MdocPostgres
+import MdocPostgresTestSupport
+import MdocStore
+import MdocTestSupport
+import XCTest
+
+/// `verify --db postgresql://…` (and MDOCVERIFY_DB) through the real binary: a run recorded in
+/// PostgreSQL, reported from it, and the faults that stop it before anything is created.
+final class PostgresVerifyCLITests: PostgresTestCase {
+    let samples = ["verify", "samples/transactions", "--trust", "samples/trust", "--at", "2026-11-22T12:00:00Z", "--format", "json"]
+
+    func temporaryFolder() -> String {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("pg-verify-\(UUID().uuidString)").path
+        addTeardownBlock { try? FileManager.default.removeItem(atPath: folder) }
+        return folder
+    }
+
+    func testAVerifyIntoPostgreSQLIsReportedAndVerifiedAgainFromIt() throws {
+        let uri = try database()
+        let text = clusterURI.with(database: try XCTUnwrap(uri.database)).text
+        let out = temporaryFolder()
+        let first = try CLI.run(samples + ["--out", out], environment: ["MDOCVERIFY_DB": text])
+        XCTAssertEqual(first.status, 1, first.stderr)
+        XCTAssertFalse(FileManager.default.fileExists(atPath: "\(out)/mdocverify.sqlite"), "nothing in SQLite")
+        let summary = try XCTUnwrap(first.stdout.split(separator: "\n").last { $0.contains("\"type\":\"summary\"") })
+        let object = try XCTUnwrap(try JSONSerialization.jsonObject(with: Data(summary.utf8)) as? [String: Any])
+        XCTAssertEqual(object["databasePath"] as? String, uri.redacted)
+
+        let second = try CLI.run(samples + ["--out", out, "--db", text])
+        XCTAssertEqual(second.status, 1, second.stderr)
+        let store = try PostgresStore(uri: uri, access: .readOnly)
+        XCTAssertEqual(try store.query("SELECT count(*) FROM verification"), [[.integer(24)]])
+        XCTAssertEqual(try store.query("SELECT count(*) FROM reused"), [[.integer(24)]])
+        let runs = try store.query("SELECT id FROM run ORDER BY started_seq").compactMap { $0.first?.text }
+        XCTAssertEqual(runs.count, 2)
+
+        let diff = try CLI.run(["trust", "diff", runs[0], runs[1], "--db", text, "--format", "json"])
+        XCTAssertEqual(diff.status, 0, diff.stderr + diff.stdout)
+        let report = try CLI.run(["report", "--db", text, "--out", "-"])
+        XCTAssertEqual(report.status, 0, report.stderr)
+        XCTAssertTrue(report.stdout.contains(runs[1]), report.stdout.prefix(400).description)
+    }
+
+    func testUnreachableWrongCredentialsAndNewerSchemaStopTheRunWithTheirCodes() throws {
+        func refused(_ db: String, _ code: String, file: StaticString = #filePath, line: UInt = #line) throws {
+            let out = temporaryFolder()
+            let result = try CLI.run(samples + ["--out", out, "--db", db])
+            XCTAssertEqual(result.status, 2, result.stderr, file: file, line: line)
+            XCTAssertTrue(result.stderr.contains(code), result.stderr, file: file, line: line)
+            XCTAssertFalse(result.stderr.contains("hunter2"), result.stderr, file: file, line: line)
+            XCTAssertFalse(FileManager.default.fileExists(atPath: out), "nothing created", file: file, line: line)
+        }
+        try refused("postgresql://postgres:hunter2@127.0.0.1:\(try closedLoopbackPort())/postgres", "pg.unreachable")
+
+        let role = "verify_" + UUID().uuidString.prefix(8).lowercased()
+        let admin = try PostgresConnection(try PostgresURI(clusterURI.text))
+        try admin.executeScript("""
+            DO $$ BEGIN CREATE ROLE password_login NOLOGIN; EXCEPTION WHEN duplicate_object THEN NULL; END $$;
+            CREATE ROLE \(role) LOGIN PASSWORD 'right' IN ROLE password_login
+            """)
+        addTeardownBlock { try? admin.executeScript("DROP ROLE IF EXISTS \(role)") }
+        try refused(clusterURI.with(user: role, password: "hunter2").text, "pg.authentication")
+
+        let uri = try database()
+        try PostgresStore(uri: uri).executeUnchecked("UPDATE mdocverify_schema SET version = 99")
+        try refused(clusterURI.with(database: try XCTUnwrap(uri.database)).text, "pg.schemaNewer")
+        try refused("postgresql://[bad", "pg.invalidURI")
+    }
+}
