@@ -208,12 +208,14 @@ package final class Orchestrator: Sendable {
         if let failure = batch.judged.lazy.compactMap(\.failure).first {
             throw PipelineSetupError("cannot sign a proof (\(failure)); this batch was not recorded: run the same command again once fixed (it resumes)")
         }
-        let placed = try prove?.append(batch.judged)
+        let placed = try prove?.append(batch.judged, keepingBytes: store.keepsProofs)
         var failures: [MdocStore.IngestFailure] = []
         for case .failure(let source, let code, let reason) in batch.items {
             failures.append(IngestFailure(source: source, code: code, reason: reason))
         }
-        try record.record(batch.judged, proofs: placed?.locations ?? [:], failures: failures, proofFileLength: placed?.length)
+        try record.record(
+            batch.judged, proofs: placed?.locations ?? [:], failures: failures, proofFileLength: placed?.length,
+            proofBytes: placed?.bytes)
         var judged = batch.judged.makeIterator()
         var allValid = true
         for item in batch.items {
@@ -251,6 +253,7 @@ package final class Orchestrator: Sendable {
         }
         let manifest = try prove?.finish()
         do {
+            if let manifest, store.keepsProofs { try store.recordManifest(runID: runID, bytes: manifest.bytes) }
             try store.finishRun(
                 id: runID, finishedAt: Date(), manifestPath: manifest?.manifestPath, merkleRoot: manifest?.merkleRoot,
                 proofCount: prove?.proofCount ?? 0)

@@ -134,8 +134,9 @@ final class ProveStage: Sendable {
 
     /// Appends the batch's proofs (signed now, or reused) in input order, each reference code
     /// once per run, and flushes them: the batch may then be committed. Returns where the proof
-    /// of each transaction of the batch is (by transaction id) and the file's length.
-    func append(_ batch: [Judged]) throws -> (locations: [String: ProofLocation], length: Int) {
+    /// of each transaction of the batch is (by transaction id), the file's length, and with
+    /// `keepingBytes` the bytes appended, at their offset (for a store that keeps them).
+    func append(_ batch: [Judged], keepingBytes: Bool = false) throws -> Appending {
         var proofs: [SignedProof] = []
         var wanted: [(id: String, code: String)] = []
         var taken = Set<String>()
@@ -148,7 +149,8 @@ final class ProveStage: Sendable {
                 wanted.append((judged.transactionID, code))
             }
         }
-        guard !wanted.isEmpty else { return ([:], writer.length) }
+        let offset = writer.length
+        guard !wanted.isEmpty else { return Appending(locations: [:], length: offset, bytes: nil) }
         let placed: [RunFile.Location]
         do {
             placed = proofs.isEmpty ? [] : try writer.append(proofs)
@@ -171,7 +173,15 @@ final class ProveStage: Sendable {
             locations[id] = ProofLocation(
                 file: relativePath, offset: Int64(location.offset), length: Int64(location.length), sha256: hexString(location.sha256))
         }
-        return (locations, writer.length)
+        let bytes = keepingBytes && !proofs.isEmpty ? (Int64(offset), proofs.flatMap(\.bytes)) : nil
+        return Appending(locations: locations, length: writer.length, bytes: bytes)
+    }
+
+    /// What ``append(_:keepingBytes:)`` placed.
+    struct Appending {
+        var locations: [String: ProofLocation]
+        var length: Int
+        var bytes: (offset: Int64, bytes: [UInt8])?
     }
 
     /// How many proofs the run file holds.
@@ -181,7 +191,7 @@ final class ProveStage: Sendable {
 
     /// Closes the run file and writes the signed run manifest, `<out>/runs/<run>.cose`,
     /// committing to every proof appended; its path and Merkle root (hex).
-    func finish() throws -> (manifestPath: String, merkleRoot: String) {
+    func finish() throws -> (manifestPath: String, merkleRoot: String, bytes: [UInt8]) {
         let locations = appended.withLock { $0.locations }
         do {
             try writer.close()
@@ -191,7 +201,7 @@ final class ProveStage: Sendable {
             try FileManager.default.createDirectory(
                 atPath: (path as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
             try Data(bytes).write(to: URL(fileURLWithPath: path), options: .atomic)
-            return (path, hexString(manifest.merkleRoot))
+            return (path, hexString(manifest.merkleRoot), bytes)
         } catch {
             throw PipelineSetupError("cannot write the run manifest: \(error)")
         }

@@ -138,6 +138,12 @@ extension PostgresStore: RecordingStore {
             try connection.execute(
                 "UPDATE run SET proof_file_length = $1 WHERE id = $2", [.int64(length), .text(runID)])
         }
+        if let chunk = batch.proofBytes, !chunk.bytes.isEmpty {
+            guard chunk.offset >= 0 else { throw StoreError(.invalidArgument, "proof offset \(chunk.offset) is negative") }
+            try connection.execute(
+                #"INSERT INTO proof_chunk (run_id, "offset", bytes) VALUES ($1, $2, $3) ON CONFLICT DO NOTHING"#,
+                [.text(runID), .int64(chunk.offset), .bytea(chunk.bytes)])
+        }
         try writer.audit.append(at: at, on: connection)
     }
 

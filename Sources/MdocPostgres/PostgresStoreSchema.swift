@@ -11,7 +11,7 @@ enum PostgresStoreSchema {
     static let versionTable = PostgresSchemaVersion(table: "mdocverify_schema")
 
     /// The migrations this build knows, in order; migration `i` brings the schema to version `i + 1`.
-    static let migrations = [v1, v2]
+    static let migrations = [v1, v2, v3]
 
     /// The schema version this build writes.
     static var version: Int { migrations.count }
@@ -252,6 +252,22 @@ enum PostgresStoreSchema {
           issued_at text COLLATE "C" CHECK (mdocverify_is_instant(issued_at)),
           expires_at text COLLATE "C" CHECK (mdocverify_is_instant(expires_at)),
           PRIMARY KEY (run_id, seq)
+        );
+        """#
+
+    /// Migration "v3". Frozen. The runs' proofs and manifests, for workers that share no folder:
+    /// each batch's bytes of the run's proof file at their offset (the file is their
+    /// concatenation), and the signed manifest of a finished run.
+    static let v3 = #"""
+        CREATE TABLE proof_chunk (
+          run_id text COLLATE "C" NOT NULL REFERENCES run(id),
+          "offset" bigint NOT NULL CHECK ("offset" >= 0),
+          bytes    bytea  NOT NULL CHECK (length(bytes) > 0),
+          PRIMARY KEY (run_id, "offset")
+        );
+        CREATE TABLE run_manifest (
+          run_id text COLLATE "C" NOT NULL PRIMARY KEY REFERENCES run(id),
+          bytes  bytea NOT NULL CHECK (length(bytes) > 0)
         );
         """#
 }

@@ -33,8 +33,16 @@ package protocol PipelineStore: RecordingStore {
     func runSummary(runID: String, topFailingChecks limit: Int) throws -> RunSummary
     func runProofFiles() throws -> [RunProofFile]
     func recordTornTailCut(runID: String, file: String, previousLength: Int, length: Int, removedSHA256: [UInt8]) throws
+    /// Whether the store keeps the runs' proofs and manifests itself (``StoreBatch/proofBytes``,
+    /// ``recordManifest(runID:bytes:)``), besides the output folder's files.
+    var keepsProofs: Bool { get }
+    /// Keeps the signed manifest of run `runID`, before the run is finished.
+    func recordManifest(runID: String, bytes: [UInt8]) throws
 }
 
 extension ReportStore: PipelineStore {
     package var storeLocation: String { path }
+    /// The proofs are the output folder's files, next to the database.
+    package var keepsProofs: Bool { false }
+    package func recordManifest(runID: String, bytes: [UInt8]) throws {}
 }

@@ -379,14 +379,18 @@ package struct StoreBatch: Sendable {
     /// The length of the run's proof file once this batch's proofs are in it: what the
     /// committed batches cover (a later run cuts a torn tail back to it). `nil` leaves it as it is.
     package var proofFileLength: Int64?
+    /// The bytes this batch appended to the run's proof file, at `offset`: kept by a store whose
+    /// ``PipelineStore/keepsProofs`` (workers share no folder); `nil` for the others.
+    package var proofBytes: (offset: Int64, bytes: [UInt8])?
 
     package init(
         outcomes: [TransactionOutcome] = [], reused: [ReusedResult] = [], ingestFailures: [IngestFailure] = [],
-        proofFileLength: Int64? = nil
+        proofFileLength: Int64? = nil, proofBytes: (offset: Int64, bytes: [UInt8])? = nil
     ) {
         self.outcomes = outcomes
         self.reused = reused
         self.ingestFailures = ingestFailures
         self.proofFileLength = proofFileLength
+        self.proofBytes = proofBytes
     }
 }

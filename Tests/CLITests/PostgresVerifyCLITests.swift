@@ -67,4 +67,43 @@ final class PostgresVerifyCLITests: PostgresTestCase {
         try refused(clusterURI.with(database: try XCTUnwrap(uri.database)).text, "pg.schemaNewer")
         try refused("postgresql://[bad", "pg.invalidURI")
     }
+
+    /// The proofs of a run on PostgreSQL are verified and exported from the database alone.
+    func testProofsAreVerifiedAndExportedFromTheDatabase() throws {
+        let uri = try database()
+        let db = clusterURI.with(database: try XCTUnwrap(uri.database)).text
+        let out = temporaryFolder()
+        XCTAssertEqual(try CLI.run(samples + ["--out", out, "--db", db, "--batch-size", "5"]).status, 1)
+        let certificate = temporaryFolder() + ".pem"
+        try FileManager.default.copyItem(atPath: "\(out)/keys/processor-cert.pem", toPath: certificate)
+        addTeardownBlock { try? FileManager.default.removeItem(atPath: certificate) }
+        // Nothing of the run's folder is needed.
+        try FileManager.default.removeItem(atPath: out)
+
+        let verified = try CLI.run(["proof", "verify", "--db", db, "--cert", certificate])
+        XCTAssertEqual(verified.status, 0, verified.stdout + verified.stderr)
+        XCTAssertTrue(verified.stdout.contains("23 proofs present, unaltered and signed, Merkle root matches"), verified.stdout)
+
+        let store = try PostgresStore(uri: uri, access: .readOnly)
+        let reference = try XCTUnwrap(store.query("""
+            SELECT t.reference_code FROM txn t JOIN verification v ON v.transaction_id = t.id
+            WHERE v.proof_file IS NOT NULL ORDER BY t.id DESC LIMIT 1
+            """).first?.first?.text)
+        let exported = temporaryFolder() + ".cose"
+        addTeardownBlock { try? FileManager.default.removeItem(atPath: exported) }
+        let export = try CLI.run(["proof", "export", reference, "--db", db, "--out", exported])
+        XCTAssertEqual(export.status, 0, export.stderr)
+        let alone = try CLI.run(["proof", "verify", exported, "--cert", certificate])
+        XCTAssertEqual(alone.status, 0, alone.stdout + alone.stderr)
+        XCTAssertTrue(alone.stdout.contains("proof \(reference)"), alone.stdout)
+
+        // One byte changed in the database: the run no longer verifies.
+        try PostgresStore(uri: uri).executeUnchecked(#"""
+            UPDATE proof_chunk SET bytes = set_byte(bytes, 40, get_byte(bytes, 40) # 1)
+            WHERE "offset" = (SELECT max("offset") FROM proof_chunk)
+            """#)
+        let tampered = try CLI.run(["proof", "verify", "--db", db, "--cert", certificate])
+        XCTAssertEqual(tampered.status, 1, tampered.stdout + tampered.stderr)
+        XCTAssertTrue(tampered.stdout.contains("✗ run"), tampered.stdout)
+    }
 }

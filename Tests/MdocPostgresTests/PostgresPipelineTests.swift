@@ -77,6 +77,11 @@ final class PostgresPipelineTests: PostgresTestCase {
         XCTAssertEqual(
             try postgres.trustSnapshot(runID: postgresRun.runID), try sqlite.trustSnapshot(runID: sqliteRun.runID))
 
+        // The database keeps the run's proof file byte for byte, and its manifest.
+        let kept = try XCTUnwrap(try postgres.storedProofs(runID: postgresRun.runID).first)
+        XCTAssertEqual(kept.runFile, Array(try Data(contentsOf: URL(fileURLWithPath: "\(postgresOut)/proofs/\(postgresRun.runID).cbor-seq"))))
+        XCTAssertEqual(kept.manifest, Array(try Data(contentsOf: URL(fileURLWithPath: try XCTUnwrap(postgresRun.manifestPath)))))
+
         // The same command again reuses every result: nothing is verified twice.
         let again = try await Orchestrator(
             configuration: configuration(out: postgresOut, postgres: uri, extra: [broken])).run { _ in }
