@@ -54,8 +54,7 @@ package final class Orchestrator: Sendable {
         self.configuration = configuration
         self.verificationTime = configuration.verificationTime ?? now
         self.isNow = configuration.verificationTime == nil
-        let stamp = RFC3339.format(now).replacingOccurrences(of: ":", with: "").replacingOccurrences(of: "-", with: "")
-        self.runID = "\(stamp)-\(hexString(SecureRandom.bytes(3)))"
+        self.runID = configuration.queuedRunID ?? Self.newRunID(now: now)
         self.trust = preflight.trust
         self.readerTrust = preflight.readerTrust
         self.trustMaterial = preflight.trustMaterial
@@ -79,6 +78,12 @@ package final class Orchestrator: Sendable {
         self.record = RecordStage(
             store: store, runID: runID, verificationTime: verificationTime, trustSnapshotHash: trust.snapshotHash,
             keepValues: configuration.keepValues, keepPortraits: configuration.keepPortraits)
+    }
+
+    /// A new run's id: its start instant, and 6 random hex digits.
+    static func newRunID(now: Date) -> String {
+        let stamp = RFC3339.format(now).replacingOccurrences(of: ":", with: "").replacingOccurrences(of: "-", with: "")
+        return "\(stamp)-\(hexString(SecureRandom.bytes(3)))"
     }
 
     /// Asks a running ``run(onEvent:)`` to stop (Ctrl-C): no further input is read; the batch
@@ -140,11 +145,12 @@ package final class Orchestrator: Sendable {
             ("imageLimit", .int(Int64(configuration.imageLimit))),
         ])
         do {
-            try store.beginRun(RunInfo(
+            // A queued run was begun by `queue add`; its workers only record into it.
+            if configuration.queuedRunID == nil { try store.beginRun(RunInfo(
                 id: runID, startedAt: Date(), verificationTime: verificationTime, verificationTimeIsNow: isNow,
                 trustSnapshotHash: trust.snapshotHash, contextHash: contextHash, optionsJSON: options,
                 processorVersion: ProcessorInfo.version, inputs: configuration.inputs,
-                proofFile: signer.map { _ in ProveStage.relativePath(runID: runID) }, trustItems: trustMaterial.items))
+                proofFile: signer.map { _ in ProveStage.relativePath(runID: runID) }, trustItems: trustMaterial.items)) }
         } catch {
             throw PipelineSetupError("cannot write the run to \(configuration.storeLocation): \(error)")
         }
@@ -153,7 +159,7 @@ package final class Orchestrator: Sendable {
             prove = try signer.map {
                 try ProveStage(
                     signer: $0, runID: runID, outDirectory: configuration.outDirectory, trustSnapshot: trust.snapshotHash,
-                    trustLists: trustMaterial.proofLists, verificationTime: verificationTime)
+                    trustLists: trustMaterial.proofLists, verificationTime: verificationTime, signedOnly: store.placesProofs)
             }
         } catch {
             do {
@@ -208,14 +214,21 @@ package final class Orchestrator: Sendable {
         if let failure = batch.judged.lazy.compactMap(\.failure).first {
             throw PipelineSetupError("cannot sign a proof (\(failure)); this batch was not recorded: run the same command again once fixed (it resumes)")
         }
-        let placed = try prove?.append(batch.judged, keepingBytes: store.keepsProofs)
+        let placed = store.placesProofs ? nil : try prove?.append(batch.judged, keepingBytes: store.keepsProofs)
+        var signed: [String: ProofRecord] = [:]
+        if store.placesProofs {
+            for judged in batch.judged {
+                guard let proof = judged.signed else { continue }
+                signed[judged.transactionID] = ProofRecord(bytes: proof.bytes, sha256: hexString(proof.sha256))
+            }
+        }
         var failures: [MdocStore.IngestFailure] = []
         for case .failure(let source, let code, let reason) in batch.items {
             failures.append(IngestFailure(source: source, code: code, reason: reason))
         }
         try record.record(
             batch.judged, proofs: placed?.locations ?? [:], failures: failures, proofFileLength: placed?.length,
-            proofBytes: placed?.bytes)
+            proofBytes: placed?.bytes, signedProofs: signed)
         var judged = batch.judged.makeIterator()
         var allValid = true
         for item in batch.items {
@@ -239,6 +252,12 @@ package final class Orchestrator: Sendable {
     private func end(interrupted: Bool) throws -> RunResult {
         let prove = self.prove
         let allValid = running.withLock { $0.allValid }
+        if configuration.queuedRunID != nil {
+            // A worker's part of a queued run: the run goes on (the last worker finishes it).
+            return RunResult(
+                runID: runID, summary: try store.runSummary(runID: runID, topFailingChecks: 10), manifestPath: nil,
+                databasePath: configuration.storeLocation, proofCount: 0, allValid: allValid, interrupted: interrupted)
+        }
         if interrupted {
             prove?.close()
             do {

@@ -20,7 +20,8 @@ final class ProveStage: Sendable {
     let verificationTime: Date
     /// The run file, relative to the output folder.
     let relativePath: String
-    private let writer: RunFileWriter
+    /// `nil` when the store places the proofs itself (``signedOnly``).
+    private let writer: RunFileWriter?
 
     private struct Appended {
         /// Every proof appended, in order: what the manifest commits to.
@@ -35,10 +36,11 @@ final class ProveStage: Sendable {
     private let signedInRun = Mutex<[String: String]>([:])
     private let appended = Mutex(Appended())
 
-    /// Creates the run's file (and `<out>/proofs/`); an existing file is never reused.
+    /// Creates the run's file (and `<out>/proofs/`); an existing file is never reused. With
+    /// `signedOnly`, no file: the proofs are signed, and the store places them (a worker's).
     init(
         signer: ProofSigner, runID: String, outDirectory: String, trustSnapshot: String,
-        trustLists: [ProofEvidence.TrustList] = [], verificationTime: Date
+        trustLists: [ProofEvidence.TrustList] = [], verificationTime: Date, signedOnly: Bool = false
     ) throws {
         self.signer = signer
         self.runID = runID
@@ -47,6 +49,10 @@ final class ProveStage: Sendable {
         self.trustLists = trustLists
         self.verificationTime = verificationTime
         relativePath = Self.relativePath(runID: runID)
+        guard !signedOnly else {
+            writer = nil
+            return
+        }
         let folder = (outDirectory as NSString).appendingPathComponent("proofs")
         do {
             try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
@@ -149,6 +155,7 @@ final class ProveStage: Sendable {
                 wanted.append((judged.transactionID, code))
             }
         }
+        guard let writer else { throw PipelineSetupError("this run's proofs are placed by its store, not appended to a file") }
         let offset = writer.length
         guard !wanted.isEmpty else { return Appending(locations: [:], length: offset, bytes: nil) }
         let placed: [RunFile.Location]
@@ -193,6 +200,7 @@ final class ProveStage: Sendable {
     /// committing to every proof appended; its path and Merkle root (hex).
     func finish() throws -> (manifestPath: String, merkleRoot: String, bytes: [UInt8]) {
         let locations = appended.withLock { $0.locations }
+        guard let writer else { throw PipelineSetupError("this run's manifest is signed once its every item is done") }
         do {
             try writer.close()
             let manifest = try RunManifest(runID: runID, createdAt: Date(), runFileLength: writer.length, proofs: locations)
@@ -209,6 +217,6 @@ final class ProveStage: Sendable {
 
     /// Closes the run file (flushed) without a manifest: the run was stopped.
     func close() {
-        try? writer.close()
+        try? writer?.close()
     }
 }

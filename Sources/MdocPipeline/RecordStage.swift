@@ -77,7 +77,7 @@ struct RecordStage: Sendable {
     /// are in it. All or nothing.
     func record(
         _ batch: [Judged], proofs: [String: ProofLocation], failures: [MdocStore.IngestFailure], proofFileLength: Int?,
-        proofBytes: (offset: Int64, bytes: [UInt8])? = nil
+        proofBytes: (offset: Int64, bytes: [UInt8])? = nil, signedProofs: [String: ProofRecord] = [:]
     ) throws {
         var outcomes: [TransactionOutcome] = []
         var reused: [ReusedResult] = []
@@ -93,7 +93,7 @@ struct RecordStage: Sendable {
         do {
             try store.record(
                 StoreBatch(outcomes: outcomes, reused: reused, ingestFailures: failures, proofFileLength: proofFileLength.map(Int64.init),
-                           proofBytes: proofBytes),
+                           proofBytes: proofBytes, signedProofs: signedProofs),
                 runID: runID)
         } catch {
             throw PipelineSetupError("cannot write to the report database: \(error)")

@@ -25,6 +25,9 @@ package struct RunConfiguration: Sendable {
     /// The store when it is not a SQLite file (`--db postgresql://…`); `nil` for the file at
     /// ``resolvedDatabasePath``.
     package var serverStore: ServerStore?
+    /// The queued run a worker verifies items of (`mdocverify worker`): the run exists already
+    /// (``verificationTime`` is its), and the worker neither begins nor finishes it.
+    package var queuedRunID: String?
     package var jobs: Int
     package var force: Bool
     /// How long a result verified "now" may be reused (`--fresh-for`).

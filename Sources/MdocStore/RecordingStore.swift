@@ -38,6 +38,13 @@ package protocol PipelineStore: RecordingStore {
     var keepsProofs: Bool { get }
     /// Keeps the signed manifest of run `runID`, before the run is finished.
     func recordManifest(runID: String, bytes: [UInt8]) throws
+    /// Whether the store places the proofs itself (``StoreBatch/signedProofs``): the workers of
+    /// a queued run append to one file in the database, and no local file is written.
+    var placesProofs: Bool { get }
+}
+
+extension PipelineStore {
+    package var placesProofs: Bool { false }
 }
 
 extension ReportStore: PipelineStore {

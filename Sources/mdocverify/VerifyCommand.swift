@@ -134,7 +134,8 @@ struct VerifyCommand: AsyncParsableCommand {
         }
     }
 
-    func run() async throws {
+    /// The run the options describe (also `queue add`'s, which takes verify's options).
+    func runConfiguration() throws -> RunConfiguration {
         var paths: [String] = []
         for input in inputs {
             if input == "-" { paths.append(contentsOf: readPathList(from: FileHandle.standardInput)) } else { paths.append(input) }
@@ -168,6 +169,12 @@ struct VerifyCommand: AsyncParsableCommand {
             let shown = missing.prefix(3).map { TerminalText.escaped($0) }.joined(separator: ", ")
             throw ValidationError("no such input: \(shown)\(missing.count > 3 ? " (+\(missing.count - 3) more)" : ""); check the path")
         }
+        return configuration
+    }
+
+    func run() async throws {
+        let configuration = try runConfiguration()
+        let paths = configuration.inputs
 
         let orchestrator: Orchestrator
         do {
