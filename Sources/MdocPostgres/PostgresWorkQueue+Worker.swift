@@ -6,8 +6,13 @@ extension PostgresStore {
     /// Records one batch of a worker's claim in ONE transaction, with the claim's leases checked
     /// and extended: a worker whose lease was taken over writes nothing (`pg.leaseLost`).
     /// Proofs in ``StoreBatch/signedProofs`` are appended to the run's file as they commit.
+    ///
+    /// The batches of one run are written one at a time (an advisory lock on the run, the one
+    /// ``placeProofs(_:runID:writer:on:)`` holds, taken first): they append to one file, and
+    /// their rows (the run's, shared certificates) are then never locked in two orders.
     package func recordClaimed(_ batch: StoreBatch, runID: String, items: [WorkItem], worker: String, leaseSeconds: Double) throws {
         try write { connection in
+            try connection.execute("SELECT pg_advisory_xact_lock(hashtextextended($1, 1))", [.text(runID)])
             let ids = Set(items.map(\.id))
             let held = try connection.execute(
                 """
@@ -22,6 +27,19 @@ extension PostgresStore {
                     "worker \(worker) no longer holds the lease of \(ids.count - held.rowCount) of its \(ids.count) items: another worker took them over")
             }
             try record(batch, runID: runID, on: connection)
+        }
+    }
+
+    /// Gives claimed `items` back at once (their batch could not be recorded): pending again for
+    /// any worker, without waiting for the lease to expire. Items `worker` no longer holds are left.
+    package func release(_ items: [WorkItem], worker: String) throws {
+        try write { connection in
+            try connection.execute(
+                """
+                UPDATE work_item SET state = 'pending', leased_by = NULL, lease_expires = NULL
+                WHERE id = ANY (string_to_array($1, ' ')::bigint[]) AND state = 'leased' AND leased_by = $2
+                """,
+                [.text(items.map { String($0.id) }.joined(separator: " ")), .text(worker)])
         }
     }
 

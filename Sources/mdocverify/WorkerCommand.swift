@@ -133,6 +133,7 @@ struct WorkerCommand: AsyncParsableCommand {
             // claims them next. A lost connection is found here and retried by the caller.
             note("run \(runID): \(error)")
             _ = try store.schemaVersion()
+            try store.release(items, worker: worker)
         }
     }
 
