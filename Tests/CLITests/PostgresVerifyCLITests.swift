@@ -106,4 +106,33 @@ final class PostgresVerifyCLITests: PostgresTestCase {
         XCTAssertEqual(tampered.status, 1, tampered.stdout + tampered.stderr)
         XCTAssertTrue(tampered.stdout.contains("✗ run"), tampered.stdout)
     }
+
+    /// The database's disk fills up under a run: the batch is not recorded, and the run stops
+    /// with `pg.diskFull` (the proofs' table is put on a tablespace already full).
+    func testAFullDiskStopsTheRunWithItsCodeRecordingNothing() throws {
+        let uri = try database()
+        let db = clusterURI.with(database: try XCTUnwrap(uri.database)).text
+        let store = try PostgresStore(uri: uri)
+        let filesystem = try SmallFilesystem(megabytes: 2)
+        let tablespace = "full_" + UUID().uuidString.prefix(8).lowercased()
+        let admin = try PostgresConnection(try PostgresURI(clusterURI.text))
+        try admin.executeScript("CREATE TABLESPACE \(tablespace) LOCATION '\(filesystem.path)'")
+        // Emptied and dropped before the filesystem is unmounted (when the test returns).
+        defer {
+            try? store.executeUnchecked("DROP TABLE IF EXISTS filler; ALTER TABLE proof_chunk SET TABLESPACE pg_default")
+            try? admin.executeScript("DROP TABLESPACE IF EXISTS \(tablespace)")
+            withExtendedLifetime(filesystem) {}
+        }
+        try store.executeUnchecked("ALTER TABLE proof_chunk SET TABLESPACE \(tablespace)")
+        try store.executeUnchecked("CREATE TABLE filler (pad text) TABLESPACE \(tablespace)")
+        // Fills the tablespace: the failed insert leaves its pages behind.
+        XCTAssertThrowsError(try store.executeUnchecked(
+            "INSERT INTO filler SELECT repeat(md5(g::text), 40) FROM generate_series(1, 100000) g"))
+
+        let result = try CLI.run(samples + ["--out", temporaryFolder(), "--db", db])
+        XCTAssertEqual(result.status, 2, result.stderr)
+        XCTAssertTrue(result.stderr.contains("pg.diskFull"), result.stderr)
+        XCTAssertEqual(try store.query("SELECT count(*) FROM txn"), [[.integer(0)]], "the batch was not recorded")
+        XCTAssertEqual(try store.query("SELECT count(*) FROM proof_chunk"), [[.integer(0)]])
+    }
 }
