@@ -144,15 +144,17 @@ package final class Orchestrator: Sendable {
             ("freshFor", .raw("\(configuration.freshFor)")), ("keepValues", .bool(configuration.keepValues)),
             ("imageLimit", .int(Int64(configuration.imageLimit))),
         ])
-        do {
-            // A queued run was begun by `queue add`; its workers only record into it.
-            if configuration.queuedRunID == nil { try store.beginRun(RunInfo(
-                id: runID, startedAt: Date(), verificationTime: verificationTime, verificationTimeIsNow: isNow,
-                trustSnapshotHash: trust.snapshotHash, contextHash: contextHash, optionsJSON: options,
-                processorVersion: ProcessorInfo.version, inputs: configuration.inputs,
-                proofFile: signer.map { _ in ProveStage.relativePath(runID: runID) }, trustItems: trustMaterial.items)) }
-        } catch {
-            throw PipelineSetupError("cannot write the run to \(configuration.storeLocation): \(error)")
+        // A queued run was begun by `queue add`; its workers only record into it.
+        if configuration.queuedRunID == nil {
+            do {
+                try store.beginRun(RunInfo(
+                    id: runID, startedAt: Date(), verificationTime: verificationTime, verificationTimeIsNow: isNow,
+                    trustSnapshotHash: trust.snapshotHash, contextHash: contextHash, optionsJSON: options,
+                    processorVersion: ProcessorInfo.version, inputs: configuration.inputs,
+                    proofFile: signer.map { _ in ProveStage.relativePath(runID: runID) }, trustItems: trustMaterial.items))
+            } catch {
+                throw PipelineSetupError("cannot write the run to \(configuration.storeLocation): \(error)")
+            }
         }
         let prove: ProveStage?
         do {
