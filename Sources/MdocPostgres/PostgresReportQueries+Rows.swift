@@ -9,12 +9,7 @@ extension PostgresReportQueries {
             rows.append(ReportChangeRow(cells: row))
             verifications.append((row.int64(14) ?? 0, row.int64(15) ?? 0))
         }
-        var snapshots: [String: [TrustItem]] = [:]
-        for index in rows.indices {
-            rows[index].trustChanges = try trustChanges(
-                previous: verifications[index].previous, current: verifications[index].current,
-                previousRun: rows[index].previousRunID, run: rows[index].runID, snapshots: &snapshots)
-        }
+        try addTrustChanges(to: &rows, verifications: verifications)
         return rows
     }
 

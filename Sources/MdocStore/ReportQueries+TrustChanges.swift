@@ -21,6 +21,17 @@ extension TrustChangeSource {
         """
     }
 
+    /// Sets the trust changes of each of `rows` (``ReportQueries/changes(limit:)``' rows), whose
+    /// previous and current verifications are `verifications`, in the same order.
+    package func addTrustChanges(to rows: inout [ReportChangeRow], verifications: [(previous: Int64, current: Int64)]) throws {
+        var snapshots: [String: [TrustItem]] = [:]
+        for (index, verification) in zip(rows.indices, verifications) {
+            rows[index].trustChanges = try trustChanges(
+                previous: verification.previous, current: verification.current,
+                previousRun: rows[index].previousRunID, run: rows[index].runID, snapshots: &snapshots)
+        }
+    }
+
     /// The trust changes behind a changed verdict: what changed between the snapshots of the runs
     /// of its two verifications (`previous`, `current`) that concerns the transaction — its IACAs
     /// and the lists they came from, the CRLs they issue, the status tokens of its MSO's uris —

@@ -53,13 +53,7 @@ final class PostgresVerifyCLITests: PostgresTestCase {
         }
         try refused("postgresql://postgres:hunter2@127.0.0.1:\(try closedLoopbackPort())/postgres", "pg.unreachable")
 
-        let role = "verify_" + UUID().uuidString.prefix(8).lowercased()
-        let admin = try PostgresConnection(try PostgresURI(clusterURI.text))
-        try admin.executeScript("""
-            DO $$ BEGIN CREATE ROLE password_login NOLOGIN; EXCEPTION WHEN duplicate_object THEN NULL; END $$;
-            CREATE ROLE \(role) LOGIN PASSWORD 'right' IN ROLE password_login
-            """)
-        addTeardownBlock { try? admin.executeScript("DROP ROLE IF EXISTS \(role)") }
+        let role = try passwordRole("right", prefix: "verify")
         try refused(clusterURI.with(user: role, password: "hunter2").text, "pg.authentication")
 
         let uri = try database()

@@ -82,13 +82,7 @@ final class PostgresStoreTests: PostgresTestCase {
         assertPostgresError(.unreachable) {
             _ = try PostgresStore(uri: try PostgresURI("postgresql://postgres@127.0.0.1:\(port)/postgres"))
         }
-        let role = "store_" + UUID().uuidString.prefix(8).lowercased()
-        let admin = try PostgresConnection(try PostgresURI(clusterURI.text))
-        try admin.executeScript("""
-            DO $$ BEGIN CREATE ROLE password_login NOLOGIN; EXCEPTION WHEN duplicate_object THEN NULL; END $$;
-            CREATE ROLE \(role) LOGIN PASSWORD 'right' IN ROLE password_login
-            """)
-        addTeardownBlock { try? admin.executeScript("DROP ROLE IF EXISTS \(role)") }
+        let role = try passwordRole("right", prefix: "store")
         let saved = ProcessInfo.processInfo.environment["PGPASSWORD"]
         unsetenv("PGPASSWORD")
         defer { if let saved { setenv("PGPASSWORD", saved, 1) } }
