@@ -257,7 +257,7 @@ let package = Package(
             dependencies: ["MdocReports", "MdocPipeline", "MdocSamples", "MdocStore", "MdocTestSupport"]),
         .testTarget(
             name: "MdocPostgresTests",
-            dependencies: ["MdocPostgres", "MdocPostgresTestSupport", "MdocStore", "MdocReports", "MdocChecks"]),
+            dependencies: ["MdocPostgres", "MdocPostgresTestSupport", "MdocStore", "MdocReports", "MdocChecks", "MdocPipeline"]),
         .testTarget(name: "DeploymentTests", dependencies: ["MdocPostgresTestSupport"]),
     ]
 )

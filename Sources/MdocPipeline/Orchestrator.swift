@@ -26,7 +26,7 @@ package final class Orchestrator: Sendable {
     package let readerTrust: TrustStore?
     /// The signed lists and status tokens, and the trust snapshot item by item (TrustPreflight.swift).
     package let trustMaterial: RunTrustMaterial
-    package let store: ReportStore
+    package let store: any PipelineStore
     package let signer: ProofSigner?
     /// Runs left "running" by a killed process, marked interrupted by this pre-flight.
     package let interruptedRuns: [String]
@@ -56,8 +56,7 @@ package final class Orchestrator: Sendable {
         self.configuration = configuration
         self.verificationTime = configuration.verificationTime ?? now
         self.isNow = configuration.verificationTime == nil
-        let stamp = RFC3339.format(now).replacingOccurrences(of: ":", with: "").replacingOccurrences(of: "-", with: "")
-        self.runID = "\(stamp)-\(hexString(SecureRandom.bytes(3)))"
+        self.runID = configuration.queuedRunID ?? Self.newRunID(now: now)
         self.trust = preflight.trust
         self.readerTrust = preflight.readerTrust
         self.trustMaterial = preflight.trustMaterial
@@ -82,6 +81,12 @@ package final class Orchestrator: Sendable {
         self.record = RecordStage(
             store: store, runID: runID, verificationTime: verificationTime, trustSnapshotHash: trust.snapshotHash,
             keepValues: configuration.keepValues, keepPortraits: configuration.keepPortraits)
+    }
+
+    /// A new run's id: its start instant, and 6 random hex digits.
+    static func newRunID(now: Date) -> String {
+        let stamp = RFC3339.format(now).replacingOccurrences(of: ":", with: "").replacingOccurrences(of: "-", with: "")
+        return "\(stamp)-\(hexString(SecureRandom.bytes(3)))"
     }
 
     /// Asks a running ``run(onEvent:)`` to stop (Ctrl-C): no further input is read; the batch
@@ -142,21 +147,24 @@ package final class Orchestrator: Sendable {
             ("freshFor", .raw("\(configuration.freshFor)")), ("keepValues", .bool(configuration.keepValues)),
             ("imageLimit", .int(Int64(configuration.imageLimit))),
         ])
-        do {
-            try store.beginRun(RunInfo(
-                id: runID, startedAt: Date(), verificationTime: verificationTime, verificationTimeIsNow: isNow,
-                trustSnapshotHash: trust.snapshotHash, contextHash: contextHash, optionsJSON: options,
-                processorVersion: ProcessorInfo.version, inputs: configuration.inputs,
-                proofFile: signer.map { _ in ProveStage.relativePath(runID: runID) }, trustItems: trustMaterial.items))
-        } catch {
-            throw PipelineSetupError("cannot write the run to \(configuration.resolvedDatabasePath): \(error)")
+        // A queued run was begun by `queue add`; its workers only record into it.
+        if configuration.queuedRunID == nil {
+            do {
+                try store.beginRun(RunInfo(
+                    id: runID, startedAt: Date(), verificationTime: verificationTime, verificationTimeIsNow: isNow,
+                    trustSnapshotHash: trust.snapshotHash, contextHash: contextHash, optionsJSON: options,
+                    processorVersion: ProcessorInfo.version, inputs: configuration.inputs,
+                    proofFile: signer.map { _ in ProveStage.relativePath(runID: runID) }, trustItems: trustMaterial.items))
+            } catch {
+                throw PipelineSetupError("cannot write the run to \(configuration.storeLocation): \(error)")
+            }
         }
         let prove: ProveStage?
         do {
             prove = try signer.map {
                 try ProveStage(
                     signer: $0, runID: runID, outDirectory: configuration.outDirectory, trustSnapshot: trust.snapshotHash,
-                    trustLists: trustMaterial.proofLists, verificationTime: verificationTime)
+                    trustLists: trustMaterial.proofLists, verificationTime: verificationTime, signedOnly: store.placesProofs)
             }
         } catch {
             do {
@@ -211,13 +219,22 @@ package final class Orchestrator: Sendable {
         if let failure = batch.judged.lazy.compactMap(\.failure).first {
             throw PipelineSetupError("cannot sign a proof (\(failure)); this batch was not recorded: run the same command again once fixed (it resumes)")
         }
-        let placed = try prove?.append(batch.judged)
+        let placed = store.placesProofs ? nil : try prove?.append(batch.judged, keepingBytes: store.keepsProofs)
+        var signed: [String: ProofRecord] = [:]
+        if store.placesProofs {
+            for judged in batch.judged {
+                guard let proof = judged.signed else { continue }
+                signed[judged.transactionID] = ProofRecord(bytes: proof.bytes, sha256: hexString(proof.sha256))
+            }
+        }
         if let sealing { try seal(batch.judged, with: sealing) }
         var failures: [MdocStore.IngestFailure] = []
         for case .failure(let source, let code, let reason) in batch.items {
             failures.append(IngestFailure(source: source, code: code, reason: reason))
         }
-        try record.record(batch.judged, proofs: placed?.locations ?? [:], failures: failures, proofFileLength: placed?.length)
+        try record.record(
+            batch.judged, proofs: placed?.locations ?? [:], failures: failures, proofFileLength: placed?.length,
+            proofBytes: placed?.bytes, signedProofs: signed)
         var judged = batch.judged.makeIterator()
         var allValid = true
         for item in batch.items {
@@ -256,13 +273,19 @@ package final class Orchestrator: Sendable {
     private func end(interrupted: Bool) throws -> RunResult {
         let prove = self.prove
         let allValid = running.withLock { $0.allValid }
+        if configuration.queuedRunID != nil {
+            // A worker's part of a queued run: the run goes on (the last worker finishes it).
+            return RunResult(
+                runID: runID, summary: try store.runSummary(runID: runID, topFailingChecks: 10), manifestPath: nil,
+                databasePath: configuration.storeLocation, proofCount: 0, allValid: allValid, interrupted: interrupted)
+        }
         if interrupted {
             prove?.close()
             do {
                 try store.interruptRun(id: runID, reason: "stopped on request (interrupt signal)")
                 return RunResult(
-                    runID: runID, summary: try store.runSummary(runID: runID), manifestPath: nil,
-                    databasePath: configuration.resolvedDatabasePath, proofCount: prove?.proofCount ?? 0, allValid: false,
+                    runID: runID, summary: try store.runSummary(runID: runID, topFailingChecks: 10), manifestPath: nil,
+                    databasePath: configuration.storeLocation, proofCount: prove?.proofCount ?? 0, allValid: false,
                     interrupted: true)
             } catch {
                 throw PipelineSetupError("cannot record the interruption in the report database: \(error)")
@@ -270,12 +293,13 @@ package final class Orchestrator: Sendable {
         }
         let manifest = try prove?.finish()
         do {
+            if let manifest, store.keepsProofs { try store.recordManifest(runID: runID, bytes: manifest.bytes) }
             try store.finishRun(
                 id: runID, finishedAt: Date(), manifestPath: manifest?.manifestPath, merkleRoot: manifest?.merkleRoot,
                 proofCount: prove?.proofCount ?? 0)
             return RunResult(
-                runID: runID, summary: try store.runSummary(runID: runID), manifestPath: manifest?.manifestPath,
-                databasePath: configuration.resolvedDatabasePath, proofCount: prove?.proofCount ?? 0, allValid: allValid)
+                runID: runID, summary: try store.runSummary(runID: runID, topFailingChecks: 10), manifestPath: manifest?.manifestPath,
+                databasePath: configuration.storeLocation, proofCount: prove?.proofCount ?? 0, allValid: allValid)
         } catch {
             throw PipelineSetupError("cannot finish the run in the report database: \(error)")
         }

@@ -23,6 +23,8 @@ struct Preflight {
     let readerKeyPEM: [UInt8]?
     let scanKeyBytes: [UInt8]?
     let scanKey: PublicKey?
+    /// The server store, opened (and its schema checked) by the pre-flight; `nil` for a SQLite file.
+    let serverStore: (any PipelineStore)?
 
     /// Checks everything, creating nothing.
     init(_ configuration: RunConfiguration) throws {
@@ -60,7 +62,16 @@ struct Preflight {
             throw PipelineSetupError("cannot use the output folder \(out) (\(problem)): pass another --out")
         }
         identity = try Self.identity(configuration)
-        try Self.checkStore(configuration.resolvedDatabasePath)
+        if let server = configuration.serverStore {
+            do {
+                serverStore = try server.open()
+            } catch {
+                throw PipelineSetupError("cannot use the report database \(server.location): \(error)")
+            }
+        } else {
+            try Self.checkStore(configuration.resolvedDatabasePath)
+            serverStore = nil
+        }
     }
 
     /// Creates what the run needs, in order: the output folder, the local signing identity,
@@ -78,13 +89,13 @@ struct Preflight {
                 throw PipelineSetupError("\(error)")
             }
         }
-        let store: ReportStore
+        let store: any PipelineStore
         let interrupted: [String]
         do {
-            store = try ReportStore(path: configuration.resolvedDatabasePath)
+            store = try serverStore ?? ReportStore(path: configuration.resolvedDatabasePath)
             interrupted = try store.markInterruptedRuns()
         } catch {
-            throw PipelineSetupError("cannot open the report database \(configuration.resolvedDatabasePath): \(error)")
+            throw PipelineSetupError("cannot open the report database \(configuration.storeLocation): \(error)")
         }
         let cuts = try TornTails.cut(store: store, outDirectory: out)
         return RunResources(
@@ -202,7 +213,7 @@ struct Preflight {
 /// What a run uses once its pre-flight passed and what it needs exists.
 struct RunResources: Sendable {
     let preflight: Preflight
-    let store: ReportStore
+    let store: any PipelineStore
     let signer: ProofSigner?
     let interruptedRuns: [String]
     let tailsCut: TornTails.Outcome

@@ -20,7 +20,8 @@ final class ProveStage: Sendable {
     let verificationTime: Date
     /// The run file, relative to the output folder.
     let relativePath: String
-    private let writer: RunFileWriter
+    /// `nil` when the store places the proofs itself (``signedOnly``).
+    private let writer: RunFileWriter?
 
     private struct Appended {
         /// Every proof appended, in order: what the manifest commits to.
@@ -35,10 +36,11 @@ final class ProveStage: Sendable {
     private let signedInRun = Mutex<[String: String]>([:])
     private let appended = Mutex(Appended())
 
-    /// Creates the run's file (and `<out>/proofs/`); an existing file is never reused.
+    /// Creates the run's file (and `<out>/proofs/`); an existing file is never reused. With
+    /// `signedOnly`, no file: the proofs are signed, and the store places them (a worker's).
     init(
         signer: ProofSigner, runID: String, outDirectory: String, trustSnapshot: String,
-        trustLists: [ProofEvidence.TrustList] = [], verificationTime: Date
+        trustLists: [ProofEvidence.TrustList] = [], verificationTime: Date, signedOnly: Bool = false
     ) throws {
         self.signer = signer
         self.runID = runID
@@ -47,6 +49,10 @@ final class ProveStage: Sendable {
         self.trustLists = trustLists
         self.verificationTime = verificationTime
         relativePath = Self.relativePath(runID: runID)
+        guard !signedOnly else {
+            writer = nil
+            return
+        }
         let folder = (outDirectory as NSString).appendingPathComponent("proofs")
         do {
             try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
@@ -134,8 +140,9 @@ final class ProveStage: Sendable {
 
     /// Appends the batch's proofs (signed now, or reused) in input order, each reference code
     /// once per run, and flushes them: the batch may then be committed. Returns where the proof
-    /// of each transaction of the batch is (by transaction id) and the file's length.
-    func append(_ batch: [Judged]) throws -> (locations: [String: ProofLocation], length: Int) {
+    /// of each transaction of the batch is (by transaction id), the file's length, and with
+    /// `keepingBytes` the bytes appended, at their offset (for a store that keeps them).
+    func append(_ batch: [Judged], keepingBytes: Bool = false) throws -> Appending {
         var proofs: [SignedProof] = []
         var wanted: [(id: String, code: String)] = []
         var taken = Set<String>()
@@ -148,7 +155,9 @@ final class ProveStage: Sendable {
                 wanted.append((judged.transactionID, code))
             }
         }
-        guard !wanted.isEmpty else { return ([:], writer.length) }
+        guard let writer else { throw PipelineSetupError("this run's proofs are placed by its store, not appended to a file") }
+        let offset = writer.length
+        guard !wanted.isEmpty else { return Appending(locations: [:], length: offset, bytes: nil) }
         let placed: [RunFile.Location]
         do {
             placed = proofs.isEmpty ? [] : try writer.append(proofs)
@@ -171,7 +180,15 @@ final class ProveStage: Sendable {
             locations[id] = ProofLocation(
                 file: relativePath, offset: Int64(location.offset), length: Int64(location.length), sha256: hexString(location.sha256))
         }
-        return (locations, writer.length)
+        let bytes = keepingBytes && !proofs.isEmpty ? (Int64(offset), proofs.flatMap(\.bytes)) : nil
+        return Appending(locations: locations, length: writer.length, bytes: bytes)
+    }
+
+    /// What ``append(_:keepingBytes:)`` placed.
+    struct Appending {
+        var locations: [String: ProofLocation]
+        var length: Int
+        var bytes: (offset: Int64, bytes: [UInt8])?
     }
 
     /// How many proofs the run file holds.
@@ -181,8 +198,9 @@ final class ProveStage: Sendable {
 
     /// Closes the run file and writes the signed run manifest, `<out>/runs/<run>.cose`,
     /// committing to every proof appended; its path and Merkle root (hex).
-    func finish() throws -> (manifestPath: String, merkleRoot: String) {
+    func finish() throws -> (manifestPath: String, merkleRoot: String, bytes: [UInt8]) {
         let locations = appended.withLock { $0.locations }
+        guard let writer else { throw PipelineSetupError("this run's manifest is signed once its every item is done") }
         do {
             try writer.close()
             let manifest = try RunManifest(runID: runID, createdAt: Date(), runFileLength: writer.length, proofs: locations)
@@ -191,7 +209,7 @@ final class ProveStage: Sendable {
             try FileManager.default.createDirectory(
                 atPath: (path as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
             try Data(bytes).write(to: URL(fileURLWithPath: path), options: .atomic)
-            return (path, hexString(manifest.merkleRoot))
+            return (path, hexString(manifest.merkleRoot), bytes)
         } catch {
             throw PipelineSetupError("cannot write the run manifest: \(error)")
         }
@@ -199,6 +217,6 @@ final class ProveStage: Sendable {
 
     /// Closes the run file (flushed) without a manifest: the run was stopped.
     func close() {
-        try? writer.close()
+        try? writer?.close()
     }
 }

@@ -9,7 +9,7 @@ internal import MdocVerification
 /// each batch written to it in one database transaction, with where its proofs are and the
 /// length of the run file once they are in it.
 struct RecordStage: Sendable {
-    let store: ReportStore
+    let store: any PipelineStore
     let runID: String
     let verificationTime: Date
     let trustSnapshotHash: String
@@ -76,7 +76,8 @@ struct RecordStage: Sendable {
     /// result's link, each ingest failure, and the run file's length once the batch's proofs
     /// are in it. All or nothing.
     func record(
-        _ batch: [Judged], proofs: [String: ProofLocation], failures: [MdocStore.IngestFailure], proofFileLength: Int?
+        _ batch: [Judged], proofs: [String: ProofLocation], failures: [MdocStore.IngestFailure], proofFileLength: Int?,
+        proofBytes: (offset: Int64, bytes: [UInt8])? = nil, signedProofs: [String: ProofRecord] = [:]
     ) throws {
         var outcomes: [TransactionOutcome] = []
         var reused: [ReusedResult] = []
@@ -91,7 +92,8 @@ struct RecordStage: Sendable {
         }
         do {
             try store.record(
-                StoreBatch(outcomes: outcomes, reused: reused, ingestFailures: failures, proofFileLength: proofFileLength.map(Int64.init)),
+                StoreBatch(outcomes: outcomes, reused: reused, ingestFailures: failures, proofFileLength: proofFileLength.map(Int64.init),
+                           proofBytes: proofBytes, signedProofs: signedProofs),
                 runID: runID)
         } catch {
             throw PipelineSetupError(

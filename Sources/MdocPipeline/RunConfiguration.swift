@@ -1,6 +1,7 @@
 package import Foundation
 package import MdocChecks
 package import MdocIngest
+package import MdocStore
 
 /// Everything a run is told on the command line.
 package struct RunConfiguration: Sendable {
@@ -22,6 +23,12 @@ package struct RunConfiguration: Sendable {
     package var verificationTime: Date?
     package var outDirectory: String
     package var databasePath: String?
+    /// The store when it is not a SQLite file (`--db postgresql://…`); `nil` for the file at
+    /// ``resolvedDatabasePath``.
+    package var serverStore: ServerStore?
+    /// The queued run a worker verifies items of (`mdocverify worker`): the run exists already
+    /// (``verificationTime`` is its), and the worker neither begins nor finishes it.
+    package var queuedRunID: String?
     package var jobs: Int
     package var force: Bool
     /// How long a result verified "now" may be reused (`--fresh-for`).
@@ -62,6 +69,22 @@ package struct RunConfiguration: Sendable {
 
     package var resolvedDatabasePath: String {
         databasePath ?? (outDirectory as NSString).appendingPathComponent("mdocverify.sqlite")
+    }
+
+    /// Where the store is, for messages and the run's summary (a server's URI without its password).
+    package var storeLocation: String { serverStore?.location ?? resolvedDatabasePath }
+}
+
+/// A store on a database server: where it is (without a password), and how to open it, which
+/// the pre-flight does first (an unreachable server, wrong credentials or a newer schema stop
+/// the run before anything is created).
+package struct ServerStore: Sendable {
+    package let location: String
+    package let open: @Sendable () throws -> any PipelineStore
+
+    package init(location: String, open: @escaping @Sendable () throws -> any PipelineStore) {
+        self.location = location
+        self.open = open
     }
 }
 

@@ -31,7 +31,7 @@ package enum TornTails {
     /// committed length, each cut audited as `proof.tornTailCut`; the file of a run that
     /// committed no batch is removed once empty. Runs still running (in another process) or
     /// finished are left alone.
-    static func cut(store: ReportStore, outDirectory: String) throws -> Outcome {
+    static func cut(store: any PipelineStore, outDirectory: String) throws -> Outcome {
         var outcome = Outcome()
         let files: [RunProofFile]
         do {

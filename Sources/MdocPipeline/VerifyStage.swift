@@ -54,14 +54,14 @@ final class VerifyStage: Sendable {
         let contextHash: String
     }
 
-    let store: ReportStore
+    let store: any PipelineStore
     let context: TransactionContext
     let jobs: BoundedConcurrency
     let reusePolicy: ReusePolicy?
     /// The first transaction of this run to present each DeviceResponse (by its SHA-256).
     private let firstPresentations = Mutex<[[UInt8]: String]>([:])
 
-    init(store: ReportStore, context: TransactionContext, jobs: BoundedConcurrency, reusePolicy: ReusePolicy?) {
+    init(store: any PipelineStore, context: TransactionContext, jobs: BoundedConcurrency, reusePolicy: ReusePolicy?) {
         self.store = store
         self.context = context
         self.jobs = jobs

@@ -4,9 +4,12 @@ import MdocStore
 extension PostgresReportQueries {
     func changes(limit: Int) throws -> [ReportChangeRow] {
         var rows: [ReportChangeRow] = []
+        var verifications: [(previous: Int64, current: Int64)] = []
         try forEachRow(ReportQueries.changesSQL(limit: "$1"), [.int64(Int64(limit))]) { row in
             rows.append(ReportChangeRow(cells: row))
+            verifications.append((row.int64(14) ?? 0, row.int64(15) ?? 0))
         }
+        try addTrustChanges(to: &rows, verifications: verifications)
         return rows
     }
 
@@ -136,4 +139,23 @@ struct PostgresRowCells: ReportRowCells {
         return try? Int64(postgres: cell)
     }
 
+}
+
+extension PostgresReportQueries: TrustChangeSource {
+    func trustItems(runID: String) throws -> [TrustItem] { try PostgresStore.trustItems(runID: runID, on: connection) }
+
+    func issuers(_ first: Int64, _ second: Int64) throws -> (anchors: Set<String>, subjects: Set<String>) {
+        var anchors = Set<String>()
+        var subjects = Set<String>()
+        try forEachRow(Self.issuersSQL("$1", "$2"), [.int64(first), .int64(second)]) { row in
+            if let fingerprint = row.hex(0) { anchors.insert(fingerprint) }
+            if let subject = row.text(1) { subjects.insert(subject) }
+        }
+        return (anchors, subjects)
+    }
+
+    func storedResults(verificationID id: Int64) throws -> Data? {
+        try connection.execute("SELECT results FROM check_results WHERE verification_id = $1", [.int64(id)])
+            .rows.first.map { Data(try $0.decode(0, as: [UInt8].self)) }
+    }
 }

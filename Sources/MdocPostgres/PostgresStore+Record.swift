@@ -53,6 +53,9 @@ extension PostgresStore: RecordingStore {
                 detailsJSON: StoreAudit.runResumed(previousStatus: existing))
         } else {
             try insert(row, into: "run", on: connection)
+            for item in try TrustItem.rows(run.trustItems, runID: run.id) {
+                try insert(item, into: "trust_item", on: connection)
+            }
             audit.add(event: "run.started", runID: run.id, transactionID: nil, detailsJSON: startedDetails)
         }
     }
@@ -120,7 +123,9 @@ extension PostgresStore: RecordingStore {
         where count > limit {
             throw StoreError(.batchTooLarge, "\(count) \(what) in one batch; at most \(limit)")
         }
-        let outcomes = try batch.outcomes.map(ExportedOutcome.init)
+        // Outcomes with a proof the store places are converted once placed (``placeProofs``).
+        let placing = !batch.signedProofs.isEmpty
+        let outcomes = placing ? [] : try batch.outcomes.map(ExportedOutcome.init)
         let reused = try batch.reused.map { item in
             (sha256: try StoreText.sha256(item.transactionID, "the transaction id"), item: item)
         }
@@ -128,6 +133,7 @@ extension PostgresStore: RecordingStore {
         try Self.requireRunning(runID, on: connection)
         var writer = PostgresBatchWriter(connection: connection, runID: runID, at: at)
         for outcome in outcomes { try writer.record(outcome) }
+        if placing { try Self.placeProofs(batch, runID: runID, writer: &writer, on: connection) }
         for (sha256, item) in reused { try writer.link(item, sha256: sha256) }
         for failure in batch.ingestFailures { try writer.record(failure) }
         if let length = batch.proofFileLength {
@@ -135,7 +141,47 @@ extension PostgresStore: RecordingStore {
             try connection.execute(
                 "UPDATE run SET proof_file_length = $1 WHERE id = $2", [.int64(length), .text(runID)])
         }
+        if let chunk = batch.proofBytes, !chunk.bytes.isEmpty {
+            guard chunk.offset >= 0 else { throw StoreError(.invalidArgument, "proof offset \(chunk.offset) is negative") }
+            try connection.execute(
+                #"INSERT INTO proof_chunk (run_id, "offset", bytes) VALUES ($1, $2, $3) ON CONFLICT DO NOTHING"#,
+                [.text(runID), .int64(chunk.offset), .bytea(chunk.bytes)])
+        }
         try writer.audit.append(at: at, on: connection)
+    }
+
+    /// Records the outcomes of `batch`, appending the signed proof of each outcome recorded now
+    /// at the end of the run's proof file (`proof_chunk`), under a lock held to the commit: the
+    /// workers of a run append one after another, and a proof is in the file once.
+    static func placeProofs(
+        _ batch: StoreBatch, runID: String, writer: inout PostgresBatchWriter, on connection: PostgresConnection
+    ) throws {
+        try connection.execute("SELECT pg_advisory_xact_lock(hashtextextended($1, 1))", [.text(runID)])
+        let tail = try connection.execute(
+            #"""
+            SELECT r.proof_file, (SELECT coalesce(max(c."offset" + length(c.bytes)), 0) FROM proof_chunk c WHERE c.run_id = r.id)
+            FROM run r WHERE r.id = $1
+            """#,
+            [.text(runID)]
+        ).rows.first
+        guard let file = try tail?.decode(0, as: String?.self), let start = try tail?.decode(1, as: Int64.self) else {
+            throw StoreError(.invalidArgument, "run \(runID) has no proof file to append proofs to")
+        }
+        var appended: [UInt8] = []
+        for var outcome in batch.outcomes {
+            let proof = batch.signedProofs[outcome.transactionID]
+            if let proof {
+                outcome.proof = ProofLocation(
+                    file: file, offset: start + Int64(appended.count), length: Int64(proof.bytes.count), sha256: proof.sha256)
+            }
+            if try writer.record(ExportedOutcome(outcome)), let proof { appended += proof.bytes }
+        }
+        guard !appended.isEmpty else { return }
+        try connection.execute(
+            #"INSERT INTO proof_chunk (run_id, "offset", bytes) VALUES ($1, $2, $3)"#,
+            [.text(runID), .int64(start), .bytea(appended)])
+        try connection.execute(
+            "UPDATE run SET proof_file_length = $1 WHERE id = $2", [.int64(start + Int64(appended.count)), .text(runID)])
     }
 
     /// Throws unless run `runID` exists and is `running`; locks its row against a concurrent finish.

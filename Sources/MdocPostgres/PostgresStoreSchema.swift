@@ -11,7 +11,7 @@ enum PostgresStoreSchema {
     static let versionTable = PostgresSchemaVersion(table: "mdocverify_schema")
 
     /// The migrations this build knows, in order; migration `i` brings the schema to version `i + 1`.
-    static let migrations = [v1]
+    static let migrations = [v1, v2, v3]
 
     /// The schema version this build writes.
     static var version: Int { migrations.count }
@@ -233,5 +233,41 @@ enum PostgresStoreSchema {
           CHECK ((state = 'leased') = (lease_expires IS NOT NULL AND leased_by IS NOT NULL))
         );
         CREATE INDEX work_item_claimable ON work_item(run_id, id) WHERE state IN ('pending', 'leased');
+        """#
+
+    /// Migration "v2". Frozen. The trust snapshot of each run, item by item (the SQLite store's
+    /// `trust_item`): what `trust diff` and a report's changed verdicts name.
+    static let v2 = #"""
+        CREATE TABLE trust_item (
+          run_id text COLLATE "C" NOT NULL REFERENCES run(id),
+          seq        bigint NOT NULL CHECK (seq >= 0),
+          kind text COLLATE "C" NOT NULL
+            CHECK (kind IN ('anchor', 'readerAnchor', 'vical', 'rical', 'crl', 'statusList', 'identifierList')),
+          sha256 bytea NOT NULL CHECK (length(sha256) = 32),
+          name text COLLATE "C" NOT NULL,
+          source text COLLATE "C" NOT NULL,
+          file text COLLATE "C",
+          doc_types text COLLATE "C",
+          issue_id text COLLATE "C" CHECK (issue_id ~ '^[0-9]+$'),
+          issued_at text COLLATE "C" CHECK (mdocverify_is_instant(issued_at)),
+          expires_at text COLLATE "C" CHECK (mdocverify_is_instant(expires_at)),
+          PRIMARY KEY (run_id, seq)
+        );
+        """#
+
+    /// Migration "v3". Frozen. The runs' proofs and manifests, for workers that share no folder:
+    /// each batch's bytes of the run's proof file at their offset (the file is their
+    /// concatenation), and the signed manifest of a finished run.
+    static let v3 = #"""
+        CREATE TABLE proof_chunk (
+          run_id text COLLATE "C" NOT NULL REFERENCES run(id),
+          "offset" bigint NOT NULL CHECK ("offset" >= 0),
+          bytes    bytea  NOT NULL CHECK (length(bytes) > 0),
+          PRIMARY KEY (run_id, "offset")
+        );
+        CREATE TABLE run_manifest (
+          run_id text COLLATE "C" NOT NULL PRIMARY KEY REFERENCES run(id),
+          bytes  bytea NOT NULL CHECK (length(bytes) > 0)
+        );
         """#
 }

@@ -83,7 +83,7 @@ extension PostgresStore {
         }
     }
 
-    /// The queued run `id` with its options and trust snapshot, `nil` when none.
+    /// The queued run `id` with its options and trust snapshot (item by item too), `nil` when none.
     package func queuedRun(_ id: String) throws -> QueuedRun? {
         try withConnection { connection in
             guard let row = try connection.execute(
@@ -105,7 +105,8 @@ extension PostgresStore {
                     id: try row.decode(0), startedAt: try date(1), verificationTime: try date(2),
                     verificationTimeIsNow: try row.decode(3), trustSnapshotHash: StoreText.hex(try row.decode(4)),
                     contextHash: try row.decode(5, as: [UInt8]?.self).map(StoreText.hex), optionsJSON: try row.decode(6),
-                    processorVersion: try row.decode(7), inputs: inputs, proofFile: try row.decode(9)),
+                    processorVersion: try row.decode(7), inputs: inputs, proofFile: try row.decode(9),
+                    trustItems: try Self.trustItems(runID: id, on: connection)),
                 trustSnapshot: try row.decode(10))
         }
     }

@@ -165,12 +165,7 @@ extension ReportQueries {
             verifications.append((row.int64(14) ?? 0, row.int64(15) ?? 0))
         }
         // The trust change behind each (ReportQueries+TrustChanges.swift).
-        var snapshots: [String: [TrustItem]] = [:]
-        for index in rows.indices {
-            rows[index].trustChanges = try trustChanges(
-                previous: verifications[index].previous, current: verifications[index].current,
-                previousRun: rows[index].previousRunID, run: rows[index].runID, snapshots: &snapshots)
-        }
+        try addTrustChanges(to: &rows, verifications: verifications)
         return rows
     }
 

@@ -26,10 +26,7 @@ extension ReportStore {
     package func recordTornTailCut(runID: String, file: String, previousLength: Int, length: Int, removedSHA256: [UInt8]) throws {
         try appendAudit(
             event: "proof.tornTailCut", runID: runID, transactionID: nil,
-            detailsJSON: JSONText.object([
-                ("file", .string(file)), ("previousLength", .int(Int64(previousLength))), ("length", .int(Int64(length))),
-                ("removedBytes", .int(Int64(previousLength - length))), ("removedSHA256", .string(StoreHash.hex(Data(removedSHA256)))),
-            ]))
+            detailsJSON: StoreAudit.tornTailCut(file: file, previousLength: previousLength, length: length, removedSHA256: removedSHA256))
     }
 
     /// Walks the audit log in `seq` order: each row must follow the previous one (`seq` + 1),

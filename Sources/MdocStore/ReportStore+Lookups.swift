@@ -4,7 +4,7 @@ import MdocChecks
 
 extension ReportStore {
     /// The verifications run `:run` counts: those it made (`reused` 0) and those it reused (1).
-    static let runVerificationsSQL = """
+    package static let runVerificationsSQL = """
         SELECT id AS vid, 0 AS reused FROM verification WHERE run_id = :run
         UNION ALL
         SELECT verification_id, 1 FROM reused WHERE run_id = :run
@@ -67,7 +67,7 @@ extension ReportStore {
     }
 
     /// The `verification_time` bounds (store text) of a reusable verification.
-    static func reuseWindow(verificationTime: Date, freshFor: TimeInterval?) throws -> (lower: String, upper: String) {
+    package static func reuseWindow(verificationTime: Date, freshFor: TimeInterval?) throws -> (lower: String, upper: String) {
         let upper = try StoreTime.milliseconds(verificationTime)
         var lower = upper
         if let freshFor {
@@ -196,10 +196,28 @@ extension ProofEntry {
 extension PriorVerification {
     /// From the columns of ``ReportStore/priorVerifications(transactionIDs:trustSnapshotHash:verificationTime:freshFor:context:)``.
     init(row: Row) throws {
-        let verificationTimeText: String = try row.decode(atIndex: 3)
-        let captureText: String? = try row.decode(atIndex: 4)
-        let nowText: String = try row.decode(atIndex: 5)
-        let consentText: String = try row.decode(atIndex: 6)
+        var proof: ProofLocation?
+        if let file: String = try row.decode(atIndex: 8) {
+            proof = ProofLocation(
+                file: file, offset: try row.decode(atIndex: 9), length: try row.decode(atIndex: 10),
+                sha256: StoreHash.hex(try row.decode(Data.self, atIndex: 11)))
+        }
+        try self.init(
+            verificationID: try row.decode(atIndex: 0), transactionID: StoreHash.hex(try row.decode(Data.self, atIndex: 1)),
+            runID: try row.decode(atIndex: 2), verificationTimeText: try row.decode(atIndex: 3),
+            verdictAtCaptureText: try row.decode(atIndex: 4), verdictNowText: try row.decode(atIndex: 5),
+            consentStateText: try row.decode(atIndex: 6), dataKept: try row.decode(atIndex: 7),
+            referenceCode: try row.decode(atIndex: 12), proof: proof)
+    }
+
+    /// From the stored texts of a verification (either store's row).
+    ///
+    /// - Throws: ``StoreError/Code/corruptRow`` for a text the store never writes.
+    package init(
+        verificationID: Int64, transactionID: String, runID: String, verificationTimeText: String,
+        verdictAtCaptureText captureText: String?, verdictNowText nowText: String, consentStateText consentText: String,
+        dataKept: Bool, referenceCode: String, proof: ProofLocation?
+    ) throws {
         guard let verificationTime = StoreTime.date(verificationTimeText),
             let verdictNow = Verdict(rawValue: nowText),
             let consentState = ConsentState(rawValue: consentText)
@@ -211,16 +229,9 @@ extension PriorVerification {
             }
             verdictAtCapture = verdict
         }
-        var proof: ProofLocation?
-        if let file: String = try row.decode(atIndex: 8) {
-            proof = ProofLocation(
-                file: file, offset: try row.decode(atIndex: 9), length: try row.decode(atIndex: 10),
-                sha256: StoreHash.hex(try row.decode(Data.self, atIndex: 11)))
-        }
         self.init(
-            verificationID: try row.decode(atIndex: 0), transactionID: StoreHash.hex(try row.decode(Data.self, atIndex: 1)),
-            runID: try row.decode(atIndex: 2), verificationTime: verificationTime, verdictAtCapture: verdictAtCapture,
-            verdictNow: verdictNow, consentState: consentState, dataKept: try row.decode(atIndex: 7),
-            referenceCode: try row.decode(atIndex: 12), proof: proof)
+            verificationID: verificationID, transactionID: transactionID, runID: runID, verificationTime: verificationTime,
+            verdictAtCapture: verdictAtCapture, verdictNow: verdictNow, consentState: consentState, dataKept: dataKept,
+            referenceCode: referenceCode, proof: proof)
     }
 }

@@ -3,6 +3,22 @@ import GRDB
 import MdocChecks
 
 extension ReportStore {
+    /// The queries of ``runSummary(runID:topFailingChecks:)``, with the named parameters `:run`
+    /// and `:limit` (each store binds them in its dialect).
+    package static let runSummarySQL = (
+        verdicts: """
+            SELECT v.verdict_now, v.verdict_capture, s.reused, count(*)
+            FROM (\(runVerificationsSQL)) s JOIN verification v ON v.id = s.vid
+            GROUP BY v.verdict_now, v.verdict_capture, s.reused
+            """,
+        failing: """
+            SELECT f.check_id, count(DISTINCT f.verification_id) AS n
+            FROM (\(runVerificationsSQL)) s JOIN check_failure f ON f.verification_id = s.vid
+            GROUP BY f.check_id
+            ORDER BY n DESC, f.check_id
+            LIMIT :limit
+            """)
+
     /// What run `runID` did, aggregated in SQL: transactions touched and reused, verdict counts
     /// at both instants, ingest failures, and the `topFailingChecks` check ids failed by the
     /// most transactions.
@@ -21,51 +37,22 @@ extension ReportStore {
             guard let status = RunStatus(rawValue: statusText) else {
                 throw StoreError(.corruptRow, "run \(runID) has status \(statusText)")
             }
-            var summary = RunSummary(
-                runID: runID, status: status, transactions: 0, reused: 0,
-                verdictNow: Dictionary(uniqueKeysWithValues: Verdict.allCases.map { ($0, 0) }),
-                verdictAtCapture: Dictionary(uniqueKeysWithValues: Verdict.allCases.map { ($0, 0) }),
-                noCaptureVerdict: 0, ingestFailures: 0, topFailingChecks: [])
+            var summary = RunSummary(runID: runID, status: status)
 
             let verdictRows = try Row.fetchAll(
                 db,
-                sql: """
-                    SELECT v.verdict_now, v.verdict_capture, s.reused, count(*)
-                    FROM (\(Self.runVerificationsSQL)) s JOIN verification v ON v.id = s.vid
-                    GROUP BY v.verdict_now, v.verdict_capture, s.reused
-                    """,
+                sql: Self.runSummarySQL.verdicts,
                 arguments: ["run": runID])
             for row in verdictRows {
-                let nowText: String = try row.decode(atIndex: 0)
-                let captureText: String? = try row.decode(atIndex: 1)
-                let reused: Bool = try row.decode(atIndex: 2)
-                let count: Int = try row.decode(atIndex: 3)
-                guard let now = Verdict(rawValue: nowText) else {
-                    throw StoreError(.corruptRow, "verdict_now \(nowText)")
-                }
-                summary.transactions += count
-                if reused { summary.reused += count }
-                summary.verdictNow[now, default: 0] += count
-                if let captureText {
-                    guard let capture = Verdict(rawValue: captureText) else {
-                        throw StoreError(.corruptRow, "verdict_capture \(captureText)")
-                    }
-                    summary.verdictAtCapture[capture, default: 0] += count
-                } else {
-                    summary.noCaptureVerdict += count
-                }
+                try summary.count(
+                    verdictNowText: try row.decode(atIndex: 0), verdictAtCaptureText: try row.decode(atIndex: 1),
+                    reused: try row.decode(atIndex: 2), count: try row.decode(atIndex: 3))
             }
             summary.ingestFailures =
                 try Int.fetchOne(db, sql: "SELECT count(*) FROM ingest_failure WHERE run_id = ?", arguments: [runID]) ?? 0
             let failing = try Row.fetchAll(
                 db,
-                sql: """
-                    SELECT f.check_id, count(DISTINCT f.verification_id) AS n
-                    FROM (\(Self.runVerificationsSQL)) s JOIN check_failure f ON f.verification_id = s.vid
-                    GROUP BY f.check_id
-                    ORDER BY n DESC, f.check_id
-                    LIMIT :limit
-                    """,
+                sql: Self.runSummarySQL.failing,
                 arguments: ["run": runID, "limit": limit])
             summary.topFailingChecks = try failing.map { row in
                 FailingCheck(id: CheckID(try row.decode(String.self, atIndex: 0)), transactions: try row.decode(atIndex: 1))

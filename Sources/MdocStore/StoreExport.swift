@@ -142,6 +142,14 @@ package enum StoreAudit {
         ])
     }
 
+    /// `proof.tornTailCut` (``ReportStore/recordTornTailCut(runID:file:previousLength:length:removedSHA256:)``).
+    package static func tornTailCut(file: String, previousLength: Int, length: Int, removedSHA256: [UInt8]) -> String {
+        JSONText.object([
+            ("file", .string(file)), ("previousLength", .int(Int64(previousLength))), ("length", .int(Int64(length))),
+            ("removedBytes", .int(Int64(previousLength - length))), ("removedSHA256", .string(StoreHash.hex(Data(removedSHA256)))),
+        ])
+    }
+
     /// `run.resumed`.
     package static func runResumed(previousStatus: String) -> String {
         JSONText.object([("previousStatus", .string(previousStatus))])

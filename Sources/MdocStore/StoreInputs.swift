@@ -379,14 +379,36 @@ package struct StoreBatch: Sendable {
     /// The length of the run's proof file once this batch's proofs are in it: what the
     /// committed batches cover (a later run cuts a torn tail back to it). `nil` leaves it as it is.
     package var proofFileLength: Int64?
+    /// The bytes this batch appended to the run's proof file, at `offset`: kept by a store whose
+    /// ``PipelineStore/keepsProofs`` (workers share no folder); `nil` for the others.
+    package var proofBytes: (offset: Int64, bytes: [UInt8])?
+    /// The signed proof of each outcome (by transaction id) that a store placing proofs itself
+    /// appends to the run's proof file, where it ends when the batch commits (a queued run's
+    /// workers share one file), and only for outcomes this batch records: a batch taken over
+    /// from a worker that died adds no proof twice.
+    package var signedProofs: [String: ProofRecord]
 
     package init(
         outcomes: [TransactionOutcome] = [], reused: [ReusedResult] = [], ingestFailures: [IngestFailure] = [],
-        proofFileLength: Int64? = nil
+        proofFileLength: Int64? = nil, proofBytes: (offset: Int64, bytes: [UInt8])? = nil,
+        signedProofs: [String: ProofRecord] = [:]
     ) {
+        self.signedProofs = signedProofs
         self.outcomes = outcomes
         self.reused = reused
         self.ingestFailures = ingestFailures
         self.proofFileLength = proofFileLength
+        self.proofBytes = proofBytes
+    }
+}
+
+/// A signed proof as its run's file holds it: the bytes, and their SHA-256 (lower-case hex).
+package struct ProofRecord: Sendable, Hashable {
+    package var bytes: [UInt8]
+    package var sha256: String
+
+    package init(bytes: [UInt8], sha256: String) {
+        self.bytes = bytes
+        self.sha256 = sha256
     }
 }

@@ -57,6 +57,37 @@ package struct RunSummary: Sendable, Hashable {
     package var ingestFailures: Int
     /// Check ids by number of failing transactions, most first (ties by id), at most the limit asked.
     package var topFailingChecks: [FailingCheck]
+
+    /// A run that has counted nothing yet.
+    package init(runID: String, status: RunStatus) {
+        self.runID = runID
+        self.status = status
+        transactions = 0
+        reused = 0
+        verdictNow = Dictionary(uniqueKeysWithValues: Verdict.allCases.map { ($0, 0) })
+        verdictAtCapture = Dictionary(uniqueKeysWithValues: Verdict.allCases.map { ($0, 0) })
+        noCaptureVerdict = 0
+        ingestFailures = 0
+        topFailingChecks = []
+    }
+
+    /// Counts `count` transactions of one verdict pair, reused or not.
+    ///
+    /// - Throws: ``StoreError/Code/corruptRow`` for a verdict the store never writes.
+    package mutating func count(verdictNowText nowText: String, verdictAtCaptureText captureText: String?, reused: Bool, count: Int) throws {
+        guard let now = Verdict(rawValue: nowText) else { throw StoreError(.corruptRow, "verdict_now \(nowText)") }
+        transactions += count
+        if reused { self.reused += count }
+        verdictNow[now, default: 0] += count
+        if let captureText {
+            guard let capture = Verdict(rawValue: captureText) else {
+                throw StoreError(.corruptRow, "verdict_capture \(captureText)")
+            }
+            verdictAtCapture[capture, default: 0] += count
+        } else {
+            noCaptureVerdict += count
+        }
+    }
 }
 
 /// The result of walking the audit log hash chain.

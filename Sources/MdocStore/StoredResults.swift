@@ -14,7 +14,7 @@ import MdocChecks
 ///
 /// Written in deterministic encoding, straight into one buffer; read back with MdocCBOR's
 /// decoder, which refuses anything malformed (``StoreError/Code/corruptRow``).
-enum StoredResults {
+package enum StoredResults {
     // MARK: Check results
 
     static func encode(_ results: [CheckResult]) -> Data {
@@ -43,7 +43,7 @@ enum StoredResults {
         return Data(out)
     }
 
-    static func decodeResults(_ data: Data, verificationID: Int64) throws -> [CheckResult] {
+    package static func decodeResults(_ data: Data, verificationID: Int64) throws -> [CheckResult] {
         let corrupt = StoreError(.corruptRow, "check_results.results of verification \(verificationID) is not an array of results")
         guard let items = try? CBOR(decoding: [UInt8](data)).array else { throw corrupt }
         return try items.map { item in

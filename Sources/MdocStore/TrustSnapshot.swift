@@ -83,6 +83,10 @@ struct TrustItemRecord: Codable, Equatable, FetchableRecord, PersistableRecord {
         case expiresAt = "expires_at"
     }
 
+    init(runID: String, seq: Int64, kind: String, sha256: Data, name: String, source: String) {
+        (self.runID, self.seq, self.kind, self.sha256, self.name, self.source) = (runID, seq, kind, sha256, name, source)
+    }
+
     init(runID: String, seq: Int, item: TrustItem) throws {
         self.runID = runID
         self.seq = Int64(seq)
@@ -136,5 +140,24 @@ extension ReportStore {
             }
             return item
         }
+    }
+}
+
+extension TrustItem {
+    /// The `trust_item` rows of run `runID`'s snapshot, columns as the SQLite store writes them:
+    /// what another store inserts.
+    package static func rows(_ items: [TrustItem], runID: String) throws -> [StoreRow] {
+        try items.enumerated().map { seq, item in try StoreRow(TrustItemRecord(runID: runID, seq: seq, item: item)) }
+    }
+
+    /// The item of a `trust_item` row read from another store; `nil` for a row this store never writes.
+    package init?(
+        storedKind kind: String, sha256: [UInt8], name: String, source: String, file: String?, docTypes: String?,
+        issueID: String?, issuedAt: String?, expiresAt: String?
+    ) {
+        var record = TrustItemRecord(runID: "", seq: 0, kind: kind, sha256: Data(sha256), name: name, source: source)
+        (record.file, record.docTypes, record.issueID, record.issuedAt, record.expiresAt) = (file, docTypes, issueID, issuedAt, expiresAt)
+        guard let item = record.item else { return nil }
+        self = item
     }
 }

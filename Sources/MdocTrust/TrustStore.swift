@@ -67,6 +67,9 @@ package final class TrustStore: Sendable {
     /// SHA-256 (hex) over the sorted fingerprints of every anchor and CRL: identifies the trust
     /// snapshot a verification ran against (stored with every result and proof).
     package let snapshotHash: String
+    /// What ``snapshotHash`` is the SHA-256 of: one sorted line per anchor, CRL, anchor origin
+    /// and further material.
+    package let snapshot: [UInt8]
     /// Where the material came from (folder path), for reports.
     package let origin: String
     /// Where each anchor comes from, by SHA-256 fingerprint; an anchor without an entry comes
@@ -107,7 +110,8 @@ package final class TrustStore: Sendable {
         }
         digests += material
         digests.sort()
-        self.snapshotHash = hexString(HashFunction.sha256.hash(Array(digests.joined(separator: "\n").utf8)))
+        self.snapshot = Array(digests.joined(separator: "\n").utf8)
+        self.snapshotHash = hexString(HashFunction.sha256.hash(snapshot))
     }
 
     /// This store with `listed` anchors added (each with where it comes from and what it is

@@ -27,7 +27,7 @@ struct MdocVerifyCommand: AsyncParsableCommand {
         subcommands: [
             VerifyCommand.self, ReportCommand.self, SampleCommand.self, InspectCommand.self, ChecksCommand.self, ProofCommand.self,
             ImageCommand.self, TrustCommand.self, CaptureCommand.self, KioskCommand.self, SyncCommand.self,
-            ServeCommand.self, IntakeCommand.self, CompletionsCommand.self,
+            ServeCommand.self, IntakeCommand.self, QueueCommand.self, WorkerCommand.self, CompletionsCommand.self,
         ],
         defaultSubcommand: nil
     )

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import MdocCrypto
+import MdocPostgres
 import MdocProof
 
 /// `mdocverify proof verify|show|export`.
@@ -79,13 +80,35 @@ struct ProofVerifyCommand: ParsableCommand {
             signature is valid but the signer was not checked (give --cert or --processor-trust); 130 interrupted (Ctrl-C).
             """)
 
-    @Argument(help: "A proof, a run file, a run manifest, or an output folder (every run in it).")
-    var path: String
+    @Argument(help: "A proof, a run file, a run manifest, or an output folder (every run in it); none with --db.")
+    var path: String?
+
+    @Option(name: .long, help: "A postgresql:// URI: verify the runs whose proofs the database keeps (or --run).")
+    var db: String?
+
+    @Option(name: .customLong("run"), help: "With --db: only this run.")
+    var runID: String?
 
     @OptionGroup var signer: SignerOptions
 
+    func validate() throws {
+        if (path == nil) == (db == nil) { throw ValidationError("give a proof, a run file, a manifest or a folder, or --db (not both)") }
+        if runID != nil && db == nil { throw ValidationError("--run goes with --db") }
+        if let db, !PostgresURI.hasPostgresScheme(db) { throw ValidationError("--db takes a postgresql:// URI") }
+    }
+
     func run() throws {
         let policy = try signer.policy()
+        guard let path else {
+            let worst = try ServerDatabase.withTemporaryFolder { folder -> ProofOutcome in
+                guard try ServerDatabase.materializeProofs(from: db ?? "", runID: runID, into: folder) > 0 else {
+                    throw SetupError("\(ServerDatabase.shown(db ?? "")) keeps no proofs\(runID.map { " of run \($0)" } ?? "")")
+                }
+                return OutputFolder(path: folder).verify(policy: policy).map(report).max() ?? .verified
+            }
+            try conclude(worst)
+            return
+        }
         var isDirectory: ObjCBool = false
         guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else {
             throw SetupError("\(path) does not exist")
@@ -102,6 +125,10 @@ struct ProofVerifyCommand: ParsableCommand {
         } else {
             worst = try verifySigned(path, policy: policy)
         }
+        try conclude(worst)
+    }
+
+    func conclude(_ worst: ProofOutcome) throws {
         if worst == .signerNotChecked {
             print("Signatures are valid, but nobody checked who signed: pass --cert with the processor's certificate "
                 + "(<out>/keys/processor-cert.pem, or the one given with --signing-cert) or --processor-trust DIR.")

@@ -23,20 +23,19 @@ struct TrustDiffCommand: ParsableCommand {
     @Argument(help: "The later run's id.")
     var runB: String
 
-    @Option(name: .long, help: "Report database.")
+    @Option(name: .long, help: "Report database: a SQLite file, or a postgresql:// URI.")
     var db: String = "reports/mdocverify.sqlite"
 
     @Option(name: .long, help: "text or json (default: text on a terminal, json otherwise).")
     var format: OutputFormat?
 
     func run() throws {
-        let store: ReportStore
         let before: [TrustItem]
         let after: [TrustItem]
+        let shown = ServerDatabase.shown(db)
         do {
-            store = try ReportStore(path: db, access: .readOnly)
-            guard let a = try store.trustSnapshot(runID: runA) else { throw SetupError("no run \(runA) in \(db)") }
-            guard let b = try store.trustSnapshot(runID: runB) else { throw SetupError("no run \(runB) in \(db)") }
+            guard let a = try ServerDatabase.trustSnapshot(runID: runA, location: db) else { throw SetupError("no run \(runA) in \(shown)") }
+            guard let b = try ServerDatabase.trustSnapshot(runID: runB, location: db) else { throw SetupError("no run \(runB) in \(shown)") }
             before = a
             after = b
         } catch let error as SetupError {

@@ -53,7 +53,7 @@ struct VerifyCommand: AsyncParsableCommand {
     @Option(name: .customLong("out"), help: "Output folder: database, proofs, run manifests, re-encoded images. Default: $MDOCVERIFY_OUT, else reports.")
     var outOption: String?
 
-    @Option(name: .customLong("db"), help: "Report database path. Default: $MDOCVERIFY_DB, else <out>/mdocverify.sqlite.")
+    @Option(name: .customLong("db"), help: "Report database: a SQLite file, or a postgresql:// URI. Default: $MDOCVERIFY_DB, else <out>/mdocverify.sqlite.")
     var dbOption: String?
 
     /// The options the environment may give (documented in --help).
@@ -141,7 +141,8 @@ struct VerifyCommand: AsyncParsableCommand {
         }
     }
 
-    func run() async throws {
+    /// The run the options describe (also `queue add`'s, which takes verify's options).
+    func runConfiguration() throws -> RunConfiguration {
         var paths: [String] = []
         for input in inputs {
             if input == "-" { paths.append(contentsOf: readPathList(from: FileHandle.standardInput)) } else { paths.append(input) }
@@ -153,6 +154,7 @@ struct VerifyCommand: AsyncParsableCommand {
         trustLists.apply(to: &configuration)
         configuration.verificationTime = at.flatMap(RFC3339.parse)
         configuration.databasePath = db
+        configuration.serverStore = try ServerDatabase.serverStore(db, out: out)
         if let jobs { configuration.jobs = jobs }
         configuration.force = force
         configuration.freshFor = freshFor * 60
@@ -174,6 +176,12 @@ struct VerifyCommand: AsyncParsableCommand {
             let shown = missing.prefix(3).map { TerminalText.escaped($0) }.joined(separator: ", ")
             throw ValidationError("no such input: \(shown)\(missing.count > 3 ? " (+\(missing.count - 3) more)" : ""); check the path")
         }
+        return configuration
+    }
+
+    func run() async throws {
+        let configuration = try runConfiguration()
+        let paths = configuration.inputs
 
         // A kiosk seals what it verified now: stored results are not reused.
         let sealing = try kiosk.map { try KioskSealing(directory: $0, erasingUnder: nil) }

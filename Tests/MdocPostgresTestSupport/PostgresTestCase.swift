@@ -31,6 +31,19 @@ open class PostgresTestCase: XCTestCase {
         return uri
     }
 
+    /// A new role of the cluster that logs in with `password` (a member of `password_login`,
+    /// which bin/postgres-throwaway asks for a password), dropped after the test.
+    package func passwordRole(_ password: String, prefix: String = "role") throws -> String {
+        let role = prefix + "_" + UUID().uuidString.prefix(8).lowercased()
+        let admin = try PostgresConnection(try PostgresURI(clusterURI.text))
+        try admin.executeScript("""
+            DO $$ BEGIN CREATE ROLE password_login NOLOGIN; EXCEPTION WHEN duplicate_object THEN NULL; END $$;
+            CREATE ROLE \(role) LOGIN PASSWORD '\(password)' IN ROLE password_login
+            """)
+        addTeardownBlock { try? admin.executeScript("DROP ROLE IF EXISTS \(role)") }
+        return role
+    }
+
     /// A new connection to this test's database.
     package func connect() throws -> PostgresConnection { try PostgresConnection(try database()) }
 

@@ -27,22 +27,35 @@ final class PostgresStoreTests: PostgresTestCase {
 
     func testAnEmptyDatabaseBecomesAStoreAndOpensAgain() throws {
         let store = try openStore()
-        XCTAssertEqual(try store.schemaVersion(), 1)
+        XCTAssertEqual(try store.schemaVersion(), 3)
         XCTAssertEqual(try count(store, "run"), 0)
         // Opened again, for writing and for reading: nothing is created twice.
-        XCTAssertEqual(try openStore().schemaVersion(), 1)
-        XCTAssertEqual(try openStore(.readOnly).schemaVersion(), 1)
+        XCTAssertEqual(try openStore().schemaVersion(), 3)
+        XCTAssertEqual(try openStore(.readOnly).schemaVersion(), 3)
     }
 
     func testADatabaseOfANewerSchemaIsRefusedForReadingAndWriting() throws {
         let store = try openStore()
-        try store.executeUnchecked("UPDATE mdocverify_schema SET version = 2")
+        try store.executeUnchecked("UPDATE mdocverify_schema SET version = 4")
         for access in [PostgresStore.Access.readWrite, .readOnly] {
             let error = assertPostgresError(.schemaNewer) { _ = try self.openStore(access) }
-            XCTAssertTrue(error?.reason.contains("version 2") ?? false, "\(String(describing: error))")
+            XCTAssertTrue(error?.reason.contains("version 4") ?? false, "\(String(describing: error))")
         }
         // Left as it was.
-        XCTAssertEqual(try store.query("SELECT version FROM mdocverify_schema"), [[.integer(2)]])
+        XCTAssertEqual(try store.query("SELECT version FROM mdocverify_schema"), [[.integer(4)]])
+    }
+
+    /// A store of schema version 1 gains the later tables (`trust_item`, `proof_chunk`,
+    /// `run_manifest`) when opened for writing, keeping its rows; opened for reading it is left as it is.
+    func testAVersionOneStoreIsMigratedWhenOpenedForWriting() throws {
+        let store = try openStore()
+        try ParityFixture.record(into: store)
+        try store.executeUnchecked("DROP TABLE trust_item, proof_chunk, run_manifest; UPDATE mdocverify_schema SET version = 1")
+        XCTAssertEqual(try openStore(.readOnly).schemaVersion(), 1)
+        XCTAssertEqual(try store.query("SELECT to_regclass('trust_item') IS NULL"), [[.integer(1)]])
+        XCTAssertEqual(try openStore().schemaVersion(), 3)
+        for table in ["trust_item", "proof_chunk", "run_manifest"] { XCTAssertEqual(try count(store, table), 0, table) }
+        XCTAssertGreaterThan(try count(store, "verification"), 0)
     }
 
     func testAForeignDatabaseIsRefusedAndLeftUntouched() throws {
@@ -69,13 +82,7 @@ final class PostgresStoreTests: PostgresTestCase {
         assertPostgresError(.unreachable) {
             _ = try PostgresStore(uri: try PostgresURI("postgresql://postgres@127.0.0.1:\(port)/postgres"))
         }
-        let role = "store_" + UUID().uuidString.prefix(8).lowercased()
-        let admin = try PostgresConnection(try PostgresURI(clusterURI.text))
-        try admin.executeScript("""
-            DO $$ BEGIN CREATE ROLE password_login NOLOGIN; EXCEPTION WHEN duplicate_object THEN NULL; END $$;
-            CREATE ROLE \(role) LOGIN PASSWORD 'right' IN ROLE password_login
-            """)
-        addTeardownBlock { try? admin.executeScript("DROP ROLE IF EXISTS \(role)") }
+        let role = try passwordRole("right", prefix: "store")
         let saved = ProcessInfo.processInfo.environment["PGPASSWORD"]
         unsetenv("PGPASSWORD")
         defer { if let saved { setenv("PGPASSWORD", saved, 1) } }

@@ -22,7 +22,20 @@ enum ParityFixture {
         RunInfo(
             id: id, startedAt: startedAt, verificationTime: verifiedAt, verificationTimeIsNow: false,
             trustSnapshotHash: trust, optionsJSON: #"{"keepValues":true}"#, processorVersion: "parity",
-            inputs: ["inputs/\(id)"], proofFile: "proofs/\(id).cbor-seq")
+            inputs: ["inputs/\(id)"], proofFile: "proofs/\(id).cbor-seq", trustItems: trustItems(id))
+    }
+
+    /// The runs' trust snapshots: one IACA, and its CRL, replaced between run "a" and the others.
+    static func trustItems(_ id: String) -> [TrustItem] {
+        let replaced = id != "a"
+        return [
+            TrustItem(kind: .anchor, sha256: iaca, name: "C=UT, CN=IACA", source: "folder", file: "trust/iaca.pem",
+                      docTypes: ["org.iso.18013.5.1.mDL"], issuedAt: Date(timeIntervalSince1970: 1_600_000_000),
+                      expiresAt: Date(timeIntervalSince1970: 1_900_000_000)),
+            TrustItem(kind: .crl, sha256: sha(replaced ? 2 : 1, kind: 10), name: "C=UT, CN=IACA", source: "folder",
+                      file: "trust/iaca.crl", issuedAt: Date(timeIntervalSince1970: replaced ? 1_709_200_000 : 1_709_000_000),
+                      expiresAt: Date(timeIntervalSince1970: 1_712_000_000)),
+        ]
     }
 
     static func results(_ verdict: Verdict, _ n: Int) -> [CheckResult] {
@@ -109,6 +122,6 @@ enum ParityFixture {
         ("check_failure", "*", "verification_id, seq"), ("reused", "*", "run_id, transaction_id"),
         ("certificate", "*", "fingerprint"), ("document", "*", "verification_id, idx"),
         ("disclosure", "*", "verification_id"), ("image", "*", "verification_id, seq"), ("ingest_failure", "*", "id"),
-        ("audit_log", "*", "seq"),
+        ("audit_log", "*", "seq"), ("trust_item", "*", "run_id, seq"),
     ]
 }

@@ -1,0 +1,141 @@
+import Foundation
+import MdocPostgres
+import MdocPostgresTestSupport
+import MdocStore
+import MdocTestSupport
+import XCTest
+
+/// `queue add`, `queue status` and `worker` through the binary, against the throwaway cluster.
+final class PostgresQueueCLITests: PostgresTestCase {
+    let add = ["queue", "add", "samples/transactions", "--trust", "samples/trust", "--at", "2026-11-22T12:00:00Z"]
+
+    func temporaryFolder() -> String {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("pg-queue-\(UUID().uuidString)").path
+        addTeardownBlock { try? FileManager.default.removeItem(atPath: folder) }
+        return folder
+    }
+
+    /// One signing identity for every worker: made by a run of `verify` into a scratch folder.
+    func identity() throws -> [String] {
+        let out = temporaryFolder()
+        _ = try CLI.run(["verify", "samples/transactions/tx-00001", "--trust", "samples/trust", "--out", out, "--format", "json"])
+        let key = "\(out)/keys/processor-key.pem", certificate = "\(out)/keys/processor-cert.pem"
+        XCTAssertTrue(FileManager.default.fileExists(atPath: key))
+        return ["--signing-key", key, "--signing-cert", certificate]
+    }
+
+    func status(_ db: String) throws -> [[String: Any]] {
+        let result = try CLI.run(["queue", "status", "--db", db, "--format", "json"])
+        XCTAssertEqual(result.status, 0, result.stderr)
+        return try result.stdout.split(separator: "\n").map {
+            try XCTUnwrap(try JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any])
+        }
+    }
+
+    func startWorker(_ arguments: [String]) throws -> Process {
+        let process = Process()
+        process.executableURL = CLI.binary
+        process.arguments = ["worker"] + arguments
+        process.currentDirectoryURL = CLI.packageRoot
+        process.standardOutput = FileHandle.nullDevice
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        addTeardownBlock { if process.isRunning { kill(process.processIdentifier, SIGKILL) } }
+        return process
+    }
+
+    func testTwoWorkersVerifyAQueuedRunOnceAndItsManifestCoversEveryProof() throws {
+        let uri = try database()
+        let db = clusterURI.with(database: try XCTUnwrap(uri.database)).text
+        let added = try CLI.run(add + ["--db", db])
+        XCTAssertEqual(added.status, 0, added.stderr)
+        XCTAssertTrue(added.stdout.contains("24 work items"), added.stdout)
+        let before = try status(db)
+        XCTAssertEqual(before.last?["pending"] as? Int, 24)
+        XCTAssertEqual(before.last?["done"] as? Int, 0)
+
+        let signing = try identity()
+        let started = Date()
+        let workers = try (1...2).map { n in
+            try startWorker(["--db", db, "--exit-when-idle", "--claim", "3", "--jobs", "1", "--name", "w\(n)",
+                             "--out", temporaryFolder()] + signing)
+        }
+        for worker in workers { worker.waitUntilExit() }
+        XCTAssertEqual(workers.map(\.terminationStatus), [0, 0])
+        // No batch failed and waited for its lease (300 s) to expire: the workers never deadlock.
+        XCTAssertLessThan(Date().timeIntervalSince(started), 120)
+
+        let after = try status(db)
+        XCTAssertEqual(after.first?["done"] as? Int, 24)
+        XCTAssertEqual(after.last?["pending"] as? Int, 0)
+        let store = try PostgresStore(uri: uri, access: .readOnly)
+        XCTAssertEqual(try store.query("SELECT count(*), count(DISTINCT sha256) FROM txn"), [[.integer(24), .integer(24)]])
+        XCTAssertEqual(try store.query("SELECT count(*) FROM verification"), [[.integer(24)]])
+        XCTAssertEqual(
+            try store.query("SELECT count(DISTINCT leased_by IS NULL), count(*) FROM work_item WHERE state = 'done'"),
+            [[.integer(1), .integer(24)]])
+        XCTAssertEqual(try store.query("SELECT status, proof_count FROM run"), [[.text("finished"), .integer(23)]])
+        let verified = try CLI.run(["proof", "verify", "--db", db, "--cert", signing[3]])
+        XCTAssertEqual(verified.status, 0, verified.stdout + verified.stderr)
+        XCTAssertTrue(verified.stdout.contains("23 proofs present, unaltered and signed, Merkle root matches"), verified.stdout)
+    }
+
+    /// A worker killed with SIGKILL holding a claim loses it when its lease expires; another
+    /// takes the items over, and every transaction and proof is recorded once.
+    func testAWorkerKilledMidBatchLosesItsClaimToAnother() throws {
+        let uri = try database()
+        let db = clusterURI.with(database: try XCTUnwrap(uri.database)).text
+        XCTAssertEqual(try CLI.run(add + ["--db", db]).status, 0)
+        let signing = try identity()
+        let store = try PostgresStore(uri: uri, access: .readOnly)
+
+        let doomed = try startWorker(["--db", db, "--claim", "24", "--jobs", "1", "--lease", "3", "--name", "doomed",
+                                      "--out", temporaryFolder()] + signing)
+        let deadline = Date().addingTimeInterval(30)
+        while try store.query("SELECT count(*) FROM work_item WHERE state = 'leased'") != [[.integer(24)]], Date() < deadline {
+            usleep(5_000)
+        }
+        kill(doomed.processIdentifier, SIGKILL)
+        doomed.waitUntilExit()
+        let recorded = try XCTUnwrap(store.query("SELECT count(*) FROM txn").first?.first?.int64)
+        XCTAssertEqual(try store.query("SELECT count(*) FROM work_item WHERE state = 'done'"), [[.integer(0)]], "killed mid-batch")
+
+        let heir = try startWorker(["--db", db, "--exit-when-idle", "--jobs", "1", "--lease", "3", "--name", "heir",
+                                    "--out", temporaryFolder()] + signing)
+        heir.waitUntilExit()
+        XCTAssertEqual(heir.terminationStatus, 0)
+        XCTAssertEqual(
+            try store.query("SELECT count(*), min(attempts), max(attempts) FROM work_item WHERE state = 'done'"),
+            [[.integer(24), .integer(2), .integer(2)]], "every item taken over once (\(recorded) transactions recorded before the kill)")
+        XCTAssertEqual(try store.query("SELECT count(*), count(DISTINCT sha256) FROM txn"), [[.integer(24), .integer(24)]])
+        XCTAssertEqual(try store.query("SELECT count(*) FROM verification"), [[.integer(24)]])
+        XCTAssertEqual(
+            try store.query(#"SELECT sum(length(bytes)) = (SELECT proof_file_length FROM run) FROM proof_chunk"#),
+            [[.integer(1)]])
+        let verified = try CLI.run(["proof", "verify", "--db", db, "--cert", signing[3]])
+        XCTAssertEqual(verified.status, 0, verified.stdout + verified.stderr)
+        XCTAssertTrue(verified.stdout.contains("23 proofs present"), verified.stdout)
+    }
+
+    /// A worker whose trust folder is not the queued run's refuses the items; a queue needs PostgreSQL.
+    func testAWorkerWithOtherTrustFailsTheItemsAndTheQueueNeedsPostgreSQL() throws {
+        let uri = try database()
+        let db = clusterURI.with(database: try XCTUnwrap(uri.database)).text
+        let trust = temporaryFolder()
+        try FileManager.default.copyItem(atPath: CLI.packageRoot.appendingPathComponent("samples/trust").path, toPath: trust)
+        let queued = try CLI.run(["queue", "add", "samples/transactions/tx-00002", "--trust", trust, "--db", db])
+        XCTAssertEqual(queued.status, 0, queued.stderr)
+        let crl = try XCTUnwrap(try FileManager.default.contentsOfDirectory(atPath: trust).first { $0.hasSuffix(".crl") })
+        try FileManager.default.removeItem(atPath: "\(trust)/\(crl)")
+        let worker = try CLI.run(["worker", "--db", db, "--exit-when-idle", "--out", temporaryFolder()])
+        XCTAssertEqual(worker.status, 0, worker.stderr)
+        XCTAssertTrue(worker.stderr.contains("differ from the run's"), worker.stderr)
+        let store = try PostgresStore(uri: uri, access: .readOnly)
+        XCTAssertEqual(try store.query("SELECT state, failure FROM work_item"), [[.text("failed"), .text("queue.trustChanged")]])
+        XCTAssertEqual(try store.query("SELECT count(*) FROM txn"), [[.integer(0)]])
+
+        let sqlite = try CLI.run(add + ["--db", temporaryFolder() + "/store.sqlite"])
+        XCTAssertEqual(sqlite.status, 2)
+        XCTAssertTrue(sqlite.stderr.contains("PostgreSQL"), sqlite.stderr)
+    }
+}
