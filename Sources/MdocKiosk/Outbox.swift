@@ -48,8 +48,25 @@ package final class Outbox: Sendable {
     /// sealed record. The caller's `capture` value is its own to drop.
     @discardableResult
     package func seal(_ capture: KioskCapture, now: Date = Date(), erasingFolder: String? = nil) throws -> SealedRecord {
+        guard let record = try seal(capture, transactionID: nil, now: now, erasingFolder: erasingFolder) else {
+            throw KioskError("the outbox refused a record without a transaction id")
+        }
+        return record
+    }
+
+    /// As ``seal(_:now:erasingFolder:)``, unless the transaction `transactionID` (its bundle's
+    /// SHA-256) was sealed before, by an earlier or interrupted run on the same inputs: then
+    /// nothing is sealed (the folder is still erased) and the result is nil.
+    package func seal(
+        _ capture: KioskCapture, transactionID: [UInt8]?, now: Date = Date(), erasingFolder: String? = nil
+    ) throws -> SealedRecord? {
         let sealer = RecordSealer(signer: identity.signer, recipient: identity.recipient, limits: limits)
-        let record = try database.write { db -> SealedRecord in
+        let record = try database.write { db -> SealedRecord? in
+            if let transactionID {
+                let known = try Int64.fetchOne(
+                    db, sql: "SELECT sequence FROM sealedTransaction WHERE transactionID = ?", arguments: [Data(transactionID)])
+                if known != nil { return nil }
+            }
             var state = try Self.state(db)
             let sequence = state.lastSequence + 1
             let content = RecordContent(
@@ -62,6 +79,10 @@ package final class Outbox: Sendable {
             ).insert(db)
             state.lastSequence = sequence
             try state.update(db)
+            if let transactionID {
+                try db.execute(
+                    sql: "INSERT INTO sealedTransaction (transactionID, sequence) VALUES (?, ?)", arguments: [Data(transactionID), sequence])
+            }
             return sealed
         }
         if let erasingFolder { try CapturedFolder.erase(erasingFolder) }

@@ -35,6 +35,15 @@ enum OutboxSchema {
                 INSERT INTO kioskState (id, lastSequence, lastCounter) VALUES (1, 0, 0);
                 """)
         }
+        // The transactions sealed so far, by bundle SHA-256: a repeated or resumed run seals none twice.
+        migrator.registerMigration("v2") { db in
+            try db.execute(sql: """
+                CREATE TABLE sealedTransaction (
+                    transactionID BLOB PRIMARY KEY NOT NULL CHECK (length(transactionID) = 32),
+                    sequence INTEGER NOT NULL
+                ) STRICT;
+                """)
+        }
         return migrator
     }
 }

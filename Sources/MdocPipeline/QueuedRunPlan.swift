@@ -41,7 +41,7 @@ package struct QueuedRunPlan: Sendable {
 /// The options of a queued run that change its outcomes, kept with it (`run.options_json`):
 /// every worker verifies its items alike. Paths are read by every worker (shared storage).
 package struct QueuedOptions: Codable, Sendable, Equatable {
-    var trustDirectory: String
+    var trustDirectory: String?
     var readerTrustDirectory: String?
     var vicalPaths: [String]
     var vicalAnchorPaths: [String]

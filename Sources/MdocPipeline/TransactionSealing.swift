@@ -6,6 +6,8 @@ package import MdocVerification
 /// captured (the reader's ephemeral key, lent by the session, among them), its consent record,
 /// verdict and check results, and the trust snapshot it was judged against.
 package struct SealableTransaction: Sendable {
+    /// SHA-256 of the bundle's content (the transaction id of the store and the proofs).
+    package var transactionID: [UInt8]
     package var name: String
     /// Where the bundle came from: its folder or file (inside an archive, the archive's path and more).
     package var source: String
@@ -38,7 +40,7 @@ extension Judged {
             files[TransactionVerifier.transcriptFile] = transcript
         }
         return SealableTransaction(
-            name: verified?.name ?? transaction.bundle.name, source: transaction.bundle.source, files: files,
+            transactionID: transaction.bundle.contentHash, name: verified?.name ?? transaction.bundle.name, source: transaction.bundle.source, files: files,
             consent: verified?.metadata.consent, verdict: verdict,
             verdictAtCapture: verified?.verdictAtCapture ?? reuse?.prior.verdictAtCapture,
             checks: verified?.checks ?? reuse?.checks ?? [],

@@ -23,6 +23,8 @@ final class KioskSealing: Sendable {
 
     let outbox: Outbox
     let sealed = Mutex(0)
+    /// Transactions an earlier run on the same inputs had sealed already.
+    let alreadySealed = Mutex(0)
     /// Bundles sealed from inside this folder are erased (a capture's); others are the user's.
     let erasingUnder: String?
 
@@ -37,6 +39,7 @@ final class KioskSealing: Sendable {
     }
 
     var count: Int { sealed.withLock { $0 } }
+    var alreadySealedCount: Int { alreadySealed.withLock { $0 } }
 
     /// The pipeline's hook: seals one transaction, erasing its bundle when it is a capture's.
     var sealing: TransactionSealing {
@@ -50,8 +53,11 @@ final class KioskSealing: Sendable {
                     atVerification: transaction.verdict, atCapture: transaction.verdictAtCapture,
                     verifiedAt: transaction.verificationTime, trustSnapshot: transaction.trustSnapshot),
                 checks: transaction.checks)
-            try outbox.seal(capture, erasingFolder: erasable(transaction.source))
-            sealed.withLock { $0 += 1 }
+            if try outbox.seal(capture, transactionID: transaction.transactionID, erasingFolder: erasable(transaction.source)) != nil {
+                sealed.withLock { $0 += 1 }
+            } else {
+                alreadySealed.withLock { $0 += 1 }
+            }
         }
     }
 

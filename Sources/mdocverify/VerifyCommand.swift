@@ -180,7 +180,7 @@ struct VerifyCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
-        let configuration = try runConfiguration()
+        var configuration = try runConfiguration()
         let paths = configuration.inputs
 
         // A kiosk seals what it verified now: stored results are not reused.
@@ -279,6 +279,9 @@ struct VerifyCommand: AsyncParsableCommand {
         }
         if let sealing, let kiosk {
             note("\(Counting.of(sealing.count, "transaction")) sealed into the outbox of \(kiosk) (mdocverify sync sends them)")
+            if sealing.alreadySealedCount > 0 {
+                note("\(Counting.of(sealing.alreadySealedCount, "transaction")) sealed by an earlier run, not sealed again")
+            }
         }
         if result.interrupted {
             note("interrupted: \(Counting.of(result.summary.transactions, "transaction")) recorded in \(result.databasePath); run the same command again to go on")

@@ -34,6 +34,14 @@ final class KioskVerifyCLITests: XCTestCase {
         ])
         XCTAssertEqual(verify.status, 0, verify.stdout + verify.stderr)
         XCTAssertTrue(verify.stderr.contains("2 transactions sealed into the outbox"), verify.stderr)
+        // The same command again (a repeated or resumed run) seals nothing twice.
+        let again = try CLI.run([
+            "verify", "--kiosk", fixture.kioskDirectory, "--trust", Self.annexDTrust, "--out", kioskOut,
+            "--at", "2021-01-01T00:00:00Z", fixture.folder.url("inputs"),
+        ])
+        XCTAssertEqual(again.status, 0, again.stdout + again.stderr)
+        XCTAssertTrue(again.stderr.contains("0 transactions sealed into the outbox"), again.stderr)
+        XCTAssertTrue(again.stderr.contains("2 transactions sealed by an earlier run, not sealed again"), again.stderr)
 
         // Each record opens at the centre with the files as read, reader key and consent included.
         let outbox = try Outbox(directory: fixture.kioskDirectory)
