@@ -101,7 +101,7 @@ let package = Package(
             dependencies: [
                 "MdocChecks", "MdocCrypto", "MdocSeal", .product(name: "GRDB", package: "GRDB.swift"),
             ]),
-        .target(name: "MdocReports", dependencies: ["MdocChecks", "MdocStore"]),
+        .target(name: "MdocReports", dependencies: ["MdocChecks", "MdocStore", "MdocTime"]),
         .target(name: "MdocDBus", dependencies: ["CSDBus"]),
         .target(name: "MdocBLE", dependencies: ["MdocChecks", "MdocCrypto", "MdocDBus"]),
         .target(

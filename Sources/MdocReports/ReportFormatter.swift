@@ -1,4 +1,5 @@
 import Foundation
+import MdocTime
 
 /// A language of the rendered reports. English is the default.
 package enum ReportLanguage: String, CaseIterable, Sendable {
@@ -44,13 +45,18 @@ package struct ReportFormatter: Sendable {
 
     /// An integer with thousands grouping: `1,234,567` / `١٬٢٣٤٬٥٦٧`.
     package func integer(_ value: Int) -> String {
+        localizeDigits(Self.grouped(value))
+    }
+
+    /// An integer in ASCII digits with a comma every three: `1,234,567`.
+    package static func grouped(_ value: Int) -> String {
         let magnitude = String(value.magnitude)
-        var grouped = ""
+        var grouped = value < 0 ? "-" : ""
         for (i, character) in magnitude.enumerated() {
             if i > 0 && (magnitude.count - i) % 3 == 0 { grouped.append(",") }
             grouped.append(character)
         }
-        return localizeDigits((value < 0 ? "-" : "") + grouped)
+        return grouped
     }
 
     /// A share (0…1) as a percentage with at most one decimal: `12.5%` / `١٢٫٥٪`.
@@ -117,22 +123,15 @@ package struct ReportFormatter: Sendable {
         return (1...12).contains(number) ? months[number - 1] : nil
     }
 
-    /// Year, month, day, hour and minute of `YYYY-MM-DD[THH:MM…]`.
+    /// The UTC day, hour and minute of a store instant, any RFC 3339 instant, or a `YYYY-MM-DD` day.
     static func parts(_ text: String) -> (year: Int, month: Int, day: Int, hour: Int, minute: Int)? {
-        let bytes = Array(text.utf8)
-        func number(_ range: Range<Int>) -> Int? {
-            guard range.upperBound <= bytes.count else { return nil }
-            var value = 0
-            for byte in bytes[range] {
-                guard byte >= 0x30 && byte <= 0x39 else { return nil }
-                value = value * 10 + Int(byte - 0x30)
-            }
-            return value
-        }
-        guard let year = number(0..<4), let month = number(5..<7), let day = number(8..<10) else { return nil }
-        let hour = number(11..<13) ?? 0
-        let minute = number(14..<16) ?? 0
-        return (year, month, day, hour, minute)
+        milliseconds(text).map { MillisecondTimestamp.utc(milliseconds: $0) }
+    }
+
+    /// Milliseconds since 1970 of what ``parts(_:)`` reads.
+    static func milliseconds(_ text: String) -> Int64? {
+        guard let date = text.utf8.count == 10 ? FullDate.parse(text) : RFC3339.parse(text) else { return nil }
+        return MillisecondTimestamp.milliseconds(date)
     }
 
     /// A verdict's name.

@@ -1,4 +1,5 @@
 import Foundation
+import MdocTime
 
 /// HTML escaping.
 package enum HTML {
@@ -168,25 +169,11 @@ package struct ReportHTML {
         }
     }
 
-    /// The day before an exclusive end instant (`2026-06-01T00:00:00.000Z` → `2026-05-31`).
+    /// The last day an exclusive end instant leaves in the period (`2026-06-01T00:00:00.000Z` →
+    /// `2026-05-31`, `2026-06-01T12:00:00.000Z` → `2026-06-01`).
     static func dayBefore(_ text: String) -> String? {
-        guard let parts = ReportFormatter.parts(text), (1...12).contains(parts.month), (1...31).contains(parts.day) else {
-            return nil
-        }
-        if text.dropFirst(10).contains(where: { $0 != "T" && $0 != "0" && $0 != ":" && $0 != "." && $0 != "Z" }) {
-            return String(text.prefix(10))
-        }
-        var (year, month, day) = (parts.year, parts.month, parts.day - 1)
-        if day == 0 {
-            month -= 1
-            if month == 0 {
-                month = 12
-                year -= 1
-            }
-            let days = [31, (year % 4 == 0 && (year % 100 != 0 || year % 400 == 0)) ? 29 : 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31]
-            day = days[month - 1]
-        }
-        return String(format: "%04d-%02d-%02d", year, month, day)
+        guard let end = ReportFormatter.milliseconds(text), end > MillisecondTimestamp.minimum else { return nil }
+        return String(MillisecondTimestamp.text(milliseconds: end - 1).prefix(10))
     }
 
     func masthead() -> String {

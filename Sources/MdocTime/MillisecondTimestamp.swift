@@ -39,27 +39,23 @@ package enum MillisecondTimestamp {
     /// Milliseconds since 1970 of `text`; `nil` unless it has exactly this format and names a
     /// real instant.
     package static func milliseconds(text: String) -> Int64? {
-        let bytes = Array(text.utf8)
-        guard bytes.count == textLength else { return nil }
-        func number(_ range: Range<Int>) -> Int? {
-            var value = 0
-            for index in range {
-                let byte = bytes[index]
-                guard byte >= 0x30, byte <= 0x39 else { return nil }
-                value = value * 10 + Int(byte - 0x30)
-            }
-            return value
+        var text = text
+        return text.withUTF8 { bytes in
+            guard bytes.count == textLength, bytes[10] == UInt8(ascii: "T"), bytes[19] == UInt8(ascii: "."),
+                bytes[23] == UInt8(ascii: "Z"), let fields = RFC3339.fields(bytes), fields.second < 60,
+                let civil = CivilDate(year: fields.year, month: fields.month, day: fields.day)
+            else { return nil }
+            let millisecondOfDay =
+                (fields.hour * 3600 + fields.minute * 60 + fields.second) * 1000 + Int((fields.fraction * 1000).rounded())
+            return Int64(civil.daysSince1970) * millisecondsPerDay + Int64(millisecondOfDay)
         }
-        guard bytes[4] == UInt8(ascii: "-"), bytes[7] == UInt8(ascii: "-"), bytes[10] == UInt8(ascii: "T"),
-            bytes[13] == UInt8(ascii: ":"), bytes[16] == UInt8(ascii: ":"), bytes[19] == UInt8(ascii: "."),
-            bytes[23] == UInt8(ascii: "Z"),
-            let year = number(0..<4), let month = number(5..<7), let day = number(8..<10),
-            let hour = number(11..<13), let minute = number(14..<16), let second = number(17..<19),
-            let milli = number(20..<23),
-            let civil = CivilDate(year: year, month: month, day: day), hour < 24, minute < 60, second < 60
-        else { return nil }
-        let millisecondOfDay = hour * 3_600_000 + minute * 60_000 + second * 1000 + milli
-        return Int64(civil.daysSince1970) * millisecondsPerDay + Int64(millisecondOfDay)
+    }
+
+    /// The UTC date, hour and minute of `milliseconds` since 1970, saturated to the bounds.
+    package static func utc(milliseconds: Int64) -> (year: Int, month: Int, day: Int, hour: Int, minute: Int) {
+        let (days, rest) = floorDivision(min(max(milliseconds, minimum), maximum), millisecondsPerDay)
+        let (year, month, day) = CivilDate.fields(daysSince1970: Int(days))
+        return (year, month, day, Int(rest / 3_600_000), Int(rest / 60_000 % 60))
     }
 
     /// The instant of `text`, as ``milliseconds(text:)``.

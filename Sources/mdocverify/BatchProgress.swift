@@ -1,5 +1,6 @@
 import Foundation
 import MdocChecks
+import MdocReports
 
 /// A one-line progress display on a terminal (standard error): count, rate, not valid so far,
 /// and an ETA once the total is known and a few seconds of data make the rate meaningful.
@@ -102,15 +103,7 @@ enum Terminal {
 
 /// Counts for people: thousands separated, nouns agreeing with their number.
 enum Counting {
-    static func number(_ n: Int) -> String {
-        let digits = String(n.magnitude)
-        var out = ""
-        for (index, character) in digits.enumerated() {
-            if index > 0 && (digits.count - index) % 3 == 0 { out.append(",") }
-            out.append(character)
-        }
-        return (n < 0 ? "-" : "") + out
-    }
+    static func number(_ n: Int) -> String { ReportFormatter.grouped(n) }
 
     /// "1 transaction", "3,000 transactions".
     static func of(_ n: Int, _ singular: String, plural: String? = nil) -> String {

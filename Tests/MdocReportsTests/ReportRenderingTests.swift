@@ -109,6 +109,8 @@ final class ReportRenderingTests: XCTestCase {
         XCTAssertEqual(ReportHTML.dayBefore("2026-05-20T12:00:00.000Z"), "2026-05-20", "an instant inside a day")
         XCTAssertNil(ReportHTML.dayBefore("2026-13-01T00:00:00.000Z"), "no trap on a month out of range")
         XCTAssertNil(ReportHTML.dayBefore("garbage"))
+        XCTAssertNil(ReportHTML.dayBefore("0000-01-01T00:00:00.000Z"), "no day before the first one")
+        XCTAssertEqual(ReportHTML.dayBefore("2026-06-01"), "2026-05-31", "a day alone ends at its midnight")
     }
 
     func testProofLinksAreRelativeAndNeverCarryASchemeOrBackslash() {
@@ -155,6 +157,10 @@ final class ReportRenderingTests: XCTestCase {
         XCTAssertEqual(en.bytes(999), "999 bytes")
         XCTAssertEqual(ar.bytes(150_000), "١٥٠ ك.بايت")
         XCTAssertEqual(en.instant("not a time"), "not a time")
+        XCTAssertEqual(en.instant("2026-11-22T23:30:00+02:00"), "22 Nov 2026, 21:30 UTC", "an offset is shown in UTC")
+        XCTAssertEqual(en.instant("2026-02-30T12:00:00.000Z"), "2026-02-30T12:00:00.000Z", "a day that does not exist")
+        XCTAssertEqual(en.day("2026-11-05"), "5 Nov 2026")
+        XCTAssertEqual(ReportFormatter.grouped(-1_234_567), "-1,234,567")
     }
 
     func testArabicPageIsRightToLeftWithArabicDigits() {

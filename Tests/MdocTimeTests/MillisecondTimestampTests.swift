@@ -41,10 +41,20 @@ final class MillisecondTimestampTests: XCTestCase {
             "yesterday", "2026-05-28T20:26:40Z", "2026-05-28T20:26:40.12Z", "2026-05-28T20:26:40.1234Z",
             "2026-05-28 20:26:40.123Z", "2026-02-29T00:00:00.000Z", "2026-05-28T24:00:00.000Z",
             "2026-05-28T20:60:00.000Z", "2026-05-28T20:26:60.000Z", "2026-05-28T20:26:40.123+", "2026-13-01T00:00:00.000Z",
+            "2026-05-28t20:26:40.123Z", "2026-05-28T20:26:40.123z", "2026-05-28T20:26:40.1a3Z",
         ] {
             XCTAssertNil(MillisecondTimestamp.milliseconds(text: text), text)
             XCTAssertNil(MillisecondTimestamp.date(text: text), text)
         }
+    }
+
+    func testUTCFieldsOfAnInstant() {
+        let fields = MillisecondTimestamp.utc(milliseconds: 1_780_000_000_123)
+        XCTAssertEqual([fields.year, fields.month, fields.day, fields.hour, fields.minute], [2026, 5, 28, 20, 26])
+        let before = MillisecondTimestamp.utc(milliseconds: -1)
+        XCTAssertEqual([before.year, before.month, before.day, before.hour, before.minute], [1969, 12, 31, 23, 59])
+        let saturated = MillisecondTimestamp.utc(milliseconds: .min)
+        XCTAssertEqual([saturated.year, saturated.month, saturated.day, saturated.hour], [0, 1, 1, 0])
     }
 
     /// Text order is time order, and text round-trips through milliseconds.
