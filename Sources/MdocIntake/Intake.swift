@@ -89,16 +89,19 @@ package final class Intake: Sendable {
         let request = try SyncRequest(decoding: body, limits: limits.sync)
         let roster = try currentRoster()
         let header = try request.verify(roster: roster)
-        switch try store.priorRequest(kiosk: header.kiosk, counter: header.counter, headerHash: request.headerHash) {
+        let window = limits.sync.counterWindow
+        switch try store.priorRequest(kiosk: header.kiosk, counter: header.counter, headerHash: request.headerHash, window: window) {
         case .fresh: break
         case .answered(let receipt): return receipt
         case .stale(let last):
-            throw SyncRefusal(.staleCounter, "counter \(header.counter) is not above \(last), the last accepted from kiosk \(header.kiosk)")
+            throw SyncRefusal(
+                .staleCounter,
+                "counter \(header.counter) of kiosk \(header.kiosk) was used before or is \(window) or more below \(last), the highest accepted")
         }
         try checkFreeSpace(needed: body.count)
         let known = try store.known(header.records)
         let processed = await process(request.records, hashes: header.records, from: header.kiosk, known: known, roster: roster, via: "http", now: now)
-        let key = IntakeStore.RequestKey(kiosk: header.kiosk, counter: header.counter, headerHash: request.headerHash)
+        let key = IntakeStore.RequestKey(kiosk: header.kiosk, counter: header.counter, headerHash: request.headerHash, window: window)
         return try store.commit(processed, request: key, now: now, sign: sign)
     }
 

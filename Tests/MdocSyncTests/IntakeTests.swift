@@ -39,24 +39,58 @@ final class IntakeTests: XCTestCase {
         let centre = try CentreFixture()
         let intake = try centre.intake()
         let records = try centre.seal(2)
-        _ = try await intake.accept(body: try centre.request([records[0]], counter: 5))
+        let highest = UInt64(SyncLimits.defaultCounterWindow + 5)
+        _ = try await intake.accept(body: try centre.request([records[0]], counter: highest))
 
-        // An old counter, or the same counter with other records: a replay.
+        // A counter at the bottom edge of the window or below it, or the same counter with other
+        // records (a replay).
+        await assertRefused(.staleCounter) { _ = try await intake.accept(body: try centre.request([records[1]], counter: highest)) }
         await assertRefused(.staleCounter) { _ = try await intake.accept(body: try centre.request([records[1]], counter: 5)) }
         await assertRefused(.staleCounter) { _ = try await intake.accept(body: try centre.request([records[1]], counter: 4)) }
         // Revoked: the kiosk's certificate removed from the kiosks folder.
         try FileManager.default.removeItem(atPath: centre.folder.url("kiosks/kiosk-1.pem"))
-        await assertRefused(.unknownKiosk) { _ = try await intake.accept(body: try centre.request([records[1]], counter: 6)) }
+        await assertRefused(.unknownKiosk) { _ = try await intake.accept(body: try centre.request([records[1]], counter: highest + 1)) }
         // A full disk (less free than the centre keeps free).
         try centre.folder.write("kiosks/kiosk-1.pem", Array(centre.outbox.identity.signer.certificate.pem.utf8))
         let full = try centre.intake(limits: IntakeLimits(minimumFreeBytes: .max / 4))
-        await assertRefused(.storageFull) { _ = try await full.accept(body: try centre.request([records[1]], counter: 7)) }
+        await assertRefused(.storageFull) { _ = try await full.accept(body: try centre.request([records[1]], counter: highest + 2)) }
         await assertRefused(.malformed) { _ = try await intake.accept(body: [0xa0]) }
         XCTAssertEqual(try centre.store.records().map(\.sequence), [1], "only the first request stored anything")
 
         // Enrolled again, the kiosk's next request goes through.
-        let receipt = try centre.receipt(try await intake.accept(body: try centre.request([records[1]], counter: 8)))
+        let receipt = try centre.receipt(try await intake.accept(body: try centre.request([records[1]], counter: highest + 3)))
         XCTAssertEqual(receipt.entries.map(\.outcome), [.stored])
+    }
+
+    /// Requests sent together overtake each other: a counter below the highest is accepted once
+    /// while it is inside the window, and refused when used again or below the window.
+    func testCountersMayArriveOutOfOrderInsideTheWindow() async throws {
+        let centre = try CentreFixture()
+        let window = 4
+        let intake = try centre.intake(limits: IntakeLimits(sync: SyncLimits(counterWindow: window)))
+        let records = try centre.seal(5)
+        let highest = UInt64(10)
+        let first = try centre.receipt(try await intake.accept(body: try centre.request([records[0]], counter: highest)))
+        XCTAssertEqual(first.entries.map(\.outcome), [.stored])
+        // Lower counters arriving later, down to the window's last one (highest - window + 1).
+        var sent: [UInt64: [UInt8]] = [:]
+        for (record, counter) in [(records[1], highest - 2), (records[2], highest - 1), (records[3], highest - UInt64(window) + 1)] {
+            sent[counter] = try centre.request([record], counter: counter)
+            let receipt = try centre.receipt(try await intake.accept(body: try XCTUnwrap(sent[counter])))
+            XCTAssertEqual(receipt.counter, counter)
+            XCTAssertEqual(receipt.entries.map(\.outcome), [.stored], "counter \(counter) inside the window")
+        }
+        // The highest counter stays the highest: the window did not move down.
+        await assertRefused(.staleCounter) { _ = try await intake.accept(body: try centre.request([records[4]], counter: highest - UInt64(window))) }
+        // A counter used already, with other records: a replay, refused; the same request: its receipt.
+        await assertRefused(.staleCounter) { _ = try await intake.accept(body: try centre.request([records[4]], counter: highest - 2)) }
+        let answered = try await intake.accept(body: try XCTUnwrap(sent[highest - 2]))
+        XCTAssertEqual(try centre.receipt(answered).entries.map(\.outcome), [.stored])
+        XCTAssertEqual(try centre.store.records().map(\.sequence), [1, 2, 3, 4])
+        // Above the highest: accepted, and the window moves up with it.
+        _ = try await intake.accept(body: try centre.request([records[4]], counter: highest + UInt64(window)))
+        await assertRefused(.staleCounter) { _ = try await intake.accept(body: try centre.request([records[4]], counter: highest - 3)) }
+        XCTAssertEqual(try centre.store.records().count, 5)
     }
 
     func testBadRecordsAreRejectedOneByOneAndTheRestStored() async throws {
