@@ -101,7 +101,7 @@ let package = Package(
             dependencies: [
                 "MdocChecks", "MdocCrypto", "MdocSeal", .product(name: "GRDB", package: "GRDB.swift"),
             ]),
-        .target(name: "MdocReports", dependencies: ["MdocChecks", "MdocStore"]),
+        .target(name: "MdocReports", dependencies: ["MdocChecks", "MdocStore", "MdocTime"]),
         .target(name: "MdocDBus", dependencies: ["CSDBus"]),
         .target(name: "MdocBLE", dependencies: ["MdocChecks", "MdocCrypto", "MdocDBus"]),
         .target(
@@ -119,7 +119,7 @@ let package = Package(
         .target(
             name: "MdocIntake",
             dependencies: [
-                "MdocChecks", "MdocCrypto", "MdocIngest", "MdocPipeline", "MdocReports", "MdocSeal", "MdocTrust",
+                "MdocChecks", "MdocCrypto", "MdocIngest", "MdocPipeline", "MdocReports", "MdocSeal", "MdocStore", "MdocTrust",
                 .product(name: "GRDB", package: "GRDB.swift"),
             ]),
         .target(

@@ -99,7 +99,7 @@ package final class IntakeStore: Sendable {
                         outcomes.append(.init(record: hash, outcome: .rejected(code)))
                     case .known(let hash):
                         outcomes.append(.init(record: hash, outcome: .duplicate))
-                    case .accepted(let row):
+                    case .accepted(let row, _):
                         guard let hash = RecordHash(bytes: row.hash) else { continue }
                         if try IntakeRow.exists(db, key: row.hash) {
                             outcomes.append(.init(record: hash, outcome: .duplicate))

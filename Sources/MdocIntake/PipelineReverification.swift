@@ -24,7 +24,8 @@ package enum PipelineReverification {
             let verified = TransactionVerifier.verify(bundle, context: context).finish(.none)
             return CentralVerification(
                 atVerification: verified.verdict, atCapture: verified.verdictAtCapture, verifiedAt: time,
-                trustSnapshot: trust.snapshotHash, checks: verified.checks)
+                trustSnapshot: trust.snapshotHash, checks: verified.checks,
+                outcome: verified.storeOutcome(verificationTime: time, trustSnapshotHash: trust.snapshotHash))
         }
     }
 }
