@@ -106,6 +106,6 @@ struct CentreOptions: ParsableArguments {
         return Intake(
             sealingKey: sealing, kiosks: folder, store: store, signingKey: identity.key, signingCertificate: identity.certificate,
             limits: IntakeLimits(minimumFreeBytes: minFreeBytes), recorder: recorder,
-            reverify: PipelineReverification.make(trust: trustStore, readerTrust: readerTrustStore))
+            reverify: PipelineReverification.make(trust: trustStore, readerTrust: readerTrustStore, outDirectory: out))
     }
 }

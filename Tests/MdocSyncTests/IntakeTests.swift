@@ -2,6 +2,7 @@ import Foundation
 import MdocCOSE
 import MdocIntake
 import MdocKiosk
+import MdocSamples
 import MdocSeal
 import MdocTestSupport
 import XCTest
@@ -93,6 +94,43 @@ final class IntakeTests: XCTestCase {
         XCTAssertEqual(try centre.store.records().count, 5)
     }
 
+    /// A sealed bundle that carries document scans: the centre runs the imaging stage as
+    /// `verify` does, re-encoding a scan over the limit into `<out>/images/`.
+    func testTheCentreFitsDocumentScansUnderTheLimit() async throws {
+        let centre = try CentreFixture()
+        let limit = 150_000
+        let seen = Seen()
+        let intake = try centre.intake(imageLimit: limit) { reverify in
+            { opened in
+                let central = await reverify(opened)
+                await seen.add(central)
+                return central
+            }
+        }
+        var files = try KioskPKI.annexDFiles(id: "with-scan")
+        let scan = try SyntheticScan.jpeg(.textDocument, megapixels: 1.5, quality: 95, seed: 7)
+        XCTAssertGreaterThan(scan.count, limit, "control: the scan is over the limit")
+        files["documents/front.jpg"] = scan
+        files["documents/manifest.json"] = Array(#"[{"id": "doc-1", "file": "front.jpg", "type": "driversLicense", "side": "front"}]"#.utf8)
+        let record = try centre.outbox.seal(KioskCapture(
+            files: files, consent: nil,
+            verdict: KioskVerdict(atVerification: .valid, atCapture: .valid, verifiedAt: CentreFixture.annexDTime, trustSnapshot: "k"),
+            checks: []))
+        let receipt = try centre.receipt(try await intake.accept(body: try centre.request([record], counter: 1)))
+        XCTAssertEqual(receipt.entries.map(\.outcome), [.stored])
+
+        let all = await seen.all
+        let central = try XCTUnwrap(all.first)
+        let image = try XCTUnwrap(central.outcome?.images.first, "the upload's record")
+        XCTAssertEqual(image.uploadID, "doc-1")
+        XCTAssertEqual(image.outcome, .reencoded)
+        let path = try XCTUnwrap(image.outputPath)
+        let written = try Data(contentsOf: URL(fileURLWithPath: centre.folder.url("out/\(path)")))
+        XCTAssertLessThanOrEqual(written.count, limit)
+        XCTAssertEqual(image.outputBytes, written.count)
+        XCTAssertFalse(central.checks.contains { $0.id.rawValue.hasPrefix("image.") && $0.status == .fail }, "\(central.checks)")
+    }
+
     func testBadRecordsAreRejectedOneByOneAndTheRestStored() async throws {
         let centre = try CentreFixture()
         let small = IntakeLimits(seal: SealLimits(maximumRecordByteCount: 6_000))
@@ -170,4 +208,11 @@ final class IntakeTests: XCTestCase {
             XCTAssertEqual((error as? SyncRefusal)?.code, code, "\(error)", file: file, line: line)
         }
     }
+}
+
+/// The centre's verifications seen by a test.
+private actor Seen {
+    private(set) var all: [CentralVerification] = []
+
+    func add(_ verification: CentralVerification) { all.append(verification) }
 }
