@@ -40,7 +40,7 @@ final class CentreFixture: @unchecked Sendable {
     /// `around`, when given, runs each re-verification (to observe it). Re-encoded document
     /// scans go under `out/images/`, fitted under `imageLimit` bytes.
     func intake(
-        limits: IntakeLimits = IntakeLimits(), store: IntakeStore? = nil, imageLimit: Int = 1_000_000,
+        limits: IntakeLimits = IntakeLimits(), store: IntakeStore? = nil, imageLimit: Int = 1_000_000, recorder: CentralRecorder? = nil,
         around: ((@escaping Reverification) -> Reverification)? = nil
     ) throws -> Intake {
         let trust = try TrustStore(directory: CLI.packageRoot.appendingPathComponent("samples/annex-d/trust").path)
@@ -48,7 +48,7 @@ final class CentreFixture: @unchecked Sendable {
             trust: trust, outDirectory: folder.url("out"), imageLimit: imageLimit, clock: { CentreFixture.annexDTime })
         return Intake(
             sealingKey: sealing.key, kiosks: try KioskFolder(path: kiosksFolder), store: store ?? self.store, signingKey: processor.key,
-            signingCertificate: processor.certificate, limits: limits, reverify: around.map { $0(reverify) } ?? reverify)
+            signingCertificate: processor.certificate, limits: limits, recorder: recorder, reverify: around.map { $0(reverify) } ?? reverify)
     }
 
     /// Seals `count` Annex D captures (each its own transaction.json) into the outbox.

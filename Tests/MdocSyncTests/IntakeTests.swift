@@ -4,6 +4,7 @@ import MdocIntake
 import MdocKiosk
 import MdocSamples
 import MdocSeal
+import MdocStore
 import MdocTestSupport
 import XCTest
 
@@ -129,6 +130,25 @@ final class IntakeTests: XCTestCase {
         XCTAssertLessThanOrEqual(written.count, limit)
         XCTAssertEqual(image.outputBytes, written.count)
         XCTAssertFalse(central.checks.contains { $0.id.rawValue.hasPrefix("image.") && $0.status == .fail }, "\(central.checks)")
+    }
+
+    /// The centre's verifications go to the report database with the request; when that
+    /// database refuses them, the request is refused whole and nothing is stored, so the kiosk
+    /// keeps its records and sends them again.
+    func testARequestIsRefusedWhenTheReportDatabaseRefusesItsRecords() async throws {
+        let centre = try CentreFixture()
+        let reports = try ReportStore(path: centre.folder.url("out/mdocverify.sqlite"))
+        let recorder = try CentralRecorder(store: reports, command: "serve", trustSnapshotHash: String(repeating: "ab", count: 32))
+        let intake = try centre.intake(recorder: recorder)
+        let records = try centre.seal(3)
+        _ = try await intake.accept(body: try centre.request([records[0]], counter: 1))
+        XCTAssertEqual(try reports.query(sql: "SELECT count(*) FROM kiosk_record").first?.first, .integer(1))
+
+        // The run finished (as when the server stops): its store takes no more results.
+        try recorder.finish()
+        await assertRefused(.unavailable) { _ = try await intake.accept(body: try centre.request(Array(records[1...2]), counter: 2)) }
+        XCTAssertEqual(try centre.store.records().map(\.sequence), [1], "nothing of the refused request stored")
+        XCTAssertEqual(try reports.query(sql: "SELECT count(*) FROM kiosk_record").first?.first, .integer(1))
     }
 
     func testBadRecordsAreRejectedOneByOneAndTheRestStored() async throws {
