@@ -106,6 +106,23 @@ final class KioskCentralReportCLITests: XCTestCase {
         try KioskCentralReport.assertKioskSection(result)
     }
 
+    /// A report database the centre cannot reach stops `serve` and `intake` before they start,
+    /// with the code and without the password.
+    func testAnUnreachableReportDatabaseIsASetupError() throws {
+        let fixture = try KioskCLIFixture()
+        _ = try fixture.seal(1)
+        let carry = fixture.folder.url("carry")
+        XCTAssertEqual(try CLI.run(["kiosk", "export", "--dir", fixture.kioskDirectory, "--out", carry]).status, 0)
+        let port = try closedLoopbackPort()
+        let db = ["--db", "postgresql://postgres:hunter2@127.0.0.1:\(port)/postgres"]
+        for command in [["serve", "--listen", "127.0.0.1:0"], ["intake", carry]] {
+            let result = try CLI.run(command + fixture.centreOptions + db)
+            XCTAssertEqual(result.status, 2, "\(command): " + result.stdout + result.stderr)
+            XCTAssertTrue(result.stderr.contains("pg.unreachable"), result.stderr)
+            XCTAssertFalse(result.stderr.contains("hunter2"), result.stderr)
+        }
+    }
+
     /// A report store without kiosk records has no kiosk section and no kiosk files.
     func testAReportWithoutKioskRecordsHasNoKioskSection() throws {
         let folder = try TemporaryFolder(prefix: "mdocverify-plain-run")
