@@ -43,9 +43,10 @@ func kioskBenchmarks(binary: String, seconds measure: Double, records: Int) -> [
             }
             if index == 1 {
                 // The same sync with one request at a time, for comparison; then the outbox again.
-                let (serial, _, _) = try bench.syncAcrossNamespaces(
+                let (serial, serialPeak, _) = try bench.syncAcrossNamespaces(
                     binary: binary, records: batch, centreOut: "\(bench.root)/centre/out-\(batch)-serial", inFlight: 1)
                 figures.append(("kiosk.sync.\(batch)records.inFlight1", Double(batch) / serial, "records/s"))
+                figures.append(("kiosk.sync.\(batch)records.inFlight1.centre.peakRSS", Double(serialPeak) / 1024, "MiB"))
                 for _ in 0..<batch { try bench.outbox.seal(capture) }
             }
             let (elapsed, peakKilobytes, cpu) = try bench.syncAcrossNamespaces(binary: binary, records: batch, centreOut: "\(bench.root)/centre/out-\(batch)")
