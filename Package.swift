@@ -119,7 +119,7 @@ let package = Package(
         .target(
             name: "MdocIntake",
             dependencies: [
-                "MdocChecks", "MdocCrypto", "MdocIngest", "MdocPipeline", "MdocReports", "MdocSeal", "MdocTrust",
+                "MdocChecks", "MdocCrypto", "MdocIngest", "MdocPipeline", "MdocReports", "MdocSeal", "MdocStore", "MdocTrust",
                 .product(name: "GRDB", package: "GRDB.swift"),
             ]),
         .target(
@@ -241,7 +241,7 @@ let package = Package(
             name: "MdocSyncTests",
             dependencies: [
                 "MdocSync", "MdocIntake", "MdocKiosk", "MdocReports", "MdocSeal", "MdocCOSE", "MdocCrypto", "MdocChecks", "MdocTrust",
-                "MdocTestSupport", "MdocSamples", "MdocTrustLists", "MdocHTTPTestSupport",
+                "MdocTestSupport", "MdocSamples", "MdocStore", "MdocTrustLists", "MdocHTTPTestSupport",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOCore", package: "swift-nio"),

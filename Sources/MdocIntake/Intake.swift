@@ -2,6 +2,7 @@ package import Foundation
 package import MdocChecks
 package import MdocCrypto
 package import MdocSeal
+package import MdocStore
 
 /// The centre's verdict on a record it opened, from verifying the transaction again with its
 /// own trust material.
@@ -11,13 +12,19 @@ package struct CentralVerification: Sendable {
     package var verifiedAt: Date
     package var trustSnapshot: String
     package var checks: [CheckResult]
+    /// What a report store keeps of the transaction as verified at the centre.
+    package var outcome: TransactionOutcome?
 
-    package init(atVerification: Verdict, atCapture: Verdict?, verifiedAt: Date, trustSnapshot: String, checks: [CheckResult]) {
+    package init(
+        atVerification: Verdict, atCapture: Verdict?, verifiedAt: Date, trustSnapshot: String, checks: [CheckResult],
+        outcome: TransactionOutcome? = nil
+    ) {
         self.atVerification = atVerification
         self.atCapture = atCapture
         self.verifiedAt = verifiedAt
         self.trustSnapshot = trustSnapshot
         self.checks = checks
+        self.outcome = outcome
     }
 }
 
@@ -28,7 +35,7 @@ package typealias Reverification = @Sendable (OpenedRecord) async -> CentralVeri
 enum ProcessedRecord: Sendable {
     case known(RecordHash)
     case rejected(RecordHash, SealError.Code)
-    case accepted(IntakeRow)
+    case accepted(IntakeRow, CentralVerification)
 }
 
 /// The named limits of the centre's intake.
@@ -66,12 +73,15 @@ package final class Intake: Sendable {
     package let signingKey: PrivateKey
     package let signingCertificate: Certificate
     package let limits: IntakeLimits
+    /// Where the centre's verifications are recorded for reports, when given.
+    package let recorder: CentralRecorder?
     let reverify: Reverification
 
     package init(
         sealingKey: PrivateKey, kiosks: KioskFolder, store: IntakeStore, signingKey: PrivateKey, signingCertificate: Certificate,
-        limits: IntakeLimits = IntakeLimits(), reverify: @escaping Reverification
+        limits: IntakeLimits = IntakeLimits(), recorder: CentralRecorder? = nil, reverify: @escaping Reverification
     ) {
+        self.recorder = recorder
         self.opener = RecordOpener(sealingKey: sealingKey, limits: limits.seal)
         self.kiosks = kiosks
         self.store = store
@@ -89,16 +99,22 @@ package final class Intake: Sendable {
         let request = try SyncRequest(decoding: body, limits: limits.sync)
         let roster = try currentRoster()
         let header = try request.verify(roster: roster)
-        switch try store.priorRequest(kiosk: header.kiosk, counter: header.counter, headerHash: request.headerHash) {
+        let window = limits.sync.counterWindow
+        switch try store.priorRequest(kiosk: header.kiosk, counter: header.counter, headerHash: request.headerHash, window: window) {
         case .fresh: break
         case .answered(let receipt): return receipt
         case .stale(let last):
-            throw SyncRefusal(.staleCounter, "counter \(header.counter) is not above \(last), the last accepted from kiosk \(header.kiosk)")
+            throw SyncRefusal(
+                .staleCounter,
+                "counter \(header.counter) of kiosk \(header.kiosk) was used before or is \(window) or more below \(last), the highest accepted")
         }
         try checkFreeSpace(needed: body.count)
         let known = try store.known(header.records)
         let processed = await process(request.records, hashes: header.records, from: header.kiosk, known: known, roster: roster, via: "http", now: now)
-        let key = IntakeStore.RequestKey(kiosk: header.kiosk, counter: header.counter, headerHash: request.headerHash)
+        // Recorded for reports before the receipt is committed: a request cut in between is
+        // sent again, and the report store keeps each record once.
+        try recorder?.record(processed, via: .http)
+        let key = IntakeStore.RequestKey(kiosk: header.kiosk, counter: header.counter, headerHash: request.headerHash, window: window)
         return try store.commit(processed, request: key, now: now, sign: sign)
     }
 
@@ -110,6 +126,7 @@ package final class Intake: Sendable {
         try checkFreeSpace(needed: records.reduce(0) { $0 + $1.count })
         let known = try store.known(hashes)
         let processed = await process(records, hashes: hashes, from: nil, known: known, roster: roster, via: "file", now: now)
+        try recorder?.record(processed, via: .file)
         return try store.commit(processed, request: nil, now: now, sign: sign)
     }
 
@@ -178,13 +195,15 @@ package final class Intake: Sendable {
         if let kiosk, opened.content.kiosk != kiosk { return .rejected(hash, .kioskMismatch) }
         let central = await reverify(opened)
         let content = opened.content
-        return .accepted(IntakeRow(
+        return .accepted(
+            IntakeRow(
             hash: Data(hash.bytes), kiosk: content.kiosk.rawValue, sequence: Int64(clamping: content.sequence), sealed: Data(record),
             sealedAt: content.sealedAt, receivedAt: now, via: via, kioskVerdict: content.verdict.atVerification.rawValue,
             kioskVerdictAtCapture: content.verdict.atCapture?.rawValue, kioskVerifiedAt: content.verdict.verifiedAt,
             kioskTrustSnapshot: content.verdict.trustSnapshot, kioskProblems: Self.problems(content.checks),
             centreVerdict: central.atVerification.rawValue, centreVerdictAtCapture: central.atCapture?.rawValue,
-            centreVerifiedAt: central.verifiedAt, centreTrustSnapshot: central.trustSnapshot, centreProblems: Self.problems(central.checks)))
+            centreVerifiedAt: central.verifiedAt, centreTrustSnapshot: central.trustSnapshot, centreProblems: Self.problems(central.checks)),
+            central)
     }
 
     /// The ids of the checks that did not pass, sorted and comma-separated.

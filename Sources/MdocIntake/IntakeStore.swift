@@ -32,29 +32,30 @@ package final class IntakeStore: Sendable {
     }
 
     /// What the centre knows of a request's counter.
-    enum PriorRequest {
-        /// Above every counter accepted from this kiosk.
+    enum PriorRequest: Equatable {
+        /// Above every counter accepted from this kiosk, or inside the window below the highest
+        /// and used by no request yet.
         case fresh
         /// This very request was answered before: its receipt.
         case answered([UInt8])
-        /// An old or replayed counter carrying another request.
+        /// A counter below the window, or used by another request (a replay).
         case stale(lastCounter: Int64)
     }
 
-    func priorRequest(kiosk: KioskID, counter: UInt64, headerHash: [UInt8]) throws(SyncRefusal) -> PriorRequest {
-        try storage { try self.database.read { db in try Self.prior(db, kiosk: kiosk, counter: counter, headerHash: headerHash) } }
+    func priorRequest(kiosk: KioskID, counter: UInt64, headerHash: [UInt8], window: Int) throws(SyncRefusal) -> PriorRequest {
+        try storage { try self.database.read { db in try Self.prior(db, kiosk: kiosk, counter: counter, headerHash: headerHash, window: window) } }
     }
 
-    static func prior(_ db: Database, kiosk: KioskID, counter: UInt64, headerHash: [UInt8]) throws -> PriorRequest {
+    /// The counter rule: each counter is used by one request only; requests may arrive out of
+    /// order, but none more than `window` below the highest counter accepted from the kiosk.
+    static func prior(_ db: Database, kiosk: KioskID, counter: UInt64, headerHash: [UInt8], window: Int) throws -> PriorRequest {
         let last = try KioskRow.fetchOne(db, key: kiosk.rawValue)?.lastCounter ?? 0
         guard let counter = Int64(exactly: counter) else { return .stale(lastCounter: last) }
         if counter > last { return .fresh }
-        if let earlier = try RequestRow.fetchOne(db, key: ["kiosk": kiosk.rawValue, "counter": counter]),
-            earlier.headerHash == Data(headerHash)
-        {
-            return .answered(Array(earlier.receipt))
+        if let earlier = try RequestRow.fetchOne(db, key: ["kiosk": kiosk.rawValue, "counter": counter]) {
+            return earlier.headerHash == Data(headerHash) ? .answered(Array(earlier.receipt)) : .stale(lastCounter: last)
         }
-        return .stale(lastCounter: last)
+        return counter > last - Int64(window) ? .fresh : .stale(lastCounter: last)
     }
 
     /// The hashes among `hashes` already stored.
@@ -73,6 +74,7 @@ package final class IntakeStore: Sendable {
         var kiosk: KioskID
         var counter: UInt64
         var headerHash: [UInt8]
+        var window: Int
     }
 
     /// Stores the accepted rows and the request in one transaction, and returns the signed
@@ -84,7 +86,7 @@ package final class IntakeStore: Sendable {
         try storage {
             try self.database.write { db -> [UInt8] in
                 if let request {
-                    switch try Self.prior(db, kiosk: request.kiosk, counter: request.counter, headerHash: request.headerHash) {
+                    switch try Self.prior(db, kiosk: request.kiosk, counter: request.counter, headerHash: request.headerHash, window: request.window) {
                     case .fresh: break
                     case .answered(let receipt): return receipt
                     case .stale: throw SyncRefusal(.staleCounter, "counter \(request.counter) of kiosk \(request.kiosk) was overtaken")
@@ -97,7 +99,7 @@ package final class IntakeStore: Sendable {
                         outcomes.append(.init(record: hash, outcome: .rejected(code)))
                     case .known(let hash):
                         outcomes.append(.init(record: hash, outcome: .duplicate))
-                    case .accepted(let row):
+                    case .accepted(let row, _):
                         guard let hash = RecordHash(bytes: row.hash) else { continue }
                         if try IntakeRow.exists(db, key: row.hash) {
                             outcomes.append(.init(record: hash, outcome: .duplicate))
@@ -112,7 +114,8 @@ package final class IntakeStore: Sendable {
                 let receipt = Receipt(issuedAt: now, kiosk: request?.kiosk, counter: request?.counter, entries: outcomes)
                 let signed = try sign(receipt)
                 if let request, let counter = Int64(exactly: request.counter) {
-                    try KioskRow(id: request.kiosk.rawValue, lastCounter: counter).upsert(db)
+                    let last = try KioskRow.fetchOne(db, key: request.kiosk.rawValue)?.lastCounter ?? 0
+                    try KioskRow(id: request.kiosk.rawValue, lastCounter: max(last, counter)).upsert(db)
                     try RequestRow(kiosk: request.kiosk.rawValue, counter: counter, headerHash: Data(request.headerHash), receipt: Data(signed), receivedAt: now).insert(db)
                 }
                 return signed

@@ -7,11 +7,14 @@ package import MdocTrust
 
 /// The centre's re-verification built from today's transaction verifier: the opened bundle's
 /// files verified as `verify` verifies a folder, with the centre's trust, at the time of
-/// intake. Document-scan uploads are left to the pipeline's imaging stage (not run here).
+/// intake. Document scans the bundle carries go through the imaging stage as in `verify`:
+/// each kept under `imageLimit` bytes, re-encoded when over it into
+/// `<outDirectory>/images/<reference>/` (the sealed record keeps the originals).
 package enum PipelineReverification {
-    package static func make(trust: TrustStore, readerTrust: TrustStore? = nil, clock: @escaping @Sendable () -> Date = { Date() })
-        -> Reverification
-    {
+    package static func make(
+        trust: TrustStore, readerTrust: TrustStore? = nil, outDirectory: String, imageLimit: Int = 1_000_000,
+        clock: @escaping @Sendable () -> Date = { Date() }
+    ) -> Reverification {
         { opened in
             let content = opened.content
             let time = clock()
@@ -20,11 +23,16 @@ package enum PipelineReverification {
                 files: content.files)
             let context = TransactionContext(
                 trust: trust, readerTrust: readerTrust, verificationTime: time,
-                readEngagementImage: { EngagementImages.read($0) })
+                readEngagementImage: { EngagementImages.read($0) },
+                processUploads: { manifest, files, reference in
+                    ImagingStage.processUploads(
+                        manifest: manifest, files: files, reference: reference, outDirectory: outDirectory, limit: imageLimit, scanKey: nil)
+                })
             let verified = TransactionVerifier.verify(bundle, context: context).finish(.none)
             return CentralVerification(
                 atVerification: verified.verdict, atCapture: verified.verdictAtCapture, verifiedAt: time,
-                trustSnapshot: trust.snapshotHash, checks: verified.checks)
+                trustSnapshot: trust.snapshotHash, checks: verified.checks,
+                outcome: verified.storeOutcome(verificationTime: time, trustSnapshotHash: trust.snapshotHash))
         }
     }
 }

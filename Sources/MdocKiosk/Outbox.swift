@@ -90,10 +90,12 @@ package final class Outbox: Sendable {
     }
 
     /// Records waiting to be sent (not refused by the centre), oldest first: at most `count`,
-    /// and at most `byteCount` bytes together (always at least one when any waits).
-    package func waiting(count: Int = .max, byteCount: Int = .max) throws -> [SealedRecord] {
+    /// and at most `byteCount` bytes together (always at least one when any waits), with a
+    /// sequence number above `after`.
+    package func waiting(count: Int = .max, byteCount: Int = .max, after: UInt64 = 0) throws -> [SealedRecord] {
         try database.read { db in
-            let rows = try OutboxRow.filter(OutboxRow.Columns.rejectedCode == nil).order(OutboxRow.Columns.sequence).fetchCursor(db)
+            let rows = try OutboxRow.filter(OutboxRow.Columns.rejectedCode == nil && OutboxRow.Columns.sequence > Int64(clamping: after))
+                .order(OutboxRow.Columns.sequence).fetchCursor(db)
             var out: [SealedRecord] = []
             var total = 0
             while out.count < count, let row = try rows.next() {

@@ -4,7 +4,7 @@ package import MdocCrypto
 package import MdocImaging
 internal import MdocStore
 internal import MdocTrust
-internal import MdocVerification
+package import MdocVerification
 
 /// Reading an engagement QR image (zbar after libjpeg/libpng decoding), for the pipeline and the CLI.
 package enum EngagementImages {
@@ -16,7 +16,7 @@ package enum EngagementImages {
 }
 
 /// Wires the imaging layer (QR decoding, upload re-encoding) into transaction verification.
-enum ImagingStage {
+package enum ImagingStage {
     static func context(
         trust: TrustStore, readerTrust: TrustStore?, lists: RunTrustLists = .none, verificationTime: Date, keepValues: Bool,
         outDirectory: String, imageLimit: Int, scanKey: PublicKey?, alsoRequired: Set<CheckID> = []
@@ -33,7 +33,7 @@ enum ImagingStage {
     /// Document-scan uploads: the 1 MB limit by re-encoding (``ImageLimiter``), re-upload chains,
     /// `dataSignature` with the scan SDK key. Re-encoded files are written (temporary name, then
     /// rename) under `<out>/images/<reference>/`; originals are never modified or moved.
-    static func processUploads(
+    package static func processUploads(
         manifest: [UInt8], files: [String: [UInt8]], reference: String, outDirectory: String, limit: Int, scanKey: PublicKey?
     ) -> ProcessedUploads {
         var verifier: DocumentUploads.SignatureVerifier?

@@ -1,8 +1,8 @@
-internal import Foundation
+package import Foundation
 internal import MdocCBOR
 internal import MdocChecks
 internal import MdocCrypto
-internal import MdocStore
+package import MdocStore
 internal import MdocVerification
 
 /// What the store keeps of each transaction (no element values unless `--keep-values`), and
@@ -18,6 +18,17 @@ struct RecordStage: Sendable {
 
     /// The store's record of a verified transaction (its proof's place comes with the batch).
     func outcome(_ verified: VerifiedTransaction) -> TransactionOutcome {
+        Self.outcome(
+            verified, verificationTime: verificationTime, trustSnapshotHash: trustSnapshotHash, keepValues: keepValues,
+            keepPortraits: keepPortraits)
+    }
+
+    /// The store's record of `verified`, judged at `verificationTime` against the trust snapshot
+    /// `trustSnapshotHash`; element values only with `keepValues`.
+    static func outcome(
+        _ verified: VerifiedTransaction, verificationTime: Date, trustSnapshotHash: String, keepValues: Bool = false,
+        keepPortraits: Bool = false
+    ) -> TransactionOutcome {
         var consentState = ConsentState.none
         if let consent = verified.metadata.consent {
             let windows = verified.checks.filter { $0.id == .consentWindow && $0.instant == .verification }
@@ -40,7 +51,7 @@ struct RecordStage: Sendable {
             let elements = document.elements.map { element in
                 ElementSummary(
                     namespace: element.namespace, identifier: element.identifier, digestID: element.digestID,
-                    digestHex: element.digestHex, valueJSON: keepValues ? element.value.map(valueJSON) : nil)
+                    digestHex: element.digestHex, valueJSON: keepValues ? element.value.map { valueJSON($0, keepPortraits: keepPortraits) } : nil)
             }
             return DocumentSummary(
                 index: document.index, docType: document.docType ?? "", dsFingerprint: document.dsCertificate?.fingerprintHex,
@@ -62,7 +73,7 @@ struct RecordStage: Sendable {
 
     /// An element value for `--keep-values`: byte strings (portraits) as their SHA-256 unless
     /// `--keep-portraits` asks for them as base64, the rest in CBOR diagnostic notation.
-    func valueJSON(_ value: CBOR) -> String {
+    static func valueJSON(_ value: CBOR, keepPortraits: Bool) -> String {
         let text: String
         if let bytes = value.bytes {
             text = keepPortraits ? "base64:" + Data(bytes).base64EncodedString() : "sha256:" + hexString(HashFunction.sha256.hash(bytes))
@@ -99,5 +110,13 @@ struct RecordStage: Sendable {
             throw PipelineSetupError(
                 "cannot write to the report database (\(error)); this batch was not recorded: run the same command again once fixed (it resumes)")
         }
+    }
+}
+
+extension VerifiedTransaction {
+    /// What the store keeps of this transaction verified at `verificationTime` against the trust
+    /// snapshot `trustSnapshotHash`, without element values (a central intake's record).
+    package func storeOutcome(verificationTime: Date, trustSnapshotHash: String) -> TransactionOutcome {
+        RecordStage.outcome(self, verificationTime: verificationTime, trustSnapshotHash: trustSnapshotHash)
     }
 }

@@ -106,6 +106,15 @@ extension PostgresReportQueries {
             """
         ) { row in try body(ScopeFailureRow(cells: row)) }
     }
+
+    func forEachKioskRecord(_ body: (KioskRecordRow) throws -> Void) throws {
+        try forEachRow("""
+            SELECT \(KioskRecordRow.columns) FROM kiosk_record k
+            WHERE k.transaction_sha256 IN (SELECT t.sha256 FROM txn t JOIN report_scope s ON s.tid = t.id)
+            ORDER BY k.kiosk, k.sequence
+            """
+        ) { row in try body(KioskRecordRow(cells: row)) }
+    }
 }
 
 /// The cells of one row of a binary-format result, read in place.

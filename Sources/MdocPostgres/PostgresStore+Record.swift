@@ -119,7 +119,7 @@ extension PostgresStore: RecordingStore {
     func record(_ batch: StoreBatch, runID: String, on connection: PostgresConnection) throws {
         let limit = ReportStore.Limits.maximumBatchCount
         for (count, what) in [(batch.outcomes.count, "outcomes"), (batch.reused.count, "reused results"),
-                              (batch.ingestFailures.count, "ingest failures")]
+                              (batch.ingestFailures.count, "ingest failures"), (batch.kioskRecords.count, "kiosk records")]
         where count > limit {
             throw StoreError(.batchTooLarge, "\(count) \(what) in one batch; at most \(limit)")
         }
@@ -136,6 +136,7 @@ extension PostgresStore: RecordingStore {
         if placing { try Self.placeProofs(batch, runID: runID, writer: &writer, on: connection) }
         for (sha256, item) in reused { try writer.link(item, sha256: sha256) }
         for failure in batch.ingestFailures { try writer.record(failure) }
+        for kioskRecord in batch.kioskRecords { try Self.record(kioskRecord, runID: runID, on: connection) }
         if let length = batch.proofFileLength {
             guard length >= 0 else { throw StoreError(.invalidArgument, "proof file length \(length) is negative") }
             try connection.execute(
@@ -148,6 +149,26 @@ extension PostgresStore: RecordingStore {
                 [.text(runID), .int64(chunk.offset), .bytea(chunk.bytes)])
         }
         try writer.audit.append(at: at, on: connection)
+    }
+
+    /// Records a kiosk record once, as the SQLite store does: one stored already (by its hash,
+    /// or its kiosk and sequence number) is left as it is.
+    static func record(_ kioskRecord: KioskIntakeRecord, runID: String, on connection: PostgresConnection) throws {
+        try connection.execute(
+            """
+            INSERT INTO kiosk_record (record, run_id, transaction_sha256, kiosk, sequence, sealed_at, received_at, via,
+              kiosk_verdict, kiosk_verdict_at_capture, kiosk_trust_snapshot, kiosk_problems, centre_verdict,
+              centre_trust_snapshot, centre_problems)
+            VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15) ON CONFLICT DO NOTHING
+            """,
+            [.bytea(try StoreText.sha256(kioskRecord.record, "the record hash")), .text(runID),
+             .bytea(try StoreText.sha256(kioskRecord.transactionID, "the transaction id")), .text(kioskRecord.kiosk),
+             .int64(Int64(clamping: kioskRecord.sequence)), .text(try ReportStore.instantText(kioskRecord.sealedAt)),
+             .text(try ReportStore.instantText(kioskRecord.receivedAt)), .text(kioskRecord.via.rawValue),
+             .text(kioskRecord.kioskVerdict.rawValue), kioskRecord.kioskVerdictAtCapture.map { .text($0.rawValue) } ?? .null,
+             kioskRecord.kioskTrustSnapshot.map { .text($0) } ?? .null, .text(kioskRecord.kioskProblems.joined(separator: ",")),
+             .text(kioskRecord.centreVerdict.rawValue), .text(kioskRecord.centreTrustSnapshot),
+             .text(kioskRecord.centreProblems.joined(separator: ","))])
     }
 
     /// Records the outcomes of `batch`, appending the signed proof of each outcome recorded now

@@ -11,7 +11,7 @@ enum PostgresStoreSchema {
     static let versionTable = PostgresSchemaVersion(table: "mdocverify_schema")
 
     /// The migrations this build knows, in order; migration `i` brings the schema to version `i + 1`.
-    static let migrations = [v1, v2, v3]
+    static let migrations = [v1, v2, v3, v5]
 
     /// The schema version this build writes.
     static var version: Int { migrations.count }
@@ -269,5 +269,30 @@ enum PostgresStoreSchema {
           run_id text COLLATE "C" NOT NULL PRIMARY KEY REFERENCES run(id),
           bytes  bytea NOT NULL CHECK (length(bytes) > 0)
         );
+        """#
+
+    /// Migration "v5". Frozen. The records a central intake (`serve`, `intake`) took in from
+    /// kiosks, as the SQLite store's `kiosk_record` (its migration "v2").
+    static let v5 = #"""
+        CREATE TABLE kiosk_record (
+          record bytea NOT NULL PRIMARY KEY CHECK (length(record) = 32),
+          run_id text COLLATE "C" NOT NULL REFERENCES run(id),
+          transaction_sha256 bytea NOT NULL CHECK (length(transaction_sha256) = 32),
+          kiosk text COLLATE "C" NOT NULL CHECK (length(kiosk) BETWEEN 1 AND 200),
+          sequence bigint NOT NULL CHECK (sequence >= 0),
+          sealed_at text COLLATE "C" NOT NULL CHECK (mdocverify_is_instant(sealed_at)),
+          received_at text COLLATE "C" NOT NULL CHECK (mdocverify_is_instant(received_at)),
+          via text COLLATE "C" NOT NULL CHECK (via IN ('http', 'file')),
+          kiosk_verdict text COLLATE "C" NOT NULL CHECK (kiosk_verdict IN ('valid', 'invalid', 'indeterminate')),
+          kiosk_verdict_at_capture text COLLATE "C" CHECK (kiosk_verdict_at_capture IN ('valid', 'invalid', 'indeterminate')),
+          kiosk_trust_snapshot text COLLATE "C",
+          kiosk_problems text COLLATE "C" NOT NULL,
+          centre_verdict text COLLATE "C" NOT NULL CHECK (centre_verdict IN ('valid', 'invalid', 'indeterminate')),
+          centre_trust_snapshot text COLLATE "C" NOT NULL,
+          centre_problems text COLLATE "C" NOT NULL,
+          UNIQUE (kiosk, sequence)
+        );
+        CREATE INDEX kiosk_record_run ON kiosk_record (run_id);
+        CREATE INDEX kiosk_record_transaction ON kiosk_record (transaction_sha256);
         """#
 }

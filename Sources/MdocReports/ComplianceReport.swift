@@ -45,6 +45,9 @@ package struct ComplianceReport: Codable, Sendable, Equatable {
     package var consent: [Share]
     package var transactions: TransactionList
     package var ingestFailures: IngestFailures
+    /// A section per kiosk whose records a central intake (`serve`, `intake`) took in among the
+    /// transactions in scope; absent when there are none.
+    package var kiosks: [KioskReport.Kiosk]? = nil
 }
 
 /// The named limits of a report.

@@ -41,11 +41,14 @@ package enum KioskReportFiles {
     }
 
     /// The two CSV files' text (RFC 4180, CRLF line ends).
-    package static func csv(_ report: KioskReport) -> (kiosks: String, differences: String) {
+    package static func csv(_ report: KioskReport) -> (kiosks: String, differences: String) { csv(report.kiosks) }
+
+    /// The two CSV files' text of these kiosk sections.
+    package static func csv(_ sections: [KioskReport.Kiosk]) -> (kiosks: String, differences: String) {
         func line(_ fields: [String]) -> String { fields.map(CSVWriter.field).joined(separator: ",") + "\r\n" }
         var kiosks = line(kioskColumns)
         var differences = line(differenceColumns)
-        for kiosk in report.kiosks {
+        for kiosk in sections {
             kiosks += line([
                 kiosk.id, "\(kiosk.recordsReceived)", "\(kiosk.receivedBySync)", "\(kiosk.receivedAsFiles)", kiosk.firstReceivedAt,
                 kiosk.lastReceivedAt, "\(kiosk.lastSequence)", "\(kiosk.missingSequences)", seconds(kiosk.syncLag.minimumSeconds),
@@ -71,7 +74,15 @@ package enum KioskReportFiles {
         html += "<h1>Kiosks</h1>\n<p class=\"muted\">Generated \(e(report.generatedAt)) by \(e(report.generator)). "
         html += "Sync lag: from sealing at the kiosk to receipt at the centre.</p>\n"
         if report.kiosks.isEmpty { html += "<p>No kiosk has sent records yet.</p>\n" }
-        for kiosk in report.kiosks {
+        return html + sections(report.kiosks) + "</div>\n</body>\n</html>\n"
+    }
+
+    /// A section per kiosk: its counts, the sync lag, the verdict pairs and the records whose
+    /// verdicts differ with the checks why (the kiosk page and the compliance report show it).
+    package static func sections(_ kiosks: [KioskReport.Kiosk]) -> String {
+        let e = HTML.escape
+        var html = ""
+        for kiosk in kiosks {
             html += "<section id=\"kiosk-\(e(kiosk.id))\">\n<h2>Kiosk \(e(kiosk.id))</h2>\n<table>\n"
             let rows: [(String, String)] = [
                 ("Records received", "\(kiosk.recordsReceived) (\(kiosk.receivedBySync) by sync, \(kiosk.receivedAsFiles) as carried files)"),
@@ -104,12 +115,12 @@ package enum KioskReportFiles {
             }
             html += "</section>\n"
         }
-        return html + "</div>\n</body>\n</html>\n"
+        return html
     }
 
     static func seconds(_ value: Double) -> String { String(format: "%.1f", value) }
 
-    private static func save(_ data: Data, to path: String) throws -> String {
+    static func save(_ data: Data, to path: String) throws -> String {
         do {
             try data.write(to: URL(fileURLWithPath: path), options: .atomic)
         } catch {

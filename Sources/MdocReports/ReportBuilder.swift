@@ -83,6 +83,9 @@ package struct ReportBuilder {
             limit: request.transactionLimit, notValidOnly: notValid >= request.transactionLimit,
             includeValues: includesValues)
         let ingest = try queries.ingestFailures(limit: ReportLimits.ingestFailureRows)
+        var kiosks = KioskTally()
+        try queries.forEachKioskRecord { kiosks.add($0) }
+        let kioskSections = kiosks.finish()
         return ComplianceReport(
             format: ComplianceReport.formatName, version: ComplianceReport.currentVersion,
             generatedAt: try ReportStore.instantText(request.generatedAt),
@@ -99,7 +102,8 @@ package struct ReportBuilder {
                 total: total, limit: request.transactionLimit, truncated: total > listed.count, rows: listed),
             ingestFailures: ComplianceReport.IngestFailures(
                 total: ingest.total, limit: ReportLimits.ingestFailureRows, truncated: ingest.total > ingest.rows.count,
-                rows: ingest.rows))
+                rows: ingest.rows),
+            kiosks: kioskSections.isEmpty ? nil : kioskSections)
     }
 
     /// The key of ``ComplianceReport/Overview/atCapture`` for transactions without a capture time.

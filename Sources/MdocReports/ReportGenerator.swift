@@ -34,9 +34,11 @@ package struct ReportFiles: Sendable {
     package var json: String?
     package var transactionsCSV: String?
     package var checkFailuresCSV: String?
+    /// The kiosks CSV files (`-kiosks.csv`, `-kiosk-differences.csv`), when the scope has kiosk records.
+    package var kioskCSVs: [String] = []
 
-    /// Every path written, in the order HTML, JSON, transactions CSV, check-failures CSV.
-    package var all: [String] { [html, json, transactionsCSV, checkFailuresCSV].compactMap { $0 } }
+    /// Every path written, in the order HTML, JSON, transactions CSV, check-failures CSV, kiosk CSVs.
+    package var all: [String] { [html, json, transactionsCSV, checkFailuresCSV].compactMap { $0 } + kioskCSVs }
 }
 
 /// Builds a report from a store and writes its files: `report-<label>.html` (`.ar.html` in
@@ -93,6 +95,13 @@ package enum ReportGenerator {
                 let failures = path(fileName(label: report.scope.label, format: .csv, csv: "check-failures"))
                 _ = try ReportCSV.writeCheckFailures(queries: builder.queries, path: failures)
                 files.checkFailuresCSV = failures
+                if let kiosks = report.kiosks {
+                    let text = KioskReportFiles.csv(kiosks)
+                    for (suffix, body) in [("kiosks", text.kiosks), ("kiosk-differences", text.differences)] {
+                        files.kioskCSVs.append(try KioskReportFiles.save(
+                            Data(body.utf8), to: path(fileName(label: report.scope.label, format: .csv, csv: suffix))))
+                    }
+                }
             }
             return files
         }

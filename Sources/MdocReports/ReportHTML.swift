@@ -71,6 +71,7 @@ package struct ReportHTML {
         html += consent()
         html += transactions()
         html += ingest()
+        if let kiosks = report.kiosks { html += "<section id=\"kiosks\">\n" + KioskReportFiles.sections(kiosks) + "</section>\n" }
         html += "</main>\n"
         html += footer()
         html += "</div>\n</body>\n</html>\n"

@@ -46,18 +46,27 @@ package struct SyncLimits: Sendable, Equatable {
     package static let defaultMaximumRequestByteCount = 64 << 20
     /// Default ``maximumRecordCount``.
     package static let defaultMaximumRecordCount = 1_000
+    /// Default ``counterWindow``.
+    package static let defaultCounterWindow = 64
 
     /// Bytes of one request body.
     package var maximumRequestByteCount: Int
     /// Records in one request.
     package var maximumRecordCount: Int
+    /// How far below a kiosk's highest accepted counter a request may still arrive: requests
+    /// sent together may overtake each other, so a counter inside the window that no request
+    /// has used yet is accepted (as a replay window, RFC 4303 §3.4.3); below it, refused.
+    /// A kiosk keeps fewer requests in flight than this.
+    package var counterWindow: Int
 
     package init(
         maximumRequestByteCount: Int = SyncLimits.defaultMaximumRequestByteCount,
-        maximumRecordCount: Int = SyncLimits.defaultMaximumRecordCount
+        maximumRecordCount: Int = SyncLimits.defaultMaximumRecordCount,
+        counterWindow: Int = SyncLimits.defaultCounterWindow
     ) {
         self.maximumRequestByteCount = maximumRequestByteCount
         self.maximumRecordCount = maximumRecordCount
+        self.counterWindow = max(1, counterWindow)
     }
 
     package static let `default` = SyncLimits()

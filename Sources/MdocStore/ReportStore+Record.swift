@@ -28,7 +28,7 @@ extension ReportStore {
     ///   value the schema refuses). Nothing of the batch is written when it throws.
     package func record(_ batch: StoreBatch, runID: String) throws {
         for (count, what) in [(batch.outcomes.count, "outcomes"), (batch.reused.count, "reused results"),
-                              (batch.ingestFailures.count, "ingest failures")]
+                              (batch.ingestFailures.count, "ingest failures"), (batch.kioskRecords.count, "kiosk records")]
         where count > Limits.maximumBatchCount {
             throw StoreError(.batchTooLarge, "\(count) \(what) in one batch; at most \(Limits.maximumBatchCount)")
         }
@@ -53,6 +53,9 @@ extension ReportStore {
             }
             for failure in batch.ingestFailures {
                 try writer.record(failure)
+            }
+            for kioskRecord in batch.kioskRecords {
+                try writer.record(kioskRecord)
             }
             if let length = batch.proofFileLength {
                 guard length >= 0 else { throw StoreError(.invalidArgument, "proof file length \(length) is negative") }

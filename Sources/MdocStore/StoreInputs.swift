@@ -387,13 +387,16 @@ package struct StoreBatch: Sendable {
     /// workers share one file), and only for outcomes this batch records: a batch taken over
     /// from a worker that died adds no proof twice.
     package var signedProofs: [String: ProofRecord]
+    /// The kiosk records a central intake took in, each beside its outcome in ``outcomes``.
+    package var kioskRecords: [KioskIntakeRecord]
 
     package init(
         outcomes: [TransactionOutcome] = [], reused: [ReusedResult] = [], ingestFailures: [IngestFailure] = [],
         proofFileLength: Int64? = nil, proofBytes: (offset: Int64, bytes: [UInt8])? = nil,
-        signedProofs: [String: ProofRecord] = [:]
+        signedProofs: [String: ProofRecord] = [:], kioskRecords: [KioskIntakeRecord] = []
     ) {
         self.signedProofs = signedProofs
+        self.kioskRecords = kioskRecords
         self.outcomes = outcomes
         self.reused = reused
         self.ingestFailures = ingestFailures

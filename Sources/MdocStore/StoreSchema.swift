@@ -10,15 +10,18 @@ enum StoreSchema {
     static let applicationID: Int32 = 0x6d64_7673
 
     /// The schema version this build writes (`PRAGMA user_version`, and the number of migrations).
-    static let version = 1
+    static let version = 2
 
     /// Identifiers of the migrations this build knows, in order (recorded by GRDB in `grdb_migrations`).
-    static let migrationIdentifiers = ["v1"]
+    static let migrationIdentifiers = ["v1", "v2"]
 
     static var migrator: DatabaseMigrator {
         var migrator = DatabaseMigrator()
         migrator.registerMigration("v1") { db in
             try db.execute(sql: v1)
+        }
+        migrator.registerMigration("v2") { db in
+            try db.execute(sql: v2)
         }
         return migrator
     }
@@ -232,5 +235,35 @@ enum StoreSchema {
         END;
 
         PRAGMA user_version = 1;
+        """#
+
+    /// Migration "v2": the records a central intake (`serve`, `intake`) took in from kiosks. Frozen.
+    static let v2 = #"""
+        -- mdocverify report store, schema version 2 (migration "v2"). Frozen: never edited once shipped.
+        -- One row per sealed record a central intake stored: the kiosk's verdict as sealed beside
+        -- the centre's verification of the same transaction (a verification of run_id), and when
+        -- the record was sealed and received. Problems: the ids of the checks that did not pass,
+        -- sorted and comma-separated.
+        CREATE TABLE kiosk_record (
+          record                   BLOB    NOT NULL PRIMARY KEY CHECK (typeof(record) = 'blob' AND length(record) = 32),
+          run_id                   TEXT    NOT NULL REFERENCES run(id),
+          transaction_sha256       BLOB    NOT NULL CHECK (typeof(transaction_sha256) = 'blob' AND length(transaction_sha256) = 32),
+          kiosk                    TEXT    NOT NULL CHECK (length(kiosk) BETWEEN 1 AND 200),
+          sequence                 INTEGER NOT NULL CHECK (sequence >= 0),
+          sealed_at                TEXT    NOT NULL CHECK (sealed_at GLOB '[0-9][0-9][0-9][0-9]-[01][0-9]-[0-3][0-9]T[0-2][0-9]:[0-5][0-9]:[0-5][0-9].[0-9][0-9][0-9]Z'),
+          received_at              TEXT    NOT NULL CHECK (received_at GLOB '[0-9][0-9][0-9][0-9]-[01][0-9]-[0-3][0-9]T[0-2][0-9]:[0-5][0-9]:[0-5][0-9].[0-9][0-9][0-9]Z'),
+          via                      TEXT    NOT NULL CHECK (via IN ('http', 'file')),
+          kiosk_verdict            TEXT    NOT NULL CHECK (kiosk_verdict IN ('valid', 'invalid', 'indeterminate')),
+          kiosk_verdict_at_capture TEXT             CHECK (kiosk_verdict_at_capture IN ('valid', 'invalid', 'indeterminate')),
+          kiosk_trust_snapshot     TEXT,
+          kiosk_problems           TEXT    NOT NULL,
+          centre_verdict           TEXT    NOT NULL CHECK (centre_verdict IN ('valid', 'invalid', 'indeterminate')),
+          centre_trust_snapshot    TEXT    NOT NULL,
+          centre_problems          TEXT    NOT NULL,
+          UNIQUE (kiosk, sequence)
+        );
+        CREATE INDEX kiosk_record_run ON kiosk_record(run_id);
+
+        PRAGMA user_version = 2;
         """#
 }

@@ -31,47 +31,82 @@ package struct SyncClient: Sendable {
     package var batchRecords: Int
     /// Bytes of records per request.
     package var batchBytes: Int
+    /// Requests in flight at once (fewer than the centre's counter window).
+    package var inFlight: Int
     /// How long one request may take before the kiosk gives up on it (and keeps its records).
     package var timeout: TimeInterval
 
-    package init(outbox: Outbox, centre: URL, receiptSigner: Certificate, batchRecords: Int = 200, batchBytes: Int = 16 << 20, timeout: TimeInterval = 30) {
+    /// Default ``inFlight``.
+    package static let defaultInFlight = 4
+
+    package init(
+        outbox: Outbox, centre: URL, receiptSigner: Certificate, batchRecords: Int = 200, batchBytes: Int = 16 << 20,
+        inFlight: Int = SyncClient.defaultInFlight, timeout: TimeInterval = 30
+    ) {
         self.outbox = outbox
         self.centre = centre
         self.receiptSigner = receiptSigner
         self.batchRecords = max(1, min(batchRecords, SyncLimits.defaultMaximumRecordCount))
         self.batchBytes = max(1, min(batchBytes, SyncLimits.defaultMaximumRequestByteCount / 2))
+        self.inFlight = max(1, min(inFlight, SyncLimits.defaultCounterWindow / 2))
         self.timeout = timeout
     }
 
-    /// Sends batches until the outbox has nothing left to send, a request is refused, or the
-    /// network fails. Records stay in the outbox unless a checked receipt says the centre holds them.
+    /// One request sent and how it ended.
+    private struct Exchange: Sendable {
+        var counter: UInt64
+        var batch: [SealedRecord]
+        var outcome: Result<[UInt8], any Error>
+    }
+
+    /// Sends batches, ``inFlight`` requests at a time, until the outbox has nothing left to
+    /// send, a request is refused, or the network fails. Each request has its own counter and
+    /// its own records; each receipt is checked and applied as it comes. Records stay in the
+    /// outbox unless a checked receipt says the centre holds them.
     package func run() async throws -> SyncReport {
         var report = SyncReport()
         let url = centre.appendingPathComponent(String(SyncProtocol.batchesPath.dropFirst()))
-        while true {
-            let batch = try outbox.waiting(count: batchRecords, byteCount: batchBytes)
-            if batch.isEmpty { break }
-            let counter = try outbox.nextCounter()
-            let request = try SyncRequest(signer: outbox.identity.signer, counter: counter, records: batch)
-            try outbox.markSent(batch.map(\.hash))
-            let receiptBytes: [UInt8]
-            do {
-                receiptBytes = try await post(request.encoded(), to: url)
-            } catch let refusal as SyncRefusal {
-                report.stoppedBy = "the centre refused the request: \(refusal)"
-                break
-            } catch {
-                report.stoppedBy = "the centre could not be reached: \(error)"
-                break
+        try await withThrowingTaskGroup(of: Exchange.self) { group in
+            // The highest sequence handed to a request in this sync: the next batch starts above it.
+            var taken: UInt64 = 0
+            var running = 0
+            func send() throws -> Bool {
+                let batch = try outbox.waiting(count: batchRecords, byteCount: batchBytes, after: taken)
+                guard let last = batch.last else { return false }
+                taken = last.sequence
+                let counter = try outbox.nextCounter()
+                let body = try SyncRequest(signer: outbox.identity.signer, counter: counter, records: batch).encoded()
+                try outbox.markSent(batch.map(\.hash))
+                running += 1
+                group.addTask {
+                    do {
+                        return Exchange(counter: counter, batch: batch, outcome: .success(try await post(body, to: url)))
+                    } catch {
+                        return Exchange(counter: counter, batch: batch, outcome: .failure(error))
+                    }
+                }
+                return true
             }
-            let receipt = try check(receiptBytes, counter: counter, batch: batch)
-            let applied = try outbox.apply(receipt)
-            report.requests += 1
-            report.delivered += applied.delivered
-            report.rejected += applied.rejected
-            if applied.delivered + applied.rejected == 0 {
-                report.stoppedBy = "the centre's receipt settled none of the records sent"
-                break
+            while running < inFlight, try send() {}
+            while running > 0, let exchange = try await group.next() {
+                running -= 1
+                switch exchange.outcome {
+                case .failure(let refusal as SyncRefusal):
+                    report.stoppedBy = report.stoppedBy ?? "the centre refused the request: \(refusal)"
+                case .failure(let error):
+                    report.stoppedBy = report.stoppedBy ?? "the centre could not be reached: \(error)"
+                case .success(let receiptBytes):
+                    let receipt = try check(receiptBytes, counter: exchange.counter, batch: exchange.batch)
+                    let applied = try outbox.apply(receipt)
+                    report.requests += 1
+                    report.delivered += applied.delivered
+                    report.rejected += applied.rejected
+                    if applied.delivered + applied.rejected == 0 {
+                        report.stoppedBy = report.stoppedBy ?? "the centre's receipt settled none of the records sent"
+                    }
+                }
+                // After a failure, the requests in flight are answered but no new one is sent.
+                if report.stoppedBy == nil { _ = try send() }
             }
         }
         report.waiting = try outbox.status().waiting

@@ -8,7 +8,8 @@ import MdocSeal
 // and seal + outbox insert), and syncs of a tenth of --kiosk-records, then of all of them
 // (default 10,000) from a kiosk to `mdocverify serve` across two network namespaces joined by a
 // veth pair, intake and the centre's re-verification included, each with the centre's peak RSS
-// (a fresh centre each: memory flat as the batch grows). The sync part needs root and iproute2;
+// (a fresh centre each: memory flat as the batch grows); the larger one also with one request
+// in flight at a time. The sync part needs root and iproute2;
 // it is skipped otherwise.
 
 /// The figures of the kiosk benchmarks.
@@ -40,8 +41,18 @@ func kioskBenchmarks(binary: String, seconds measure: Double, records: Int) -> [
                 print("kiosk sync benchmark skipped: it needs root (network namespaces) and \(binary)")
                 continue
             }
-            let (elapsed, peakKilobytes) = try bench.syncAcrossNamespaces(binary: binary, records: batch, centreOut: "\(bench.root)/centre/out-\(batch)")
+            if index == 1 {
+                // The same sync with one request at a time, for comparison; then the outbox again.
+                let (serial, serialPeak, _) = try bench.syncAcrossNamespaces(
+                    binary: binary, records: batch, centreOut: "\(bench.root)/centre/out-\(batch)-serial", inFlight: 1)
+                figures.append(("kiosk.sync.\(batch)records.inFlight1", Double(batch) / serial, "records/s"))
+                figures.append(("kiosk.sync.\(batch)records.inFlight1.centre.peakRSS", Double(serialPeak) / 1024, "MiB"))
+                for _ in 0..<batch { try bench.outbox.seal(capture) }
+            }
+            let (elapsed, peakKilobytes, cpu) = try bench.syncAcrossNamespaces(binary: binary, records: batch, centreOut: "\(bench.root)/centre/out-\(batch)")
             figures.append(("kiosk.sync.\(batch)records", Double(batch) / elapsed, "records/s"))
+            figures.append(("kiosk.sync.\(batch)records.kiosk.cpu", cpu.kiosk * 1_000 / Double(batch), "ms/record"))
+            figures.append(("kiosk.sync.\(batch)records.centre.cpu", cpu.centre * 1_000 / Double(batch), "ms/record"))
             figures.append(("kiosk.sync.\(batch)records.centre.peakRSS", Double(peakKilobytes) / 1024, "MiB"))
             peaks.append(Double(peakKilobytes))
         }
@@ -96,9 +107,12 @@ private struct KioskBench {
             checks: [CheckResult(.init("mso.digest"), .pass, "6/6 digests match")])
     }
 
-    /// Starts `serve` in one namespace, times `sync` in the other; the sync's seconds and the
-    /// centre's peak RSS in KiB.
-    func syncAcrossNamespaces(binary: String, records: Int, centreOut: String) throws -> (Double, Int) {
+    /// Starts `serve` in one namespace, times `sync` in the other; the sync's seconds, the
+    /// centre's peak RSS in KiB, and the CPU seconds (user + system) of the kiosk's `sync` and of
+    /// the centre's `serve` while it ran.
+    func syncAcrossNamespaces(
+        binary: String, records: Int, centreOut: String, inFlight: Int = 4
+    ) throws -> (Double, Int, cpu: (kiosk: Double, centre: Double)) {
         let (kiosk, centre) = ("mdvb-kiosk-\(getpid())", "mdvb-centre-\(getpid())")
         let (kioskLink, centreLink) = ("mbk\(getpid() % 100_000)", "mbc\(getpid() % 100_000)")
         defer {
@@ -132,18 +146,44 @@ private struct KioskBench {
         _ = pipe.fileHandleForReading.availableData  // the "listening on" line
         let sync = Process()
         sync.executableURL = URL(fileURLWithPath: "/usr/sbin/ip")
-        sync.arguments = ["netns", "exec", kiosk, binary, "sync", "--kiosk", "\(root)/kiosk", "--to", "http://10.231.251.2:8470", "--batch", "200"]
+        sync.arguments = [
+            "netns", "exec", kiosk, binary, "sync", "--kiosk", "\(root)/kiosk", "--to", "http://10.231.251.2:8470", "--batch", "200",
+            "--in-flight", "\(inFlight)",
+        ]
         sync.standardOutput = FileHandle.nullDevice
+        let centreBefore = Self.cpuSeconds(pid: server.processIdentifier)
+        let kioskBefore = Self.childrenCPUSeconds()
         let started = Date()
         try sync.run()
         sync.waitUntilExit()
         let elapsed = Date().timeIntervalSince(started)
+        // `ip netns exec` runs the binary in its own process: the sync is the child just waited for.
+        let cpu = (kiosk: Self.childrenCPUSeconds() - kioskBefore, centre: Self.cpuSeconds(pid: server.processIdentifier) - centreBefore)
         guard sync.terminationStatus == 0, try outbox.status().waiting == 0 else {
             throw NSError(domain: "bench", code: 1, userInfo: [NSLocalizedDescriptionKey: "the sync did not deliver all \(records) records"])
         }
         let status = (try? String(contentsOfFile: "/proc/\(server.processIdentifier)/status", encoding: .utf8)) ?? ""
         let peak = status.split(separator: "\n").first { $0.hasPrefix("VmHWM:") }?.split(separator: " ").dropFirst().first.flatMap { Int($0) } ?? 0
-        return (elapsed, peak)
+        return (elapsed, peak, cpu)
+    }
+
+    /// User + system CPU seconds of a running process (`/proc/PID/stat`, fields 14 and 15).
+    static func cpuSeconds(pid: Int32) -> Double {
+        guard let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
+            let close = stat.lastIndex(of: ")")
+        else { return 0 }
+        let fields = stat[stat.index(after: close)...].split(separator: " ")
+        // After the command: state is field 3, so utime (14) and stime (15) are at 11 and 12.
+        guard fields.count > 12, let user = Double(fields[11]), let system = Double(fields[12]) else { return 0 }
+        return (user + system) / Double(sysconf(Int32(_SC_CLK_TCK)))
+    }
+
+    /// User + system CPU seconds of this process's children waited for so far.
+    static func childrenCPUSeconds() -> Double {
+        var usage = rusage()
+        getrusage(__rusage_who_t(RUSAGE_CHILDREN.rawValue), &usage)
+        func seconds(_ time: timeval) -> Double { Double(time.tv_sec) + Double(time.tv_usec) / 1_000_000 }
+        return seconds(usage.ru_utime) + seconds(usage.ru_stime)
     }
 
     @discardableResult

@@ -2,8 +2,11 @@ import ArgumentParser
 import Foundation
 import MdocCrypto
 import MdocIntake
+import MdocPipeline
+import MdocPostgres
 import MdocProof
 import MdocSeal
+import MdocStore
 import MdocTrust
 
 /// The options `serve` and `intake` share: the centre's keys, its kiosks and its trust.
@@ -29,11 +32,37 @@ struct CentreOptions: ParsableArguments {
     @Option(name: .long, help: "Output folder: the intake store is <out>/intake.sqlite.")
     var out: String = "reports"
 
+    @Option(name: .customLong("db"), help: "Report database the centre's verifications go to: a SQLite file, or a postgresql:// URI. Default: $MDOCVERIFY_DB, else <out>/mdocverify.sqlite.")
+    var dbOption: String?
+
     @Option(name: .customLong("min-free-bytes"), help: "Refuse requests (intake.storageFull) that would leave less free space than this.")
     var minFreeBytes: Int64 = IntakeLimits.defaultMinimumFreeBytes
 
-    /// The intake these options describe.
-    func makeIntake() throws -> Intake {
+    /// The report database: `--db`, else `MDOCVERIFY_DB`, else `<out>/mdocverify.sqlite`.
+    var db: String {
+        dbOption ?? ProcessInfo.processInfo.environment[PostgresURI.environmentVariable].flatMap { $0.isEmpty ? nil : $0 }
+            ?? (out as NSString).appendingPathComponent("mdocverify.sqlite")
+    }
+
+    /// The recorder of the centre's verifications, its run begun in the report database.
+    func makeRecorder(command: String, trustSnapshotHash: String) throws -> CentralRecorder {
+        do {
+            let store: any PipelineStore
+            if let server = try ServerDatabase.serverStore(db, out: out) {
+                store = try server.open()
+            } else {
+                store = try ReportStore(path: db)
+            }
+            return try CentralRecorder(store: store, command: command, trustSnapshotHash: trustSnapshotHash)
+        } catch let error as SetupError {
+            throw error
+        } catch {
+            throw SetupError("--db \(ServerDatabase.shown(db)): \(error)")
+        }
+    }
+
+    /// The intake these options describe, recording into the report database for `command`.
+    func makeIntake(command: String) throws -> Intake {
         let sealing: PrivateKey
         do {
             sealing = try PrivateKey(pem: try InputFile.read(sealingKey))
@@ -73,9 +102,10 @@ struct CentreOptions: ParsableArguments {
         } catch {
             throw SetupError("--out \(out): \(error)")
         }
+        let recorder = try makeRecorder(command: command, trustSnapshotHash: trustStore.snapshotHash)
         return Intake(
             sealingKey: sealing, kiosks: folder, store: store, signingKey: identity.key, signingCertificate: identity.certificate,
-            limits: IntakeLimits(minimumFreeBytes: minFreeBytes),
-            reverify: PipelineReverification.make(trust: trustStore, readerTrust: readerTrustStore))
+            limits: IntakeLimits(minimumFreeBytes: minFreeBytes), recorder: recorder,
+            reverify: PipelineReverification.make(trust: trustStore, readerTrust: readerTrustStore, outDirectory: out))
     }
 }

@@ -33,10 +33,11 @@ struct IntakeCommand: AsyncParsableCommand {
             for file in files { records.append(try InputFile.read(file)) }
         }
         guard !records.isEmpty else { throw SetupError("no .cose records in \(inputs.joined(separator: ", "))") }
-        let intake = try centre.makeIntake()
+        let intake = try centre.makeIntake(command: "intake")
         let signed: [UInt8]
         do {
             signed = try await intake.accept(files: records)
+            try intake.recorder?.finish()
         } catch {
             throw SetupError("\(error)")
         }

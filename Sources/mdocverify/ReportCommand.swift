@@ -20,7 +20,9 @@ struct ReportCommand: ParsableCommand {
             Default scope: the latest run. --run picks a run; --since/--until pick the transactions \
             captured in a period (YYYY-MM-DD, or RFC 3339; --until YYYY-MM-DD includes that day), each \
             with its latest verification.
-            At a centre (serve, intake), --intake DIR/intake.sqlite writes the kiosk report instead: \
+            From the report database of a centre (serve, intake record into it), the report adds a section \
+            per kiosk and report-<label>-kiosks.csv and report-<label>-kiosk-differences.csv. \
+            At a centre, --intake DIR/intake.sqlite writes the kiosk sections alone instead: \
             report-kiosks.html (a section per kiosk: records received, sync lag from sealing to receipt, \
             the verdicts that differ between kiosk and centre and the checks why), report-kiosks.json, \
             report-kiosks.csv and report-kiosks-differences.csv.

@@ -24,7 +24,7 @@ struct ServeCommand: AsyncParsableCommand {
             throw SetupError("--listen \(listen) is not HOST:PORT")
         }
         let host = String(listen[..<colon]).trimmingCharacters(in: CharacterSet(charactersIn: "[]"))
-        let intake = try centre.makeIntake()
+        let intake = try centre.makeIntake(command: "serve")
         let app = IntakeServer.application(intake: intake, host: host, port: port) { bound in
             // Written unbuffered: scripts and tests wait for this line to know the port.
             FileHandle.standardOutput.write(Data("listening on http://\(host.contains(":") ? "[\(host)]" : host):\(bound)\n".utf8))
@@ -32,7 +32,14 @@ struct ServeCommand: AsyncParsableCommand {
         do {
             try await app.runService()
         } catch {
+            try? intake.recorder?.store.interruptRun(id: intake.recorder?.runID ?? "", reason: "the server stopped: \(error)")
             throw SetupError("cannot serve on \(listen): \(error)")
+        }
+        // Stopped by SIGTERM or SIGINT: the intake's run in the report database is finished.
+        do {
+            try intake.recorder?.finish()
+        } catch {
+            FileHandle.standardError.write(Data("mdocverify: the report database's run could not be finished: \(error)\n".utf8))
         }
     }
 }

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import MdocKiosk
+import MdocSeal
 import MdocSync
 
 /// `mdocverify sync`: sends the kiosk's outbox to the centre.
@@ -25,8 +26,17 @@ struct SyncCommand: AsyncParsableCommand {
     @Option(name: .long, help: "Records per request.")
     var batch: Int = 200
 
+    @Option(name: .customLong("in-flight"), help: "Requests sent at once, each answered by its own receipt (1...\(SyncLimits.defaultCounterWindow / 2)).")
+    var inFlight: Int = SyncClient.defaultInFlight
+
     @Option(name: .long, help: "Seconds one request may take before the kiosk gives up (its records kept).")
     var timeout: Double = 30
+
+    func validate() throws {
+        guard (1...(SyncLimits.defaultCounterWindow / 2)).contains(inFlight) else {
+            throw ValidationError("--in-flight must be 1...\(SyncLimits.defaultCounterWindow / 2)")
+        }
+    }
 
     func run() async throws {
         guard let url = URL(string: to), url.scheme == "http" || url.scheme == "https", url.host != nil else {
@@ -37,7 +47,7 @@ struct SyncCommand: AsyncParsableCommand {
             let outbox = try Outbox(directory: kiosk)
             client = SyncClient(
                 outbox: outbox, centre: url, receiptSigner: try outbox.identity.receiptSigner(override: receiptCert), batchRecords: batch,
-                timeout: timeout)
+                inFlight: inFlight, timeout: timeout)
         } catch {
             throw SetupError("\(error)")
         }

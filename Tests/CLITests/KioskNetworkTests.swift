@@ -74,8 +74,9 @@ final class KioskNetworkTests: XCTestCase {
         // Carried copies of every record reach the centre too (repeats), before and during the syncs.
         let carry = fixture.folder.url("carry")
         XCTAssertEqual(try CLI.run(["kiosk", "export", "--dir", fixture.kioskDirectory, "--out", carry]).status, 0)
-        // Two syncs at once: their counters interleave, requests arrive out of order (an older
-        // counter after a newer one is refused), and both send the same records.
+        // Two syncs at once, each with requests in flight: their counters interleave, requests
+        // arrive out of order (a counter inside the window is taken once), and both send the
+        // same records.
         let a = try hosts.startInKiosk(sync(fixture, hosts, batch: 7))
         let b = try hosts.startInKiosk(sync(fixture, hosts, batch: 11))
         a.waitUntilExit()

@@ -151,7 +151,7 @@ enum Fixture {
 /// Every table the schema creates.
 let allTables = [
     "audit_log", "certificate", "check_failure", "check_results", "disclosure", "document", "image", "ingest_failure",
-    "reused", "run", "trust_item", "txn", "verification",
+    "kiosk_record", "reused", "run", "trust_item", "txn", "verification",
 ]
 
 extension ReportStore {

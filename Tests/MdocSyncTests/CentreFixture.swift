@@ -37,12 +37,18 @@ final class CentreFixture: @unchecked Sendable {
     }
 
     /// The intake, re-verifying with today's transaction verifier and the Annex D trust.
-    func intake(limits: IntakeLimits = IntakeLimits(), store: IntakeStore? = nil) throws -> Intake {
+    /// `around`, when given, runs each re-verification (to observe it). Re-encoded document
+    /// scans go under `out/images/`, fitted under `imageLimit` bytes.
+    func intake(
+        limits: IntakeLimits = IntakeLimits(), store: IntakeStore? = nil, imageLimit: Int = 1_000_000, recorder: CentralRecorder? = nil,
+        around: ((@escaping Reverification) -> Reverification)? = nil
+    ) throws -> Intake {
         let trust = try TrustStore(directory: CLI.packageRoot.appendingPathComponent("samples/annex-d/trust").path)
+        let reverify = PipelineReverification.make(
+            trust: trust, outDirectory: folder.url("out"), imageLimit: imageLimit, clock: { CentreFixture.annexDTime })
         return Intake(
             sealingKey: sealing.key, kiosks: try KioskFolder(path: kiosksFolder), store: store ?? self.store, signingKey: processor.key,
-            signingCertificate: processor.certificate, limits: limits,
-            reverify: PipelineReverification.make(trust: trust, clock: { CentreFixture.annexDTime }))
+            signingCertificate: processor.certificate, limits: limits, recorder: recorder, reverify: around.map { $0(reverify) } ?? reverify)
     }
 
     /// Seals `count` Annex D captures (each its own transaction.json) into the outbox.

@@ -44,6 +44,36 @@ final class HTTPSyncTests: XCTestCase {
         XCTAssertNotNil(status.lastSyncAt)
     }
 
+    /// Requests in flight at once: the centre, verifying one record at a time per request, sees
+    /// as many requests at once as the kiosk keeps in flight; every receipt is checked and applied.
+    func testSeveralRequestsAreInFlightAndEachReceiptIsApplied() async throws {
+        for inFlight in [1, 4] {
+            let centre = try CentreFixture()
+            let records = try centre.seal(8)
+            let gauge = Gauge()
+            let intake = try centre.intake(limits: IntakeLimits(concurrency: 1)) { reverify in
+                { opened in
+                    await gauge.enter()
+                    try? await Task.sleep(nanoseconds: 100_000_000)
+                    await gauge.leave()
+                    return await reverify(opened)
+                }
+            }
+            try await withServer(intake) { url in
+                let client = SyncClient(
+                    outbox: centre.outbox, centre: url, receiptSigner: centre.processor.certificate, batchRecords: 2, inFlight: inFlight)
+                let report = try await client.run()
+                XCTAssertTrue(report.completed, report.stoppedBy ?? "")
+                XCTAssertEqual(report.requests, 4)
+                XCTAssertEqual(report.delivered, 8)
+                XCTAssertTrue(try centre.outbox.hashes().isEmpty)
+                XCTAssertEqual(Set(try centre.store.records().map(\.hash)), Set(records.map(\.hash)))
+            }
+            let most = await gauge.most
+            if inFlight == 1 { XCTAssertEqual(most, 1) } else { XCTAssertGreaterThan(most, 1, "requests were sent one at a time") }
+        }
+    }
+
     func testARevokedKioskKeepsItsRecordsAndASignerOtherThanTheCentreIsNotBelieved() async throws {
         let centre = try CentreFixture()
         let records = try centre.seal(2)
@@ -99,4 +129,17 @@ final class HTTPSyncTests: XCTestCase {
         var buffer = try await response.body.collect(upTo: 1 << 20)
         return (Int(response.status.code), buffer.readString(length: buffer.readableBytes) ?? "")
     }
+}
+
+/// How many calls are inside at once, and the most seen.
+private actor Gauge {
+    private(set) var most = 0
+    private var inside = 0
+
+    func enter() {
+        inside += 1
+        most = max(most, inside)
+    }
+
+    func leave() { inside -= 1 }
 }

@@ -2,7 +2,9 @@ import Foundation
 import MdocCOSE
 import MdocIntake
 import MdocKiosk
+import MdocSamples
 import MdocSeal
+import MdocStore
 import MdocTestSupport
 import XCTest
 
@@ -39,24 +41,114 @@ final class IntakeTests: XCTestCase {
         let centre = try CentreFixture()
         let intake = try centre.intake()
         let records = try centre.seal(2)
-        _ = try await intake.accept(body: try centre.request([records[0]], counter: 5))
+        let highest = UInt64(SyncLimits.defaultCounterWindow + 5)
+        _ = try await intake.accept(body: try centre.request([records[0]], counter: highest))
 
-        // An old counter, or the same counter with other records: a replay.
+        // A counter at the bottom edge of the window or below it, or the same counter with other
+        // records (a replay).
+        await assertRefused(.staleCounter) { _ = try await intake.accept(body: try centre.request([records[1]], counter: highest)) }
         await assertRefused(.staleCounter) { _ = try await intake.accept(body: try centre.request([records[1]], counter: 5)) }
         await assertRefused(.staleCounter) { _ = try await intake.accept(body: try centre.request([records[1]], counter: 4)) }
         // Revoked: the kiosk's certificate removed from the kiosks folder.
         try FileManager.default.removeItem(atPath: centre.folder.url("kiosks/kiosk-1.pem"))
-        await assertRefused(.unknownKiosk) { _ = try await intake.accept(body: try centre.request([records[1]], counter: 6)) }
+        await assertRefused(.unknownKiosk) { _ = try await intake.accept(body: try centre.request([records[1]], counter: highest + 1)) }
         // A full disk (less free than the centre keeps free).
         try centre.folder.write("kiosks/kiosk-1.pem", Array(centre.outbox.identity.signer.certificate.pem.utf8))
         let full = try centre.intake(limits: IntakeLimits(minimumFreeBytes: .max / 4))
-        await assertRefused(.storageFull) { _ = try await full.accept(body: try centre.request([records[1]], counter: 7)) }
+        await assertRefused(.storageFull) { _ = try await full.accept(body: try centre.request([records[1]], counter: highest + 2)) }
         await assertRefused(.malformed) { _ = try await intake.accept(body: [0xa0]) }
         XCTAssertEqual(try centre.store.records().map(\.sequence), [1], "only the first request stored anything")
 
         // Enrolled again, the kiosk's next request goes through.
-        let receipt = try centre.receipt(try await intake.accept(body: try centre.request([records[1]], counter: 8)))
+        let receipt = try centre.receipt(try await intake.accept(body: try centre.request([records[1]], counter: highest + 3)))
         XCTAssertEqual(receipt.entries.map(\.outcome), [.stored])
+    }
+
+    /// Requests sent together overtake each other: a counter below the highest is accepted once
+    /// while it is inside the window, and refused when used again or below the window.
+    func testCountersMayArriveOutOfOrderInsideTheWindow() async throws {
+        let centre = try CentreFixture()
+        let window = 4
+        let intake = try centre.intake(limits: IntakeLimits(sync: SyncLimits(counterWindow: window)))
+        let records = try centre.seal(5)
+        let highest = UInt64(10)
+        let first = try centre.receipt(try await intake.accept(body: try centre.request([records[0]], counter: highest)))
+        XCTAssertEqual(first.entries.map(\.outcome), [.stored])
+        // Lower counters arriving later, down to the window's last one (highest - window + 1).
+        var sent: [UInt64: [UInt8]] = [:]
+        for (record, counter) in [(records[1], highest - 2), (records[2], highest - 1), (records[3], highest - UInt64(window) + 1)] {
+            sent[counter] = try centre.request([record], counter: counter)
+            let receipt = try centre.receipt(try await intake.accept(body: try XCTUnwrap(sent[counter])))
+            XCTAssertEqual(receipt.counter, counter)
+            XCTAssertEqual(receipt.entries.map(\.outcome), [.stored], "counter \(counter) inside the window")
+        }
+        // The highest counter stays the highest: the window did not move down.
+        await assertRefused(.staleCounter) { _ = try await intake.accept(body: try centre.request([records[4]], counter: highest - UInt64(window))) }
+        // A counter used already, with other records: a replay, refused; the same request: its receipt.
+        await assertRefused(.staleCounter) { _ = try await intake.accept(body: try centre.request([records[4]], counter: highest - 2)) }
+        let answered = try await intake.accept(body: try XCTUnwrap(sent[highest - 2]))
+        XCTAssertEqual(try centre.receipt(answered).entries.map(\.outcome), [.stored])
+        XCTAssertEqual(try centre.store.records().map(\.sequence), [1, 2, 3, 4])
+        // Above the highest: accepted, and the window moves up with it.
+        _ = try await intake.accept(body: try centre.request([records[4]], counter: highest + UInt64(window)))
+        await assertRefused(.staleCounter) { _ = try await intake.accept(body: try centre.request([records[4]], counter: highest - 3)) }
+        XCTAssertEqual(try centre.store.records().count, 5)
+    }
+
+    /// A sealed bundle that carries document scans: the centre runs the imaging stage as
+    /// `verify` does, re-encoding a scan over the limit into `<out>/images/`.
+    func testTheCentreFitsDocumentScansUnderTheLimit() async throws {
+        let centre = try CentreFixture()
+        let limit = 150_000
+        let seen = Seen()
+        let intake = try centre.intake(imageLimit: limit) { reverify in
+            { opened in
+                let central = await reverify(opened)
+                await seen.add(central)
+                return central
+            }
+        }
+        var files = try KioskPKI.annexDFiles(id: "with-scan")
+        let scan = try SyntheticScan.jpeg(.textDocument, megapixels: 1.5, quality: 95, seed: 7)
+        XCTAssertGreaterThan(scan.count, limit, "control: the scan is over the limit")
+        files["documents/front.jpg"] = scan
+        files["documents/manifest.json"] = Array(#"[{"id": "doc-1", "file": "front.jpg", "type": "driversLicense", "side": "front"}]"#.utf8)
+        let record = try centre.outbox.seal(KioskCapture(
+            files: files, consent: nil,
+            verdict: KioskVerdict(atVerification: .valid, atCapture: .valid, verifiedAt: CentreFixture.annexDTime, trustSnapshot: "k"),
+            checks: []))
+        let receipt = try centre.receipt(try await intake.accept(body: try centre.request([record], counter: 1)))
+        XCTAssertEqual(receipt.entries.map(\.outcome), [.stored])
+
+        let all = await seen.all
+        let central = try XCTUnwrap(all.first)
+        let image = try XCTUnwrap(central.outcome?.images.first, "the upload's record")
+        XCTAssertEqual(image.uploadID, "doc-1")
+        XCTAssertEqual(image.outcome, .reencoded)
+        let path = try XCTUnwrap(image.outputPath)
+        let written = try Data(contentsOf: URL(fileURLWithPath: centre.folder.url("out/\(path)")))
+        XCTAssertLessThanOrEqual(written.count, limit)
+        XCTAssertEqual(image.outputBytes, written.count)
+        XCTAssertFalse(central.checks.contains { $0.id.rawValue.hasPrefix("image.") && $0.status == .fail }, "\(central.checks)")
+    }
+
+    /// The centre's verifications go to the report database with the request; when that
+    /// database refuses them, the request is refused whole and nothing is stored, so the kiosk
+    /// keeps its records and sends them again.
+    func testARequestIsRefusedWhenTheReportDatabaseRefusesItsRecords() async throws {
+        let centre = try CentreFixture()
+        let reports = try ReportStore(path: centre.folder.url("out/mdocverify.sqlite"))
+        let recorder = try CentralRecorder(store: reports, command: "serve", trustSnapshotHash: String(repeating: "ab", count: 32))
+        let intake = try centre.intake(recorder: recorder)
+        let records = try centre.seal(3)
+        _ = try await intake.accept(body: try centre.request([records[0]], counter: 1))
+        XCTAssertEqual(try reports.query(sql: "SELECT count(*) FROM kiosk_record").first?.first, .integer(1))
+
+        // The run finished (as when the server stops): its store takes no more results.
+        try recorder.finish()
+        await assertRefused(.unavailable) { _ = try await intake.accept(body: try centre.request(Array(records[1...2]), counter: 2)) }
+        XCTAssertEqual(try centre.store.records().map(\.sequence), [1], "nothing of the refused request stored")
+        XCTAssertEqual(try reports.query(sql: "SELECT count(*) FROM kiosk_record").first?.first, .integer(1))
     }
 
     func testBadRecordsAreRejectedOneByOneAndTheRestStored() async throws {
@@ -136,4 +228,11 @@ final class IntakeTests: XCTestCase {
             XCTAssertEqual((error as? SyncRefusal)?.code, code, "\(error)", file: file, line: line)
         }
     }
+}
+
+/// The centre's verifications seen by a test.
+private actor Seen {
+    private(set) var all: [CentralVerification] = []
+
+    func add(_ verification: CentralVerification) { all.append(verification) }
 }

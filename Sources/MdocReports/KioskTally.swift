@@ -1,0 +1,87 @@
+import Foundation
+import MdocStore
+import MdocTime
+
+/// Adds up the records a centre took in from its kiosks into the sections of a
+/// ``KioskReport``, one pass over the records in kiosk and sequence order, whichever store
+/// holds them (the intake store, or a report store's `kiosk_record`). Memory: per kiosk, its
+/// counts and at most ``KioskReport/differenceRows`` differing records.
+package struct KioskTally {
+    private var kiosks: [KioskReport.Kiosk] = []
+    private var current: Section?
+
+    package init() {}
+
+    /// Adds one record; records come grouped by kiosk, in sequence order.
+    package mutating func add(_ row: KioskRecordRow) {
+        if current?.id != row.kiosk {
+            if let section = current { kiosks.append(section.kiosk) }
+            current = Section(id: row.kiosk)
+        }
+        current?.add(row)
+    }
+
+    /// The sections, by kiosk id.
+    package mutating func finish() -> [KioskReport.Kiosk] {
+        if let section = current { kiosks.append(section.kiosk) }
+        current = nil
+        return kiosks.sorted { $0.id < $1.id }
+    }
+
+    /// One kiosk's running totals.
+    private struct Section {
+        let id: String
+        var records = 0
+        var bySync = 0
+        var asFiles = 0
+        var firstReceived: Date?
+        var lastReceived: Date?
+        var lastSequence: UInt64 = 0
+        var lag = (minimum: Double.infinity, total: 0.0, maximum: -Double.infinity)
+        var pairs: [String: [String: Int]] = [:]
+        var differing = 0
+        var differences: [KioskReport.Difference] = []
+        var kioskSnapshots = Set<String>()
+        var centreSnapshots = Set<String>()
+
+        init(id: String) { self.id = id }
+
+        mutating func add(_ row: KioskRecordRow) {
+            records += 1
+            if row.via == "file" { asFiles += 1 } else { bySync += 1 }
+            firstReceived = min(firstReceived ?? row.receivedAt, row.receivedAt)
+            lastReceived = max(lastReceived ?? row.receivedAt, row.receivedAt)
+            lastSequence = max(lastSequence, row.sequence)
+            let seconds = row.receivedAt.timeIntervalSince(row.sealedAt)
+            lag = (min(lag.minimum, seconds), lag.total + seconds, max(lag.maximum, seconds))
+            pairs[row.kioskVerdict, default: [:]][row.centreVerdict, default: 0] += 1
+            if let snapshot = row.kioskTrustSnapshot { kioskSnapshots.insert(snapshot) }
+            centreSnapshots.insert(row.centreTrustSnapshot)
+            guard row.kioskVerdict != row.centreVerdict else { return }
+            differing += 1
+            guard differences.count < KioskReport.differenceRows else { return }
+            let atKiosk = Set(row.kioskProblems), atCentre = Set(row.centreProblems)
+            differences.append(KioskReport.Difference(
+                sequence: row.sequence, record: row.record, sealedAt: RFC3339.format(row.sealedAt),
+                receivedAt: RFC3339.format(row.receivedAt), kioskVerdict: row.kioskVerdict, centreVerdict: row.centreVerdict,
+                failingAtCentreOnly: atCentre.subtracting(atKiosk).sorted(), failingAtKioskOnly: atKiosk.subtracting(atCentre).sorted(),
+                kioskTrustSnapshot: row.kioskTrustSnapshot, centreTrustSnapshot: row.centreTrustSnapshot))
+        }
+
+        var kiosk: KioskReport.Kiosk {
+            // Most frequent pair first, then by the verdicts' names.
+            let verdicts = pairs.flatMap { kioskVerdict, centre in
+                centre.map { KioskReport.VerdictPair(kiosk: kioskVerdict, centre: $0.key, count: $0.value) }
+            }.sorted { ($1.count, $0.kiosk, $0.centre) < ($0.count, $1.kiosk, $1.centre) }
+            return KioskReport.Kiosk(
+                id: id, recordsReceived: records, receivedBySync: bySync, receivedAsFiles: asFiles,
+                firstReceivedAt: firstReceived.map(RFC3339.format) ?? "", lastReceivedAt: lastReceived.map(RFC3339.format) ?? "",
+                lastSequence: lastSequence, missingSequences: max(0, Int(clamping: lastSequence) - records),
+                syncLag: KioskReport.Lag(
+                    minimumSeconds: records == 0 ? 0 : lag.minimum, averageSeconds: records == 0 ? 0 : lag.total / Double(records),
+                    maximumSeconds: records == 0 ? 0 : lag.maximum),
+                verdicts: verdicts, differing: differing, differences: differences, kioskTrustSnapshots: kioskSnapshots.sorted(),
+                centreTrustSnapshots: centreSnapshots.sorted())
+        }
+    }
+}
