@@ -76,7 +76,7 @@ struct WorkerCommand: AsyncParsableCommand {
                 var runs: [String] = []
                 for item in items where !runs.contains(item.runID) { runs.append(item.runID) }
                 for runID in runs {
-                    try await process(items.filter { $0.runID == runID }, runID: runID, store: store, worker: worker, out: out)
+                    try await process(items.filter { $0.runID == runID }, runID: runID, store: store, uri: uri, worker: worker, out: out)
                 }
             } catch let error as PostgresError where error.isRetryable {
                 note("\(error); connecting again")
@@ -99,18 +99,23 @@ struct WorkerCommand: AsyncParsableCommand {
     }
 
     /// Verifies the claimed `items` of queued run `runID`, then marks them done.
-    func process(_ items: [WorkItem], runID: String, store: PostgresStore, worker: String, out: String) async throws {
+    func process(
+        _ items: [WorkItem], runID: String, store: PostgresStore, uri: PostgresURI, worker: String, out: String
+    ) async throws {
         guard let queued = try store.queuedRun(runID) else {
             for item in items { try store.fail(item, worker: worker, code: "queue.unknownRun") }
             return
         }
+        // Renews the leases while the items are verified; stopped before they are marked done.
+        let heartbeat = PostgresLeaseHeartbeat(uri: uri, items: items, worker: worker, leaseSeconds: lease)
+        defer { heartbeat.stop() }
         let orchestrator: Orchestrator
         do {
             var configuration = try QueuedOptions.configuration(run: queued.run, inputs: items.map(\.input), outDirectory: out)
             if let jobs { configuration.jobs = jobs }
             configuration.signingKeyPath = signingKey
             configuration.signingCertificatePath = signingCert
-            let claim = PostgresClaimStore(store: store, items: items, worker: worker, leaseSeconds: lease)
+            let claim = PostgresClaimStore(store: store, items: items, worker: worker, leaseSeconds: lease, heartbeat: heartbeat)
             configuration.serverStore = ServerStore(location: store.storeLocation) { claim }
             orchestrator = try Orchestrator(configuration: configuration)
         } catch {
@@ -126,6 +131,8 @@ struct WorkerCommand: AsyncParsableCommand {
         }
         do {
             let result = try await orchestrator.run { _ in }
+            heartbeat.stop()
+            try heartbeat.checkHeld()
             try store.complete(items, worker: worker, recording: StoreBatch(), runID: runID)
             note("run \(runID): \(Counting.of(items.count, "item")) done (\(Counting.of(result.summary.transactions, "transaction")) in the run so far)")
         } catch {
