@@ -11,7 +11,7 @@ enum PostgresStoreSchema {
     static let versionTable = PostgresSchemaVersion(table: "mdocverify_schema")
 
     /// The migrations this build knows, in order; migration `i` brings the schema to version `i + 1`.
-    static let migrations = [v1, v2, v3]
+    static let migrations = [v1, v2, v3, v4]
 
     /// The schema version this build writes.
     static var version: Int { migrations.count }
@@ -269,5 +269,12 @@ enum PostgresStoreSchema {
           run_id text COLLATE "C" NOT NULL PRIMARY KEY REFERENCES run(id),
           bytes  bytea NOT NULL CHECK (length(bytes) > 0)
         );
+        """#
+
+    /// Migration "v4". Frozen. Proof chunks are stored as they come, not compressed: signed
+    /// proofs gain little from it, and compressing a batch's chunk cost the server more than
+    /// recording the batch's rows, while the run's file lock was held.
+    static let v4 = #"""
+        ALTER TABLE proof_chunk ALTER COLUMN bytes SET STORAGE EXTERNAL;
         """#
 }

@@ -130,11 +130,11 @@ struct WorkerCommand: AsyncParsableCommand {
             return
         }
         do {
-            let result = try await orchestrator.run { _ in }
+            _ = try await orchestrator.run { _ in }
             heartbeat.stop()
             try heartbeat.checkHeld()
             try store.complete(items, worker: worker, recording: StoreBatch(), runID: runID)
-            note("run \(runID): \(Counting.of(items.count, "item")) done (\(Counting.of(result.summary.transactions, "transaction")) in the run so far)")
+            note("run \(runID): \(Counting.of(items.count, "item")) done")
         } catch {
             // A lost lease or connection: the batch was not recorded, and the items go to whoever
             // claims them next. A lost connection is found here and retried by the caller.

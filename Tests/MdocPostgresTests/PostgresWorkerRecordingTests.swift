@@ -149,3 +149,23 @@ final class PostgresWorkerRecordingTests: PostgresTestCase {
         XCTAssertEqual(try connection.execute("SELECT count(*) FROM pg_prepared_statements").rows[0].decode(0, as: Int64.self), 1)
     }
 }
+
+extension PostgresWorkerRecordingTests {
+    /// Proof chunks are stored uncompressed (migration v4), and a worker's claim reads only the
+    /// run's status, not a summary of every row of the run, at the end of each claim.
+    func testProofChunksAreStoredUncompressedAndAClaimReadsOnlyTheRunsStatus() throws {
+        let uri = try database()
+        let store = try PostgresStore(uri: uri)
+        XCTAssertEqual(
+            try store.query("SELECT attstorage::text FROM pg_attribute WHERE attrelid = 'proof_chunk'::regclass AND attname = 'bytes'"),
+            [[.text("e")]])
+        try store.addRun(queued, inputs: ["item-0", "item-1"])
+        let items = try store.claim(worker: "w", limit: 2, leaseSeconds: 60)
+        let claim = PostgresClaimStore(store: store, items: items, worker: "w", leaseSeconds: 60)
+        try claim.record(StoreBatch(outcomes: items.map(PostgresWorkQueueTests.outcome)), runID: "q")
+        let summary = try claim.runSummary(runID: "q", topFailingChecks: 10)
+        XCTAssertEqual(summary.status, .running)
+        XCTAssertEqual(summary.transactions, 0)
+        XCTAssertEqual(try store.runSummary(runID: "q", topFailingChecks: 10).transactions, 2)
+    }
+}
