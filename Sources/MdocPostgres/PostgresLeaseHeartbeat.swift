@@ -7,7 +7,8 @@ extension PostgresStore {
     /// it still held (an item another worker took over is not extended).
     package func renewLeases(_ items: [WorkItem], worker: String, leaseSeconds: Double) throws -> Int {
         try write { connection in
-            try connection.executePrepared(
+            try Self.markSeen(worker, on: connection)
+            return try connection.executePrepared(
                 """
                 UPDATE work_item SET lease_expires = clock_timestamp() + make_interval(secs => $3)
                 WHERE id = ANY (string_to_array($1, ' ')::bigint[]) AND state = 'leased' AND leased_by = $2

@@ -63,6 +63,11 @@ struct WorkerCommand: AsyncParsableCommand {
         let worker = name ?? "\(ProcessInfo.processInfo.hostName)-\(getpid())"
         let out = self.out ?? ProcessInfo.processInfo.environment["MDOCVERIFY_OUT"] ?? "reports"
         var store = try await connect(uri, failing: true)
+        do {
+            try store.registerWorker(name: worker, host: ProcessInfo.processInfo.hostName, processID: Int64(getpid()))
+        } catch {
+            throw SetupError("\(error) (--db \(uri.redacted))")
+        }
         while true {
             do {
                 let items = try store.claim(worker: worker, limit: claim, leaseSeconds: lease)

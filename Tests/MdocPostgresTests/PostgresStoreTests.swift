@@ -46,15 +46,19 @@ final class PostgresStoreTests: PostgresTestCase {
     }
 
     /// A store of schema version 1 gains the later tables (`trust_item`, `proof_chunk`,
-    /// `run_manifest`) when opened for writing, keeping its rows; opened for reading it is left as it is.
+    /// `run_manifest`, `queue_worker`) when opened for writing, keeping its rows; opened for
+    /// reading it is left as it is.
     func testAVersionOneStoreIsMigratedWhenOpenedForWriting() throws {
         let store = try openStore()
         try ParityFixture.record(into: store)
-        try store.executeUnchecked("DROP TABLE trust_item, proof_chunk, run_manifest; UPDATE mdocverify_schema SET version = 1")
+        try store.executeUnchecked("""
+            DROP TABLE trust_item, proof_chunk, run_manifest, queue_worker; ALTER TABLE work_item DROP COLUMN done_by;
+            UPDATE mdocverify_schema SET version = 1
+            """)
         XCTAssertEqual(try openStore(.readOnly).schemaVersion(), 1)
         XCTAssertEqual(try store.query("SELECT to_regclass('trust_item') IS NULL"), [[.integer(1)]])
         XCTAssertEqual(try openStore().schemaVersion(), 4)
-        for table in ["trust_item", "proof_chunk", "run_manifest"] { XCTAssertEqual(try count(store, table), 0, table) }
+        for table in ["trust_item", "proof_chunk", "run_manifest", "queue_worker"] { XCTAssertEqual(try count(store, table), 0, table) }
         XCTAssertGreaterThan(try count(store, "verification"), 0)
     }
 

@@ -169,3 +169,42 @@ extension PostgresWorkerRecordingTests {
         XCTAssertEqual(try store.runSummary(runID: "q", topFailingChecks: 10).transactions, 2)
     }
 }
+
+extension PostgresWorkerRecordingTests {
+    /// The cluster view: each registered worker with the items it holds and has done, and each
+    /// run's rate and time left.
+    func testTheClusterViewShowsEachWorkerAndEachRunsRate() throws {
+        let uri = try database()
+        let store = try PostgresStore(uri: uri)
+        try store.addRun(queued, inputs: (0..<6).map { "item-\($0)" })
+        XCTAssertEqual(try store.queueProgress(), [WorkQueueProgress(runID: "q")])
+        try store.registerWorker(name: "w1", host: "host-a", processID: 11)
+        try store.registerWorker(name: "w2", host: "host-b", processID: 22)
+        let started = Date()
+        let held = try store.claim(worker: "w1", limit: 2, leaseSeconds: 60)
+        let doneItems = try store.claim(worker: "w2", limit: 3, leaseSeconds: 60)
+        try store.complete(doneItems, worker: "w2", recording: StoreBatch(outcomes: doneItems.map(PostgresWorkQueueTests.outcome)), runID: "q")
+        // A worker that never registered works, and is not shown.
+        _ = try store.claim(worker: "unregistered", limit: 1, leaseSeconds: 60)
+
+        let workers = try store.queueWorkers()
+        XCTAssertEqual(workers.map(\.name).sorted(), ["w1", "w2"])
+        let w1 = try XCTUnwrap(workers.first { $0.name == "w1" }), w2 = try XCTUnwrap(workers.first { $0.name == "w2" })
+        XCTAssertEqual([w1.host, w2.host], ["host-a", "host-b"])
+        XCTAssertEqual([w1.processID, w2.processID], [11, 22])
+        XCTAssertEqual([w1.leased, w1.done, w2.leased, w2.done], [held.count, 0, 0, 3])
+        for worker in workers {
+            XCTAssertLessThan(abs(worker.lastSeen.timeIntervalSince(started)), 30, worker.name)
+        }
+
+        Thread.sleep(forTimeInterval: 1.2)
+        let progress = try XCTUnwrap(try store.queueProgress().first)
+        let rate = try XCTUnwrap(progress.itemsPerSecond)
+        // Three items done over the second or so since the first was.
+        XCTAssertGreaterThan(rate, 0.1)
+        XCTAssertLessThanOrEqual(rate, 3)
+        // One pending and three leased are left.
+        XCTAssertEqual(try XCTUnwrap(progress.secondsLeft), 3 / rate, accuracy: 1e-6)
+        XCTAssertEqual(try store.queueStatus(), [WorkQueueStatus(runID: "q", pending: 0, leased: 3, done: 3)])
+    }
+}
