@@ -18,6 +18,9 @@ struct WorkerCommand: AsyncParsableCommand {
             over, and nothing is recorded twice. The worker that finds a run's last item done signs the \
             run's manifest over every proof of the run, whichever worker made it. Give the workers one \
             signing identity (--signing-key and --signing-cert) to verify the proofs with one certificate.
+            While it verifies a claim, the worker renews its leases every third of --lease; a claim it \
+            cannot renew (taken over, or the database unreachable until the lease ran out) is given up \
+            without committing more of it.
             A lost connection (a server restart) is retried until the server is back.
             Exit codes: 0 stopped (--exit-when-idle, or Ctrl-C); 2 usage or setup error.
             """)
