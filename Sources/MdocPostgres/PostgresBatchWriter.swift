@@ -15,10 +15,10 @@ struct PostgresBatchWriter {
         self.at = at
     }
 
-    /// Records one outcome; whether it was recorded now (not by this run before, nor by a
-    /// writer that committed the same key meanwhile).
+    /// Records one outcome; the id of its verification when it was recorded now (not by this
+    /// run before, nor by a writer that committed the same key meanwhile), `nil` otherwise.
     @discardableResult
-    mutating func record(_ outcome: ExportedOutcome) throws -> Bool {
+    mutating func record(_ outcome: ExportedOutcome) throws -> Int64? {
         let transactionID = try transactionRow(outcome)
         let key = outcome.verificationKey
         var superseded: Int64?
@@ -35,7 +35,7 @@ struct PostgresBatchWriter {
         ).rows.first {
             let existingID = try existing.decode(0, as: Int64.self)
             // Recorded by this run already (a batch replayed after a crash, or a duplicate).
-            if try existing.decode(1, as: String.self) == runID { return false }
+            if try existing.decode(1, as: String.self) == runID { return nil }
             // A forced re-verification under the same key: the new row supersedes the old one.
             let id = try connection.execute(
                 "SELECT nextval(pg_get_serial_sequence('verification', 'id'))"
@@ -57,7 +57,7 @@ struct PostgresBatchWriter {
                 DO NOTHING RETURNING id
                 """,
             on: connection
-        ).rows.first else { return false }
+        ).rows.first else { return nil }
         let verificationID = try inserted.decode(0, as: Int64.self)
 
         try connection.execute(
@@ -87,7 +87,7 @@ struct PostgresBatchWriter {
             "DELETE FROM reused WHERE run_id = $1 AND transaction_id = $2", [.text(runID), .int64(transactionID)])
         let entry = outcome.audit(verificationID: verificationID, supersedes: superseded)
         audit.add(event: entry.event, runID: runID, transactionID: outcome.transactionSHA256, detailsJSON: entry.detailsJSON)
-        return true
+        return verificationID
     }
 
     /// The id of the outcome's transaction, inserting its row when it is new. A stored

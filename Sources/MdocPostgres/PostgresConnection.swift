@@ -29,6 +29,10 @@ package final class PostgresConnection {
     /// Distinguishes this connection's prepared statements from another's.
     let serial: Int
     var preparedCount = 0
+    /// The statements ``executePrepared(_:_:)`` prepared on this connection, by their text.
+    var preparedStatements: [String: PostgresStatement] = [:]
+    /// Statement texts run once unprepared: the second run of one prepares it.
+    var statementsSeenOnce: Set<String> = []
 
     /// Connects to the server `uri` names; throws `pg.unreachable`, `pg.authentication`,
     /// `pg.databaseMissing` or `pg.connectionRefused` with the host and port in the reason.

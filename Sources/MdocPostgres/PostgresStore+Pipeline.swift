@@ -154,6 +154,19 @@ extension PostgresStore: PipelineStore {
         }
     }
 
+    /// The summary of run `runID` without its counts: only its status.
+    package func runStatusSummary(runID: String) throws -> RunSummary {
+        try withConnection { connection in
+            guard let status = try connection.executePrepared("SELECT status FROM run WHERE id = $1", [.text(runID)])
+                .rows.first?.decode(0, as: String.self)
+            else { throw StoreError(.unknownRun, "no run \(runID)") }
+            guard let runStatus = RunStatus(rawValue: status) else {
+                throw StoreError(.corruptRow, "run \(runID) has status \(status)")
+            }
+            return RunSummary(runID: runID, status: runStatus)
+        }
+    }
+
     package func runProofFiles() throws -> [RunProofFile] {
         try withConnection { connection in
             try connection.execute(

@@ -132,7 +132,7 @@ extension PostgresStore: RecordingStore {
         let at = try now()
         try Self.requireRunning(runID, on: connection)
         var writer = PostgresBatchWriter(connection: connection, runID: runID, at: at)
-        for outcome in outcomes { try writer.record(outcome) }
+        _ = try writer.record(all: outcomes)
         if placing { try Self.placeProofs(batch, runID: runID, writer: &writer, on: connection) }
         for (sha256, item) in reused { try writer.link(item, sha256: sha256) }
         for failure in batch.ingestFailures { try writer.record(failure) }
@@ -172,42 +172,57 @@ extension PostgresStore: RecordingStore {
     }
 
     /// Records the outcomes of `batch`, appending the signed proof of each outcome recorded now
-    /// at the end of the run's proof file (`proof_chunk`), under a lock held to the commit: the
-    /// workers of a run append one after another, and a proof is in the file once.
+    /// at the end of the run's proof file (`proof_chunk`). The rows go in first, with offsets
+    /// within the batch; then, under a lock on the run's file held to the commit, the batch's
+    /// place at the file's end is read and the offsets moved there. Concurrent workers of a run
+    /// thus wait for each other only for that end, and a proof is in the file once.
     static func placeProofs(
         _ batch: StoreBatch, runID: String, writer: inout PostgresBatchWriter, on connection: PostgresConnection
     ) throws {
-        try connection.execute("SELECT pg_advisory_xact_lock(hashtextextended($1, 1))", [.text(runID)])
-        let tail = try connection.execute(
-            #"""
-            SELECT r.proof_file, (SELECT coalesce(max(c."offset" + length(c.bytes)), 0) FROM proof_chunk c WHERE c.run_id = r.id)
-            FROM run r WHERE r.id = $1
-            """#,
-            [.text(runID)]
-        ).rows.first
-        guard let file = try tail?.decode(0, as: String?.self), let start = try tail?.decode(1, as: Int64.self) else {
+        guard let file = try connection.executePrepared(
+            "SELECT proof_file FROM run WHERE id = $1", [.text(runID)]
+        ).rows.first?.decode(0, as: String?.self) else {
             throw StoreError(.invalidArgument, "run \(runID) has no proof file to append proofs to")
         }
-        var appended: [UInt8] = []
+        var relative: Int64 = 0
+        var outcomes: [TransactionOutcome] = []
         for var outcome in batch.outcomes {
-            let proof = batch.signedProofs[outcome.transactionID]
-            if let proof {
-                outcome.proof = ProofLocation(
-                    file: file, offset: start + Int64(appended.count), length: Int64(proof.bytes.count), sha256: proof.sha256)
+            if let proof = batch.signedProofs[outcome.transactionID] {
+                outcome.proof = ProofLocation(file: file, offset: relative, length: Int64(proof.bytes.count), sha256: proof.sha256)
+                relative += Int64(proof.bytes.count)
             }
-            if try writer.record(ExportedOutcome(outcome)), let proof { appended += proof.bytes }
+            outcomes.append(outcome)
         }
-        guard !appended.isEmpty else { return }
-        try connection.execute(
+        let ids = try writer.record(all: try outcomes.map(ExportedOutcome.init))
+        let placed = zip(outcomes, ids).compactMap { outcome, id in
+            id.flatMap { id in batch.signedProofs[outcome.transactionID].map { (id: id, bytes: $0.bytes) } }
+        }
+        guard !placed.isEmpty else { return }
+        try connection.executePrepared("SELECT pg_advisory_xact_lock(hashtextextended($1, 1))", [.text(runID)])
+        let start = try connection.executePrepared(
+            #"SELECT coalesce(max("offset" + length(bytes)), 0) FROM proof_chunk WHERE run_id = $1"#, [.text(runID)]
+        ).rows[0].decode(0, as: Int64.self)
+        var appended: [UInt8] = []
+        var offsets: [String] = []
+        for proof in placed {
+            offsets.append(String(start + Int64(appended.count)))
+            appended += proof.bytes
+        }
+        try connection.executePrepared(
+            """
+            UPDATE verification v SET proof_offset = p.proof_offset
+            FROM unnest(string_to_array($1, ' ')::bigint[], string_to_array($2, ' ')::bigint[]) p(id, proof_offset)
+            WHERE v.id = p.id
+            """,
+            [.text(placed.map { String($0.id) }.joined(separator: " ")), .text(offsets.joined(separator: " "))])
+        try connection.executePrepared(
             #"INSERT INTO proof_chunk (run_id, "offset", bytes) VALUES ($1, $2, $3)"#,
             [.text(runID), .int64(start), .bytea(appended)])
-        try connection.execute(
-            "UPDATE run SET proof_file_length = $1 WHERE id = $2", [.int64(start + Int64(appended.count)), .text(runID)])
     }
 
     /// Throws unless run `runID` exists and is `running`; locks its row against a concurrent finish.
     static func requireRunning(_ runID: String, on connection: PostgresConnection) throws {
-        guard let status = try connection.execute(
+        guard let status = try connection.executePrepared(
             "SELECT status FROM run WHERE id = $1 FOR SHARE", [.text(runID)]
         ).rows.first?.decode(0, as: String.self) else {
             throw StoreError(.unknownRun, "no run \(runID)")
@@ -230,10 +245,11 @@ struct AuditTail {
     /// Appends the entries after the log's last row, linked by their hashes.
     func append(at: String, on connection: PostgresConnection) throws {
         guard !entries.isEmpty else { return }
-        try connection.execute("SELECT pg_advisory_xact_lock($1)", [.int64(PostgresStore.auditLock)])
-        let last = try connection.execute("SELECT seq, hash FROM audit_log ORDER BY seq DESC LIMIT 1").rows.first
+        try connection.executePrepared("SELECT pg_advisory_xact_lock($1)", [.int64(PostgresStore.auditLock)])
+        let last = try connection.executePrepared("SELECT seq, hash FROM audit_log ORDER BY seq DESC LIMIT 1").rows.first
         var seq = try last?.decode(0, as: Int64.self) ?? 0
         var previous = try last?.decode(1, as: [UInt8].self) ?? StoreAudit.genesisHash
+        var rows: [PostgresStore.InsertRow] = []
         for entry in entries {
             let (next, overflow) = seq.addingReportingOverflow(1)
             guard !overflow else { throw StoreError(.database, "audit_log seq overflow") }
@@ -241,15 +257,13 @@ struct AuditTail {
             let hash = StoreAudit.hash(
                 seq: seq, at: at, runID: entry.runID, event: entry.event, transactionID: entry.transactionID,
                 detailsJSON: entry.detailsJSON, prevHash: previous)
-            try connection.execute(
-                """
-                INSERT INTO audit_log (seq, at, run_id, event, transaction_id, details_json, prev_hash, hash)
-                VALUES ($1, $2, $3, $4, $5, $6, $7, $8)
-                """,
-                [.int64(seq), .text(at), entry.runID.map { .text($0) } ?? .null, .text(entry.event),
-                 entry.transactionID.map { .bytea($0) } ?? .null, .text(entry.detailsJSON), .bytea(previous),
-                 .bytea(hash)])
+            rows.append(PostgresStore.InsertRow(
+                columns: ["seq", "at", "run_id", "event", "transaction_id", "details_json", "prev_hash", "hash"],
+                values: [.int64(seq), .text(at), entry.runID.map { .text($0) } ?? .null, .text(entry.event),
+                         entry.transactionID.map { .bytea($0) } ?? .null, .text(entry.detailsJSON), .bytea(previous),
+                         .bytea(hash)]))
             previous = hash
         }
+        try PostgresStore.insert(rows: rows, into: "audit_log", on: connection)
     }
 }

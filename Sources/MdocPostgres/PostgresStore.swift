@@ -148,8 +148,58 @@ extension PostgresStore {
         let names = row.columns + extra.map(\.0)
         let values = zip(row.columns, row.values).map { $1.postgres(column: $0) } + extra.map(\.1)
         let marks = (1...max(names.count, 1)).prefix(names.count).map { "$\($0)" }.joined(separator: ", ")
-        return try connection.execute(
+        return try connection.executePrepared(
             "INSERT INTO \(table) (\(names.joined(separator: ", "))) VALUES (\(marks)) \(suffix)", values)
+    }
+
+    /// Most rows one multi-row INSERT of ``insert(rows:into:suffix:on:)`` takes.
+    static let maximumRowsPerInsert = 500
+
+    /// One row to insert: its columns and their values.
+    struct InsertRow {
+        var columns: [String]
+        var values: [PostgresValue]
+
+        init(columns: [String], values: [PostgresValue]) {
+            self.columns = columns
+            self.values = values
+        }
+
+        /// A store row with `extra` columns after its own.
+        init(_ row: StoreRow, adding extra: [(String, PostgresValue)] = []) {
+            columns = row.columns + extra.map(\.0)
+            values = zip(row.columns, row.values).map { $1.postgres(column: $0) } + extra.map(\.1)
+        }
+    }
+
+    /// Inserts `rows` into `table` with multi-row INSERTs,
+    /// prepared and kept on the connection: consecutive rows of the same columns go in one
+    /// statement, up to ``maximumRowsPerInsert`` and the protocol's parameter limit. Rows are
+    /// inserted in their order (identity ids follow it); returns what `suffix` returns
+    /// (`RETURNING …`), row by row in that order.
+    static func insert(
+        rows: [InsertRow], into table: String, suffix: String = "", on connection: PostgresConnection
+    ) throws -> [PostgresRow] {
+        var returned: [PostgresRow] = []
+        var start = rows.startIndex
+        while start < rows.endIndex {
+            let names = rows[start].columns
+            guard !names.isEmpty else { throw StoreError(.invalidArgument, "a row of \(table) has no columns") }
+            let perStatement = max(1, min(maximumRowsPerInsert, PostgresConnection.maximumParameterCount / names.count))
+            var end = start
+            var values: [PostgresValue] = []
+            var tuples: [String] = []
+            while end < rows.endIndex, end - start < perStatement, rows[end].columns == names {
+                let first = values.count
+                values += rows[end].values
+                tuples.append("(" + (first..<values.count).map { "$\($0 + 1)" }.joined(separator: ", ") + ")")
+                end += 1
+            }
+            let sql = "INSERT INTO \(table) (\(names.joined(separator: ", "))) VALUES \(tuples.joined(separator: ", ")) \(suffix)"
+            returned += try connection.executePrepared(sql, values).rows
+            start = end
+        }
+        return returned
     }
 
     /// Every row of `sql` as store values (booleans as 0 or 1): what tests compare with the

@@ -11,7 +11,7 @@ enum PostgresStoreSchema {
     static let versionTable = PostgresSchemaVersion(table: "mdocverify_schema")
 
     /// The migrations this build knows, in order; migration `i` brings the schema to version `i + 1`.
-    static let migrations = [v1, v2, v3, v5]
+    static let migrations = [v1, v2, v3, v4, v5]
 
     /// The schema version this build writes.
     static var version: Int { migrations.count }
@@ -268,6 +268,23 @@ enum PostgresStoreSchema {
         CREATE TABLE run_manifest (
           run_id text COLLATE "C" NOT NULL PRIMARY KEY REFERENCES run(id),
           bytes  bytea NOT NULL CHECK (length(bytes) > 0)
+        );
+        """#
+
+    /// Migration "v4". Frozen. Proof chunks are stored as they come, not compressed: signed
+    /// proofs gain little from it, and compressing a batch's chunk cost the server more than
+    /// recording the batch's rows, while the run's file lock was held. The workers of the queue
+    /// (`queue status`'s cluster view): each one's host, process and last sign of life, and
+    /// which worker completed each item.
+    static let v4 = #"""
+        ALTER TABLE proof_chunk ALTER COLUMN bytes SET STORAGE EXTERNAL;
+        ALTER TABLE work_item ADD COLUMN done_by text COLLATE "C";
+        CREATE TABLE queue_worker (
+          name text COLLATE "C" NOT NULL PRIMARY KEY CHECK (length(name) BETWEEN 1 AND 200),
+          host text COLLATE "C" NOT NULL,
+          pid        bigint      NOT NULL CHECK (pid >= 0),
+          started_at timestamptz NOT NULL,
+          last_seen  timestamptz NOT NULL
         );
         """#
 

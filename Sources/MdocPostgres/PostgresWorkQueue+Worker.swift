@@ -7,14 +7,14 @@ extension PostgresStore {
     /// and extended: a worker whose lease was taken over writes nothing (`pg.leaseLost`).
     /// Proofs in ``StoreBatch/signedProofs`` are appended to the run's file as they commit.
     ///
-    /// The batches of one run are written one at a time (an advisory lock on the run, the one
-    /// ``placeProofs(_:runID:writer:on:)`` holds, taken first): they append to one file, and
-    /// their rows (the run's, shared certificates) are then never locked in two orders.
+    /// Batches of one run are written concurrently: no batch writes the run's row (only share
+    /// locks on it), new certificates are inserted in fingerprint order, and the one point of
+    /// order, the end of the run's proof file, is locked only from after the batch's rows to
+    /// its commit (``placeProofs(_:runID:writer:on:)``), as the audit log's tail is.
     package func recordClaimed(_ batch: StoreBatch, runID: String, items: [WorkItem], worker: String, leaseSeconds: Double) throws {
         try write { connection in
-            try connection.execute("SELECT pg_advisory_xact_lock(hashtextextended($1, 1))", [.text(runID)])
             let ids = Set(items.map(\.id))
-            let held = try connection.execute(
+            let held = try connection.executePrepared(
                 """
                 UPDATE work_item SET lease_expires = clock_timestamp() + make_interval(secs => $3)
                 WHERE id = ANY (string_to_array($1, ' ')::bigint[]) AND state = 'leased' AND leased_by = $2
@@ -63,8 +63,13 @@ extension PostgresStore {
     package func runProofs(runID: String) throws -> (proofs: [(referenceCode: String, location: ProofLocation)], length: Int64) {
         try withConnection { connection in
             try connection.transaction(.repeatableRead) {
+                // The file's length is its chunks' (batches do not write the run's row).
                 let length = try connection.execute(
-                    "SELECT coalesce(proof_file_length, 0) FROM run WHERE id = $1", [.text(runID)]
+                    #"""
+                    SELECT (SELECT coalesce(max(c."offset" + length(c.bytes)), 0) FROM proof_chunk c WHERE c.run_id = r.id)
+                    FROM run r WHERE r.id = $1
+                    """#,
+                    [.text(runID)]
                 ).rows.first?.decode(0, as: Int64.self)
                 guard let length else { throw StoreError(.unknownRun, "no run \(runID)") }
                 let proofs = try connection.execute(
@@ -102,7 +107,10 @@ extension PostgresStore {
                 "INSERT INTO run_manifest (run_id, bytes) VALUES ($1, $2)", [.text(runID), .bytea(manifest)])
             try connection.execute(
                 """
-                UPDATE run SET status = 'finished', finished_at = $1, merkle_root = $2, proof_count = $3 WHERE id = $4
+                UPDATE run SET status = 'finished', finished_at = $1, merkle_root = $2, proof_count = $3,
+                  proof_file_length = coalesce(
+                    (SELECT max(c."offset" + length(c.bytes)) FROM proof_chunk c WHERE c.run_id = $4), proof_file_length)
+                WHERE id = $4
                 """,
                 [.text(finished), .bytea(root), .int64(Int64(proofCount)), .text(runID)])
             var audit = AuditTail()
@@ -125,11 +133,17 @@ package final class PostgresClaimStore: PipelineStore {
     package let worker: String
     package let leaseSeconds: Double
 
-    package init(store: PostgresStore, items: [WorkItem], worker: String, leaseSeconds: Double) {
+    /// What renews the claim's leases between batches; a lost claim commits nothing more.
+    package let heartbeat: PostgresLeaseHeartbeat?
+
+    package init(
+        store: PostgresStore, items: [WorkItem], worker: String, leaseSeconds: Double, heartbeat: PostgresLeaseHeartbeat? = nil
+    ) {
         self.store = store
         self.items = items
         self.worker = worker
         self.leaseSeconds = leaseSeconds
+        self.heartbeat = heartbeat
     }
 
     package var storeLocation: String { store.storeLocation }
@@ -138,6 +152,7 @@ package final class PostgresClaimStore: PipelineStore {
     package var placesProofs: Bool { true }
 
     package func record(_ batch: StoreBatch, runID: String) throws {
+        try heartbeat?.checkHeld()
         try store.recordClaimed(batch, runID: runID, items: items, worker: worker, leaseSeconds: leaseSeconds)
     }
 
@@ -166,8 +181,10 @@ package final class PostgresClaimStore: PipelineStore {
     package func transactions(withResponseSHA256s responseSHA256s: [String]) throws -> [String: [String]] {
         try store.transactions(withResponseSHA256s: responseSHA256s)
     }
+    /// Only the run's status: the counts of the whole run cost a pass over all its rows, and a
+    /// worker ends a part of it at every claim (`report` and `queue status` give them).
     package func runSummary(runID: String, topFailingChecks limit: Int) throws -> RunSummary {
-        try store.runSummary(runID: runID, topFailingChecks: limit)
+        try store.runStatusSummary(runID: runID)
     }
     package func runProofFiles() throws -> [RunProofFile] { [] }
     package func recordTornTailCut(runID: String, file: String, previousLength: Int, length: Int, removedSHA256: [UInt8]) throws {}

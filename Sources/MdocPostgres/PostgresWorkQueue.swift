@@ -127,6 +127,7 @@ extension PostgresStore {
                 WHERE state = 'leased' AND lease_expires < clock_timestamp() AND attempts >= $1
                 """,
                 [.int32(Int32(QueueLimits.maximumAttempts))])
+            try Self.markSeen(worker, on: connection)
             let result = try connection.execute(
                 """
                 UPDATE work_item w SET state = 'leased', leased_by = $1, attempts = w.attempts + 1,
@@ -158,7 +159,7 @@ extension PostgresStore {
             let ids = items.map(\.id)
             let held = try connection.execute(
                 """
-                UPDATE work_item SET state = 'done', leased_by = NULL, lease_expires = NULL, finished_at = $3
+                UPDATE work_item SET state = 'done', leased_by = NULL, lease_expires = NULL, finished_at = $3, done_by = $2
                 WHERE id = ANY($1::bigint[]) AND state = 'leased' AND leased_by = $2
                 RETURNING id
                 """,

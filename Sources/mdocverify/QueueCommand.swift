@@ -57,10 +57,14 @@ struct QueueAddCommand: ParsableCommand {
 struct QueueStatusCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "status",
-        abstract: "Show the pending, leased, done and failed work items of each queued run, and in all.",
+        abstract: "Show the work items of each queued run, their rate and time left, and the workers of the cluster.",
         discussion: """
-            An item whose lease expired (its worker died) counts as pending: any worker takes it.
-            JSON Lines (--format json): one object per run, then one for the whole queue.
+            An item whose lease expired (its worker died) counts as pending: any worker takes it. A \
+            run's rate is the items done over the last five minutes; its time left, the items not \
+            done at that rate. Each worker is shown with its host, process, the items it holds and \
+            has done, and its last claim or lease renewal.
+            JSON Lines (--format json): one object per run, one per worker ("type": "worker"), then \
+            one for the whole queue ("type": "total").
             """)
 
     @Option(name: .long, help: "The PostgreSQL store (postgresql:// URI). Default: $MDOCVERIFY_DB.")
@@ -71,9 +75,12 @@ struct QueueStatusCommand: ParsableCommand {
 
     func run() throws {
         let uri = try queueDatabase(db)
-        let runs: [WorkQueueStatus]
+        let runs: [WorkQueueStatus], progress: [WorkQueueProgress], workers: [QueueWorkerStatus]
         do {
-            runs = try PostgresStore(uri: uri, access: .readOnly).queueStatus()
+            let store = try PostgresStore(uri: uri, access: .readOnly)
+            runs = try store.queueStatus()
+            progress = try store.queueProgress()
+            workers = try store.queueWorkers()
         } catch {
             throw SetupError("\(error) (--db \(uri.redacted))")
         }
@@ -84,28 +91,69 @@ struct QueueStatusCommand: ParsableCommand {
             total.done += run.done
             total.failed += run.failed
         }
+        let rates = Dictionary(progress.map { ($0.runID, $0) }, uniquingKeysWith: { first, _ in first })
         if (format ?? (isatty(STDOUT_FILENO) == 1 ? .text : .json)) == .json {
-            func line(_ status: WorkQueueStatus, _ key: (String, JSONValue)) -> String {
-                JSONValue.object([
-                    key, ("pending", .integer(Int64(status.pending))), ("leased", .integer(Int64(status.leased))), ("done", .integer(Int64(status.done))),
-                    ("failed", .integer(Int64(status.failed))),
-                ]).serialized()
+            func counts(_ status: WorkQueueStatus) -> [(String, JSONValue)] {
+                [("pending", .integer(Int64(status.pending))), ("leased", .integer(Int64(status.leased))),
+                 ("done", .integer(Int64(status.done))), ("failed", .integer(Int64(status.failed)))]
             }
-            for run in runs { print(line(run, ("run", .string(run.runID)))) }
-            print(line(total, ("type", .string("total"))))
+            func number(_ value: Double?) -> JSONValue { value.map { .number(($0 * 1000).rounded() / 1000) } ?? .null }
+            for run in runs {
+                print(JSONValue.object([("run", .string(run.runID))] + counts(run) + [
+                    ("itemsPerSecond", number(rates[run.runID]?.itemsPerSecond)),
+                    ("secondsLeft", number(rates[run.runID]?.secondsLeft)),
+                ]).serialized())
+            }
+            for worker in workers {
+                print(JSONValue.object([
+                    ("type", .string("worker")), ("worker", .string(worker.name)), ("host", .string(worker.host)),
+                    ("pid", .integer(worker.processID)), ("leased", .integer(Int64(worker.leased))),
+                    ("done", .integer(Int64(worker.done))), ("lastSeen", .string(Self.instant(worker.lastSeen))),
+                ]).serialized())
+            }
+            print(JSONValue.object([("type", .string("total"))] + counts(total)).serialized())
             return
         }
-        let header = ["run", "pending", "leased", "done", "failed"]
-        let rows = runs.map { [TerminalText.escaped($0.runID), "\($0.pending)", "\($0.leased)", "\($0.done)", "\($0.failed)"] }
-            + [["all \(Counting.of(runs.count, "run"))", "\(total.pending)", "\(total.leased)", "\(total.done)", "\(total.failed)"]]
+        let rows = runs.map { run in
+            [TerminalText.escaped(run.runID), "\(run.pending)", "\(run.leased)", "\(run.done)", "\(run.failed)",
+             rates[run.runID]?.itemsPerSecond.map { String(format: "%.1f", $0) } ?? "-",
+             rates[run.runID]?.secondsLeft.map(Self.duration) ?? "-"]
+        } + [["all \(Counting.of(runs.count, "run"))", "\(total.pending)", "\(total.leased)", "\(total.done)", "\(total.failed)", "", ""]]
+        Self.printTable(["run", "pending", "leased", "done", "failed", "items/s", "left"], rows, leftAligned: 1)
+        let all = total.pending + total.leased + total.done + total.failed
+        if all > 0 { print("\(100 * (total.done + total.failed) / all)% of \(Counting.of(all, "item")) processed") }
+        guard !workers.isEmpty else { return }
+        print("")
+        let now = Date()
+        let workerRows = workers.map { worker in
+            [TerminalText.escaped(worker.name), TerminalText.escaped(worker.host), "\(worker.processID)", "\(worker.leased)",
+             "\(worker.done)", Self.duration(max(0, now.timeIntervalSince(worker.lastSeen))) + " ago"]
+        }
+        Self.printTable(["worker", "host", "pid", "leased", "done", "last seen"], workerRows, leftAligned: 2)
+    }
+
+    /// Columns padded to their widest cell: the first `leftAligned` left-aligned, the others right-aligned.
+    static func printTable(_ header: [String], _ rows: [[String]], leftAligned: Int) {
         let widths = header.indices.map { column in ([header] + rows).map { $0[column].count }.max() ?? 0 }
         for row in [header] + rows {
             print(row.enumerated().map { column, cell in
-                column == 0 ? cell.padding(toLength: widths[0], withPad: " ", startingAt: 0)
+                column < leftAligned ? cell.padding(toLength: widths[column], withPad: " ", startingAt: 0)
                     : String(repeating: " ", count: widths[column] - cell.count) + cell
-            }.joined(separator: "  "))
+            }.joined(separator: "  ").trimmingCharacters(in: .whitespaces))
         }
-        let all = total.pending + total.leased + total.done + total.failed
-        if all > 0 { print("\(100 * (total.done + total.failed) / all)% of \(Counting.of(all, "item")) processed") }
+    }
+
+    /// `4 s`, `3 min 05 s`, `2 h 10 min`.
+    static func duration(_ seconds: Double) -> String {
+        let whole = Int(min(seconds.rounded(), 1e9))
+        if whole < 60 { return "\(whole) s" }
+        if whole < 3600 { return String(format: "%d min %02d s", whole / 60, whole % 60) }
+        return String(format: "%d h %02d min", whole / 3600, whole % 3600 / 60)
+    }
+
+    static func instant(_ date: Date) -> String {
+        let formatter = ISO8601DateFormatter()
+        formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
+        return formatter.string(from: date)
     }
 }

@@ -18,6 +18,9 @@ struct WorkerCommand: AsyncParsableCommand {
             over, and nothing is recorded twice. The worker that finds a run's last item done signs the \
             run's manifest over every proof of the run, whichever worker made it. Give the workers one \
             signing identity (--signing-key and --signing-cert) to verify the proofs with one certificate.
+            While it verifies a claim, the worker renews its leases every third of --lease; a claim it \
+            cannot renew (taken over, or the database unreachable until the lease ran out) is given up \
+            without committing more of it.
             A lost connection (a server restart) is retried until the server is back.
             Exit codes: 0 stopped (--exit-when-idle, or Ctrl-C); 2 usage or setup error.
             """)
@@ -63,6 +66,11 @@ struct WorkerCommand: AsyncParsableCommand {
         let worker = name ?? "\(ProcessInfo.processInfo.hostName)-\(getpid())"
         let out = self.out ?? ProcessInfo.processInfo.environment["MDOCVERIFY_OUT"] ?? "reports"
         var store = try await connect(uri, failing: true)
+        do {
+            try store.registerWorker(name: worker, host: ProcessInfo.processInfo.hostName, processID: Int64(getpid()))
+        } catch {
+            throw SetupError("\(error) (--db \(uri.redacted))")
+        }
         while true {
             do {
                 let items = try store.claim(worker: worker, limit: claim, leaseSeconds: lease)
@@ -76,7 +84,7 @@ struct WorkerCommand: AsyncParsableCommand {
                 var runs: [String] = []
                 for item in items where !runs.contains(item.runID) { runs.append(item.runID) }
                 for runID in runs {
-                    try await process(items.filter { $0.runID == runID }, runID: runID, store: store, worker: worker, out: out)
+                    try await process(items.filter { $0.runID == runID }, runID: runID, store: store, uri: uri, worker: worker, out: out)
                 }
             } catch let error as PostgresError where error.isRetryable {
                 note("\(error); connecting again")
@@ -99,18 +107,23 @@ struct WorkerCommand: AsyncParsableCommand {
     }
 
     /// Verifies the claimed `items` of queued run `runID`, then marks them done.
-    func process(_ items: [WorkItem], runID: String, store: PostgresStore, worker: String, out: String) async throws {
+    func process(
+        _ items: [WorkItem], runID: String, store: PostgresStore, uri: PostgresURI, worker: String, out: String
+    ) async throws {
         guard let queued = try store.queuedRun(runID) else {
             for item in items { try store.fail(item, worker: worker, code: "queue.unknownRun") }
             return
         }
+        // Renews the leases while the items are verified; stopped before they are marked done.
+        let heartbeat = PostgresLeaseHeartbeat(uri: uri, items: items, worker: worker, leaseSeconds: lease)
+        defer { heartbeat.stop() }
         let orchestrator: Orchestrator
         do {
             var configuration = try QueuedOptions.configuration(run: queued.run, inputs: items.map(\.input), outDirectory: out)
             if let jobs { configuration.jobs = jobs }
             configuration.signingKeyPath = signingKey
             configuration.signingCertificatePath = signingCert
-            let claim = PostgresClaimStore(store: store, items: items, worker: worker, leaseSeconds: lease)
+            let claim = PostgresClaimStore(store: store, items: items, worker: worker, leaseSeconds: lease, heartbeat: heartbeat)
             configuration.serverStore = ServerStore(location: store.storeLocation) { claim }
             orchestrator = try Orchestrator(configuration: configuration)
         } catch {
@@ -125,9 +138,11 @@ struct WorkerCommand: AsyncParsableCommand {
             return
         }
         do {
-            let result = try await orchestrator.run { _ in }
+            _ = try await orchestrator.run { _ in }
+            heartbeat.stop()
+            try heartbeat.checkHeld()
             try store.complete(items, worker: worker, recording: StoreBatch(), runID: runID)
-            note("run \(runID): \(Counting.of(items.count, "item")) done (\(Counting.of(result.summary.transactions, "transaction")) in the run so far)")
+            note("run \(runID): \(Counting.of(items.count, "item")) done")
         } catch {
             // A lost lease or connection: the batch was not recorded, and the items go to whoever
             // claims them next. A lost connection is found here and retried by the caller.

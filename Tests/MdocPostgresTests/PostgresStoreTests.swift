@@ -27,34 +27,38 @@ final class PostgresStoreTests: PostgresTestCase {
 
     func testAnEmptyDatabaseBecomesAStoreAndOpensAgain() throws {
         let store = try openStore()
-        XCTAssertEqual(try store.schemaVersion(), 4)
+        XCTAssertEqual(try store.schemaVersion(), 5)
         XCTAssertEqual(try count(store, "run"), 0)
         // Opened again, for writing and for reading: nothing is created twice.
-        XCTAssertEqual(try openStore().schemaVersion(), 4)
-        XCTAssertEqual(try openStore(.readOnly).schemaVersion(), 4)
+        XCTAssertEqual(try openStore().schemaVersion(), 5)
+        XCTAssertEqual(try openStore(.readOnly).schemaVersion(), 5)
     }
 
     func testADatabaseOfANewerSchemaIsRefusedForReadingAndWriting() throws {
         let store = try openStore()
-        try store.executeUnchecked("UPDATE mdocverify_schema SET version = 5")
+        try store.executeUnchecked("UPDATE mdocverify_schema SET version = 99")
         for access in [PostgresStore.Access.readWrite, .readOnly] {
             let error = assertPostgresError(.schemaNewer) { _ = try self.openStore(access) }
-            XCTAssertTrue(error?.reason.contains("version 5") ?? false, "\(String(describing: error))")
+            XCTAssertTrue(error?.reason.contains("version 99") ?? false, "\(String(describing: error))")
         }
         // Left as it was.
-        XCTAssertEqual(try store.query("SELECT version FROM mdocverify_schema"), [[.integer(5)]])
+        XCTAssertEqual(try store.query("SELECT version FROM mdocverify_schema"), [[.integer(99)]])
     }
 
     /// A store of schema version 1 gains the later tables (`trust_item`, `proof_chunk`,
-    /// `run_manifest`, `kiosk_record`) when opened for writing, keeping its rows; opened for reading it is left as it is.
+    /// `run_manifest`, `queue_worker`, `kiosk_record`) when opened for writing, keeping its rows; opened for
+    /// reading it is left as it is.
     func testAVersionOneStoreIsMigratedWhenOpenedForWriting() throws {
         let store = try openStore()
         try ParityFixture.record(into: store)
-        try store.executeUnchecked("DROP TABLE trust_item, proof_chunk, run_manifest, kiosk_record; UPDATE mdocverify_schema SET version = 1")
+        try store.executeUnchecked("""
+            DROP TABLE trust_item, proof_chunk, run_manifest, queue_worker, kiosk_record; ALTER TABLE work_item DROP COLUMN done_by;
+            UPDATE mdocverify_schema SET version = 1
+            """)
         XCTAssertEqual(try openStore(.readOnly).schemaVersion(), 1)
         XCTAssertEqual(try store.query("SELECT to_regclass('trust_item') IS NULL"), [[.integer(1)]])
-        XCTAssertEqual(try openStore().schemaVersion(), 4)
-        for table in ["trust_item", "proof_chunk", "run_manifest", "kiosk_record"] { XCTAssertEqual(try count(store, table), 0, table) }
+        XCTAssertEqual(try openStore().schemaVersion(), 5)
+        for table in ["trust_item", "proof_chunk", "run_manifest", "queue_worker", "kiosk_record"] { XCTAssertEqual(try count(store, table), 0, table) }
         XCTAssertGreaterThan(try count(store, "verification"), 0)
     }
 
