@@ -147,14 +147,17 @@ final class VerifyStage: Sendable {
             pending.map { transaction in
                 guard let transaction, let response = transaction.responseSHA256 else { return .none }
                 let id = transaction.bundle.contentHashHex
-                let inStore = stored[hexString(response), default: []].filter { $0 != id }
+                let found = stored[hexString(response), default: []]
+                // The lookup returns one more than the limit: then there may be more.
+                let partial = found.count > ReportStore.Limits.earlierPresentations
+                let inStore = Array(found.lazy.filter { $0 != id }.prefix(ReportStore.Limits.earlierPresentations))
                 var inRun: String?
                 if let earlier = first[response] {
                     if earlier != id { inRun = earlier }
                 } else {
                     first[response] = id
                 }
-                return EarlierPresentations(stored: inStore, earlierInRun: inRun)
+                return EarlierPresentations(stored: inStore, storedIsPartial: partial, earlierInRun: inRun)
             }
         }
     }

@@ -109,11 +109,13 @@ extension PostgresStore: PipelineStore {
         return try withConnection { connection in
             let result = try connection.execute(
                 """
-                SELECT t.response_sha256, t.sha256 FROM txn t
-                WHERE t.response_sha256 IN (SELECT decode(k, 'hex') FROM unnest(string_to_array($1, ' ')) k)
+                SELECT t.response_sha256, t.sha256
+                FROM (SELECT DISTINCT decode(k, 'hex') AS response FROM unnest(string_to_array($1, ' ')) k) r
+                CROSS JOIN LATERAL (
+                  SELECT id, response_sha256, sha256 FROM txn WHERE response_sha256 = r.response ORDER BY id LIMIT $2) t
                 ORDER BY t.id
                 """,
-                [.text(keys)])
+                [.text(keys), .int64(Int64(ReportStore.Limits.earlierPresentations + 1))])
             var found: [String: [String]] = [:]
             for row in result.rows {
                 found[StoreText.hex(try row.decode(0)), default: []].append(StoreText.hex(try row.decode(1)))

@@ -121,17 +121,18 @@ extension ReportStore {
     }
 
     /// For each of `responseSHA256s` that stored transactions carry, their ids (lower-case hex),
-    /// oldest first (the order they were first stored), in one read. The caller leaves out the
+    /// oldest first (the order they were first stored), at most
+    /// ``Limits/earlierPresentations`` + 1 of them, in one read. The caller leaves out the
     /// transaction it asks for. Sees only committed transactions: replays within one unrecorded
     /// batch are the caller's to find.
     package func transactions(withResponseSHA256s responseSHA256s: [String]) throws -> [String: [String]] {
         guard !responseSHA256s.isEmpty else { return [:] }
         let hashes = try responseSHA256s.map { try StoreHash.sha256($0, "a response SHA-256") }
         return try read { db in
-            let statement = try db.cachedStatement(sql: "SELECT sha256 FROM txn WHERE response_sha256 = ? ORDER BY id")
+            let statement = try db.cachedStatement(sql: "SELECT sha256 FROM txn WHERE response_sha256 = ? ORDER BY id LIMIT ?")
             var found: [String: [String]] = [:]
             for (hex, hash) in zip(responseSHA256s, hashes) where found[hex] == nil {
-                let ids = try Data.fetchAll(statement, arguments: [hash]).map(StoreHash.hex)
+                let ids = try Data.fetchAll(statement, arguments: [hash, Limits.earlierPresentations + 1]).map(StoreHash.hex)
                 if !ids.isEmpty { found[hex] = ids }
             }
             return found

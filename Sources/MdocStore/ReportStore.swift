@@ -22,6 +22,9 @@ package final class ReportStore: Sendable {
         /// Most outcomes (or reused results, or ingest failures) one batch may hold. One batch is
         /// one SQLite transaction holding the write lock; the pipeline writes ~100–500.
         package static let maximumBatchCount = 2_000
+        /// Most earlier transactions a replay lookup returns per DeviceResponse, oldest first:
+        /// the same response stored a million times must not cost a million rows per lookup.
+        package static let earlierPresentations = 100
         /// Longest a writer waits for another process's write lock before failing with
         /// ``StoreError/Code/database`` (SQLITE_BUSY).
         package static let busyTimeout: TimeInterval = 30

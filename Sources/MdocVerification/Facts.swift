@@ -47,13 +47,17 @@ extension TransactionInputs {
 /// Earlier presentations of the same DeviceResponse bytes (ISO 18013-5 §9.1.3: a response is
 /// bound to one session, so the same bytes twice is a replay), as the pipeline found them.
 package struct EarlierPresentations: Sendable, Equatable {
-    /// Transactions of the store (earlier runs, earlier batches) with the same response, oldest first.
+    /// Transactions of the store (earlier runs, earlier batches) with the same response, oldest
+    /// first; the first of them when the store holds more than the lookup returns.
     package var stored: [String]
+    /// Whether the store holds more such transactions than ``stored`` lists.
+    package var storedIsPartial: Bool
     /// The first transaction of this run, before this one in input order, with the same response.
     package var earlierInRun: String?
 
-    package init(stored: [String] = [], earlierInRun: String? = nil) {
+    package init(stored: [String] = [], storedIsPartial: Bool = false, earlierInRun: String? = nil) {
         self.stored = stored
+        self.storedIsPartial = storedIsPartial
         self.earlierInRun = earlierInRun
     }
 

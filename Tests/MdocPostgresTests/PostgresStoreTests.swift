@@ -34,6 +34,27 @@ final class PostgresStoreTests: PostgresTestCase {
         XCTAssertEqual(try openStore(.readOnly).schemaVersion(), 5)
     }
 
+    /// The replay lookup gives the same ids from both stores: oldest first, one more than the limit.
+    func testReplayLookupIsBoundedAsInSQLite() throws {
+        let limit = ReportStore.Limits.earlierPresentations
+        let response = ParityFixture.sha(1, kind: 2)
+        var found: [[String]] = []
+        for store in [try openStore() as any PipelineStore, try sqliteStore()] {
+            try store.beginRun(ParityFixture.run("a"))
+            let outcomes = (0..<(limit + 10)).map { n in
+                var outcome = ParityFixture.outcome(n, verdict: .valid)
+                outcome.responseSHA256 = response
+                return outcome
+            }
+            try store.record(StoreBatch(outcomes: outcomes), runID: "a")
+            let lookup = try store.transactions(withResponseSHA256s: [response, ParityFixture.sha(999, kind: 2)])
+            XCTAssertEqual(Array(lookup.keys), [response])
+            found.append(lookup[response, default: []])
+        }
+        XCTAssertEqual(found.first, (0...limit).map { ParityFixture.sha($0, kind: 1) })
+        XCTAssertEqual(found.first, found.last)
+    }
+
     func testADatabaseOfANewerSchemaIsRefusedForReadingAndWriting() throws {
         let store = try openStore()
         try store.executeUnchecked("UPDATE mdocverify_schema SET version = 99")

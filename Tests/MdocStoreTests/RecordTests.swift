@@ -315,6 +315,17 @@ final class RecordTests: XCTestCase {
         XCTAssertEqual(try store.transactions(withResponseSHA256: Fixture.hex(1234), excluding: ""), [])
     }
 
+    /// A response stored more often than the lookup's limit costs the limit, oldest first.
+    func testReplayLookupIsBounded() throws {
+        let store = try Fixture.store(self)
+        try store.beginRun(Fixture.run("r1"))
+        let response = Fixture.hex(77, salt: 9)
+        let limit = ReportStore.Limits.earlierPresentations
+        try store.record((1...limit + 5).map { Fixture.outcome($0, responseSHA256: response) }, runID: "r1")
+        let found = try store.transactions(withResponseSHA256s: [response])[response, default: []]
+        XCTAssertEqual(found, (1...limit + 1).map(Fixture.transactionID))
+    }
+
     func testBatchedLookupsAgreeWithTheSingleOnes() throws {
         let store = try Fixture.store(self)
         try store.beginRun(Fixture.run("r1", isNow: true))

@@ -14,7 +14,8 @@ struct ReplayCheck: Check {
         if let first = earlier.stored.first {
             context.report(CheckResult(
                 .responseReplayed, .warn,
-                "the same DeviceResponse was presented before, in \(earlier.stored.count) other transaction(s)",
+                "the same DeviceResponse was presented before, in \(earlier.storedIsPartial ? "at least " : "")"
+                    + "\(earlier.stored.count) other transaction(s)",
                 evidence: [Evidence("earlier", first)]))
         } else if let inRun = earlier.earlierInRun {
             context.report(CheckResult(
