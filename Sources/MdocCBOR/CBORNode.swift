@@ -94,9 +94,7 @@ package indirect enum CBORNode: Sendable, Hashable {
             Self.appendHead(major: 2, UInt64(b.count), to: &buffer)
             buffer.append(contentsOf: b)
         case .text(let s):
-            let utf8 = s.utf8
-            Self.appendHead(major: 3, UInt64(utf8.count), to: &buffer)
-            buffer.append(contentsOf: utf8)
+            Self.appendText(s, to: &buffer)
         case .array(let elements):
             Self.appendHead(major: 4, UInt64(elements.count), to: &buffer)
             for element in elements { element.encode(into: &buffer) }
@@ -143,6 +141,20 @@ package indirect enum CBORNode: Sendable, Hashable {
             buffer.append(initial | 27)
             appendBigEndian(argument, byteCount: 8, to: &buffer)
         }
+    }
+
+    /// Appends `text` as a definite-length text string (major type 3), its UTF-8 read in place:
+    /// the one text writer of every encoder that writes straight into a buffer (proofs, store
+    /// values), tens of strings per transaction.
+    package static func appendText(_ text: String, to buffer: inout [UInt8]) {
+        let utf8 = text.utf8
+        let appended: Void? = utf8.withContiguousStorageIfAvailable { bytes in
+            appendHead(major: 3, UInt64(bytes.count), to: &buffer)
+            buffer.append(contentsOf: bytes)
+        }
+        guard appended == nil else { return }
+        appendHead(major: 3, UInt64(utf8.count), to: &buffer)
+        buffer.append(contentsOf: utf8)
     }
 
     static func appendBigEndian(_ value: UInt64, byteCount: Int, to buffer: inout [UInt8]) {

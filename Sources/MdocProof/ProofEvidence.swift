@@ -231,13 +231,7 @@ struct ProofCBORWriter {
     mutating func arrayHead(_ count: Int) { head(4, UInt64(count)) }
     mutating func mapHead(_ count: Int) { head(5, UInt64(count)) }
 
-    mutating func text(_ value: String) {
-        var value = value
-        value.withUTF8 { utf8 in
-            head(3, UInt64(utf8.count))
-            buffer.append(contentsOf: utf8)
-        }
-    }
+    mutating func text(_ value: String) { CBORNode.appendText(value, to: &buffer) }
 
     mutating func optionalText(_ value: String?) {
         if let value { text(value) } else { buffer.append(0xf6) }

@@ -46,9 +46,10 @@ struct PreparedOutcome {
 
         let kept = keep ? outcome.checks : outcome.checks.filter { $0.id == Self.consentWindowCheck }
         results = StoredResults.encode(kept)
+        // Read in place: nearly every result passes, and binding one copies (retains) its fields.
         failures = kept.indices.compactMap { seq in
+            guard kept[seq].status == .fail else { return nil }
             let result = kept[seq]
-            guard result.status == .fail else { return nil }
             return CheckFailureRecord(
                 verificationID: 0, seq: Int64(seq), checkID: result.id.rawValue, instant: result.instant?.rawValue,
                 subject: result.subject, detail: result.detail)

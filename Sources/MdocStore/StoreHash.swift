@@ -21,13 +21,31 @@ enum StoreHash {
         var text = hex
         return text.withUTF8 { digits -> Data? in
             guard !digits.isEmpty, digits.count % 2 == 0 else { return nil }
-            var bytes = [UInt8](repeating: 0, count: digits.count / 2)
-            for index in bytes.indices {
-                guard let high = nibble(digits[2 * index]), let low = nibble(digits[2 * index + 1]) else { return nil }
-                bytes[index] = high << 4 | low
-            }
-            return Data(bytes)
+            var data = Data(count: digits.count / 2)
+            let valid = data.withUnsafeMutableBytes { decode(digits, into: $0) }
+            return valid ? data : nil
         }
+    }
+
+    /// Appends the bytes of lower-case hex text to `out`, read in place (no buffer per value);
+    /// `false` when it is not hex (empty, odd, other characters), `out` then being unusable.
+    static func append(hex: String, to out: inout [UInt8]) -> Bool {
+        var text = hex
+        return text.withUTF8 { digits -> Bool in
+            guard !digits.isEmpty, digits.count % 2 == 0 else { return false }
+            let start = out.count
+            out.append(contentsOf: repeatElement(0, count: digits.count / 2))
+            return out.withUnsafeMutableBytes { decode(digits, into: UnsafeMutableRawBufferPointer(rebasing: $0[start...])) }
+        }
+    }
+
+    /// Decodes `digits` (an even count) into `bytes` (half as many); `false` at a non-hex digit.
+    private static func decode(_ digits: UnsafeBufferPointer<UInt8>, into bytes: UnsafeMutableRawBufferPointer) -> Bool {
+        for index in 0..<bytes.count {
+            guard let high = nibble(digits[2 &* index]), let low = nibble(digits[2 &* index &+ 1]) else { return false }
+            bytes[index] = high << 4 | low
+        }
+        return true
     }
 
     /// The 32 bytes of a SHA-256 given as 64 lower-case hex digits; `field` names it in the error.

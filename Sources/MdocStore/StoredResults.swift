@@ -84,14 +84,13 @@ package enum StoredResults {
                 text(element.identifier, &out)
                 if let digestID = element.digestID { CBORNode.appendHead(major: 0, digestID, to: &out) } else { out.append(0xf6) }
                 if let hex = element.digestHex {
-                    guard let digest = StoreHash.bytes(hex: hex) else {
+                    CBORNode.appendHead(major: 2, UInt64(hex.utf8.count / 2), to: &out)
+                    guard StoreHash.append(hex: hex, to: &out) else {
                         throw StoreError(
                             .invalidArgument,
                             "the digest of \(element.namespace)/\(element.identifier) "
                                 + "is not lower-case hex with an even number of digits")
                     }
-                    CBORNode.appendHead(major: 2, UInt64(digest.count), to: &out)
-                    out.append(contentsOf: digest)
                 } else {
                     out.append(0xf6)
                 }
@@ -170,11 +169,5 @@ package enum StoredResults {
         }
     }
 
-    private static func text(_ value: String, _ out: inout [UInt8]) {
-        var value = value
-        value.withUTF8 { bytes in
-            CBORNode.appendHead(major: 3, UInt64(bytes.count), to: &out)
-            out.append(contentsOf: bytes)
-        }
-    }
+    private static func text(_ value: String, _ out: inout [UInt8]) { CBORNode.appendText(value, to: &out) }
 }

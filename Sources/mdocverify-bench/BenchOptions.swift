@@ -23,6 +23,8 @@ struct BenchOptions {
     var profileReaderKeys: Int?
     /// Verify the first response of a `--write-batch` folder N times on one core and exit.
     var profileBatchResponses: (count: Int, folder: String)?
+    /// Run the pipeline in this process on a `--write-batch` folder's archive and exit.
+    var profilePipeline: String?
     /// Write the end-to-end batch (N transactions, `.tar.gz`) and its trust folder into a folder and exit.
     var writeBatch: (count: Int, folder: String)?
     /// Record N outcomes into a new store in a folder, measure the store alone and exit (StoreBench.swift).
@@ -67,6 +69,10 @@ struct BenchOptions {
                          only verify the first response of a --write-batch folder (with its transcript and
                          reader key, against DIR/trust) N times on one core, and exit: the verification
                          cost to set against the end-to-end CPU per transaction on the same batch
+          --profile-pipeline DIR
+                         only run the pipeline (store and proofs, no JSON Lines) in this process on the
+                         archive of a --write-batch folder, into a new folder under DIR, and exit
+                         (for callgrind, which cannot run the mdocverify executable)
           --write-batch N DIR
                          only write the end-to-end batch (DIR/batch-N.tar.gz, DIR/trust/) and exit
                          (for profiling `mdocverify verify` on the benchmark's input)
@@ -132,6 +138,7 @@ struct BenchOptions {
             case "--write-batch":
                 guard let n = Int(value(argument)), (1...10_000_000).contains(n) else { fail("--write-batch needs a count 1...10000000 and a folder") }
                 options.writeBatch = (n, value(argument))
+            case "--profile-pipeline": options.profilePipeline = value(argument)
             case "--profile-batch-responses":
                 guard let n = Int(value(argument)), (1...10_000_000).contains(n) else { fail("--profile-batch-responses needs a count and a folder") }
                 options.profileBatchResponses = (n, value(argument))

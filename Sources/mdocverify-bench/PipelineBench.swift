@@ -4,6 +4,7 @@ import MdocCOSE
 import MdocCrypto
 import MdocIngest
 import MdocModel
+import MdocPipeline
 import MdocSamples
 
 /// End to end: a `.tar.gz` of N generated transactions through the release `mdocverify verify`
@@ -102,6 +103,50 @@ func writeBenchBatch(count: Int, folder: String) throws -> String {
     let archive = "\(folder)/batch-\(count).tar.gz"
     try writeBatch(count: count, authority: authority, to: archive, at: t)
     return archive
+}
+
+/// `--profile-pipeline`: the pipeline run in this process, as `mdocverify verify` runs it (store
+/// and proofs on), on the archive of a `--write-batch` folder, into a new folder under it; how
+/// many transactions it reported and how many were valid. The main thread waits on a semaphore
+/// rather than in `await`: valgrind cannot run libdispatch's signal thread, which the main
+/// queue starts.
+func profilePipeline(folder: String) throws -> (transactions: Int, valid: Int) {
+    let done = DispatchSemaphore(value: 0)
+    let outcome = PipelineOutcome()
+    Task {
+        do {
+            outcome.result = .success(try await runPipeline(folder: folder))
+        } catch {
+            outcome.result = .failure(error)
+        }
+        done.signal()
+    }
+    done.wait()
+    guard let result = outcome.result else { throw NSError(domain: "bench", code: 1) }
+    return try result.get()
+}
+
+/// Written by the pipeline's task before it signals, read by the main thread after the wait.
+private final class PipelineOutcome: @unchecked Sendable {
+    var result: Result<(transactions: Int, valid: Int), any Error>?
+}
+
+private func runPipeline(folder: String) async throws -> (transactions: Int, valid: Int) {
+    let names = try FileManager.default.contentsOfDirectory(atPath: folder)
+    guard let archive = names.first(where: { $0.hasPrefix("batch-") && $0.hasSuffix(".tar.gz") }) else {
+        throw NSError(domain: "bench", code: 1, userInfo: [NSLocalizedDescriptionKey: "no batch-N.tar.gz in \(folder)"])
+    }
+    let out = "\(folder)/profile-out-\(ProcessInfo.processInfo.processIdentifier)"
+    let configuration = RunConfiguration(inputs: ["\(folder)/\(archive)"], trustDirectory: "\(folder)/trust", outDirectory: out)
+    let orchestrator = try Orchestrator(configuration: configuration)
+    var transactions = 0
+    var valid = 0
+    _ = try await orchestrator.run { event in
+        guard case .transaction(let report) = event else { return }
+        transactions += 1
+        if report.verdict == .valid { valid += 1 }
+    }
+    return (transactions, valid)
 }
 
 /// Writes `count` transactions (12 elements, deviceSignature, transcript, reader key) as a `.tar.gz`.

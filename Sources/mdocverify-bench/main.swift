@@ -60,6 +60,15 @@ func profile(_ makeFixture: () throws -> ResponseFixture, count n: Int, what: St
         fail("\(error)")
     }
 }
+if let folder = options.profilePipeline {
+    do {
+        let (transactions, valid) = try profilePipeline(folder: folder)
+        print("ran the pipeline on \(transactions) transactions of \(folder), \(valid) valid")
+        exit(valid == transactions ? 0 : 1)
+    } catch {
+        fail("\(error)")
+    }
+}
 if let (n, folder) = options.profileBatchResponses {
     profile({ try batchResponseFixture(folder: folder) }, count: n, what: "responses of \(folder)")
 }

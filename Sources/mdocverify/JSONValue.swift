@@ -18,9 +18,11 @@ enum JSONValue: ExpressibleByDictionaryLiteral, ExpressibleByStringLiteral, Expr
 
     static func optional(_ value: String?) -> JSONValue { value.map(JSONValue.string) ?? .null }
 
-    func serialized() -> String {
+    /// The compact serialization; `capacity` is reserved first (a record's usual size saves the
+    /// buffer's regrowths).
+    func serialized(reserving capacity: Int = 1024) -> String {
         var out: [UInt8] = []
-        out.reserveCapacity(1024)
+        out.reserveCapacity(capacity)
         write(into: &out)
         return String(decoding: out, as: UTF8.self)
     }

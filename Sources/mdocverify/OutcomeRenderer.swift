@@ -61,7 +61,7 @@ final class OutcomeRenderer {
 
     func render(_ outcome: TransactionOutcomeView, detail: TextDetail = .full) {
         switch format {
-        case .json: print(json(outcome).serialized())
+        case .json: print(json(outcome).serialized(reserving: Self.transactionLineCapacity))
         case .text: print(detail == .full ? text(outcome) : line(outcome))
         }
     }
@@ -81,6 +81,9 @@ final class OutcomeRenderer {
     }
 
     // MARK: JSON
+
+    /// What a transaction's JSON Lines record is reserved at first: its usual size, with room.
+    static let transactionLineCapacity = 16_384
 
     func json(_ outcome: TransactionOutcomeView) -> JSONValue {
         var pairs: [(String, JSONValue)] = [
