@@ -22,6 +22,9 @@ import PackageDescription
 /// "Allocator"). Libraries and test bundles keep the system allocator.
 let jemalloc: [LinkerSetting] = [.linkedLibrary("jemalloc", .when(platforms: [.linux]))]
 
+/// Locks on pthread mutexes, which ThreadSanitizer sees (docs/reliability.md, "Sanitizers").
+let locks: Target.Dependency = .product(name: "NIOConcurrencyHelpers", package: "swift-nio")
+
 let package = Package(
     name: "mdocverify",
     platforms: [.macOS(.v15)],
@@ -69,52 +72,52 @@ let package = Package(
         .target(name: "MdocTime"),
         .target(name: "MdocChecks"),
         .target(name: "MdocCBOR"),
-        .target(name: "MdocCrypto", dependencies: ["COpenSSL", "MdocTime"]),
+        .target(name: "MdocCrypto", dependencies: ["COpenSSL", "MdocTime", locks]),
         .target(name: "MdocCOSE", dependencies: ["MdocCBOR", "MdocCrypto"]),
         .target(name: "MdocModel", dependencies: ["MdocCBOR", "MdocCOSE", "MdocCrypto", "MdocTime"]),
         .target(
             name: "MdocTrustLists",
-            dependencies: ["CZlib", "MdocCBOR", "MdocCOSE", "MdocCrypto", "MdocModel", "MdocTime"]),
-        .target(name: "MdocTrust", dependencies: ["MdocCrypto", "MdocTime"]),
+            dependencies: ["CZlib", "MdocCBOR", "MdocCOSE", "MdocCrypto", "MdocModel", "MdocTime", locks]),
+        .target(name: "MdocTrust", dependencies: ["MdocCrypto", "MdocTime", locks]),
         .target(name: "MdocImaging", dependencies: ["CImageCodecs", "CZBar", "MdocCrypto"]),
         .target(
             name: "MdocVerification",
             dependencies: [
                 "MdocChecks", "MdocCBOR", "MdocCrypto", "MdocCOSE", "MdocModel", "MdocTrust", "MdocTrustLists", "MdocImaging",
-                "MdocTime",
+                "MdocTime", locks,
             ]),
 
-        .target(name: "MdocSeal", dependencies: ["MdocChecks", "MdocCBOR", "MdocCrypto", "MdocCOSE", "MdocTime"]),
+        .target(name: "MdocSeal", dependencies: ["MdocChecks", "MdocCBOR", "MdocCrypto", "MdocCOSE", "MdocTime", locks]),
 
         // MARK: Edges
         .target(name: "MdocIngest", dependencies: ["CArchive", "MdocCrypto"]),
-        .target(name: "MdocPostgres", dependencies: ["CLibPQ", "MdocStore"]),
+        .target(name: "MdocPostgres", dependencies: ["CLibPQ", "MdocStore", locks]),
         .target(
             name: "MdocStore",
             dependencies: [
                 "MdocChecks", "MdocCBOR", "MdocCrypto", "MdocTime", .product(name: "GRDB", package: "GRDB.swift"),
-                .product(name: "GRDBSQLite", package: "GRDB.swift"),
+                .product(name: "GRDBSQLite", package: "GRDB.swift"), locks,
             ]),
-        .target(name: "MdocProof", dependencies: ["MdocChecks", "MdocCBOR", "MdocCOSE", "MdocCrypto", "MdocTime"]),
+        .target(name: "MdocProof", dependencies: ["MdocChecks", "MdocCBOR", "MdocCOSE", "MdocCrypto", "MdocTime", locks]),
         .target(
             name: "MdocKiosk",
             dependencies: [
                 "MdocChecks", "MdocCrypto", "MdocSeal", .product(name: "GRDB", package: "GRDB.swift"),
             ]),
         .target(name: "MdocReports", dependencies: ["MdocChecks", "MdocStore", "MdocTime"]),
-        .target(name: "MdocDBus", dependencies: ["CSDBus"]),
-        .target(name: "MdocBLE", dependencies: ["MdocChecks", "MdocCrypto", "MdocDBus"]),
+        .target(name: "MdocDBus", dependencies: ["CSDBus", locks]),
+        .target(name: "MdocBLE", dependencies: ["MdocChecks", "MdocCrypto", "MdocDBus", locks]),
         .target(
             name: "MdocPipeline",
             dependencies: [
                 "MdocChecks", "MdocCBOR", "MdocCrypto", "MdocCOSE", "MdocModel", "MdocTrust", "MdocTrustLists",
-                "MdocVerification", "MdocImaging", "MdocIngest", "MdocStore", "MdocProof", "MdocTime",
+                "MdocVerification", "MdocImaging", "MdocIngest", "MdocStore", "MdocProof", "MdocTime", locks,
             ]),
         .target(
             name: "MdocCapture",
             dependencies: [
                 "MdocBLE", "MdocCBOR", "MdocChecks", "MdocCrypto", "MdocDBus", "MdocIngest", "MdocModel", "MdocPipeline", "MdocVerification",
-                "MdocTime",
+                "MdocTime", locks,
             ]),
         .target(
             name: "MdocIntake",
@@ -147,7 +150,7 @@ let package = Package(
                 "MdocSamples", "MdocTime", "MdocTrustLists", "MdocBLE", "MdocCapture", "MdocDBus",
                 "MdocSeal", "MdocKiosk", "MdocIntake", "MdocSync", "MdocPostgres",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
-                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "Hummingbird", package: "hummingbird"), locks,
             ],
             linkerSettings: jemalloc, plugins: ["BuildCommit"]),
         // Names the commit the binary is built from, for --version (scripts/build-commit.sh).
@@ -155,7 +158,7 @@ let package = Package(
         // The tests' stand-in for BlueZ (a private bus, no Bluetooth): not a product.
         .executableTarget(
             name: "bluez-standin",
-            dependencies: ["MdocCBOR", "MdocCOSE", "MdocCrypto", "MdocDBus", "MdocModel", "MdocSamples"]),
+            dependencies: ["MdocCBOR", "MdocCOSE", "MdocCrypto", "MdocDBus", "MdocModel", "MdocSamples", locks]),
         // The fuzz targets: a replay tool in a normal build, a libFuzzer binary built by bin/fuzz.
         .executableTarget(
             name: "mdocverify-fuzz",
@@ -168,7 +171,7 @@ let package = Package(
             dependencies: [
                 "MdocChecks", "MdocCBOR", "MdocCrypto", "MdocCOSE", "MdocModel", "MdocTrust",
                 "MdocVerification", "MdocImaging", "MdocIngest", "MdocPipeline", "MdocSamples", "MdocStore",
-                "MdocTime", "MdocBLE", "MdocCapture", "MdocSeal", "MdocKiosk", "MdocTrustLists",
+                "MdocTime", "MdocBLE", "MdocCapture", "MdocSeal", "MdocKiosk", "MdocTrustLists", locks,
             ],
             linkerSettings: jemalloc),
 
@@ -177,13 +180,13 @@ let package = Package(
             name: "MdocTestSupport",
             dependencies: [
                 "MdocChecks", "MdocCBOR", "MdocCrypto", "MdocCOSE", "MdocModel", "MdocTrust", "MdocVerification",
-                "MdocSamples", "MdocTime",
+                "MdocSamples", "MdocTime", locks,
             ],
             path: "Tests/MdocTestSupport",
             resources: [.copy("Vectors")]),
-        .target(name: "MdocPostgresTestSupport", dependencies: ["MdocPostgres"], path: "Tests/MdocPostgresTestSupport"),
+        .target(name: "MdocPostgresTestSupport", dependencies: ["MdocPostgres", locks], path: "Tests/MdocPostgresTestSupport"),
         .target(
-            name: "MdocHTTPTestSupport", dependencies: [.product(name: "Hummingbird", package: "hummingbird")],
+            name: "MdocHTTPTestSupport", dependencies: [.product(name: "Hummingbird", package: "hummingbird"), locks],
             path: "Tests/MdocHTTPTestSupport"),
         .testTarget(name: "MdocTimeTests", dependencies: ["MdocTime"]),
         .testTarget(name: "MdocChecksTests", dependencies: ["MdocChecks"]),
@@ -231,7 +234,7 @@ let package = Package(
             name: "MdocCaptureTests",
             dependencies: [
                 "MdocBLE", "MdocCapture", "MdocCBOR", "MdocChecks", "MdocCOSE", "MdocCrypto", "MdocDBus", "MdocIngest", "MdocKiosk", "MdocModel",
-                "MdocPipeline", "MdocSamples", "MdocSeal", "MdocStore", "MdocTestSupport", "MdocVerification",
+                "MdocPipeline", "MdocSamples", "MdocSeal", "MdocStore", "MdocTestSupport", "MdocVerification", locks,
             ]),
         .testTarget(name: "MdocSealTests", dependencies: ["MdocSeal", "MdocCBOR", "MdocCOSE", "MdocCrypto", "MdocChecks", "MdocTestSupport"]),
         .testTarget(
@@ -244,20 +247,20 @@ let package = Package(
                 "MdocTestSupport", "MdocSamples", "MdocStore", "MdocTrustLists", "MdocHTTPTestSupport",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
-                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOCore", package: "swift-nio"), locks,
             ]),
         .testTarget(
             name: "CLITests",
             dependencies: [
                 "MdocTestSupport", "MdocSamples", "MdocStore", "MdocChecks", "MdocCrypto", "MdocSeal", "MdocKiosk", "MdocIntake",
-                "MdocProof", "MdocTrustLists", "MdocPostgres", "MdocPostgresTestSupport", "MdocHTTPTestSupport",
+                "MdocProof", "MdocTrustLists", "MdocPostgres", "MdocPostgresTestSupport", "MdocHTTPTestSupport", locks,
             ]),
         .testTarget(
             name: "MdocReportsTests",
             dependencies: ["MdocReports", "MdocPipeline", "MdocSamples", "MdocStore", "MdocTestSupport"]),
         .testTarget(
             name: "MdocPostgresTests",
-            dependencies: ["MdocPostgres", "MdocPostgresTestSupport", "MdocStore", "MdocReports", "MdocChecks", "MdocPipeline"]),
+            dependencies: ["MdocPostgres", "MdocPostgresTestSupport", "MdocStore", "MdocReports", "MdocChecks", "MdocPipeline", locks]),
         .testTarget(name: "DeploymentTests", dependencies: ["MdocPostgresTestSupport"]),
     ]
 )

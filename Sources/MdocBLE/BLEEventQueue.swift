@@ -1,4 +1,4 @@
-import Synchronization
+import NIOConcurrencyHelpers
 
 /// What comes from the holder over a BLE link, in the order it came.
 package enum BLEEvent: Sendable, Equatable {
@@ -26,13 +26,13 @@ package final class BLEEventQueue: Sendable {
         var nextID: UInt64 = 0
     }
 
-    private let state = Mutex(State())
+    private let state = NIOLockedValueBox(State())
 
     package init() {}
 
     /// Adds an event (from any thread); wakes the reader waiting for one.
     package func push(_ event: BLEEvent) {
-        let waiter = state.withLock { state -> Waiter? in
+        let waiter = state.withLockedValue { state -> Waiter? in
             if let waiter = state.waiter {
                 state.waiter = nil
                 return waiter
@@ -47,13 +47,13 @@ package final class BLEEventQueue: Sendable {
     }
 
     /// Events waiting to be read.
-    package var count: Int { state.withLock { $0.buffer.count - $0.head } }
+    package var count: Int { state.withLockedValue { $0.buffer.count - $0.head } }
 
     /// The next event, or `nil` once `deadline` has passed without one. Throws
     /// `CancellationError` when the calling task is cancelled.
     package func next(until deadline: ContinuousClock.Instant) async throws -> BLEEvent? {
-        if let event = state.withLock({ Self.pop(&$0) }) { return event }
-        let id = state.withLock { state -> UInt64 in
+        if let event = state.withLockedValue({ Self.pop(&$0) }) { return event }
+        let id = state.withLockedValue { state -> UInt64 in
             state.nextID += 1
             return state.nextID
         }
@@ -64,7 +64,7 @@ package final class BLEEventQueue: Sendable {
                     try? await Task.sleep(until: deadline, clock: .continuous)
                     if !Task.isCancelled { self?.resolve(id, with: .success(nil)) }
                 }
-                let ready = state.withLock { state -> BLEEvent? in
+                let ready = state.withLockedValue { state -> BLEEvent? in
                     if let event = Self.pop(&state) { return event }
                     state.waiter = Waiter(id: id, continuation: continuation, timer: timer)
                     return nil
@@ -82,7 +82,7 @@ package final class BLEEventQueue: Sendable {
     }
 
     private func resolve(_ id: UInt64, with result: Result<BLEEvent?, any Error>) {
-        let waiter = state.withLock { state -> Waiter? in
+        let waiter = state.withLockedValue { state -> Waiter? in
             guard let waiter = state.waiter, waiter.id == id else { return nil }
             state.waiter = nil
             return waiter

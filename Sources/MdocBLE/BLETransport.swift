@@ -1,3 +1,5 @@
+import NIOConcurrencyHelpers
+
 /// One BLE link to the holder in either mode, below the framing: chunks and State values.
 /// BlueZ implements it over D-Bus; the tests implement it in memory, so that the framing and
 /// the session are tested without a bus.
@@ -51,16 +53,16 @@ package struct BLETimeouts: Sendable, Equatable {
 /// Framed messages over a ``BLETransport``: sends a message as chunks, reassembles the holder's.
 package final class BLEMessageChannel: Sendable {
     package let transport: any BLETransport
-    private let reassembler: MutexBox<BLEReassembler>
-    private let traffic = MutexBox(BLECounters())
+    private let reassembler: NIOLockedValueBox<BLEReassembler>
+    private let traffic = NIOLockedValueBox(BLECounters())
 
     package init(transport: any BLETransport, limit: Int = BLEFraming.maxMessageBytes) {
         self.transport = transport
-        self.reassembler = MutexBox(BLEReassembler(limit: limit))
+        self.reassembler = NIOLockedValueBox(BLEReassembler(limit: limit))
     }
 
     /// Chunks and bytes so far, both ways.
-    package var counters: BLECounters { traffic.value }
+    package var counters: BLECounters { traffic.withLockedValue { $0 } }
 
     /// Sends `message` in chunks sized for the link's MTU.
     package func send(_ message: [UInt8]) async throws {
@@ -69,7 +71,7 @@ package final class BLEMessageChannel: Sendable {
             try Task.checkCancellation()
             try await transport.send(chunk: chunk)
         }
-        traffic.update {
+        traffic.withLockedValue {
             $0.chunksSent += chunks.count
             $0.bytesSent += message.count
             $0.messagesSent += 1
@@ -89,24 +91,24 @@ package final class BLEMessageChannel: Sendable {
     package func receive(until deadline: ContinuousClock.Instant, phase: BLEPhase) async throws -> Received {
         while true {
             guard let event = try await transport.events.next(until: deadline) else {
-                let pending = reassembler.value.pendingBytes
+                let pending = reassembler.withLockedValue { $0.pendingBytes }
                 throw BLEError.timeout(
                     phase, pending > 0 ? "the holder stopped in the middle of a message (\(pending) bytes received)"
                         : phase == .firstResponse ? "the holder did not answer in time" : "the session did not end in time")
             }
             switch event {
             case .chunk(let chunk):
-                traffic.update {
+                traffic.withLockedValue {
                     $0.chunksReceived += 1
                     $0.bytesReceived += chunk.count
                 }
-                if let message = try reassembler.update({ try $0.add(chunk) }) {
-                    traffic.update { $0.messagesReceived += 1 }
+                if let message = try reassembler.withLockedValue({ try $0.add(chunk) }) {
+                    traffic.withLockedValue { $0.messagesReceived += 1 }
                     return .message(message)
                 }
             case .state(let value):
                 guard value == [BLEStateValue.end] else { continue }
-                let pending = reassembler.value.pendingBytes
+                let pending = reassembler.withLockedValue { $0.pendingBytes }
                 if pending > 0 {
                     throw BLEError(
                         .bleFraming, "the holder ended the session in the middle of a message (\(pending) bytes received, no last chunk)",
@@ -114,7 +116,7 @@ package final class BLEMessageChannel: Sendable {
                 }
                 return .ended
             case .disconnected:
-                let pending = reassembler.value.pendingBytes
+                let pending = reassembler.withLockedValue { $0.pendingBytes }
                 throw BLEError(
                     .bleDisconnected,
                     pending > 0 ? "the holder disconnected in the middle of a message (\(pending) bytes received)"

@@ -1,5 +1,6 @@
 internal import MdocChecks
 package import MdocDBus
+import NIOConcurrencyHelpers
 
 /// mdoc peripheral server mode over BlueZ (ISO 18013-5 §8.3.3.1.1): the holder advertises the
 /// engagement's service UUID; the reader scans for it, connects, and is the GATT client:
@@ -15,7 +16,7 @@ package final class BlueZCentralTransport: BLETransport {
     private let adapterPath: String
     private let serviceUUID: String
     private let characteristics = BLECharacteristics.peripheralServer
-    private let link = MutexBox(Link())
+    private let link = NIOLockedValueBox(Link())
 
     /// What is known of the link, updated from BlueZ's signals.
     private struct Link: Sendable {
@@ -41,17 +42,17 @@ package final class BlueZCentralTransport: BLETransport {
         self.serviceUUID = serviceUUID.lowercased()
     }
 
-    package var mtu: Int? { link.value.mtu }
+    package var mtu: Int? { link.withLockedValue { $0.mtu } }
 
     /// The device object of the holder, once found.
-    package var devicePath: String? { link.value.device }
+    package var devicePath: String? { link.withLockedValue { $0.device } }
 
     package func open(until deadline: ContinuousClock.Instant) async throws {
         try await subscribe()
         // A device BlueZ already knows (a recent scan) is used at once; otherwise scan for the UUID.
         let known = try await objects(phase: .connect)
         if let device = Self.device(in: known, adapter: adapterPath, uuid: serviceUUID) {
-            link.update { $0.device = device }
+            link.withLockedValue { $0.device = device }
         } else {
             do {
                 _ = try await connection.call(BlueZ.service, adapterPath, BlueZ.adapter, "SetDiscoveryFilter", [
@@ -61,11 +62,11 @@ package final class BlueZCentralTransport: BLETransport {
             } catch {
                 throw BlueZ.failure("cannot scan for the holder", error, phase: .connect)
             }
-            link.update { $0.discovering = true }
+            link.withLockedValue { $0.discovering = true }
             try await wait(until: deadline, phase: .connect, "the holder's service \(serviceUUID) was not found") { $0.device != nil }
         }
         await stopDiscovery()
-        guard let device = link.value.device else { throw BLEError(.bleGatt, "no device to connect to") }
+        guard let device = link.withLockedValue({ $0.device }) else { throw BLEError(.bleGatt, "no device to connect to") }
 
         // Connect returns before ServicesResolved (BlueZ resolves the services afterwards).
         do {
@@ -74,7 +75,7 @@ package final class BlueZCentralTransport: BLETransport {
             throw BlueZ.failure("cannot connect to the holder", error, phase: .connect)
         }
         let afterConnect = try await objects(phase: .connect)
-        link.update {
+        link.withLockedValue {
             $0.connected = true
             if afterConnect[device]?[BlueZ.device]?["ServicesResolved"]?.bool == true { $0.servicesResolved = true }
         }
@@ -82,7 +83,7 @@ package final class BlueZCentralTransport: BLETransport {
             if !link.connected { return true }
             return link.servicesResolved
         }
-        guard link.value.connected else {
+        guard link.withLockedValue({ $0.connected }) else {
             throw BLEError(.bleDisconnected, "the holder disconnected while its services were being resolved")
         }
 
@@ -91,7 +92,7 @@ package final class BlueZCentralTransport: BLETransport {
             throw BLEError(.bleGatt, "the holder's device has no service \(serviceUUID) with State, Client2Server and Server2Client")
         }
         let mtu = resolved[found.client2Server]?[BlueZ.gattCharacteristic]?["MTU"]?.int
-        link.update {
+        link.withLockedValue {
             $0.stateCharacteristic = found.state
             $0.client2Server = found.client2Server
             $0.server2Client = found.server2Client
@@ -105,16 +106,16 @@ package final class BlueZCentralTransport: BLETransport {
             throw BlueZ.failure("cannot subscribe to the holder's notifications", error, phase: .connect)
         }
         try await send(state: BLEStateValue.start)
-        link.update { $0.opened = true }
+        link.withLockedValue { $0.opened = true }
     }
 
     package func send(chunk: [UInt8]) async throws {
-        guard let path = link.value.client2Server else { throw BLEError(.bleGatt, "not connected") }
+        guard let path = link.withLockedValue({ $0.client2Server }) else { throw BLEError(.bleGatt, "not connected") }
         try await write(path, chunk, what: "cannot write to Client2Server")
     }
 
     package func send(state: UInt8) async throws {
-        guard let path = link.value.stateCharacteristic else { throw BLEError(.bleGatt, "not connected") }
+        guard let path = link.withLockedValue({ $0.stateCharacteristic }) else { throw BLEError(.bleGatt, "not connected") }
         try await write(path, [state], what: "cannot write to State")
     }
 
@@ -130,7 +131,7 @@ package final class BlueZCentralTransport: BLETransport {
     }
 
     package func close() async {
-        let current = link.update { link -> Link in
+        let current = link.withLockedValue { link -> Link in
             defer {
                 link.closed = true
                 link.registrations = []
@@ -152,9 +153,9 @@ package final class BlueZCentralTransport: BLETransport {
         let properties = "type='signal',sender='\(BlueZ.service)',interface='\(DBusObjectTree.propertiesInterface)',member='PropertiesChanged',path_namespace='\(adapterPath)'"
         do {
             let added = try await connection.subscribe(objectManager) { [weak self] signal in self?.interfacesAdded(signal) }
-            link.update { $0.registrations.append(added) }
+            link.withLockedValue { $0.registrations.append(added) }
             let changed = try await connection.subscribe(properties) { [weak self] signal in self?.propertiesChanged(signal) }
-            link.update { $0.registrations.append(changed) }
+            link.withLockedValue { $0.registrations.append(changed) }
         } catch {
             throw BlueZ.failure("cannot follow BlueZ's signals", error, phase: .connect)
         }
@@ -165,7 +166,7 @@ package final class BlueZCentralTransport: BLETransport {
             let device = signal.arguments[1].stringKeyed?[BlueZ.device]?.stringKeyed,
             path.hasPrefix(adapterPath + "/"), BlueZ.contains(device["UUIDs"], serviceUUID)
         else { return }
-        link.update { if $0.device == nil { $0.device = path } }
+        link.withLockedValue { if $0.device == nil { $0.device = path } }
     }
 
     private func propertiesChanged(_ signal: DBusSignal) {
@@ -174,7 +175,7 @@ package final class BlueZCentralTransport: BLETransport {
         else { return }
         let path = signal.path
         if interface == BlueZ.gattCharacteristic, let value = changed["Value"]?.bytes {
-            let current = link.value
+            let current = link.withLockedValue { $0 }
             if path == current.server2Client {
                 events.push(.chunk(value))
             } else if path == current.stateCharacteristic {
@@ -183,7 +184,7 @@ package final class BlueZCentralTransport: BLETransport {
             return
         }
         guard interface == BlueZ.device else { return }
-        let disconnected = link.update { link -> Bool in
+        let disconnected = link.withLockedValue { link -> Bool in
             if link.device == nil, BlueZ.contains(changed["UUIDs"], serviceUUID) { link.device = path }
             guard path == link.device else { return false }
             if let resolved = changed["ServicesResolved"]?.bool { link.servicesResolved = resolved }
@@ -207,7 +208,7 @@ package final class BlueZCentralTransport: BLETransport {
     }
 
     private func stopDiscovery() async {
-        let discovering = link.update { link -> Bool in
+        let discovering = link.withLockedValue { link -> Bool in
             defer { link.discovering = false }
             return link.discovering
         }
@@ -220,7 +221,7 @@ package final class BlueZCentralTransport: BLETransport {
     private func wait(
         until deadline: ContinuousClock.Instant, phase: BLEPhase, _ reason: String, _ done: (Link) -> Bool
     ) async throws {
-        while !done(link.value) {
+        while !done(link.withLockedValue({ $0 })) {
             guard ContinuousClock.now < deadline else { throw BLEError.timeout(phase, reason) }
             try await Task.sleep(for: .milliseconds(10))
         }

@@ -1,6 +1,6 @@
 internal import MdocChecks
 package import MdocDBus
-import Synchronization
+import NIOConcurrencyHelpers
 
 /// mdoc central client mode over BlueZ (ISO 18013-5 §8.3.3.1.1): the reader is the GATT server.
 /// It registers a GATT application (State, Client2Server, Server2Client, Ident) with
@@ -21,7 +21,7 @@ package final class BlueZPeripheralTransport: BLETransport {
     private let ident: [UInt8]
     private let characteristics = BLECharacteristics.centralClient
     private let root: String
-    private let link = MutexBox(Link())
+    private let link = NIOLockedValueBox(Link())
 
     private struct Link: Sendable {
         var tree: DBusObjectTree?
@@ -36,7 +36,7 @@ package final class BlueZPeripheralTransport: BLETransport {
         var registrations: [DBusRegistration] = []
     }
 
-    private static let counter = Mutex(0)
+    private static let counter = NIOLockedValueBox(0)
 
     /// - Parameters:
     ///   - serviceUUID: the engagement's central client UUID (BLE option 11), as text.
@@ -46,14 +46,14 @@ package final class BlueZPeripheralTransport: BLETransport {
         self.adapterPath = BlueZ.adapterPath(adapter)
         self.serviceUUID = serviceUUID.lowercased()
         self.ident = ident
-        let number = Self.counter.withLock { counter -> Int in
+        let number = Self.counter.withLockedValue { counter -> Int in
             counter += 1
             return counter
         }
         self.root = "/org/mdocverify/reader\(number)"
     }
 
-    package var mtu: Int? { link.value.mtu }
+    package var mtu: Int? { link.withLockedValue { $0.mtu } }
 
     /// Where the application lives on the bus (its advertisement is below it).
     package var applicationPath: String { root }
@@ -70,11 +70,11 @@ package final class BlueZPeripheralTransport: BLETransport {
             tree = try await DBusObjectTree(connection: connection, root: root) { [weak self] call in
                 self?.handle(call) ?? .notHandled
             }
-            link.update { $0.tree = tree }
+            link.withLockedValue { $0.tree = tree }
             try await exportObjects(tree)
             let rule = "type='signal',sender='\(BlueZ.service)',interface='\(DBusObjectTree.propertiesInterface)',member='PropertiesChanged',path_namespace='\(adapterPath)'"
             let changed = try await connection.subscribe(rule) { [weak self] signal in self?.propertiesChanged(signal) }
-            link.update { $0.registrations.append(changed) }
+            link.withLockedValue { $0.registrations.append(changed) }
         } catch {
             throw BlueZ.failure("cannot export the reader's GATT application", error, phase: .connect)
         }
@@ -82,16 +82,16 @@ package final class BlueZPeripheralTransport: BLETransport {
             _ = try await connection.call(BlueZ.service, adapterPath, BlueZ.gattManager, "RegisterApplication", [
                 .objectPath(root), .properties([]),
             ], timeout: callTimeout(deadline))
-            link.update { $0.applicationRegistered = true }
+            link.withLockedValue { $0.applicationRegistered = true }
             _ = try await connection.call(BlueZ.service, adapterPath, BlueZ.advertisingManager, "RegisterAdvertisement", [
                 .objectPath(advertisementPath), .properties([]),
             ], timeout: callTimeout(deadline))
-            link.update { $0.advertisementRegistered = true }
+            link.withLockedValue { $0.advertisementRegistered = true }
         } catch {
             throw BlueZ.failure("cannot register the reader's GATT application and advertisement", error, phase: .connect)
         }
         while true {
-            let current = link.value
+            let current = link.withLockedValue { $0 }
             if current.started { break }
             if current.holderLeft {
                 throw BLEError(
@@ -138,7 +138,7 @@ package final class BlueZPeripheralTransport: BLETransport {
 
     /// A notification is a change of the characteristic's Value (BlueZ sends it to subscribers).
     private func notify(_ path: String, _ value: [UInt8], what: String) async throws {
-        guard let tree = link.value.tree else { throw BLEError(.bleGatt, "the GATT application is not exported") }
+        guard let tree = link.withLockedValue({ $0.tree }) else { throw BLEError(.bleGatt, "the GATT application is not exported") }
         guard tree.property(path, BlueZ.gattCharacteristic, "Notifying")?.bool == true else {
             throw BLEError(.bleGatt, "the holder did not subscribe to \(what)")
         }
@@ -150,7 +150,7 @@ package final class BlueZPeripheralTransport: BLETransport {
     }
 
     package func close() async {
-        let current = link.update { link -> Link in
+        let current = link.withLockedValue { link -> Link in
             defer {
                 link.closed = true
                 link.registrations = []
@@ -173,7 +173,7 @@ package final class BlueZPeripheralTransport: BLETransport {
     }
 
     private func unregisterAdvertisement() async {
-        let registered = link.update { link -> Bool in
+        let registered = link.withLockedValue { link -> Bool in
             defer { link.advertisementRegistered = false }
             return link.advertisementRegistered
         }
@@ -190,13 +190,13 @@ package final class BlueZPeripheralTransport: BLETransport {
         guard let arguments = call.arguments else { return .error(DBusError(DBusError.invalidArgsName, "unreadable arguments")) }
         switch (call.interface, call.member) {
         case (BlueZ.advertisement, "Release"):
-            link.update { $0.advertisementRegistered = false }
+            link.withLockedValue { $0.advertisementRegistered = false }
             return .reply([])
         case (BlueZ.gattCharacteristic, "ReadValue"):
             guard call.path == identPath else { return .error(Self.notPermitted("read")) }
             let options = arguments.first?.stringKeyed ?? [:]
             note(options)
-            link.update { $0.identRead = true }
+            link.withLockedValue { $0.identRead = true }
             let offset = min(ident.count, max(0, options["offset"]?.int ?? 0))
             return .reply([.bytes(Array(ident[offset...]))])
         case (BlueZ.gattCharacteristic, "WriteValue"):
@@ -208,7 +208,7 @@ package final class BlueZPeripheralTransport: BLETransport {
                 events.push(.chunk(value))
             } else if call.path == statePath {
                 if value == [BLEStateValue.start] {
-                    link.update { $0.started = true }
+                    link.withLockedValue { $0.started = true }
                 } else {
                     events.push(.state(value))
                 }
@@ -217,7 +217,7 @@ package final class BlueZPeripheralTransport: BLETransport {
             }
             return .reply([])
         case (BlueZ.gattCharacteristic, "StartNotify"), (BlueZ.gattCharacteristic, "StopNotify"):
-            guard call.path == statePath || call.path == server2ClientPath, let tree = link.value.tree else {
+            guard call.path == statePath || call.path == server2ClientPath, let tree = link.withLockedValue({ $0.tree }) else {
                 return .error(DBusError("org.bluez.Error.NotSupported", "no notifications on this characteristic"))
             }
             tree.store(call.path, BlueZ.gattCharacteristic, "Notifying", .boolean(call.member == "StartNotify"))
@@ -232,7 +232,7 @@ package final class BlueZPeripheralTransport: BLETransport {
 
     /// The device and MTU BlueZ passes in the options of each call.
     private func note(_ options: [String: DBusValue]) {
-        link.update { link in
+        link.withLockedValue { link in
             if let device = options["device"]?.string, link.device == nil { link.device = device }
             if let mtu = options["mtu"]?.int, mtu >= BLEFraming.minimumMTU { link.mtu = mtu }
         }
@@ -242,7 +242,7 @@ package final class BlueZPeripheralTransport: BLETransport {
         guard signal.arguments.count >= 2, signal.arguments[0].string == BlueZ.device,
             signal.arguments[1].stringKeyed?["Connected"]?.bool == false
         else { return }
-        let left = link.update { link -> Bool in
+        let left = link.withLockedValue { link -> Bool in
             guard signal.path == link.device, !link.holderLeft else { return false }
             link.holderLeft = true
             return link.started

@@ -5,6 +5,7 @@ package import MdocDBus
 internal import MdocIngest
 package import MdocModel
 package import MdocPipeline
+import NIOConcurrencyHelpers
 
 /// Live capture (`mdocverify capture`): one pipeline for the whole command (its pre-flight
 /// once, ``open()``), and for each attempt one ``VerifierSession``: captured over BLE by a
@@ -42,7 +43,7 @@ package final class LiveCapture: Sendable {
 
     package let options: Options
     package let connection: DBusConnection
-    private let current = MutexBox(Current())
+    private let current = NIOLockedValueBox(Current())
 
     private struct Current: Sendable {
         var task: Task<ReaderSessionResult, Never>?
@@ -54,7 +55,7 @@ package final class LiveCapture: Sendable {
     /// disconnects and cleanses its keys; its bundle is still written and verified. Later
     /// attempts are cancelled at once. Safe from any thread.
     package func cancel() {
-        let task = current.update { current -> Task<ReaderSessionResult, Never>? in
+        let task = current.withLockedValue { current -> Task<ReaderSessionResult, Never>? in
             current.cancelled = true
             return current.task
         }
@@ -62,7 +63,7 @@ package final class LiveCapture: Sendable {
     }
 
     /// Whether ``cancel()`` was called.
-    package var wasCancelled: Bool { current.value.cancelled }
+    package var wasCancelled: Bool { current.withLockedValue { $0.cancelled } }
 
     package init(options: Options, connection: DBusConnection) {
         self.options = options
@@ -78,16 +79,16 @@ package final class LiveCapture: Sendable {
     /// identity, store), once. Throws ``PipelineSetupError`` with what to fix.
     @discardableResult
     package func open() throws -> Orchestrator {
-        if let pipeline = current.value.pipeline { return pipeline }
+        if let pipeline = current.withLockedValue({ $0.pipeline }) { return pipeline }
         let pipeline = try Orchestrator(configuration: options.run, sealing: options.sealing)
-        current.update { $0.pipeline = pipeline }
+        current.withLockedValue { $0.pipeline = pipeline }
         return pipeline
     }
 
     /// Ends the command's run: its manifest commits to every attempt's proof. Nil when no
     /// attempt was recorded.
     package func finish() throws -> Orchestrator.RunResult? {
-        try current.value.pipeline?.finish()
+        try current.withLockedValue { $0.pipeline }?.finish()
     }
 
     /// Captures from the holder behind `engagementURI`, writes the bundle and verifies it.
@@ -117,13 +118,13 @@ package final class LiveCapture: Sendable {
         // The capture runs in a task of its own, which ``cancel()`` cancels; what it captured
         // is written and verified either way.
         let capture = Task { await session.run(preflight: { try await BlueZPreflight.check(connection, adapter: adapter) }) }
-        let stopNow = current.update { current -> Bool in
+        let stopNow = current.withLockedValue { current -> Bool in
             current.task = capture
             return current.cancelled
         }
         if stopNow { capture.cancel() }
         let result = await capture.value
-        current.update { $0.task = nil }
+        current.withLockedValue { $0.task = nil }
         let bundle: TransactionBundle
         do {
             bundle = try CaptureBundle.write(result, adapter: adapter, session: session.verifierSession, outDirectory: outDirectory, id: id)

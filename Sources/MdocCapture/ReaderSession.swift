@@ -6,6 +6,7 @@ internal import MdocCrypto
 package import MdocModel
 package import MdocPipeline
 package import MdocVerification
+import NIOConcurrencyHelpers
 
 /// What one capture attempt produced, for its bundle and its record.
 package struct ReaderSessionResult: Sendable {
@@ -94,7 +95,7 @@ package final class ReaderSession: Sendable {
     /// it reached (verifying after a completed exchange) for the pipeline to end.
     package func run(preflight: () async throws -> Void) async -> ReaderSessionResult {
         var result = ReaderSessionResult(engagementURI: engagementURI, startedAt: Date())
-        let transport = MutexBox<(any BLETransport)?>(nil)
+        let transport = NIOLockedValueBox<(any BLETransport)?>(nil)
         do {
             advance(.preflight, &result)
             try await preflight()
@@ -102,7 +103,7 @@ package final class ReaderSession: Sendable {
             let prepared = try prepare(&result)
             advance(.connecting, &result)
             let link = makeTransport(prepared.plan)
-            transport.update { $0 = link }
+            transport.withLockedValue { $0 = link }
             verifierSession.own(link)
             try await exchange(over: link, prepared, &result)
             result.ending = .completed
@@ -117,7 +118,7 @@ package final class ReaderSession: Sendable {
             result.ending = .failed
         }
         // The end, the disconnection and the unregistration run even when the task is cancelled.
-        if let link = transport.value {
+        if let link = transport.withLockedValue({ $0 }) {
             let ending = result.ending
             let sentStatus = result.readerStatus != nil || result.holderStatus != nil
             await Task {

@@ -1,6 +1,6 @@
 internal import COpenSSL
 import Foundation
-import Synchronization
+import NIOConcurrencyHelpers
 
 // Private keys in a PKCS#11 token (an HSM, a smart card, SoftHSM), loaded through OpenSSL's
 // "pkcs11" engine (libp11): the key never leaves the token, and signing with it is the same
@@ -46,7 +46,7 @@ enum PKCS11Engines {
     }
 
     /// By module path ("" for the engine's default module).
-    private static let engines = Mutex<[String: Engine]>([:])
+    private static let engines = NIOLockedValueBox<[String: Engine]>([:])
 
     /// The `PKCS#11 module` library's name in OpenSSL's error queue (libp11 reports the
     /// module's CKR_* return values there, as the reason).
@@ -61,7 +61,7 @@ enum PKCS11Engines {
     /// Loads the key; the PIN is required (the engine keeps the last PIN it was given, so a
     /// load without one would log in with another key's PIN).
     static func loadPrivateKey(uri: PKCS11URI, pin: String?) throws -> OpaquePointer {
-        try engines.withLock { engines in
+        try engines.withLockedValue { engines in
             let engine = try engine(modulePath: uri.modulePath, cache: &engines)
             guard let pin else {
                 throw CryptoError(

@@ -1,5 +1,5 @@
 internal import COpenSSL
-import Synchronization
+import NIOConcurrencyHelpers
 
 // EC private keys kept as their scalar: the shared curve groups, the PKCS#8 fast path, d·G,
 // the OpenSSL key pair built on first use, and ECDH computed on the scalar.
@@ -12,13 +12,13 @@ extension PrivateKey {
             let pointer: OpaquePointer
         }
 
-        private static let groups = Mutex<[String: Group]>([:])
+        private static let groups = NIOLockedValueBox<[String: Group]>([:])
 
         static func group(for curve: Curve) throws -> OpaquePointer {
             guard let groupName = curve.groupName else {
                 throw CryptoError(.unsupportedCurve, "\(curve) is not an EC curve")
             }
-            return try groups.withLock { groups in
+            return try groups.withLockedValue { groups in
                 if let group = groups[curve.name] { return group.pointer }
                 let nid = OBJ_sn2nid(cString(groupName))
                 guard nid != NID_undef, let group = EC_GROUP_new_by_curve_name(nid) else {

@@ -1,5 +1,5 @@
 internal import COpenSSL
-import Synchronization
+import NIOConcurrencyHelpers
 
 /// A private key on one of the supported curves: an immutable OpenSSL `EVP_PKEY`.
 ///
@@ -15,7 +15,7 @@ package final class PrivateKey: @unchecked Sendable {
     /// The matching public key.
     package let publicKey: PublicKey
     /// The OpenSSL key, once built.
-    private let built: Mutex<KeyHandle?>
+    private let built: NIOLockedValueBox<KeyHandle?>
 
     /// An owned OpenSSL pointer (an `EVP_PKEY`, or an `EVP_PKEY_CTX` template that is only
     /// duplicated), freed in `deinit` and never mutated once made.
@@ -35,7 +35,7 @@ package final class PrivateKey: @unchecked Sendable {
     let inToken: Bool
 
     private init(taking key: OpaquePointer, curve: Curve, publicKey: PublicKey, inToken: Bool) {
-        built = Mutex(KeyHandle(pointer: key))
+        built = NIOLockedValueBox(KeyHandle(pointer: key))
         pendingEC = nil
         self.curve = curve
         self.publicKey = publicKey
@@ -43,7 +43,7 @@ package final class PrivateKey: @unchecked Sendable {
     }
 
     private init(curve: Curve, scalar: SecureBytes, point: [UInt8], publicKey: PublicKey) {
-        built = Mutex(nil)
+        built = NIOLockedValueBox(nil)
         pendingEC = (scalar, point)
         self.curve = curve
         self.publicKey = publicKey
@@ -51,10 +51,10 @@ package final class PrivateKey: @unchecked Sendable {
     }
 
     deinit {
-        signContext.withLock { context in
+        signContext.withLockedValue { context in
             if let context { EVP_PKEY_CTX_free(context.pointer) }
         }
-        built.withLock { key in
+        built.withLockedValue { key in
             if let key { EVP_PKEY_free(key.pointer) }
         }
     }
@@ -62,11 +62,11 @@ package final class PrivateKey: @unchecked Sendable {
     /// A context initialised for `EVP_PKEY_sign`, made at the first ECDSA signature (a
     /// processor key signs one proof per transaction): each signature duplicates it instead of
     /// fetching the signature implementation again, which takes OpenSSL 3.0's global locks.
-    private let signContext = Mutex<KeyHandle?>(nil)
+    private let signContext = NIOLockedValueBox<KeyHandle?>(nil)
 
     func signTemplate() throws -> OpaquePointer {
         let key = try pkey
-        return try signContext.withLock { (context: inout KeyHandle?) throws -> KeyHandle in
+        return try signContext.withLockedValue { (context: inout KeyHandle?) throws -> KeyHandle in
             if let context { return context }
             guard let made = EVP_PKEY_CTX_new_from_pkey(nil, key, nil) else {
                 throw CryptoError.fromOpenSSL(.openSSL, "EVP_PKEY_CTX_new_from_pkey failed")
@@ -85,7 +85,7 @@ package final class PrivateKey: @unchecked Sendable {
         get throws {
             let curve = curve
             let pendingEC = pendingEC
-            return try built.withLock { (key: inout KeyHandle?) throws -> KeyHandle in
+            return try built.withLockedValue { (key: inout KeyHandle?) throws -> KeyHandle in
                 if let key { return key }
                 guard let pendingEC else { throw CryptoError(.openSSL, "private key without key material") }
                 let made = KeyHandle(pointer: try Self.ecKeyPair(curve: curve, scalar: pendingEC.scalar, point: pendingEC.point))

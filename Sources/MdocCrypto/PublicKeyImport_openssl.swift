@@ -1,5 +1,4 @@
 internal import COpenSSL
-import Synchronization
 
 // Building and validating public keys: SEC1 point checks, the per-thread scratch keys, the
 // per-curve parameter templates, and identifying the curve of an OpenSSL key.

@@ -1,5 +1,5 @@
 internal import COpenSSL
-import Synchronization
+import NIOConcurrencyHelpers
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Musl)
@@ -30,7 +30,7 @@ package final class PublicKey: @unchecked Sendable {
     /// peer of an agreement, or verify one signature, which ``verify(signature:message:hash:)``
     /// does with this thread's scratch key (``ScratchKeys``): an import copies the curve's
     /// parameters (many small OpenSSL allocations) and frees them again.
-    private let deferredKey = Mutex<KeyHandle?>(nil)
+    private let deferredKey = NIOLockedValueBox<KeyHandle?>(nil)
 
     private struct KeyHandle: @unchecked Sendable {  // owned; freed in deinit
         let pointer: OpaquePointer
@@ -42,7 +42,7 @@ package final class PublicKey: @unchecked Sendable {
             if let builtKey { return builtKey }
             let curve = curve
             let point = uncompressedPoint
-            return try deferredKey.withLock { (key: inout KeyHandle?) throws -> KeyHandle in
+            return try deferredKey.withLockedValue { (key: inout KeyHandle?) throws -> KeyHandle in
                 if let key { return key }
                 guard let point else { throw CryptoError(.openSSL, "public key without key material") }
                 let made = KeyHandle(pointer: try Self.ecParts(curve: curve, point: point).pkey)
@@ -90,7 +90,7 @@ package final class PublicKey: @unchecked Sendable {
     deinit {
         if let verifyTemplate { EVP_PKEY_CTX_free(verifyTemplate) }
         if let builtKey { EVP_PKEY_free(builtKey) }
-        deferredKey.withLock { key in
+        deferredKey.withLockedValue { key in
             if let key { EVP_PKEY_free(key.pointer) }
         }
     }

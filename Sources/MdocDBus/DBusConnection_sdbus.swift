@@ -1,6 +1,6 @@
 internal import CSDBus
 import Foundation
-import Synchronization
+import NIOConcurrencyHelpers
 
 /// A connection to a D-Bus bus, served by a thread of its own.
 ///
@@ -15,7 +15,7 @@ package final class DBusConnection: @unchecked Sendable {
     private let bus: OpaquePointer
     /// A pipe that wakes the bus thread from `poll` when a job is queued: read end, write end.
     private let wakeFDs: (read: Int32, write: Int32)
-    private let queue = Mutex(Queue())
+    private let queue = NIOLockedValueBox(Queue())
     private let finished = DispatchSemaphore(value: 0)
     private var pending: [ObjectIdentifier: PendingCall] = [:]
     private var registrations: [ObjectIdentifier: Registration] = [:]
@@ -85,7 +85,7 @@ package final class DBusConnection: @unchecked Sendable {
     /// Closes the connection: pending calls fail with `Disconnected`, exported objects and
     /// matches go away with it. Waits for the bus thread to end (unless called on it).
     package func close() {
-        let first = queue.withLock { queue -> Bool in
+        let first = queue.withLockedValue { queue -> Bool in
             defer { queue.closing = true }
             return !queue.closing
         }
@@ -94,7 +94,7 @@ package final class DBusConnection: @unchecked Sendable {
     }
 
     /// Whether the connection is still usable (not closed, not dropped by the bus).
-    package var isOpen: Bool { queue.withLock { !$0.closing && !$0.closed } }
+    package var isOpen: Bool { queue.withLockedValue { !$0.closing && !$0.closed } }
 
     // MARK: Calls
 
@@ -300,7 +300,7 @@ package final class DBusConnection: @unchecked Sendable {
 
     @discardableResult
     private func enqueue(_ job: @escaping @Sendable () -> Void) -> Bool {
-        let accepted = queue.withLock { queue -> Bool in
+        let accepted = queue.withLockedValue { queue -> Bool in
             guard !queue.closing else { return false }
             queue.jobs.append(job)
             return true
@@ -317,7 +317,7 @@ package final class DBusConnection: @unchecked Sendable {
     private func loop() {
         Thread.current.threadDictionary[Self.busThreadKey] = true
         while true {
-            let (jobs, closing) = queue.withLock { queue -> ([@Sendable () -> Void], Bool) in
+            let (jobs, closing) = queue.withLockedValue { queue -> ([@Sendable () -> Void], Bool) in
                 defer { queue.jobs = [] }
                 return (queue.jobs, queue.closing)
             }
@@ -360,7 +360,7 @@ package final class DBusConnection: @unchecked Sendable {
         registrations = [:]
         dropPending()
         sd_bus_flush_close_unref(bus)
-        queue.withLock { $0.closed = true }
+        queue.withLockedValue { $0.closed = true }
         finished.signal()
     }
 
@@ -394,13 +394,13 @@ package final class DBusConnection: @unchecked Sendable {
     final class PendingCall: @unchecked Sendable {
         // @unchecked Sendable: `state` and `slot` are behind locks; `connection` is written on
         // the bus thread before the call is registered and read there only.
-        private let state = Mutex<(continuation: CheckedContinuation<[DBusValue], any Error>?, finished: Bool)>((nil, false))
+        private let state = NIOLockedValueBox<(continuation: CheckedContinuation<[DBusValue], any Error>?, finished: Bool)>((nil, false))
         let slot = LockedSlot()
         weak var connection: DBusConnection?
 
         /// Stores the continuation; false (and resumed with CancellationError) when already cancelled.
         func attach(_ continuation: CheckedContinuation<[DBusValue], any Error>) -> Bool {
-            let alreadyFinished = state.withLock { state -> Bool in
+            let alreadyFinished = state.withLockedValue { state -> Bool in
                 if state.finished { return true }
                 state.continuation = continuation
                 return false
@@ -409,10 +409,10 @@ package final class DBusConnection: @unchecked Sendable {
             return !alreadyFinished
         }
 
-        var isFinished: Bool { state.withLock { $0.finished } }
+        var isFinished: Bool { state.withLockedValue { $0.finished } }
 
         func finish(_ result: Result<[DBusValue], any Error>) {
-            let continuation = state.withLock { state -> CheckedContinuation<[DBusValue], any Error>? in
+            let continuation = state.withLockedValue { state -> CheckedContinuation<[DBusValue], any Error>? in
                 guard !state.finished else { return nil }
                 state.finished = true
                 defer { state.continuation = nil }
@@ -423,9 +423,9 @@ package final class DBusConnection: @unchecked Sendable {
     }
 
     final class LockedSlot: Sendable {
-        private let value = Mutex<SlotPointer?>(nil)
-        func set(_ slot: SlotPointer) { value.withLock { $0 = slot } }
-        func take() -> SlotPointer? { value.withLock { slot in defer { slot = nil }; return slot } }
+        private let value = NIOLockedValueBox<SlotPointer?>(nil)
+        func set(_ slot: SlotPointer) { value.withLockedValue { $0 = slot } }
+        func take() -> SlotPointer? { value.withLockedValue { slot in defer { slot = nil }; return slot } }
     }
 
     /// A match or an exported subtree.

@@ -1,5 +1,5 @@
 internal import CSDBus
-import Synchronization
+import NIOConcurrencyHelpers
 
 /// What an exported object's handler did with a method call.
 package enum DBusHandling: Sendable {
@@ -55,7 +55,7 @@ package final class DBusMethodCall: Sendable {
     package let arguments: [DBusValue]?
     private let connection: DBusConnection
     private let message: DBusConnection.SlotPointer
-    private let answered = Mutex(false)
+    private let answered = NIOLockedValueBox(false)
 
     /// On the bus thread: keeps a reference to `message` until the reply is sent.
     init(connection: DBusConnection, message: OpaquePointer) {
@@ -71,14 +71,14 @@ package final class DBusMethodCall: Sendable {
 
     deinit {
         // A call dropped without an answer is answered, so that the caller does not wait for its timeout.
-        if !answered.withLock({ $0 }) {
+        if !answered.withLockedValue({ $0 }) {
             let name = member
             connection.send(reply: message) { _ throws(DBusError) in throw DBusError("org.freedesktop.DBus.Error.Failed", "\(name) was not answered") }
         }
     }
 
     private func claim() -> Bool {
-        answered.withLock { answered in
+        answered.withLockedValue { answered in
             defer { answered = true }
             return !answered
         }

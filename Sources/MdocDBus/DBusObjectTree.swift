@@ -1,4 +1,4 @@
-import Synchronization
+import NIOConcurrencyHelpers
 
 /// Objects exported under one root path, with the standard interfaces a D-Bus peer expects:
 /// `org.freedesktop.DBus.Properties` (Get, GetAll; PropertiesChanged when a property is set) on
@@ -10,8 +10,8 @@ import Synchronization
 package final class DBusObjectTree: Sendable {
     package let root: String
     package let connection: DBusConnection
-    private let objects = Mutex<[String: [String: [(name: String, value: DBusValue)]]]>([:])
-    private let registration = Mutex<DBusRegistration?>(nil)
+    private let objects = NIOLockedValueBox<[String: [String: [(name: String, value: DBusValue)]]]>([:])
+    private let registration = NIOLockedValueBox<DBusRegistration?>(nil)
     private let methods: @Sendable (DBusMethodCall) -> DBusHandling
 
     package static let propertiesInterface = "org.freedesktop.DBus.Properties"
@@ -26,12 +26,12 @@ package final class DBusObjectTree: Sendable {
             guard let self else { return .notHandled }
             return self.handle(call)
         }
-        registration.withLock { $0 = handle }
+        registration.withLockedValue { $0 = handle }
     }
 
     /// Stops serving the tree (its objects disappear from the bus at once, without signals).
     package func unexport() {
-        registration.withLock { registration in
+        registration.withLockedValue { registration in
             registration?.cancel()
             registration = nil
         }
@@ -40,7 +40,7 @@ package final class DBusObjectTree: Sendable {
     /// Adds (or replaces) the object at `path` with its interfaces and their properties, and
     /// announces it with InterfacesAdded unless `announce` is false.
     package func add(_ path: String, _ interfaces: [(name: String, properties: [(String, DBusValue)])], announce: Bool = true) async throws {
-        objects.withLock { objects in
+        objects.withLockedValue { objects in
             var entry: [String: [(name: String, value: DBusValue)]] = [:]
             for interface in interfaces { entry[interface.name] = interface.properties.map { (name: $0.0, value: $0.1) } }
             objects[path] = entry
@@ -54,7 +54,7 @@ package final class DBusObjectTree: Sendable {
 
     /// Removes the object at `path`, announced with InterfacesRemoved unless `announce` is false.
     package func remove(_ path: String, announce: Bool = true) async throws {
-        let removed = objects.withLock { objects in objects.removeValue(forKey: path) }
+        let removed = objects.withLockedValue { objects in objects.removeValue(forKey: path) }
         guard announce, let removed else { return }
         try await connection.emit(
             root, Self.objectManagerInterface, "InterfacesRemoved", [.objectPath(path), .strings(removed.keys.sorted())])
@@ -72,7 +72,7 @@ package final class DBusObjectTree: Sendable {
     /// Sets a property without a signal (from any thread, at once); false when there is no such object.
     @discardableResult
     package func store(_ path: String, _ interface: String, _ name: String, _ value: DBusValue) -> Bool {
-        objects.withLock { objects -> Bool in
+        objects.withLockedValue { objects -> Bool in
             guard var interfaces = objects[path] else { return false }
             var properties = interfaces[interface] ?? []
             if let index = properties.firstIndex(where: { $0.name == name }) {
@@ -88,21 +88,21 @@ package final class DBusObjectTree: Sendable {
 
     /// The value of a property, if the object and property exist.
     package func property(_ path: String, _ interface: String, _ name: String) -> DBusValue? {
-        objects.withLock { $0[path]?[interface]?.first { $0.name == name }?.value }
+        objects.withLockedValue { $0[path]?[interface]?.first { $0.name == name }?.value }
     }
 
     /// Whether an object exists at `path`.
-    package func contains(_ path: String) -> Bool { objects.withLock { $0[path] != nil } }
+    package func contains(_ path: String) -> Bool { objects.withLockedValue { $0[path] != nil } }
 
     /// The paths of the objects that have `interface`.
     package func paths(with interface: String) -> [String] {
-        objects.withLock { $0.filter { $0.value[interface] != nil }.map(\.key).sorted() }
+        objects.withLockedValue { $0.filter { $0.value[interface] != nil }.map(\.key).sorted() }
     }
 
     // MARK: Dispatch (on the bus thread)
 
     private func handle(_ call: DBusMethodCall) -> DBusHandling {
-        let snapshot = objects.withLock { $0[call.path] }
+        let snapshot = objects.withLockedValue { $0[call.path] }
         switch (call.interface, call.member) {
         case (Self.objectManagerInterface, "GetManagedObjects") where call.path == root:
             return .reply([managedObjects()])
@@ -132,7 +132,7 @@ package final class DBusObjectTree: Sendable {
     /// `a{oa{sa{sv}}}`: every object below the root.
     private func managedObjects() -> DBusValue {
         let prefix = root == "/" ? "/" : root + "/"
-        let all = objects.withLock { $0 }
+        let all = objects.withLockedValue { $0 }
         let entries = all.keys.sorted().compactMap { path -> DBusDictionaryEntry? in
             guard path.hasPrefix(prefix), path != root, let interfaces = all[path] else { return nil }
             return DBusDictionaryEntry(.objectPath(path), .dictionary(key: "s", value: "a{sv}", interfaces.keys.sorted().map { name in

@@ -7,7 +7,7 @@ package import MdocStore
 internal import MdocTime
 package import MdocTrust
 internal import MdocVerification
-import Synchronization
+import NIOConcurrencyHelpers
 
 /// A run: pre-flight (``Preflight``: everything checked, then created), then the stages, batch
 /// after batch: read (``ReadStage``) → verify (``VerifyStage``) → prove (``ProveStage``) →
@@ -45,8 +45,8 @@ package final class Orchestrator: Sendable {
         var allValid = true
     }
 
-    private let running = Mutex(Running())
-    private let stopRequested = Mutex(false)
+    private let running = NIOLockedValueBox(Running())
+    private let stopRequested = NIOLockedValueBox(false)
 
     /// Pre-flight: checks the inputs, trust folders, keys, store and output folder, then creates
     /// what the run needs. Each failure is a ``PipelineSetupError``.
@@ -92,10 +92,10 @@ package final class Orchestrator: Sendable {
     /// Asks a running ``run(onEvent:)`` to stop (Ctrl-C): no further input is read; the batch
     /// being verified is finished and recorded, then the run ends `interrupted` (no manifest).
     /// Nothing recorded is lost, and the same command run again resumes. Safe from any thread.
-    package func requestStop() { stopRequested.withLock { $0 = true } }
+    package func requestStop() { stopRequested.withLockedValue { $0 = true } }
 
     /// Whether ``requestStop()`` was called.
-    package var stopWasRequested: Bool { stopRequested.withLock { $0 } }
+    package var stopWasRequested: Bool { stopRequested.withLockedValue { $0 } }
 
     // MARK: - Runs
 
@@ -133,7 +133,7 @@ package final class Orchestrator: Sendable {
     /// Ends a run begun by ``process(_:onEvent:)``: signs its manifest (or marks it
     /// interrupted when `interrupted`). Nothing to do when no transaction came.
     package func finish(interrupted: Bool = false) throws -> RunResult? {
-        guard running.withLock({ $0.begun }) else { return nil }
+        guard running.withLockedValue({ $0.begun }) else { return nil }
         return try end(interrupted: interrupted)
     }
 
@@ -141,7 +141,7 @@ package final class Orchestrator: Sendable {
     /// between leaves a run without a file, never a file without a run (which no later
     /// pre-flight would find to clean up).
     private func begin() throws {
-        guard !running.withLock({ $0.begun }) else { return }
+        guard !running.withLockedValue({ $0.begun }) else { return }
         let options = JSONText.object([
             ("jobs", .int(Int64(configuration.jobs))), ("force", .bool(configuration.force)),
             ("freshFor", .raw("\(configuration.freshFor)")), ("keepValues", .bool(configuration.keepValues)),
@@ -174,13 +174,13 @@ package final class Orchestrator: Sendable {
             }
             throw error
         }
-        running.withLock {
+        running.withLockedValue {
             $0.begun = true
             $0.prove = prove
         }
     }
 
-    private var prove: ProveStage? { running.withLock { $0.prove } }
+    private var prove: ProveStage? { running.withLockedValue { $0.prove } }
 
     // MARK: - Batches
 
@@ -250,7 +250,7 @@ package final class Orchestrator: Sendable {
                 transaction.endSession()
             }
         }
-        if !allValid { running.withLock { $0.allValid = false } }
+        if !allValid { running.withLockedValue { $0.allValid = false } }
     }
 
     /// Hands each judged transaction of the batch to `sealing`, in input order, before the batch
@@ -272,7 +272,7 @@ package final class Orchestrator: Sendable {
 
     private func end(interrupted: Bool) throws -> RunResult {
         let prove = self.prove
-        let allValid = running.withLock { $0.allValid }
+        let allValid = running.withLockedValue { $0.allValid }
         if configuration.queuedRunID != nil {
             // A worker's part of a queued run: the run goes on (the last worker finishes it).
             return RunResult(

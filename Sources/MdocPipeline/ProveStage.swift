@@ -4,7 +4,7 @@ internal import MdocCrypto
 internal import MdocProof
 internal import MdocVerification
 internal import MdocStore
-import Synchronization
+import NIOConcurrencyHelpers
 
 /// The run's proofs in one append-only file, `<out>/proofs/<run>.cbor-seq` (``RunFile``): each
 /// transaction's proof signed once, each batch's proofs appended in input order and flushed
@@ -33,8 +33,8 @@ final class ProveStage: Sendable {
     /// The reference code of each transaction the run signed a proof for (by id): a transaction
     /// met again in a later batch keeps that proof, already in the file, never a second one.
     /// Codes only, not the proofs: the memory of a run stays small however long it is.
-    private let signedInRun = Mutex<[String: String]>([:])
-    private let appended = Mutex(Appended())
+    private let signedInRun = NIOLockedValueBox<[String: String]>([:])
+    private let appended = NIOLockedValueBox(Appended())
 
     /// Creates the run's file (and `<out>/proofs/`); an existing file is never reused. With
     /// `signedOnly`, no file: the proofs are signed, and the store places them (a worker's).
@@ -71,9 +71,9 @@ final class ProveStage: Sendable {
     /// one for it already.
     func sign(_ judged: inout Judged) throws {
         guard let verified = judged.verified, verified.keepData else { return }
-        if signedInRun.withLock({ $0[verified.transactionID] }) != nil { return }
+        if signedInRun.withLockedValue({ $0[verified.transactionID] }) != nil { return }
         let proof = try signer.sign(evidence: evidence(verified))
-        signedInRun.withLock { $0[verified.transactionID] = proof.referenceCode }
+        signedInRun.withLockedValue { $0[verified.transactionID] = proof.referenceCode }
         judged.signed = proof
     }
 
@@ -146,12 +146,12 @@ final class ProveStage: Sendable {
         var proofs: [SignedProof] = []
         var wanted: [(id: String, code: String)] = []
         var taken = Set<String>()
-        let known = appended.withLock { $0.byReference }
+        let known = appended.withLockedValue { $0.byReference }
         for judged in batch {
             if let proof = judged.signed ?? judged.reuse?.proof {
                 wanted.append((judged.transactionID, proof.referenceCode))
                 if known[proof.referenceCode] == nil, taken.insert(proof.referenceCode).inserted { proofs.append(proof) }
-            } else if let code = signedInRun.withLock({ $0[judged.transactionID] }) {
+            } else if let code = signedInRun.withLockedValue({ $0[judged.transactionID] }) {
                 wanted.append((judged.transactionID, code))
             }
         }
@@ -167,7 +167,7 @@ final class ProveStage: Sendable {
                 "cannot write the proofs to \(writer.path) (\(error)); this batch was not recorded: "
                     + "make room in or fix the permissions of \(outDirectory)/proofs, then run the same command again (it resumes)")
         }
-        let byReference = appended.withLock { appended -> [String: RunFile.Location] in
+        let byReference = appended.withLockedValue { appended -> [String: RunFile.Location] in
             for location in placed {
                 appended.locations.append(location)
                 appended.byReference[location.referenceCode] = location
@@ -192,14 +192,14 @@ final class ProveStage: Sendable {
     }
 
     /// How many proofs the run file holds.
-    var proofCount: Int { appended.withLock { $0.locations.count } }
+    var proofCount: Int { appended.withLockedValue { $0.locations.count } }
 
     // MARK: The end of the run
 
     /// Closes the run file and writes the signed run manifest, `<out>/runs/<run>.cose`,
     /// committing to every proof appended; its path and Merkle root (hex).
     func finish() throws -> (manifestPath: String, merkleRoot: String, bytes: [UInt8]) {
-        let locations = appended.withLock { $0.locations }
+        let locations = appended.withLockedValue { $0.locations }
         guard let writer else { throw PipelineSetupError("this run's manifest is signed once its every item is done") }
         do {
             try writer.close()

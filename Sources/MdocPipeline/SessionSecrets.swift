@@ -1,5 +1,5 @@
 package import MdocCrypto
-import Synchronization
+import NIOConcurrencyHelpers
 
 /// The secrets of one transaction, in memory this object owns: the reader's ephemeral private
 /// key (PKCS#8 PEM), SKReader, SKDevice and the decrypted DeviceResponse. ``cleanse()`` zeroes
@@ -57,7 +57,7 @@ package final class SessionSecrets: Sendable {
         var cleansed = false
     }
 
-    private let storage = Mutex(Storage())
+    private let storage = NIOLockedValueBox(Storage())
 
     package init() {}
 
@@ -87,7 +87,7 @@ package final class SessionSecrets: Sendable {
     }
 
     private func put(_ held: Held, as slot: Slot) -> Bool {
-        storage.withLock { storage in
+        storage.withLockedValue { storage in
             guard !storage.cleansed else { return false }
             storage.held[slot]?.zero()
             storage.held[slot] = held
@@ -98,7 +98,7 @@ package final class SessionSecrets: Sendable {
     /// Lends the bytes of `slot` to `body`; nil when the slot is empty or the secrets are cleansed.
     package func withBytes<R>(_ slot: Slot, _ body: (UnsafeRawBufferPointer) throws -> R) rethrows -> R? {
         // The bytes stay allocated while `held` is referenced; a cleanse meanwhile zeroes them.
-        let held = storage.withLock { storage -> Held? in storage.cleansed ? nil : storage.held[slot] }
+        let held = storage.withLockedValue { storage -> Held? in storage.cleansed ? nil : storage.held[slot] }
         return try held?.withBytes(body)
     }
 
@@ -112,18 +112,18 @@ package final class SessionSecrets: Sendable {
 
     /// Zeroes every secret; later stores are refused. Safe to call more than once.
     package func cleanse() {
-        storage.withLock { storage in
+        storage.withLockedValue { storage in
             for held in storage.held.values { held.zero() }
             storage.cleansed = true
         }
     }
 
-    package var isCleansed: Bool { storage.withLock { $0.cleansed } }
+    package var isCleansed: Bool { storage.withLockedValue { $0.cleansed } }
 
     /// What each slot holds now, read straight from its memory (all zeros once cleansed): the
     /// tests' probe on the key storage.
     package func probe() -> [Slot: [UInt8]] {
-        storage.withLock { storage in storage.held.mapValues { $0.withBytes { Array($0) } } }
+        storage.withLockedValue { storage in storage.held.mapValues { $0.withBytes { Array($0) } } }
     }
 
     /// Zeroes `bytes` in their storage, shared or not.

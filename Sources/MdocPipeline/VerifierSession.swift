@@ -1,6 +1,6 @@
 internal import MdocCrypto
 package import MdocModel
-import Synchronization
+import NIOConcurrencyHelpers
 
 /// The life of one transaction: a passive state machine, driven by the pipeline (and, for a
 /// live capture, by the reader's side of the BLE session first). Terminal states are final; a
@@ -60,7 +60,7 @@ package final class VerifierSession: Sendable {
         var resources: [any Sendable] = []
     }
 
-    private let storage = Mutex(Storage())
+    private let storage = NIOLockedValueBox(Storage())
     /// The secrets: only the session hands them out, and only by scope.
     let secrets = SessionSecrets()
     package let name: String
@@ -69,8 +69,8 @@ package final class VerifierSession: Sendable {
         self.name = name
     }
 
-    package var state: State { storage.withLock { $0.state } }
-    package var history: [State] { storage.withLock { $0.history } }
+    package var state: State { storage.withLockedValue { $0.state } }
+    package var history: [State] { storage.withLockedValue { $0.history } }
 
     /// Whether the session may move to `next` from where it is now.
     package func canTransition(to next: State) -> Bool { Self.allowed(from: state, to: next) }
@@ -80,7 +80,7 @@ package final class VerifierSession: Sendable {
     /// secrets and releases the resources.
     package func transition(to next: State) {
         // The resources are released after the lock (a connection's deinit may take time).
-        let released = storage.withLock { storage -> [any Sendable]? in
+        let released = storage.withLockedValue { storage -> [any Sendable]? in
             let from = storage.state
             guard Self.allowed(from: from, to: next) else {
                 preconditionFailure("illegal VerifierSession transition \(from.rawValue) → \(next.rawValue)")
@@ -108,7 +108,7 @@ package final class VerifierSession: Sendable {
     /// session ends. Refused (returns false) once the session is terminal.
     @discardableResult
     package func own(_ resource: any Sendable) -> Bool {
-        storage.withLock { storage in
+        storage.withLockedValue { storage in
             guard !storage.state.isTerminal else { return false }
             storage.resources.append(resource)
             return true
@@ -116,7 +116,7 @@ package final class VerifierSession: Sendable {
     }
 
     /// How many ephemeral resources the session still holds (zero once terminal).
-    package var heldResourceCount: Int { storage.withLock { $0.resources.count } }
+    package var heldResourceCount: Int { storage.withLockedValue { $0.resources.count } }
 
     // MARK: Secrets
 

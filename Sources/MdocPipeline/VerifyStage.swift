@@ -4,7 +4,7 @@ internal import MdocCrypto
 internal import MdocProof
 internal import MdocStore
 internal import MdocVerification
-import Synchronization
+import NIOConcurrencyHelpers
 
 /// A transaction after the verify stage: verified with its verdict judged, or its stored result
 /// reused. The prove stage adds its proof, the record stage stores it.
@@ -59,7 +59,7 @@ final class VerifyStage: Sendable {
     let jobs: BoundedConcurrency
     let reusePolicy: ReusePolicy?
     /// The first transaction of this run to present each DeviceResponse (by its SHA-256).
-    private let firstPresentations = Mutex<[[UInt8]: String]>([:])
+    private let firstPresentations = NIOLockedValueBox<[[UInt8]: String]>([:])
 
     init(store: any PipelineStore, context: TransactionContext, jobs: BoundedConcurrency, reusePolicy: ReusePolicy?) {
         self.store = store
@@ -143,7 +143,7 @@ final class VerifyStage: Sendable {
         } catch {
             throw PipelineSetupError("cannot look up earlier presentations in the report database: \(error)")
         }
-        return firstPresentations.withLock { first in
+        return firstPresentations.withLockedValue { first in
             pending.map { transaction in
                 guard let transaction, let response = transaction.responseSHA256 else { return .none }
                 let id = transaction.bundle.contentHashHex

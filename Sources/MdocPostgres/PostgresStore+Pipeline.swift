@@ -12,7 +12,7 @@ extension PostgresStore: PipelineStore {
     /// advisory lock ``beginRun(_:)`` takes) is free. Runs of this store's own session and queued
     /// runs (``PostgresWorkQueue``, run by many workers at once) are left alone.
     package func markInterruptedRuns() throws -> [String] {
-        let own = leasedRuns.withLock { $0 }
+        let own = leasedRuns.withLockedValue { $0 }
         let at = try now()
         return try write { connection in
             let running = try connection.execute(

@@ -22,7 +22,7 @@ extension PostgresStore: RecordingStore {
             ).rows[0].decode(0, as: Bool.self)
             guard locked else { throw StoreError(.runInUse, "run \(run.id) is running in another process") }
         }
-        leasedRuns.withLock { _ = $0.insert(run.id) }
+        leasedRuns.withLockedValue { _ = $0.insert(run.id) }
         do {
             try write { connection in
                 var audit = AuditTail()
@@ -101,7 +101,7 @@ extension PostgresStore: RecordingStore {
     }
 
     func releaseLease(_ runID: String) {
-        guard leasedRuns.withLock({ $0.remove(runID) != nil }) else { return }
+        guard leasedRuns.withLockedValue({ $0.remove(runID) != nil }) else { return }
         _ = try? withConnection { connection in
             try connection.execute("SELECT pg_advisory_unlock(hashtextextended($1, 0))", [.text(runID)])
         }

@@ -1,6 +1,6 @@
 import Foundation
 import MdocStore
-import Synchronization
+import NIOConcurrencyHelpers
 
 /// The report store in a PostgreSQL database (docs/schema.md, "PostgreSQL"): the tables and
 /// guarantees of the SQLite store (MdocStore's `ReportStore`), for runs whose workers are on
@@ -33,7 +33,7 @@ package final class PostgresStore: @unchecked Sendable {
     /// Wall clock for `verified_at`, `first_seen_at` and audit `at` (never for judging anything).
     let clock: @Sendable () -> Date
     /// The runs this store has begun and holds the lease of (session advisory locks).
-    let leasedRuns = Mutex<Set<String>>([])
+    let leasedRuns = NIOLockedValueBox<Set<String>>([])
 
     /// Connects to `uri` and checks (and, for writing, creates or migrates) the schema.
     ///

@@ -1,6 +1,6 @@
 package import Foundation
 package import MdocCrypto
-import Synchronization
+import NIOConcurrencyHelpers
 
 /// Whose signature a check accepts. A COSE_Sign1 carries its signer's certificate (x5chain);
 /// a valid signature proves only that the bytes match that certificate's key, so the
@@ -46,7 +46,7 @@ package enum SignerStatus: Sendable, Hashable {
 package final class ProcessorTrust: Sendable {
     package let directory: String
     package let certificates: [Certificate]
-    private let known = Mutex<[Certificate: SignerStatus]>([:])
+    private let known = NIOLockedValueBox<[Certificate: SignerStatus]>([:])
 
     package struct Failure: Error, Sendable, CustomStringConvertible {
         package let description: String
@@ -76,7 +76,7 @@ package final class ProcessorTrust: Sendable {
 
     /// Whether `signer` is one of the folder's certificates or chains to one; remembered per certificate.
     func status(of signer: Certificate, intermediates: [Certificate]) -> SignerStatus {
-        if let status = known.withLock({ $0[signer] }) { return status }
+        if let status = known.withLockedValue({ $0[signer] }) { return status }
         let status: SignerStatus
         switch PathValidator.validate(leaf: signer, intermediates: intermediates, roots: certificates, at: nil) {
         case .success:
@@ -84,7 +84,7 @@ package final class ProcessorTrust: Sendable {
         case .failure(let failure):
             status = .untrusted(reason: "its certificate does not chain to a trusted processor certificate (\(failure.reason))")
         }
-        known.withLock { $0[signer] = status }
+        known.withLockedValue { $0[signer] = status }
         return status
     }
 }

@@ -1,6 +1,6 @@
 internal import Foundation
 package import MdocCrypto
-internal import Synchronization
+internal import NIOConcurrencyHelpers
 
 /// The enrolled kiosks: one certificate each, named by its subject's common name (the kiosk
 /// id). A certificate whose common name is not a kiosk id, or two certificates naming the same
@@ -40,7 +40,7 @@ package struct KioskRoster: Sendable {
 /// removed or changed: removing a kiosk's certificate revokes it for the next request.
 package final class KioskFolder: Sendable {
     package let path: String
-    private let cache = Mutex<(signature: [String], roster: KioskRoster)?>(nil)
+    private let cache = NIOLockedValueBox<(signature: [String], roster: KioskRoster)?>(nil)
 
     /// - Throws: ``SealError`` (`unknownKiosk`) when the folder cannot be listed.
     package init(path: String) throws {
@@ -51,7 +51,7 @@ package final class KioskFolder: Sendable {
     /// The roster as the folder is now.
     package func roster() throws -> KioskRoster {
         let signature = try listing()
-        if let cached = cache.withLock({ $0 }), cached.signature == signature { return cached.roster }
+        if let cached = cache.withLockedValue({ $0 }), cached.signature == signature { return cached.roster }
         var certificates: [Certificate] = []
         var problems: [String] = []
         for entry in signature {
@@ -65,7 +65,7 @@ package final class KioskFolder: Sendable {
         }
         let read = KioskRoster(certificates: certificates)
         let roster = problems.isEmpty ? read : KioskRoster(merging: read, problems: problems)
-        cache.withLock { $0 = (signature, roster) }
+        cache.withLockedValue { $0 = (signature, roster) }
         return roster
     }
 

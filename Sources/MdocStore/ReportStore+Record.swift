@@ -41,7 +41,7 @@ extension ReportStore {
             (sha256: try StoreHash.sha256(item.transactionID, "the transaction id"), item: item)
         }
         let at = try now()
-        var certificates = CertificateMemo(known: knownCertificates.withLock { $0 })
+        var certificates = CertificateMemo(known: knownCertificates.withLockedValue { $0 })
         try write { db in
             try requireRunning(db, runID: runID)
             var writer = try BatchWriter(db, runID: runID, at: at)
@@ -63,7 +63,7 @@ extension ReportStore {
             }
         }
         // Committed: the certificates written or found are in the file from now on.
-        knownCertificates.withLock { $0.formUnion(certificates.stored) }
+        knownCertificates.withLockedValue { $0.formUnion(certificates.stored) }
     }
 
     /// ``record(_:runID:)`` of a batch of outcomes only.

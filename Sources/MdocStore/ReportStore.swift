@@ -1,6 +1,6 @@
 import Foundation
 import GRDB
-import Synchronization
+import NIOConcurrencyHelpers
 
 /// The SQLite report database of mdocverify (docs/schema.md for every table and guarantee).
 ///
@@ -52,7 +52,7 @@ package final class ReportStore: Sendable {
     let clock: @Sendable () -> Date
     /// Fingerprints of the certificates this store has written or found in the file (rows of
     /// `certificate` are never changed nor deleted): ``record(_:runID:)`` does not insert them again.
-    let knownCertificates = Mutex<Set<Data>>([])
+    let knownCertificates = NIOLockedValueBox<Set<Data>>([])
     /// The runs this store has begun and holds the lease of (RunLeases).
     let leases: RunLeases
 

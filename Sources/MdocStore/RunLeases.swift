@@ -1,6 +1,6 @@
 import Foundation
 import MdocCrypto
-import Synchronization
+import NIOConcurrencyHelpers
 
 /// Which runs are alive: a run's process holds an exclusive `flock(2)` on a file of its own,
 /// `<database>-runs/<SHA-256 of the run id>.lock`, from before its row says `running` until after
@@ -14,14 +14,14 @@ import Synchronization
 final class RunLeases: Sendable {
     let directory: String
     /// The runs this store holds, and the descriptor of each one's lock file.
-    private let held = Mutex<[String: Int32]>([:])
+    private let held = NIOLockedValueBox<[String: Int32]>([:])
 
     init(databasePath: String) {
         directory = databasePath + "-runs"
     }
 
     deinit {
-        for (_, descriptor) in held.withLock({ $0 }) { close(descriptor) }
+        for (_, descriptor) in held.withLockedValue({ $0 }) { close(descriptor) }
     }
 
     func lockPath(_ runID: String) -> String {
@@ -33,7 +33,7 @@ final class RunLeases: Sendable {
     /// - Throws: ``StoreError/Code/runInUse`` when another process (or store) holds it;
     ///   ``StoreError/Code/cannotOpen`` when the lock file cannot be made.
     func acquire(_ runID: String) throws {
-        if held.withLock({ $0[runID] != nil }) { return }
+        if held.withLockedValue({ $0[runID] != nil }) { return }
         do {
             try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         } catch {
@@ -53,11 +53,11 @@ final class RunLeases: Sendable {
                     throw StoreError(.runInUse, "run \(runID) is running in another process")
                 }
                 // No flock here: the file is kept open all the same, and probes cannot take it.
-                held.withLock { $0[runID] = descriptor }
+                held.withLockedValue { $0[runID] = descriptor }
                 return
             }
             if Self.isSameFile(descriptor, path) {
-                held.withLock { $0[runID] = descriptor }
+                held.withLockedValue { $0[runID] = descriptor }
                 return
             }
             close(descriptor)
@@ -67,14 +67,14 @@ final class RunLeases: Sendable {
 
     /// Gives up the lease of `runID` (its row no longer says `running`).
     func release(_ runID: String) {
-        guard let descriptor = held.withLock({ $0.removeValue(forKey: runID) }) else { return }
+        guard let descriptor = held.withLockedValue({ $0.removeValue(forKey: runID) }) else { return }
         unlink(lockPath(runID))
         close(descriptor)
     }
 
     /// Whether this store holds the lease of `runID`.
     func holds(_ runID: String) -> Bool {
-        held.withLock { $0[runID] != nil }
+        held.withLockedValue { $0[runID] != nil }
     }
 
     /// A lock taken on a dead run's file, released (and the file removed) by ``finish()``.

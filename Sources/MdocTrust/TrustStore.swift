@@ -1,6 +1,7 @@
 package import Foundation
 package import MdocCrypto
 import Synchronization
+import NIOConcurrencyHelpers
 
 /// An error loading trust material. Equality looks only at ``code``.
 package struct TrustError: Error, Hashable, CustomStringConvertible, Sendable {
@@ -78,13 +79,13 @@ package final class TrustStore: Sendable {
     /// The further material lines the snapshot covers.
     let material: [String]
 
-    private let chainCache = Mutex<[String: ChainOutcome]>([:])
+    private let chainCache = NIOLockedValueBox<[String: ChainOutcome]>([:])
     private let chainValidations = Atomic<Int>(0)
     private let chainCacheHits = Atomic<Int>(0)
-    private let crlCache = Mutex<[String: [CRL]]>([:])
-    private let certificateCache = Mutex<[[UInt8]: Certificate]>([:])
+    private let crlCache = NIOLockedValueBox<[String: [CRL]]>([:])
+    private let certificateCache = NIOLockedValueBox<[[UInt8]: Certificate]>([:])
     /// The certificate ``certificate(der:)`` returned last.
-    private let lastCertificate = Mutex<Certificate?>(nil)
+    private let lastCertificate = NIOLockedValueBox<Certificate?>(nil)
     /// Bound on cached certificates/chains, so a hostile batch of unique certificates cannot grow memory without limit.
     package static let cacheLimit = 10_000
 
@@ -256,9 +257,9 @@ package final class TrustStore: Sendable {
     package func certificate(der: ArraySlice<UInt8>) throws -> Certificate {
         // A batch mostly repeats one DS certificate: compare with the last one before copying
         // and hashing the bytes for the dictionary.
-        if let last = lastCertificate.withLock({ $0 }), Self.sameBytes(last.der, der) { return last }
+        if let last = lastCertificate.withLockedValue({ $0 }), Self.sameBytes(last.der, der) { return last }
         let certificate = try cachedCertificate(der: der)
-        lastCertificate.withLock { $0 = certificate }
+        lastCertificate.withLockedValue { $0 = certificate }
         return certificate
     }
 
@@ -266,9 +267,9 @@ package final class TrustStore: Sendable {
     private func cachedCertificate(der: ArraySlice<UInt8>) throws -> Certificate {
         // Keyed by a copy: a slice would keep the whole received buffer alive in the cache.
         let key = Array(der)
-        if let cached = certificateCache.withLock({ $0[key] }) { return cached }
+        if let cached = certificateCache.withLockedValue({ $0[key] }) { return cached }
         let certificate = try Certificate(der: key)
-        certificateCache.withLock { cache in
+        certificateCache.withLockedValue { cache in
             if cache.count >= Self.cacheLimit { cache.removeAll(keepingCapacity: true) }
             cache[key] = certificate
         }
@@ -301,7 +302,7 @@ package final class TrustStore: Sendable {
             return .invalid(PathValidationFailure(code: -1, reason: "empty chain", depth: 0))
         }
         let key = chain.map(\.fingerprintHex).joined(separator: ",")
-        if let cached = chainCache.withLock({ $0[key] }) {
+        if let cached = chainCache.withLockedValue({ $0[key] }) {
             chainCacheHits.add(1, ordering: .relaxed)
             return cached
         }
@@ -311,7 +312,7 @@ package final class TrustStore: Sendable {
         case .success(let validated): outcome = .valid(validated)
         case .failure(let failure): outcome = .invalid(failure)
         }
-        chainCache.withLock { cache in
+        chainCache.withLockedValue { cache in
             if cache.count >= Self.cacheLimit { cache.removeAll(keepingCapacity: true) }
             cache[key] = outcome
         }
@@ -340,9 +341,9 @@ package final class TrustStore: Sendable {
     /// for the life of the store, not on every lookup (a batch asks for every document, twice).
     package func crls(issuedBy issuer: Certificate) -> [CRL] {
         let key = issuer.fingerprintHex
-        if let cached = crlCache.withLock({ $0[key] }) { return cached }
+        if let cached = crlCache.withLockedValue({ $0[key] }) { return cached }
         let found = crls.filter { $0.issuer == issuer.subject && $0.isSigned(by: issuer) }
-        crlCache.withLock { cache in
+        crlCache.withLockedValue { cache in
             if cache.count >= Self.cacheLimit { cache.removeAll(keepingCapacity: true) }
             cache[key] = found
         }

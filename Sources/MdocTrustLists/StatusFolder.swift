@@ -1,7 +1,7 @@
 package import Foundation
 package import MdocCrypto
 import MdocTime
-import Synchronization
+import NIOConcurrencyHelpers
 
 /// The status and identifier list tokens of a folder (`--status DIR`), each file as it was
 /// fetched from its uri, several per uri over time. Which uri a token answers is read from its
@@ -58,7 +58,7 @@ package final class StatusFolder: Sendable {
     /// For each kind and uri, the positions in ``entries``, newest `iat` first.
     private let index: [Lookup: [Int]]
     /// The signer paths established so far, per token and set of roots (time-independent).
-    private let paths = Mutex<[PathKey: (Fact, [Certificate])]>([:])
+    private let paths = NIOLockedValueBox<[PathKey: (Fact, [Certificate])]>([:])
 
     /// Bound on cached signer paths: a batch has a handful of issuers per token.
     static let pathCacheLimit = 10_000
@@ -181,9 +181,9 @@ package final class StatusFolder: Sendable {
     func signer(of position: Int, roots: [Certificate], at time: Date) -> SignerValidation {
         let chain = entries[position].claims.envelope.chain
         let key = PathKey(entry: position, roots: roots.map(\.sha256Fingerprint))
-        if let path = paths.withLock({ $0[key] }) { return SignerChain.validation(chain: chain, path: path, at: time) }
+        if let path = paths.withLockedValue({ $0[key] }) { return SignerChain.validation(chain: chain, path: path, at: time) }
         let path = SignerChain.path(chain, roots: roots)
-        paths.withLock { cache in
+        paths.withLockedValue { cache in
             if cache.count >= Self.pathCacheLimit { cache.removeAll(keepingCapacity: true) }
             cache[key] = path
         }

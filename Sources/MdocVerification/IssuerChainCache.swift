@@ -2,6 +2,7 @@ package import Foundation
 package import MdocChecks
 package import MdocCrypto
 import Synchronization
+import NIOConcurrencyHelpers
 
 /// The issuer chain results of each received chain, computed once per run: a batch repeats a
 /// handful of DS certificates, and validating a chain (the DS→IACA signature, the CRL lookups)
@@ -57,7 +58,7 @@ package final class IssuerChainCache: Sendable {
     /// without limit.
     package static let limit = 10_000
 
-    private let entries = Mutex<[Key: Entry]>([:])
+    private let entries = NIOLockedValueBox<[Key: Entry]>([:])
     private let computed = Atomic<Int>(0)
     private let reused = Atomic<Int>(0)
 
@@ -71,13 +72,13 @@ package final class IssuerChainCache: Sendable {
         compute: () -> Entry
     ) -> Entry {
         let key = Key(chain: chain, subject: subject, bucket: bucket, instant: instant, time: time?.timeIntervalSinceReferenceDate ?? 0)
-        if let cached = entries.withLock({ $0[key] }) {
+        if let cached = entries.withLockedValue({ $0[key] }) {
             reused.add(1, ordering: .relaxed)
             return cached
         }
         computed.add(1, ordering: .relaxed)
         let entry = compute()
-        entries.withLock { cache in
+        entries.withLockedValue { cache in
             if cache.count >= Self.limit { cache.removeAll(keepingCapacity: true) }
             cache[key] = entry
         }

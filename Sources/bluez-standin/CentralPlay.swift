@@ -1,7 +1,7 @@
 import Foundation
 import MdocDBus
 import MdocSamples
-import Synchronization
+import NIOConcurrencyHelpers
 
 /// Central client mode: the reader registers a GATT application and an advertisement; the
 /// holder's phone (a BLE central) finds the advertisement, connects, reads Ident, subscribes,
@@ -13,7 +13,7 @@ final class CentralPlay: @unchecked Sendable {
     private unowned let standIn: StandIn
     private let tree: DBusObjectTree
     let devicePath = StandIn.adapterPath + "/dev_7E_22_C3_00_18_05"
-    private let state = Mutex(Registrations())
+    private let state = NIOLockedValueBox(Registrations())
 
     /// A reader's application as found with GetManagedObjects.
     struct Application {
@@ -55,7 +55,7 @@ final class CentralPlay: @unchecked Sendable {
             guard let application = Self.application(in: reply.first, owner: owner, root: path) else {
                 return call.fail(DBusError("org.bluez.Error.InvalidArguments", "no GATT service with characteristics under \(path)"))
             }
-            state.withLock { $0.applications[path] = application }
+            state.withLockedValue { $0.applications[path] = application }
             standIn.update {
                 $0.applications.append(path)
                 $0.applicationHistory.append(path)
@@ -68,7 +68,7 @@ final class CentralPlay: @unchecked Sendable {
     }
 
     func unregisterApplication(_ path: String) -> DBusHandling {
-        let known = state.withLock { registrations -> Bool in
+        let known = state.withLockedValue { registrations -> Bool in
             if registrations.session?.application.root == path { registrations.session = nil }
             return registrations.applications.removeValue(forKey: path) != nil
         }
@@ -86,7 +86,7 @@ final class CentralPlay: @unchecked Sendable {
                 return call.fail(DBusError("org.bluez.Error.InvalidArguments", "Type must be peripheral or broadcast"))
             }
             let uuids = (properties["ServiceUUIDs"]?.strings ?? []).map { $0.lowercased() }
-            state.withLock { $0.advertisements[path] = (owner, uuids) }
+            state.withLockedValue { $0.advertisements[path] = (owner, uuids) }
             standIn.update { $0.advertisements.append(path) }
             call.reply([])
             await startIfReady()
@@ -96,7 +96,7 @@ final class CentralPlay: @unchecked Sendable {
     }
 
     func unregisterAdvertisement(_ path: String) -> DBusHandling {
-        let known = state.withLock { $0.advertisements.removeValue(forKey: path) != nil }
+        let known = state.withLockedValue { $0.advertisements.removeValue(forKey: path) != nil }
         guard known else { return .error(DBusError("org.bluez.Error.DoesNotExist", "Does Not Exist")) }
         standIn.update { $0.advertisements.removeAll { $0 == path } }
         return .reply([])
@@ -128,7 +128,7 @@ final class CentralPlay: @unchecked Sendable {
     /// When an application and an advertisement of one holder's central client UUID are both
     /// registered, the holder's phone sees the advertisement and connects.
     private func startIfReady() async {
-        let ready = state.withLock { registrations -> (SampleWallet, Application)? in
+        let ready = state.withLockedValue { registrations -> (SampleWallet, Application)? in
             guard registrations.session == nil else { return nil }
             for application in registrations.applications.values {
                 guard registrations.advertisements.values.contains(where: { $0.owner == application.owner && $0.uuids.contains(application.serviceUUID) }),
@@ -154,7 +154,7 @@ final class CentralPlay: @unchecked Sendable {
         do {
             let rule = "type='signal',sender='\(application.owner)',interface='\(DBusObjectTree.propertiesInterface)',member='PropertiesChanged',path_namespace='\(application.root)'"
             let subscription = try await connection.subscribe(rule) { [weak self] signal in self?.notified(signal) }
-            state.withLock { $0.session?.subscription = subscription }
+            state.withLockedValue { $0.session?.subscription = subscription }
             let ident = try await connection.call(
                 application.owner, application.ident, "org.bluez.GattCharacteristic1", "ReadValue", [options(offset: true)], timeout: .seconds(5))
             standIn.update { $0.identReads += 1 }
@@ -174,14 +174,14 @@ final class CentralPlay: @unchecked Sendable {
     /// The options BlueZ passes to a GATT application's methods.
     private func options(offset: Bool = false, command: Bool = false) -> DBusValue {
         var entries: [(String, DBusValue)] = [("device", .objectPath(devicePath)), ("link", .string("LE"))]
-        if let mtu = state.withLock({ $0.session?.mtu }) { entries.append(("mtu", .uint16(UInt16(mtu)))) }
+        if let mtu = state.withLockedValue({ $0.session?.mtu }) { entries.append(("mtu", .uint16(UInt16(mtu)))) }
         if offset { entries.append(("offset", .uint16(0))) }
         if command { entries.append(("type", .string("command"))) }
         return .properties(entries)
     }
 
     private func write(_ path: String, _ value: [UInt8]) async throws {
-        guard let owner = state.withLock({ $0.session?.application.owner }) else { return }
+        guard let owner = state.withLockedValue({ $0.session?.application.owner }) else { return }
         _ = try await standIn.connection.call(
             owner, path, "org.bluez.GattCharacteristic1", "WriteValue", [.bytes(value), options(command: true)], timeout: .seconds(5))
     }
@@ -191,7 +191,7 @@ final class CentralPlay: @unchecked Sendable {
         guard signal.arguments.count >= 2, signal.arguments[0].string == "org.bluez.GattCharacteristic1",
             let value = signal.arguments[1].stringKeyed?["Value"]?.bytes
         else { return }
-        let outcome = state.withLock { registrations -> (message: [UInt8], index: Int, Session)? in
+        let outcome = state.withLockedValue { registrations -> (message: [UInt8], index: Int, Session)? in
             guard var session = registrations.session, session.connected else { return nil }
             if signal.path == session.application.state {
                 return value == [0x02] ? ([0x02], -1, session) : nil
@@ -242,7 +242,7 @@ final class CentralPlay: @unchecked Sendable {
     /// The phone goes: Connected false, then its device object. (The reader may unregister its
     /// application, which ends the session record, before this runs.)
     private func disconnect() async {
-        let subscription = state.withLock { registrations -> DBusRegistration? in
+        let subscription = state.withLockedValue { registrations -> DBusRegistration? in
             guard var session = registrations.session else { return nil }
             session.connected = false
             registrations.session = session

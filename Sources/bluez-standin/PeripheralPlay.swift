@@ -1,7 +1,7 @@
 import Foundation
 import MdocDBus
 import MdocSamples
-import Synchronization
+import NIOConcurrencyHelpers
 
 /// Peripheral server mode: the holder's phone is a BLE peripheral that BlueZ finds in a scan;
 /// its GATT service (State, Client2Server, Server2Client) appears under its device object once
@@ -13,7 +13,7 @@ final class PeripheralPlay: @unchecked Sendable {
     private let tree: DBusObjectTree
     let devicePath = StandIn.adapterPath + "/dev_5A_11_C3_00_18_05"
     var filter: [String] = []
-    private let state = Mutex(Session())
+    private let state = NIOLockedValueBox(Session())
 
     private struct Session {
         var holder: SampleWallet?
@@ -41,7 +41,7 @@ final class PeripheralPlay: @unchecked Sendable {
             standIn.options.offer.contains("peripheral-server") && (wanted.isEmpty || wanted.contains($0.peripheralUUID))
         }) else { return }
         try? await Task.sleep(for: .milliseconds(Int.random(in: 30...120)))
-        state.withLock { $0 = Session(holder: holder, mtu: standIn.drawMTU()) }
+        state.withLockedValue { $0 = Session(holder: holder, mtu: standIn.drawMTU()) }
         try? await tree.add(devicePath, [("org.bluez.Device1", [
             ("Address", .string("5A:11:C3:00:18:05")), ("Name", .string("mdoc holder")), ("Alias", .string("mdoc holder")),
             ("Adapter", .objectPath(StandIn.adapterPath)), ("UUIDs", .strings([holder.peripheralUUID])),
@@ -71,13 +71,13 @@ final class PeripheralPlay: @unchecked Sendable {
     }
 
     private func addServices() async {
-        let mtu = state.withLock { session -> Int? in
+        let mtu = state.withLockedValue { session -> Int? in
             session.servicesAdded = true
             return session.mtu
         }
         standIn.update { $0.mtu = mtu ?? 0 }
         let uuids = ["00000001", "00000002", "00000003"].map { $0 + "-a123-48ce-896b-4c76973373e6" }
-        guard let holder = state.withLock({ $0.holder }) else { return }
+        guard let holder = state.withLockedValue({ $0.holder }) else { return }
         try? await tree.add(servicePath, [("org.bluez.GattService1", [
             ("UUID", .string(holder.peripheralUUID)), ("Primary", .boolean(true)), ("Device", .objectPath(devicePath)),
         ])])
@@ -96,7 +96,7 @@ final class PeripheralPlay: @unchecked Sendable {
 
     /// The holder leaves (or the reader disconnected it): services gone, Connected false.
     private func disconnect() async {
-        let had = state.withLock { session -> Bool in
+        let had = state.withLockedValue { session -> Bool in
             defer { session.servicesAdded = false }
             return session.servicesAdded
         }
@@ -135,7 +135,7 @@ final class PeripheralPlay: @unchecked Sendable {
             if value == [0x02] { standIn.update { $0.stateEnds += 1 } }
             return
         }
-        let (message, index, holder, mtu) = state.withLock { session -> ([UInt8]?, Int, SampleWallet?, Int?) in
+        let (message, index, holder, mtu) = state.withLockedValue { session -> ([UInt8]?, Int, SampleWallet?, Int?) in
             guard let message = session.inbox.add(value) else { return (nil, 0, nil, nil) }
             session.messages += 1
             return (message, session.messages, session.holder, session.mtu)

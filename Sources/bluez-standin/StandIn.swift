@@ -2,7 +2,7 @@ import Foundation
 import MdocCrypto
 import MdocDBus
 import MdocSamples
-import Synchronization
+import NIOConcurrencyHelpers
 
 /// The stand-in for BlueZ: owns `org.bluez` on a private bus and exports what a reader uses of
 /// BlueZ's API (ObjectManager, Adapter1, GattManager1, LEAdvertisingManager1, Device1,
@@ -22,7 +22,7 @@ final class StandIn: @unchecked Sendable {
     private(set) var tree: DBusObjectTree?
     private var peripheral: PeripheralPlay?
     private var central: CentralPlay?
-    let record = Mutex(Record())
+    let record = NIOLockedValueBox(Record())
 
     static let adapterPath = "/org/bluez/hci0"
     static let testPath = "/org/bluez"
@@ -92,7 +92,7 @@ final class StandIn: @unchecked Sendable {
     /// Copies ``record`` into StandIn1's properties (read by the tests with Get).
     func publish() {
         guard let tree else { return }
-        let current = record.withLock { $0 }
+        let current = record.withLockedValue { $0 }
         let i = Self.testInterface
         tree.store(Self.testPath, i, "Applications", .array(element: "o", current.applications.map { .objectPath($0) }))
         tree.store(Self.testPath, i, "ApplicationHistory", .array(element: "o", current.applicationHistory.map { .objectPath($0) }))
@@ -109,7 +109,7 @@ final class StandIn: @unchecked Sendable {
     }
 
     func update(_ body: (inout Record) -> Void) {
-        record.withLock { body(&$0) }
+        record.withLockedValue { body(&$0) }
         publish()
     }
 

@@ -6,6 +6,7 @@ import MdocCrypto
 import MdocModel
 import MdocPipeline
 import MdocSamples
+import NIOConcurrencyHelpers
 
 /// Live capture: what `mdocverify capture` does after the holder's last chunk, per capture, one
 /// capture after another as at an operator's desk, with the one pipeline of the command (its
@@ -19,18 +20,18 @@ import MdocSamples
 /// most the reassembler held, and the growth of the resident set while it ran.
 func captureBenchmarks(count: Int = 60) -> [(name: String, value: Double, unit: String)] {
     let done = DispatchSemaphore(value: 0)
-    let rows = MutexBox<[(name: String, value: Double, unit: String)]>([])
+    let rows = NIOLockedValueBox<[(name: String, value: Double, unit: String)]>([])
     Task {
         do {
             let measured = try await measureCaptures(count: count)
-            rows.update { $0 = measured }
+            rows.withLockedValue { $0 = measured }
         } catch {
             print("capture benchmark failed: \(error)")
         }
         done.signal()
     }
     done.wait()
-    return rows.value + reassemblyMemory()
+    return rows.withLockedValue { $0 } + reassemblyMemory()
 }
 
 private func measureCaptures(count: Int) async throws -> [(name: String, value: Double, unit: String)] {

@@ -7,7 +7,7 @@ import MdocDBus
 import MdocModel
 import MdocPipeline
 import MdocVerification
-import Synchronization
+import NIOConcurrencyHelpers
 
 /// `mdocverify capture`: read a holder's engagement, capture the transaction over Bluetooth LE
 /// through BlueZ, then verify, store and prove it like `verify`.
@@ -156,9 +156,9 @@ struct CaptureCommand: AsyncParsableCommand {
         let input = engagements()
         signal(SIGINT, SIG_IGN)
         let interrupts = DispatchSource.makeSignalSource(signal: SIGINT, queue: .global())
-        let interruptCount = Mutex(0)
+        let interruptCount = NIOLockedValueBox(0)
         interrupts.setEventHandler {
-            let count = interruptCount.withLock { value -> Int in
+            let count = interruptCount.withLockedValue { value -> Int in
                 value += 1
                 return value
             }

@@ -2,7 +2,7 @@ import Foundation
 import MdocKiosk
 import MdocPipeline
 import MdocSeal
-import Synchronization
+import NIOConcurrencyHelpers
 
 /// `--kiosk DIR` of `verify` and `capture`: each judged transaction sealed into the outbox of the
 /// kiosk made by `kiosk init`, for `mdocverify sync` or `kiosk export`.
@@ -22,9 +22,9 @@ final class KioskSealing: Sendable {
         """
 
     let outbox: Outbox
-    let sealed = Mutex(0)
+    let sealed = NIOLockedValueBox(0)
     /// Transactions an earlier run on the same inputs had sealed already.
-    let alreadySealed = Mutex(0)
+    let alreadySealed = NIOLockedValueBox(0)
     /// Bundles sealed from inside this folder are erased (a capture's); others are the user's.
     let erasingUnder: String?
 
@@ -38,8 +38,8 @@ final class KioskSealing: Sendable {
         self.erasingUnder = erasingUnder.map { URL(fileURLWithPath: $0).standardizedFileURL.path }
     }
 
-    var count: Int { sealed.withLock { $0 } }
-    var alreadySealedCount: Int { alreadySealed.withLock { $0 } }
+    var count: Int { sealed.withLockedValue { $0 } }
+    var alreadySealedCount: Int { alreadySealed.withLockedValue { $0 } }
 
     /// The pipeline's hook: seals one transaction, erasing its bundle when it is a capture's.
     var sealing: TransactionSealing {
@@ -54,9 +54,9 @@ final class KioskSealing: Sendable {
                     verifiedAt: transaction.verificationTime, trustSnapshot: transaction.trustSnapshot),
                 checks: transaction.checks)
             if try outbox.seal(capture, transactionID: transaction.transactionID, erasingFolder: erasable(transaction.source)) != nil {
-                sealed.withLock { $0 += 1 }
+                sealed.withLockedValue { $0 += 1 }
             } else {
-                alreadySealed.withLock { $0 += 1 }
+                alreadySealed.withLockedValue { $0 += 1 }
             }
         }
     }

@@ -1,6 +1,6 @@
 import Dispatch
 import Foundation
-import Synchronization
+import NIOConcurrencyHelpers
 
 /// What ends a `verify` run cleanly: SIGINT (Ctrl-C), SIGTERM (a service manager, `kill`) and a
 /// reader of standard output that went away (`| head`) each record the batch in flight, then stop;
@@ -9,8 +9,8 @@ import Synchronization
 final class StopSignals: @unchecked Sendable {
     // Made in `init`, cancelled in `cancel()`; never changed in between.
     private var sources: [any DispatchSourceProtocol] = []
-    private let received = Mutex<Int>(0)
-    private let outputClosed = Mutex(false)
+    private let received = NIOLockedValueBox<Int>(0)
+    private let outputClosed = NIOLockedValueBox(false)
     private let stop: @Sendable () -> Void
 
     /// `stop` is called once, on the first signal or closed output.
@@ -57,7 +57,7 @@ final class StopSignals: @unchecked Sendable {
     /// when the write failed (the reader went away), the run stops as it does for Ctrl-C.
     func flushOutput() {
         guard fflush(nil) != 0 else { return }
-        let already = outputClosed.withLock { closed in
+        let already = outputClosed.withLockedValue { closed in
             defer { closed = true }
             return closed
         }
@@ -67,7 +67,7 @@ final class StopSignals: @unchecked Sendable {
 
     /// Counts one stop request; true for the first.
     private func first() -> Bool {
-        received.withLock { count in
+        received.withLockedValue { count in
             count += 1
             return count == 1
         }

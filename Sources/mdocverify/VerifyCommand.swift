@@ -6,7 +6,7 @@ import MdocModel
 import MdocPipeline
 import MdocStore
 import MdocTime
-import Synchronization
+import NIOConcurrencyHelpers
 
 /// `mdocverify verify`: verify transactions in bulk: store the results, sign a proof for each.
 struct VerifyCommand: AsyncParsableCommand {
@@ -228,19 +228,19 @@ struct VerifyCommand: AsyncParsableCommand {
         defer { signals.cancel() }
 
         let result: Orchestrator.RunResult
-        let tally = Mutex(BatchTally())
-        let listed = Mutex(0)
+        let tally = NIOLockedValueBox(BatchTally())
+        let listed = NIOLockedValueBox(0)
         let runID = orchestrator.runID
         do {
             result = try await orchestrator.run { event in
                 switch event {
                 case .transaction(let report):
                     progress.count(verdict: report.verdict)
-                    tally.withLock { $0.add(report) }
+                    tally.withLockedValue { $0.add(report) }
                     if outputFormat == .json {
                         renderer.render(TransactionOutcomeView(report, runID: runID))
                         signals.flushOutput()
-                    } else if listing.lists(report.verdict), listing.withinCap(listed.withLock { value -> Int in
+                    } else if listing.lists(report.verdict), listing.withinCap(listed.withLockedValue { value -> Int in
                         value += 1
                         return value
                     }) {
@@ -265,8 +265,8 @@ struct VerifyCommand: AsyncParsableCommand {
         }
         progress.finish()
         let exitCode: Int32 = result.interrupted ? 130 : (result.allValid ? 0 : 1)
-        let finalTally = tally.withLock { $0 }
-        let overCap = listed.withLock { $0 } - Self.listCap
+        let finalTally = tally.withLockedValue { $0 }
+        let overCap = listed.withLockedValue { $0 } - Self.listCap
         if outputFormat == .text && listing.capped && overCap > 0 {
             print("+\(Counting.number(overCap)) more: see the report (mdocverify report --run \(runID))")
         }

@@ -5,7 +5,7 @@ import MdocIntake
 import MdocKiosk
 import MdocSeal
 import MdocTestSupport
-import Synchronization
+import NIOConcurrencyHelpers
 import XCTest
 
 /// A centre's files (sealing and processor keys and certificates, a kiosks folder) and a kiosk
@@ -95,7 +95,7 @@ final class ServeProcess {
     let process = Process()
     /// What the server printed, appended by the pipe's handler.
     private final class Output: Sendable {
-        let text = Mutex("")
+        let text = NIOLockedValueBox("")
     }
 
     private let output = Output()
@@ -115,12 +115,12 @@ final class ServeProcess {
         process.standardError = pipe
         pipe.fileHandleForReading.readabilityHandler = { [output] handle in
             let data = handle.availableData
-            output.text.withLock { $0 += String(decoding: data, as: UTF8.self) }
+            output.text.withLockedValue { $0 += String(decoding: data, as: UTF8.self) }
         }
         try process.run()
         let deadline = Date().addingTimeInterval(60)
         while Date() < deadline {
-            let text = output.text.withLock { $0 }
+            let text = output.text.withLockedValue { $0 }
             if let line = text.split(separator: "\n").first(where: { $0.hasPrefix("listening on ") }),
                 let bound = line.split(separator: ":").last.flatMap({ Int($0) })
             {
@@ -130,10 +130,10 @@ final class ServeProcess {
             if !process.isRunning { break }
             usleep(20_000)
         }
-        throw NSError(domain: "serve", code: 1, userInfo: [NSLocalizedDescriptionKey: "serve did not start: \(output.text.withLock { $0 })"])
+        throw NSError(domain: "serve", code: 1, userInfo: [NSLocalizedDescriptionKey: "serve did not start: \(output.text.withLockedValue { $0 })"])
     }
 
-    var log: String { output.text.withLock { $0 } }
+    var log: String { output.text.withLockedValue { $0 } }
 
     /// SIGKILL, as a crash or a power cut would stop it.
     func kill9() {

@@ -1,7 +1,7 @@
 import Foundation
 import MdocStore
 import MdocTestSupport
-import Synchronization
+import NIOConcurrencyHelpers
 import XCTest
 
 /// Faults an operator meets, through the real binary: a full output file system, a read-only
@@ -227,7 +227,7 @@ final class OperatorFaultsCLITests: TemporaryFolderTestCase {
 
 /// A flag set once by one thread and read by another.
 private final class Flag: Sendable {
-    private let value = Mutex(false)
-    var isSet: Bool { value.withLock { $0 } }
-    func set() { value.withLock { $0 = true } }
+    private let value = NIOLockedValueBox(false)
+    var isSet: Bool { value.withLockedValue { $0 } }
+    func set() { value.withLockedValue { $0 = true } }
 }

@@ -1,6 +1,6 @@
 import Foundation
 import MdocTestSupport
-import Synchronization
+import NIOConcurrencyHelpers
 import XCTest
 
 /// The local processor identity as `mdocverify verify` creates it: once, even when two first
@@ -13,13 +13,13 @@ final class ProcessorIdentityCLITests: TemporaryFolderTestCase {
         for trial in 0..<20 {
             let folder = temporaryFolder
             let out = "\(folder)/out-\(trial)"
-            let results = Mutex<[CLI.Result?]>([])
+            let results = NIOLockedValueBox<[CLI.Result?]>([])
             DispatchQueue.concurrentPerform(iterations: 2) { index in
                 let arguments = ["verify"] + ProofCLITests.annexD + ["--out", out, "--db", "\(folder)/db-\(trial)-\(index).sqlite", "--format", "json"]
                 let result = try? CLI.run(arguments)
-                results.withLock { $0.append(result) }
+                results.withLockedValue { $0.append(result) }
             }
-            let both = results.withLock { $0 }.compactMap { $0 }
+            let both = results.withLockedValue { $0 }.compactMap { $0 }
             XCTAssertEqual(both.map(\.status), [0, 0], "trial \(trial): " + both.map(\.stderr).joined(separator: " | "))
             XCTAssertEqual(both.filter { $0.stderr.contains("created a local signing key") }.count, 1, "trial \(trial)")
             let keys = try FileManager.default.contentsOfDirectory(atPath: "\(out)/keys").filter { !$0.hasPrefix(".") }.sorted()

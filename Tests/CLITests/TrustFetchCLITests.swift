@@ -26,7 +26,7 @@ final class TrustFetchCLITests: XCTestCase {
                 document: { $0.msoStatus = SampleStatusToken.msoStatus(statusList: (index: 3, uri: base + "/status/1", certificate: nil)) })
             let material = try ServedTrustMaterial(scenario: scenario, base: base)
             let (crl, token, newVICAL) = (material.crl, material.statusToken, try material.vical(issue: 2))
-            server.files.withLock { $0 = ["/iaca.crl": crl, "/utopia.vical": newVICAL, "/status/1": token] }
+            server.files.withLockedValue { $0 = ["/iaca.crl": crl, "/utopia.vical": newVICAL, "/status/1": token] }
             try folder.write("trust/iaca.pem", Array(scenario.authority.iaca.pem.utf8))
             try folder.write("trust/utopia.vical", try material.vical(issue: 1))
             let input = try folder.write("inputs/tx.cbor", scenario.response)

@@ -3,7 +3,7 @@ import MdocBLE
 import MdocCBOR
 import MdocModel
 import MdocSamples
-import Synchronization
+import NIOConcurrencyHelpers
 
 /// A holder's phone in memory behind the ``BLETransport`` protocol: it reassembles what the
 /// reader sends, answers SessionEstablishment with a ``SampleWallet`` (or misbehaves), and
@@ -28,7 +28,7 @@ final class WalletLink: BLETransport, @unchecked Sendable {
     let mtu: Int?
     private let wallet: SampleWallet
     private let behaviour: Behaviour
-    private let state = Mutex(Record())
+    private let state = NIOLockedValueBox(Record())
 
     struct Record {
         var buffer: [UInt8] = []
@@ -45,15 +45,15 @@ final class WalletLink: BLETransport, @unchecked Sendable {
         self.behaviour = behaviour
     }
 
-    var record: Record { state.withLock { $0 } }
+    var record: Record { state.withLockedValue { $0 } }
 
     func open(until deadline: ContinuousClock.Instant) async throws {
-        state.withLock { $0.opened += 1 }
+        state.withLockedValue { $0.opened += 1 }
         if case .failOpen(let error) = behaviour { throw error }
     }
 
     func send(chunk: [UInt8]) async throws {
-        let message = state.withLock { record -> [UInt8]? in
+        let message = state.withLockedValue { record -> [UInt8]? in
             record.buffer += chunk.dropFirst()
             guard chunk.first == 0x00 else { return nil }
             defer { record.buffer = [] }
@@ -76,9 +76,9 @@ final class WalletLink: BLETransport, @unchecked Sendable {
         for part in BLEFraming.chunks(reply, chunkSize: BLEFraming.chunkSize(mtu: mtu)) { events.push(.chunk(part)) }
     }
 
-    func send(state value: UInt8) async throws { state.withLock { $0.states.append(value) } }
+    func send(state value: UInt8) async throws { state.withLockedValue { $0.states.append(value) } }
 
-    func close() async { state.withLock { $0.closed += 1 } }
+    func close() async { state.withLockedValue { $0.closed += 1 } }
 
     /// The statuses of the SessionData the reader sent after SessionEstablishment.
     var readerStatuses: [UInt64] {

@@ -1,5 +1,5 @@
 import Foundation
-import Synchronization
+import NIOConcurrencyHelpers
 
 /// Runs a program of the system or of bin/ to completion, as the tests' PostgreSQL and network
 /// helpers need.
@@ -36,18 +36,18 @@ package enum Command {
         process.standardInput = FileHandle.nullDevice
         try process.run()
         // Standard error is read on another thread, so that neither pipe fills and blocks the program.
-        let errData = Mutex(Data())
+        let errData = NIOLockedValueBox(Data())
         let errRead = DispatchSemaphore(value: 0)
         DispatchQueue.global().async {
             let data = err.fileHandleForReading.readDataToEndOfFile()
-            errData.withLock { $0 = data }
+            errData.withLockedValue { $0 = data }
             errRead.signal()
         }
         let outData = out.fileHandleForReading.readDataToEndOfFile()
         errRead.wait()
         process.waitUntilExit()
         guard process.terminationStatus == 0 else {
-            let stderr = errData.withLock { String(decoding: $0, as: UTF8.self) }
+            let stderr = errData.withLockedValue { String(decoding: $0, as: UTF8.self) }
             throw Failure(
                 command: arguments, status: process.terminationStatus, stdout: String(decoding: outData, as: UTF8.self),
                 stderr: stderr)

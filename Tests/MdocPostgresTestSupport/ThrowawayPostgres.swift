@@ -1,5 +1,5 @@
 import Foundation
-import Synchronization
+import NIOConcurrencyHelpers
 import XCTest
 
 /// A PostgreSQL cluster of bin/postgres-throwaway: started when made, removed by ``stop()`` or
@@ -14,7 +14,7 @@ package final class ThrowawayPostgres: Sendable {
     package let folder: String
     /// The URI of database `postgres` as role `postgres` (no password).
     package let uri: String
-    private let stopped = Mutex(false)
+    private let stopped = NIOLockedValueBox(false)
 
     /// Starts a cluster on a Unix socket in its folder, or on `listen`:`port`; `networkNamespace`
     /// starts the server inside that namespace.
@@ -39,7 +39,7 @@ package final class ThrowawayPostgres: Sendable {
 
     /// Stops the server and removes the cluster; later calls do nothing.
     package func stop() {
-        guard stopped.withLock({ done in defer { done = true }; return !done }) else { return }
+        guard stopped.withLockedValue({ done in defer { done = true }; return !done }) else { return }
         _ = try? Command.run(["bin/postgres-throwaway", "stop", folder])
     }
 
@@ -52,7 +52,7 @@ package final class ThrowawayPostgres: Sendable {
             throw SetupFailure(
                 "\(uriVariable) is not set, but \(requiredVariable) is: bin/test starts PostgreSQL and sets it")
         }
-        return try ownCluster.withLock { cluster in
+        return try ownCluster.withLockedValue { cluster in
             if let cluster { return cluster.uri }
             let started = try ThrowawayPostgres()
             cluster = started
@@ -61,7 +61,7 @@ package final class ThrowawayPostgres: Sendable {
         }
     }
 
-    private static let ownCluster = Mutex<ThrowawayPostgres?>(nil)
+    private static let ownCluster = NIOLockedValueBox<ThrowawayPostgres?>(nil)
 
     package struct SetupFailure: Error, CustomStringConvertible {
         package let description: String

@@ -3,7 +3,7 @@ import MdocChecks
 import MdocPostgres
 import MdocPostgresTestSupport
 import MdocStore
-import Synchronization
+import NIOConcurrencyHelpers
 import XCTest
 
 /// The PostgreSQL report store against the throwaway cluster: its schema, the refusals, and the
@@ -176,7 +176,7 @@ final class PostgresStoreTests: PostgresTestCase {
         let uri = try database()
         try openStore().beginRun(ParityFixture.run("a"))
         let outcomes = (0..<40).map { ParityFixture.outcome($0, verdict: .valid) }
-        let errors = Mutex<[String]>([])
+        let errors = NIOLockedValueBox<[String]>([])
         DispatchQueue.concurrentPerform(iterations: 2) { index in
             do {
                 let store = try PostgresStore(uri: uri, clock: Self.clock)
@@ -186,10 +186,10 @@ final class PostgresStoreTests: PostgresTestCase {
                     try store.record(StoreBatch(outcomes: Array(outcomes[start..<start + 5])), runID: "a")
                 }
             } catch {
-                errors.withLock { $0.append("\(error)") }
+                errors.withLockedValue { $0.append("\(error)") }
             }
         }
-        XCTAssertEqual(errors.withLock { $0 }, [])
+        XCTAssertEqual(errors.withLockedValue { $0 }, [])
         let store = try openStore()
         XCTAssertEqual(try count(store, "txn"), 40)
         XCTAssertEqual(try count(store, "verification"), 40)

@@ -1,7 +1,7 @@
 import Foundation
 import MdocPostgres
 import MdocPostgresTestSupport
-import Synchronization
+import NIOConcurrencyHelpers
 import XCTest
 
 /// Transactions, row locks shared out with SKIP LOCKED, the retryable conflicts, and COPY.
@@ -209,7 +209,7 @@ final class PostgresTransactionTests: PostgresTestCase {
 
 /// What each thread of a test ended with.
 final class Outcomes: Sendable {
-    private let list = Mutex<[String]>([])
-    func add(_ outcome: String) { list.withLock { $0.append(outcome) } }
-    var sorted: [String] { list.withLock { $0.sorted() } }
+    private let list = NIOLockedValueBox<[String]>([])
+    func add(_ outcome: String) { list.withLockedValue { $0.append(outcome) } }
+    var sorted: [String] { list.withLockedValue { $0.sorted() } }
 }

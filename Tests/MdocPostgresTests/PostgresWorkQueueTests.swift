@@ -3,7 +3,7 @@ import MdocChecks
 import MdocPostgres
 import MdocPostgresTestSupport
 import MdocStore
-import Synchronization
+import NIOConcurrencyHelpers
 import XCTest
 
 /// The work queue against the throwaway cluster: concurrent claimers, leases that expire, and
@@ -35,8 +35,8 @@ final class PostgresWorkQueueTests: PostgresTestCase {
     func testConcurrentClaimersRecordEveryItemExactlyOnce() throws {
         let uri = try database()
         try PostgresStore(uri: uri).addRun(Self.queued, inputs: (0..<120).map { "item-\($0)" })
-        let claimed = Mutex<[String: [Int64]]>([:])
-        let failures = Mutex<[String]>([])
+        let claimed = NIOLockedValueBox<[String: [Int64]]>([:])
+        let failures = NIOLockedValueBox<[String]>([])
         DispatchQueue.concurrentPerform(iterations: 4) { index in
             let worker = "worker-\(index)"
             do {
@@ -44,15 +44,15 @@ final class PostgresWorkQueueTests: PostgresTestCase {
                 while true {
                     let items = try store.claim(worker: worker, limit: 7, leaseSeconds: 60)
                     if items.isEmpty { break }
-                    claimed.withLock { $0[worker, default: []] += items.map(\.id) }
+                    claimed.withLockedValue { $0[worker, default: []] += items.map(\.id) }
                     try store.complete(items, worker: worker, recording: StoreBatch(outcomes: items.map(Self.outcome)), runID: "q")
                 }
             } catch {
-                failures.withLock { $0.append("\(worker): \(error)") }
+                failures.withLockedValue { $0.append("\(worker): \(error)") }
             }
         }
-        XCTAssertEqual(failures.withLock { $0 }, [])
-        let all = claimed.withLock { $0.values.flatMap { $0 } }
+        XCTAssertEqual(failures.withLockedValue { $0 }, [])
+        let all = claimed.withLockedValue { $0.values.flatMap { $0 } }
         XCTAssertEqual(all.count, 120)
         XCTAssertEqual(Set(all).count, 120)
         let store = try PostgresStore(uri: uri)

@@ -6,20 +6,20 @@ import MdocKiosk
 import MdocSeal
 import MdocSync
 import MdocTestSupport
-import Synchronization
+import NIOConcurrencyHelpers
 import XCTest
 
 /// The sync protocol against the running server on loopback.
 final class HTTPSyncTests: XCTestCase {
     /// Runs the intake server on 127.0.0.1 (a port the system chooses) around `body`.
     func withServer(_ intake: Intake, _ body: (URL) async throws -> Void) async throws {
-        let port = Mutex<Int?>(nil)
-        let app = IntakeServer.application(intake: intake, host: "127.0.0.1", port: 0) { bound in port.withLock { $0 = bound } }
+        let port = NIOLockedValueBox<Int?>(nil)
+        let app = IntakeServer.application(intake: intake, host: "127.0.0.1", port: 0) { bound in port.withLockedValue { $0 = bound } }
         let server = Task { try await app.runService(gracefulShutdownSignals: []) }
         defer { server.cancel() }
         let deadline = Date().addingTimeInterval(30)
-        while port.withLock({ $0 }) == nil && Date() < deadline { try await Task.sleep(nanoseconds: 10_000_000) }
-        let bound = try XCTUnwrap(port.withLock { $0 }, "the server did not start")
+        while port.withLockedValue({ $0 }) == nil && Date() < deadline { try await Task.sleep(nanoseconds: 10_000_000) }
+        let bound = try XCTUnwrap(port.withLockedValue { $0 }, "the server did not start")
         try await body(try XCTUnwrap(URL(string: "http://127.0.0.1:\(bound)")))
     }
 

@@ -25,7 +25,7 @@ final class TrustFetchTests: XCTestCase {
                 })
             let material = try ServedTrustMaterial(scenario: scenario, base: base)
             let (crl, token, newVICAL) = (material.crl, material.statusToken, try material.vical(issue: 2))
-            served.files.withLock { $0 = ["/iaca.crl": crl, "/utopia.vical": newVICAL, "/status/1": token] }
+            served.files.withLockedValue { $0 = ["/iaca.crl": crl, "/utopia.vical": newVICAL, "/status/1": token] }
 
             let trust = folder.url("trust")
             try folder.write("trust/iaca.pem", Array(scenario.authority.iaca.pem.utf8))
@@ -57,7 +57,7 @@ final class TrustFetchTests: XCTestCase {
             XCTAssertEqual(status.entries.first?.claims.subject, base + "/status/1")
 
             // Fetched again: nothing new is written; a CRL that is not one leaves the folder's in place.
-            served.files.withLock { $0["/iaca.crl"] = Array("not a CRL".utf8) }
+            served.files.withLockedValue { $0["/iaca.crl"] = Array("not a CRL".utf8) }
             let again = await TrustFetcher(trustDirectory: trust).fetch(plan.targets, now: { Self.time.addingTimeInterval(60) })
             guard case .failed(let reason) = again[0].result else { return XCTFail("\(again[0].result)") }
             XCTAssertTrue(reason.contains("not a CRL"), reason)

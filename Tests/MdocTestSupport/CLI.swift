@@ -1,5 +1,5 @@
 import Foundation
-import Synchronization
+import NIOConcurrencyHelpers
 
 /// Runs the built `mdocverify` binary, as a user would.
 package enum CLI {
@@ -165,17 +165,17 @@ extension CLI {
     /// Reads `handle` to its end on another thread, so that neither pipe of a process can fill
     /// up and block it; the function returned waits for the end and gives what was read.
     static func drainInBackground(_ handle: FileHandle) -> () -> Data {
-        let text = Mutex(Data())
+        let text = NIOLockedValueBox(Data())
         let drained = DispatchSemaphore(value: 0)
         DispatchQueue.global().async {
             let data = handle.readDataToEndOfFile()
-            text.withLock { $0 = data }
+            text.withLockedValue { $0 = data }
             drained.signal()
         }
         return {
             drained.wait()
             drained.signal()
-            return text.withLock { $0 }
+            return text.withLockedValue { $0 }
         }
     }
 }
