@@ -70,6 +70,7 @@ let package = Package(
 
         // MARK: Core
         .target(name: "MdocTime"),
+        .target(name: "MdocFiles"),
         .target(name: "MdocChecks"),
         .target(name: "MdocCBOR"),
         .target(name: "MdocCrypto", dependencies: ["COpenSSL", "MdocTime", locks]),
@@ -77,7 +78,7 @@ let package = Package(
         .target(name: "MdocModel", dependencies: ["MdocCBOR", "MdocCOSE", "MdocCrypto", "MdocTime"]),
         .target(
             name: "MdocTrustLists",
-            dependencies: ["CZlib", "MdocCBOR", "MdocCOSE", "MdocCrypto", "MdocModel", "MdocTime", locks]),
+            dependencies: ["MdocFiles", "CZlib", "MdocCBOR", "MdocCOSE", "MdocCrypto", "MdocModel", "MdocTime", locks]),
         .target(name: "MdocTrust", dependencies: ["MdocCrypto", "MdocTime", locks]),
         .target(name: "MdocImaging", dependencies: ["CImageCodecs", "CZBar", "MdocCrypto"]),
         .target(
@@ -94,11 +95,11 @@ let package = Package(
         .target(name: "MdocPostgres", dependencies: ["CLibPQ", "MdocStore", locks]),
         .target(
             name: "MdocStore",
-            dependencies: [
+            dependencies: ["MdocFiles",
                 "MdocChecks", "MdocCBOR", "MdocCrypto", "MdocTime", .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "GRDBSQLite", package: "GRDB.swift"), locks,
             ]),
-        .target(name: "MdocProof", dependencies: ["MdocChecks", "MdocCBOR", "MdocCOSE", "MdocCrypto", "MdocTime", locks]),
+        .target(name: "MdocProof", dependencies: ["MdocFiles", "MdocChecks", "MdocCBOR", "MdocCOSE", "MdocCrypto", "MdocTime", locks]),
         .target(
             name: "MdocKiosk",
             dependencies: [
@@ -109,7 +110,7 @@ let package = Package(
         .target(name: "MdocBLE", dependencies: ["MdocChecks", "MdocCrypto", "MdocDBus", locks]),
         .target(
             name: "MdocPipeline",
-            dependencies: [
+            dependencies: ["MdocFiles",
                 "MdocChecks", "MdocCBOR", "MdocCrypto", "MdocCOSE", "MdocModel", "MdocTrust", "MdocTrustLists",
                 "MdocVerification", "MdocImaging", "MdocIngest", "MdocStore", "MdocProof", "MdocTime", locks,
             ]),
@@ -121,13 +122,13 @@ let package = Package(
             ]),
         .target(
             name: "MdocIntake",
-            dependencies: [
+            dependencies: ["MdocFiles",
                 "MdocChecks", "MdocCrypto", "MdocIngest", "MdocPipeline", "MdocReports", "MdocSeal", "MdocStore", "MdocTrust",
                 .product(name: "GRDB", package: "GRDB.swift"),
             ]),
         .target(
             name: "MdocSync",
-            dependencies: [
+            dependencies: ["MdocFiles",
                 "MdocIntake", "MdocKiosk", "MdocSeal", "MdocCrypto", "MdocIngest", "MdocPipeline", "MdocTime", "MdocTrust",
                 "MdocTrustLists", "MdocVerification",
                 .product(name: "Hummingbird", package: "hummingbird"),
@@ -136,7 +137,7 @@ let package = Package(
             ]),
         .target(
             name: "MdocSamples",
-            dependencies: [
+            dependencies: ["MdocFiles",
                 "CQREncode", "MdocChecks", "MdocCBOR", "MdocCrypto", "MdocCOSE", "MdocModel", "MdocImaging", "MdocIngest",
                 "MdocTime", "MdocTrustLists",
             ]),
@@ -144,7 +145,7 @@ let package = Package(
         // MARK: Executables
         .executableTarget(
             name: "mdocverify",
-            dependencies: [
+            dependencies: ["MdocFiles",
                 "MdocChecks", "MdocCBOR", "MdocCrypto", "MdocModel", "MdocTrust", "MdocVerification",
                 "MdocImaging", "MdocIngest", "MdocStore", "MdocProof", "MdocReports", "MdocPipeline",
                 "MdocSamples", "MdocTime", "MdocTrustLists", "MdocBLE", "MdocCapture", "MdocDBus",
@@ -168,7 +169,7 @@ let package = Package(
             ]),
         .executableTarget(
             name: "mdocverify-bench",
-            dependencies: [
+            dependencies: ["MdocFiles",
                 "MdocChecks", "MdocCBOR", "MdocCrypto", "MdocCOSE", "MdocModel", "MdocTrust",
                 "MdocVerification", "MdocImaging", "MdocIngest", "MdocPipeline", "MdocSamples", "MdocStore",
                 "MdocTime", "MdocBLE", "MdocCapture", "MdocSeal", "MdocKiosk", "MdocTrustLists", locks,
@@ -189,6 +190,7 @@ let package = Package(
             name: "MdocHTTPTestSupport", dependencies: [.product(name: "Hummingbird", package: "hummingbird"), locks],
             path: "Tests/MdocHTTPTestSupport"),
         .testTarget(name: "MdocTimeTests", dependencies: ["MdocTime"]),
+        .testTarget(name: "MdocFilesTests", dependencies: ["MdocFiles"]),
         .testTarget(name: "MdocChecksTests", dependencies: ["MdocChecks"]),
         .testTarget(
             name: "MdocSamplesTests",

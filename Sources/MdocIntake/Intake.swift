@@ -3,6 +3,7 @@ package import MdocChecks
 package import MdocCrypto
 package import MdocSeal
 package import MdocStore
+import MdocFiles
 
 /// The centre's verdict on a record it opened, from verifying the transaction again with its
 /// own trust material.
@@ -146,7 +147,7 @@ package final class Intake: Sendable {
     private func checkFreeSpace(needed: Int) throws(SyncRefusal) {
         guard let minimum = limits.minimumFreeBytes else { return }
         var info = statvfs()
-        let folder = (store.path as NSString).deletingLastPathComponent
+        let folder = FilePaths.parent(of: store.path)
         guard statvfs(folder.isEmpty ? "." : folder, &info) == 0 else { return }
         let free = Int64(info.f_bavail) &* Int64(info.f_frsize)
         guard free - Int64(needed) * 2 >= minimum else {

@@ -5,6 +5,7 @@ internal import MdocModel
 internal import MdocProof
 internal import MdocStore
 internal import MdocTrust
+internal import MdocFiles
 
 /// The run's pre-flight: every prerequisite is checked (inputs, trust folders, keys and
 /// transcript given, signing identity, store, output folder) before anything is created. A
@@ -152,7 +153,7 @@ struct Preflight {
     /// An existing store must be one this build writes; a missing one must be creatable.
     static func checkStore(_ path: String) throws {
         guard exists(path) else {
-            let folder = (path as NSString).deletingLastPathComponent
+            let folder = FilePaths.parent(of: path)
             if let problem = creatableFolder(folder.isEmpty ? "." : folder) {
                 throw PipelineSetupError("cannot create the report database \(path) (\(problem)): pass another --db")
             }
@@ -176,7 +177,7 @@ struct Preflight {
                 return nil
             }
             guard errno == ENOENT else { return "\(candidate): \(String(cString: strerror(errno)))" }
-            let parent = (candidate as NSString).deletingLastPathComponent
+            let parent = FilePaths.parent(of: candidate)
             if parent.isEmpty || parent == candidate { return nil }
             candidate = parent
         }

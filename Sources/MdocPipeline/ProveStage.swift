@@ -5,6 +5,7 @@ internal import MdocProof
 internal import MdocVerification
 internal import MdocStore
 import NIOConcurrencyHelpers
+internal import MdocFiles
 
 /// The run's proofs in one append-only file, `<out>/proofs/<run>.cbor-seq` (``RunFile``): each
 /// transaction's proof signed once, each batch's proofs appended in input order and flushed
@@ -207,7 +208,7 @@ final class ProveStage: Sendable {
             let bytes = try signer.sign(manifest: manifest)
             let path = (outDirectory as NSString).appendingPathComponent("runs/\(runID).cose")
             try FileManager.default.createDirectory(
-                atPath: (path as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
+                atPath: FilePaths.parent(of: path), withIntermediateDirectories: true)
             try Data(bytes).write(to: URL(fileURLWithPath: path), options: .atomic)
             return (path, hexString(manifest.merkleRoot), bytes)
         } catch {

@@ -2,6 +2,7 @@ package import MdocCrypto
 package import Foundation
 package import MdocCBOR
 import MdocCOSE
+import MdocFiles
 
 /// One signed proof: a tagged COSE_Sign1 exactly as signed (or as read from a run file), its
 /// reference code and the SHA-256 of its bytes (the leaf the run manifest commits to).
@@ -55,7 +56,7 @@ extension SignedProof {
     /// complete and flushed under a temporary name beside it, then linked into place, so the
     /// file is never seen half written and never replaces another.
     package func write(toNewFile path: String) throws(WriteFailure) {
-        let folder = (path as NSString).deletingLastPathComponent
+        let folder = FilePaths.parent(of: path)
         let temporary = (folder.isEmpty ? "." : folder) + "/.\((path as NSString).lastPathComponent).\(getpid()).tmp"
         unlink(temporary)
         do {

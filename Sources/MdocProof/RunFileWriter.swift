@@ -1,5 +1,6 @@
 package import Foundation
 import NIOConcurrencyHelpers
+import MdocFiles
 
 /// Appends signed proofs to a new run file (``RunFile``), one batch at a time.
 ///
@@ -82,7 +83,7 @@ package final class RunFileWriter: Sendable {
                 guard state.fd >= 0 else { throw RunFile.Failure(.io, "\(path) is closed") }
                 guard fsync(state.fd) == 0 else { throw RunFile.Failure(.io, "cannot flush \(path): \(FileIO.lastError)") }
                 if !state.folderSynced {
-                    FileIO.syncDirectory((path as NSString).deletingLastPathComponent)
+                    FileIO.syncDirectory(FilePaths.parent(of: path))
                     state.folderSynced = true
                 }
             }

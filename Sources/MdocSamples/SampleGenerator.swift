@@ -1,6 +1,7 @@
 import Foundation
 import MdocCrypto
 import MdocIngest
+import MdocFiles
 
 /// Writes sample transaction bundles (the layout is in the README) that verify out of the box:
 /// a folder (or a `.tar.gz`) of `tx-00001/`, `tx-00002/`, …, the trust folder holding the sample
@@ -104,7 +105,7 @@ package struct SampleGenerator: Sendable {
         let path = out as NSString
         let file = path.lastPathComponent
         let stem = String(file.dropLast(file.lowercased().hasSuffix(".tgz") ? 4 : 7))
-        let folder = path.deletingLastPathComponent as NSString
+        let folder = FilePaths.parent(of: out) as NSString
         return Layout(
             output: out, isArchive: true, trust: folder.appendingPathComponent("\(stem)-trust"),
             expected: folder.appendingPathComponent("\(stem)-expected.json"))

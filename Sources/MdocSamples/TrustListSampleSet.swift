@@ -1,5 +1,6 @@
 import Foundation
 import MdocCrypto
+import MdocFiles
 
 /// The signed-lists example (`mdocverify sample --trust-lists`): three transactions, a VICAL in
 /// two issues (the second drops the IACA of the third), and the status list tokens of the first
@@ -97,7 +98,7 @@ package struct TrustListSampleSet: Sendable {
             let path = (out as NSString).appendingPathComponent(file.path)
             do {
                 try FileManager.default.createDirectory(
-                    atPath: (path as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
+                    atPath: FilePaths.parent(of: path), withIntermediateDirectories: true)
                 try Data(file.bytes).write(to: URL(fileURLWithPath: path))
             } catch {
                 throw SampleError(.writeFailed, "cannot write \(path): \(error.localizedDescription)")

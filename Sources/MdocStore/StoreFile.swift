@@ -1,5 +1,6 @@
 import Foundation
 import GRDB
+import MdocFiles
 
 /// Which files are stores, how a new store comes to exist, and how stores are opened
 /// (docs/schema.md, "Which files are stores").
@@ -13,7 +14,7 @@ enum StoreFile {
 
     /// Creates a store at `path` (and its folders) unless a file is there.
     static func createIfMissing(path: String) throws {
-        let folder = (path as NSString).deletingLastPathComponent
+        let folder = FilePaths.parent(of: path)
         if !folder.isEmpty {
             do {
                 try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)

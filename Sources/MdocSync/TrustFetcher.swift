@@ -4,6 +4,7 @@ package import MdocCrypto
 import MdocTime
 import MdocTrustLists
 internal import NIOCore
+internal import MdocFiles
 
 /// What became of one download.
 package struct TrustFetchOutcome: Sendable {
@@ -117,7 +118,7 @@ package struct TrustFetcher: Sendable {
         }
         do {
             try FileManager.default.createDirectory(
-                atPath: (path as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
+                atPath: FilePaths.parent(of: path), withIntermediateDirectories: true)
             try Data(bytes).write(to: URL(fileURLWithPath: path), options: .atomic)
         } catch {
             throw FetchFailure(description: "cannot write \(path): \(error.localizedDescription)")

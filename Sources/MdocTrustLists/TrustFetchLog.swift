@@ -1,4 +1,5 @@
 package import Foundation
+import MdocFiles
 
 /// The log `mdocverify trust fetch` keeps in the trust folder (`fetch-log.jsonl`): one JSON
 /// object per line for each download, with where it came from and when. The status folder reads
@@ -54,7 +55,7 @@ package struct TrustFetchLog: Sendable {
     package func origins(inFolder folder: String) -> [String: String] {
         var origins: [String: String] = [:]
         for entry in entries {
-            guard let file = entry.file, (file as NSString).deletingLastPathComponent == folder else { continue }
+            guard let file = entry.file, FilePaths.parent(of: file) == folder else { continue }
             origins[(file as NSString).lastPathComponent] = entry.url
         }
         return origins

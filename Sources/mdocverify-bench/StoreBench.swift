@@ -1,6 +1,7 @@
 import Foundation
 import MdocChecks
 import MdocStore
+import MdocFiles
 
 /// `--store N DIR`: what the report store costs per transaction, apart from everything else.
 ///
@@ -83,7 +84,7 @@ func storeBenchmarks(count: Int, folder: String, binary: String) throws -> [(nam
 
 /// `--store N DIR`: prints ``storeBenchmarks(count:folder:binary:)`` and exits.
 func runStoreBenchmarks(count: Int, folder: String) -> Never {
-    let sibling = ((Bundle.main.executablePath ?? CommandLine.arguments[0]) as NSString).deletingLastPathComponent + "/mdocverify"
+    let sibling = FilePaths.parent(of: (Bundle.main.executablePath ?? CommandLine.arguments[0])) + "/mdocverify"
     do {
         for (name, value, unit) in try storeBenchmarks(count: count, folder: folder, binary: sibling) {
             print(name.padding(toLength: 70, withPad: " ", startingAt: 0) + String(format: "%12.1f %@", value, unit))

@@ -2,6 +2,7 @@ import Foundation
 import MdocCrypto
 import MdocSamples
 import MdocTime
+import MdocFiles
 
 // mdocverify-bench: throughput on the machine it runs on (BENCHMARKS.md records the figures).
 // Run through `bin/bench` (release build), never from tests.
@@ -224,7 +225,7 @@ if options.imaging {
 
 /// The mdocverify built beside this executable (any --scratch-path), else .build/release's.
 func mdocverifyBinary() -> String {
-    let sibling = ((Bundle.main.executablePath ?? CommandLine.arguments[0]) as NSString).deletingLastPathComponent + "/mdocverify"
+    let sibling = FilePaths.parent(of: (Bundle.main.executablePath ?? CommandLine.arguments[0])) + "/mdocverify"
     return FileManager.default.isExecutableFile(atPath: sibling)
         ? sibling : FileManager.default.currentDirectoryPath + "/.build/release/mdocverify"
 }

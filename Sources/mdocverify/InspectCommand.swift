@@ -4,6 +4,7 @@ import MdocCBOR
 import MdocModel
 import MdocTrust
 import MdocVerification
+import MdocFiles
 
 /// `mdocverify inspect FILE`: show what a captured file holds.
 struct InspectCommand: ParsableCommand {
@@ -34,7 +35,7 @@ struct InspectCommand: ParsableCommand {
         let name = (file as NSString).lastPathComponent
         if name.hasPrefix("session-") && name != "session-transcript.cbor" {
             // The reader's key beside the message (a transaction folder), unless one is given.
-            let beside = ((file as NSString).deletingLastPathComponent as NSString).appendingPathComponent("reader-key.pem")
+            let beside = (FilePaths.parent(of: file) as NSString).appendingPathComponent("reader-key.pem")
             guard let key = readerKey ?? (FileManager.default.fileExists(atPath: beside) ? beside : nil) else {
                 FileHandle.standardError.write(Data(
                     "mdocverify: \(file) is an encrypted session message; give the reader's key with --reader-key KEY.pem (no reader-key.pem beside it)\n".utf8))
@@ -67,7 +68,7 @@ struct InspectCommand: ParsableCommand {
 
     /// Decrypts a session message with the files of its transaction folder.
     func inspectSession(name: String, readerKeyPath: String) throws {
-        let folder = (file as NSString).deletingLastPathComponent
+        let folder = FilePaths.parent(of: file)
         func sibling(_ name: String) -> [UInt8]? {
             FileManager.default.contents(atPath: (folder as NSString).appendingPathComponent(name)).map { Array($0) }
         }

@@ -3,6 +3,7 @@ import Foundation
 import MdocCrypto
 import MdocPostgres
 import MdocProof
+import MdocFiles
 
 /// `mdocverify proof verify|show|export`.
 struct ProofCommand: ParsableCommand {
@@ -138,8 +139,8 @@ struct ProofVerifyCommand: ParsableCommand {
 
     /// A run file: against its manifest (`<out>/runs/<run>.cose`) when there is one, else alone.
     func verifyRunFile(_ file: String, policy: SignerPolicy) -> ProofOutcome {
-        let proofs = (file as NSString).deletingLastPathComponent
-        let out = (proofs as NSString).deletingLastPathComponent
+        let proofs = FilePaths.parent(of: file)
+        let out = FilePaths.parent(of: proofs)
         let runID = ((file as NSString).lastPathComponent as NSString).deletingPathExtension
         let manifest = ((out as NSString).appendingPathComponent("runs") as NSString).appendingPathComponent("\(runID).cose")
         if let bytes = try? InputFile.read(manifest) {
@@ -165,7 +166,7 @@ struct ProofVerifyCommand: ParsableCommand {
         }
         if opened.isManifest {
             // <out>/runs/<run>.cose → <out>
-            let out = ((file as NSString).deletingLastPathComponent as NSString).deletingLastPathComponent
+            let out = FilePaths.parent(of: FilePaths.parent(of: file))
             do {
                 return report(try RunVerifier.verify(manifest: bytes, manifestPath: file, outputFolder: out, policy: policy))
             } catch {
