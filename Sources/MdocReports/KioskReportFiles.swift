@@ -69,48 +69,64 @@ package enum KioskReportFiles {
     /// The HTML page: a summary table, then a section per kiosk.
     package static func html(_ report: KioskReport) -> String {
         let e = HTML.escape
+        let f = ReportFormatter(language: .en)
         var html = "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
         html += "<title>Kiosks · records received at the centre</title>\n<style>\(ReportHTML.css)</style>\n</head>\n<body>\n<div class=\"page\">\n"
         html += "<h1>Kiosks</h1>\n<p class=\"muted\">Generated \(e(report.generatedAt)) by \(e(report.generator)). "
-        html += "Sync lag: from sealing at the kiosk to receipt at the centre.</p>\n"
+        html += "\(e(f.strings[.kioskLagNote]))</p>\n"
         if report.kiosks.isEmpty { html += "<p>No kiosk has sent records yet.</p>\n" }
-        return html + sections(report.kiosks) + "</div>\n</body>\n</html>\n"
+        return html + sections(report.kiosks, f) + "</div>\n</body>\n</html>\n"
     }
 
-    /// A section per kiosk: its counts, the sync lag, the verdict pairs and the records whose
-    /// verdicts differ with the checks why (the kiosk page and the compliance report show it).
-    package static func sections(_ kiosks: [KioskReport.Kiosk]) -> String {
+    /// A section per kiosk in `f`'s language: its counts, the sync lag, the verdict pairs and the
+    /// records whose verdicts differ with the checks why (the kiosk page and the compliance report).
+    package static func sections(_ kiosks: [KioskReport.Kiosk], _ f: ReportFormatter) -> String {
         let e = HTML.escape
+        let s = f.strings
+        func number(_ value: Int) -> String { f.integer(value) }
+        func lag(_ value: Double) -> String { f.localizeDigits(seconds(value)) }
         var html = ""
         for kiosk in kiosks {
-            html += "<section id=\"kiosk-\(e(kiosk.id))\">\n<h2>Kiosk \(e(kiosk.id))</h2>\n<table>\n"
-            let rows: [(String, String)] = [
-                ("Records received", "\(kiosk.recordsReceived) (\(kiosk.receivedBySync) by sync, \(kiosk.receivedAsFiles) as carried files)"),
-                ("Received", "\(kiosk.firstReceivedAt) … \(kiosk.lastReceivedAt)"),
-                ("Last sequence number", "\(kiosk.lastSequence) (\(kiosk.missingSequences) below it not received)"),
-                ("Sync lag", "min \(seconds(kiosk.syncLag.minimumSeconds)) s, average \(seconds(kiosk.syncLag.averageSeconds)) s, max \(seconds(kiosk.syncLag.maximumSeconds)) s"),
-                ("Verdicts differing", "\(kiosk.differing)"),
-                ("Trust at the kiosk", kiosk.kioskTrustSnapshots.joined(separator: ", ")),
-                ("Trust at the centre", kiosk.centreTrustSnapshots.joined(separator: ", ")),
+            html += "<section id=\"kiosk-\(e(kiosk.id))\">\n<h2>\(e(s.format(.kioskHeading, ["kiosk": kiosk.id])))</h2>\n<table>\n"
+            let rows: [(ReportText, String)] = [
+                (.kioskReceivedCount, s.format(.kioskReceivedCountValue, [
+                    "count": number(kiosk.recordsReceived), "sync": number(kiosk.receivedBySync),
+                    "files": number(kiosk.receivedAsFiles),
+                ])),
+                (.kioskReceived, f.span(from: kiosk.firstReceivedAt, to: kiosk.lastReceivedAt)),
+                (.kioskLastSequence, s.format(.kioskLastSequenceValue, [
+                    "last": f.localizeDigits(String(kiosk.lastSequence)), "missing": number(kiosk.missingSequences),
+                ])),
+                (.kioskSyncLag, s.format(.kioskSyncLagValue, [
+                    "min": lag(kiosk.syncLag.minimumSeconds), "avg": lag(kiosk.syncLag.averageSeconds),
+                    "max": lag(kiosk.syncLag.maximumSeconds),
+                ])),
+                (.kioskDiffering, number(kiosk.differing)),
+                (.kioskTrustAtKiosk, kiosk.kioskTrustSnapshots.joined(separator: ", ")),
+                (.kioskTrustAtCentre, kiosk.centreTrustSnapshots.joined(separator: ", ")),
             ]
-            for (name, value) in rows { html += "<tr><th>\(e(name))</th><td>\(e(value))</td></tr>\n" }
-            html += "</table>\n<h3>Verdicts: kiosk → centre</h3>\n<table>\n<tr><th>At the kiosk</th><th>At the centre</th><th>Records</th></tr>\n"
+            for (name, value) in rows { html += "<tr><th>\(e(s[name]))</th><td>\(e(value))</td></tr>\n" }
+            html += "</table>\n<h3>\(e(s[.kioskVerdictPairs]))</h3>\n<table>\n"
+            html += "<tr><th>\(e(s[.columnAtKiosk]))</th><th>\(e(s[.columnAtCentre]))</th><th>\(e(s[.columnRecords]))</th></tr>\n"
             for pair in kiosk.verdicts {
-                html += "<tr><td>\(e(pair.kiosk))</td><td>\(e(pair.centre))</td><td>\(pair.count)</td></tr>\n"
+                html += "<tr><td>\(e(f.verdict(pair.kiosk)))</td><td>\(e(f.verdict(pair.centre)))</td><td>\(number(pair.count))</td></tr>\n"
             }
             html += "</table>\n"
             if !kiosk.differences.isEmpty {
-                html += "<h3>Verdicts that differ, and why</h3>\n<table>\n<tr><th>Sequence</th><th>Record</th><th>Kiosk</th><th>Centre</th>"
-                html += "<th>Failing at the centre only</th><th>Failing at the kiosk only</th></tr>\n"
+                html += "<h3>\(e(s[.kioskDifferences]))</h3>\n<table>\n<tr><th>\(e(s[.columnSequence]))</th><th>\(e(s[.columnRecord]))</th>"
+                html += "<th>\(e(s[.columnAtKiosk]))</th><th>\(e(s[.columnAtCentre]))</th>"
+                html += "<th>\(e(s[.columnFailingAtCentreOnly]))</th><th>\(e(s[.columnFailingAtKioskOnly]))</th></tr>\n"
                 for difference in kiosk.differences {
-                    html += "<tr><td>\(difference.sequence)</td><td><code>\(e(String(difference.record.prefix(16))))</code></td>"
-                    html += "<td>\(e(difference.kioskVerdict))</td><td>\(e(difference.centreVerdict))</td>"
-                    html += "<td>\(e(difference.failingAtCentreOnly.joined(separator: ", ")))</td>"
-                    html += "<td>\(e(difference.failingAtKioskOnly.joined(separator: ", ")))</td></tr>\n"
+                    html += "<tr><td>\(e(f.localizeDigits(String(difference.sequence))))</td>"
+                    html += "<td><code>\(e(String(difference.record.prefix(16))))</code></td>"
+                    html += "<td>\(e(f.verdict(difference.kioskVerdict)))</td><td>\(e(f.verdict(difference.centreVerdict)))</td>"
+                    html += "<td><code>\(e(difference.failingAtCentreOnly.joined(separator: ", ")))</code></td>"
+                    html += "<td><code>\(e(difference.failingAtKioskOnly.joined(separator: ", ")))</code></td></tr>\n"
                 }
                 html += "</table>\n"
                 if kiosk.differing > kiosk.differences.count {
-                    html += "<p class=\"muted\">+\(kiosk.differing - kiosk.differences.count) more not listed.</p>\n"
+                    let more = number(kiosk.differing - kiosk.differences.count)
+                    html += "<p class=\"muted\">\(e(s.format(.kioskMoreNotListed, ["count": more])))</p>\n"
                 }
             }
             html += "</section>\n"

@@ -71,7 +71,10 @@ package struct ReportHTML {
         html += consent()
         html += transactions()
         html += ingest()
-        if let kiosks = report.kiosks { html += "<section id=\"kiosks\">\n" + KioskReportFiles.sections(kiosks) + "</section>\n" }
+        if let kiosks = report.kiosks {
+            html += "<section id=\"kiosks\">\n<h2>\(e(s[.sectionKiosks]))</h2>\n<p class=\"muted\">\(e(s[.kioskLagNote]))</p>\n"
+            html += KioskReportFiles.sections(kiosks, f) + "</section>\n"
+        }
         html += "</main>\n"
         html += footer()
         html += "</div>\n</body>\n</html>\n"

@@ -32,6 +32,11 @@ package enum ReportText: String, CaseIterable, Sendable {
     case columnProof, columnHolder, columnInput, columnCode, columnReason, columnFailureClass
     case classAuthenticity, classValidity, classPolicy
     case unitBytes, unitKB, unitMB, unitGB, utc, dateTimeSeparator
+    case sectionKiosks, kioskHeading, kioskLagNote, kioskReceivedCount, kioskReceivedCountValue, kioskReceived
+    case kioskLastSequence, kioskLastSequenceValue, kioskSyncLag, kioskSyncLagValue, kioskDiffering, kioskTrustAtKiosk
+    case kioskTrustAtCentre, kioskVerdictPairs, kioskDifferences, kioskMoreNotListed
+    case columnAtKiosk, columnAtCentre, columnRecords, columnSequence, columnRecord, columnFailingAtCentreOnly
+    case columnFailingAtKioskOnly
     case month1, month2, month3, month4, month5, month6, month7, month8, month9, month10, month11, month12
 }
 
@@ -101,6 +106,29 @@ package struct ReportStrings: Sendable {
         .sectionConsent: "Consent",
         .sectionTransactions: "Transactions",
         .sectionIngest: "Rejected inputs",
+        .sectionKiosks: "Kiosks",
+        .kioskHeading: "Kiosk {kiosk}",
+        .kioskLagNote: "Sync lag: from sealing at the kiosk to receipt at the centre.",
+        .kioskReceivedCount: "Records received",
+        .kioskReceivedCountValue: "{count} ({sync} by sync, {files} as carried files)",
+        .kioskReceived: "Received",
+        .kioskLastSequence: "Last sequence number",
+        .kioskLastSequenceValue: "{last} ({missing} below it not received)",
+        .kioskSyncLag: "Sync lag",
+        .kioskSyncLagValue: "min {min} s, average {avg} s, max {max} s",
+        .kioskDiffering: "Verdicts differing",
+        .kioskTrustAtKiosk: "Trust at the kiosk",
+        .kioskTrustAtCentre: "Trust at the centre",
+        .kioskVerdictPairs: "Verdicts: kiosk, then centre",
+        .kioskDifferences: "Verdicts that differ, and why",
+        .kioskMoreNotListed: "+{count} more not listed.",
+        .columnAtKiosk: "At the kiosk",
+        .columnAtCentre: "At the centre",
+        .columnRecords: "Records",
+        .columnSequence: "Sequence",
+        .columnRecord: "Record",
+        .columnFailingAtCentreOnly: "Failing at the centre only",
+        .columnFailingAtKioskOnly: "Failing at the kiosk only",
         .cardTransactions: "transactions",
         .cardReused: "{n} reused from earlier runs",
         .cardValidNow: "valid now",
@@ -251,6 +279,29 @@ package struct ReportStrings: Sendable {
         .sectionConsent: "الموافقة",
         .sectionTransactions: "المعاملات",
         .sectionIngest: "المدخلات المرفوضة",
+        .sectionKiosks: "الأكشاك",
+        .kioskHeading: "الكشك {kiosk}",
+        .kioskLagNote: "تأخر المزامنة: من الختم في الكشك إلى الاستلام في المركز.",
+        .kioskReceivedCount: "السجلات المستلمة",
+        .kioskReceivedCountValue: "{count} ({sync} بالمزامنة، {files} ملفات منقولة)",
+        .kioskReceived: "الاستلام",
+        .kioskLastSequence: "آخر رقم تسلسلي",
+        .kioskLastSequenceValue: "{last} ({missing} أقل منه لم تُستلم)",
+        .kioskSyncLag: "تأخر المزامنة",
+        .kioskSyncLagValue: "الأدنى {min} ث، المتوسط {avg} ث، الأقصى {max} ث",
+        .kioskDiffering: "أحكام مختلفة",
+        .kioskTrustAtKiosk: "الثقة في الكشك",
+        .kioskTrustAtCentre: "الثقة في المركز",
+        .kioskVerdictPairs: "الأحكام: في الكشك ثم في المركز",
+        .kioskDifferences: "الأحكام المختلفة وأسبابها",
+        .kioskMoreNotListed: "و{count} غيرها غير مدرجة.",
+        .columnAtKiosk: "في الكشك",
+        .columnAtCentre: "في المركز",
+        .columnRecords: "السجلات",
+        .columnSequence: "التسلسل",
+        .columnRecord: "السجل",
+        .columnFailingAtCentreOnly: "تفشل في المركز فقط",
+        .columnFailingAtKioskOnly: "تفشل في الكشك فقط",
         .cardTransactions: "معاملة",
         .cardReused: "{n} أُعيد استخدامها من عمليات سابقة",
         .cardValidNow: "صالحة الآن",

@@ -163,6 +163,35 @@ final class ReportRenderingTests: XCTestCase {
         XCTAssertEqual(ReportFormatter.grouped(-1_234_567), "-1,234,567")
     }
 
+    /// The kiosk section speaks the page's language, with its digits, verdict names and instants.
+    func testKioskSectionIsInThePagesLanguage() {
+        var report = Self.minimalReport()
+        report.kiosks = [KioskReport.Kiosk(
+            id: "kiosk-9", recordsReceived: 1_200, receivedBySync: 1_100, receivedAsFiles: 100,
+            firstReceivedAt: "2026-11-22T12:00:00.000Z", lastReceivedAt: "2026-11-22T12:05:00.000Z", lastSequence: 1_201,
+            missingSequences: 1, syncLag: .init(minimumSeconds: 1.5, averageSeconds: 2, maximumSeconds: 3),
+            verdicts: [.init(kiosk: "valid", centre: "invalid", count: 2)], differing: 3,
+            differences: [.init(
+                sequence: 7, record: String(repeating: "ab", count: 32), sealedAt: "2026-11-22T11:59:00.000Z",
+                receivedAt: "2026-11-22T12:00:00.000Z", kioskVerdict: "valid", centreVerdict: "invalid",
+                failingAtCentreOnly: ["issuer.revoked"], failingAtKioskOnly: [], kioskTrustSnapshot: nil,
+                centreTrustSnapshot: "cd")],
+            kioskTrustSnapshots: ["ab"], centreTrustSnapshots: ["cd"])]
+        let en = ReportHTML(report: report, language: .en).render()
+        XCTAssertTrue(en.contains("<h2>Kiosks</h2>"), en)
+        XCTAssertTrue(en.contains("<th>Records received</th><td>1,200 (1,100 by sync, 100 as carried files)</td>"), en)
+        XCTAssertTrue(en.contains("22 Nov 2026, 12:00–12:05 UTC"), en)
+        XCTAssertTrue(en.contains("+2 more not listed."), en)
+        let ar = ReportHTML(report: report, language: .ar).render()
+        XCTAssertTrue(ar.contains("<h2>الأكشاك</h2>"), ar)
+        XCTAssertTrue(ar.contains("<th>السجلات المستلمة</th><td>١٬٢٠٠ (١٬١٠٠ بالمزامنة، ١٠٠ ملفات منقولة)</td>"), ar)
+        XCTAssertTrue(ar.contains("الأدنى ١٫٥ ث"), ar)
+        for english in ["Records received", "Sync lag", "At the kiosk", "Verdicts that differ", "more not listed", ">valid<", ">invalid<"] {
+            XCTAssertFalse(ar.contains(english), "English left in the Arabic page: \(english)")
+        }
+        XCTAssertTrue(ar.contains("<code>issuer.revoked</code>"), "check ids stay as they are")
+    }
+
     func testArabicPageIsRightToLeftWithArabicDigits() {
         var report = Self.minimalReport()
         report.overview.transactions = 1_234

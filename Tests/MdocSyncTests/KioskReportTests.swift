@@ -65,7 +65,7 @@ final class KioskReportTests: XCTestCase {
         XCTAssertTrue(csv.differences.contains(records[3].hash.hex), csv.differences)
         let html = KioskReportFiles.html(report)
         XCTAssertTrue(html.contains("<section id=\"kiosk-kiosk-1\">"), html)
-        XCTAssertTrue(html.contains("<td>mso.digest</td>"), html)
+        XCTAssertTrue(html.contains("<td><code>mso.digest</code></td>"), html)
     }
 
     func testAnEmptyStoreHasNoKiosks() throws {
