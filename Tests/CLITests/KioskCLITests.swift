@@ -50,6 +50,15 @@ final class KioskCLITests: XCTestCase {
         XCTAssertEqual(forged.status, 1)
     }
 
+    /// `--in-flight` outside 1...32 is refused before anything is sent or read.
+    func testSyncRefusesAnInFlightCountOutsideItsBounds() throws {
+        for count in ["0", "33"] {
+            let sync = try CLI.run(["sync", "--kiosk", "/nonexistent", "--to", "http://127.0.0.1:9", "--in-flight", count])
+            XCTAssertEqual(sync.status, 2, "--in-flight \(count): " + sync.stderr)
+            XCTAssertTrue(sync.stderr.contains("--in-flight must be 1...32"), sync.stderr)
+        }
+    }
+
     func testAServedCentreTakesASyncOverLoopback() throws {
         let fixture = try KioskCLIFixture()
         let sealed = try fixture.seal(5)
