@@ -124,7 +124,7 @@ let package = Package(
             name: "MdocIntake",
             dependencies: ["MdocFiles",
                 "MdocChecks", "MdocCrypto", "MdocIngest", "MdocPipeline", "MdocReports", "MdocSeal", "MdocStore", "MdocTrust",
-                .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "GRDB", package: "GRDB.swift"), locks,
             ]),
         .target(
             name: "MdocSync",
@@ -246,7 +246,8 @@ let package = Package(
             name: "MdocSyncTests",
             dependencies: [
                 "MdocSync", "MdocIntake", "MdocKiosk", "MdocReports", "MdocSeal", "MdocCOSE", "MdocCrypto", "MdocChecks", "MdocTrust",
-                "MdocTestSupport", "MdocSamples", "MdocStore", "MdocTrustLists", "MdocHTTPTestSupport",
+                "MdocTestSupport", "MdocSamples", "MdocStore", "MdocTrustLists", "MdocHTTPTestSupport", "MdocPipeline",
+                .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOCore", package: "swift-nio"), locks,

@@ -31,6 +31,36 @@ package final class IntakeStore: Sendable {
         }
     }
 
+    /// Opens an existing intake store for reading only (its records verified again by a run):
+    /// nothing is created or migrated; a file that is not an intake store of this build is refused.
+    package init(readingAt path: String) throws {
+        self.path = path
+        var configuration = Configuration()
+        configuration.readonly = true
+        configuration.busyMode = .timeout(30)
+        let pool: DatabasePool
+        do {
+            pool = try DatabasePool(path: path, configuration: configuration)
+        } catch {
+            throw SyncRefusal(.unavailable, "cannot open the intake store \(path) for reading: \(error)")
+        }
+        // The report store is migrated by GRDB too: its tables tell the two apart.
+        let complete = (try? pool.read { db in
+            try IntakeSchema.migrator().hasCompletedMigrations(db) && db.tableExists("record") && db.tableExists("request")
+        }) ?? false
+        guard complete else {
+            throw SyncRefusal(.unavailable, "\(path) is not the intake store of a centre (serve or intake's <out>/intake.sqlite) of this version")
+        }
+        database = pool
+    }
+
+    /// The hashes of every stored record, by kiosk and sequence.
+    package func recordHashes() throws -> [RecordHash] {
+        try database.read { db in
+            try Data.fetchAll(db, sql: "SELECT hash FROM record ORDER BY kiosk, sequence").compactMap { RecordHash(bytes: $0) }
+        }
+    }
+
     /// What the centre knows of a request's counter.
     enum PriorRequest: Equatable {
         /// Above every counter accepted from this kiosk, or inside the window below the highest

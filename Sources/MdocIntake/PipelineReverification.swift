@@ -18,9 +18,7 @@ package enum PipelineReverification {
         { opened in
             let content = opened.content
             let time = clock()
-            let bundle = TransactionBundle(
-                name: "\(content.kiosk)-\(content.sequence)", source: "kiosk \(content.kiosk) record \(content.sequence)",
-                files: content.files)
+            let bundle = opened.bundle(source: "kiosk \(content.kiosk) record \(content.sequence)")
             let context = TransactionContext(
                 trust: trust, readerTrust: readerTrust, verificationTime: time,
                 readEngagementImage: { EngagementImages.read($0) },

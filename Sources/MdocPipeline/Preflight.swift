@@ -33,8 +33,13 @@ struct Preflight {
         guard configuration.jobs >= 1 else { throw PipelineSetupError("--jobs must be at least 1") }
         guard configuration.batchSize >= 1 else { throw PipelineSetupError("--batch-size must be at least 1") }
         trustMaterial = try RunTrustMaterial.load(configuration)
-        for input in configuration.inputs where !Self.exists(input) {
-            throw PipelineSetupError("the input \(input) does not exist: check the path")
+        for input in configuration.inputs {
+            if let records = configuration.recordInputs, records.handles(input) {
+                // A central intake's store is opened now: a file that is none stops the run here.
+                do { _ = try records.expand(input) } catch { throw PipelineSetupError("\(error)") }
+            } else if !Self.exists(input) {
+                throw PipelineSetupError("the input \(input) does not exist: check the path")
+            }
         }
 
         var transcript = try Self.read(configuration.transcriptPath, "--transcript")

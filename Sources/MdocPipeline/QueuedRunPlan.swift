@@ -9,8 +9,8 @@ package struct QueuedRunPlan: Sendable {
     package let run: RunInfo
     /// What the run's trust snapshot hash is the SHA-256 of.
     package let trustSnapshot: [UInt8]
-    /// One per bundle folder or lone `.cbor` file, one per archive, in input order: each is
-    /// read by one worker at the same path.
+    /// One per bundle folder or lone `.cbor` file, one per archive, one per record of a central
+    /// intake's store, in input order: each is read by one worker at the same path.
     package let items: [String]
 
     package init(configuration: RunConfiguration, now: Date = Date()) throws {
@@ -25,14 +25,21 @@ package struct QueuedRunPlan: Sendable {
         trustSnapshot = preflight.trust.snapshot
         var items: [String] = []
         var seen = Set<String>()
-        for item in InputReader(inputs: configuration.inputs, limits: configuration.ingestLimits) {
-            let source = switch item {
-            case .transaction(let bundle): bundle.source
-            case .failure(let failure): failure.source
+        for path in configuration.inputs {
+            // A central intake's store: one item per record it holds.
+            if let records = configuration.recordInputs, records.handles(path) {
+                for record in try records.expand(path) ?? [path] where seen.insert(record).inserted { items.append(record) }
+                continue
             }
-            // An archive's entries are read by one worker: the archive is the item.
-            let input = source.range(of: "!/").map { String(source[..<$0.lowerBound]) } ?? source
-            if seen.insert(input).inserted { items.append(input) }
+            for item in InputReader(inputs: [path], limits: configuration.ingestLimits) {
+                let source = switch item {
+                case .transaction(let bundle): bundle.source
+                case .failure(let failure): failure.source
+                }
+                // An archive's entries are read by one worker: the archive is the item.
+                let input = source.range(of: "!/").map { String(source[..<$0.lowerBound]) } ?? source
+                if seen.insert(input).inserted { items.append(input) }
+            }
         }
         self.items = items
     }
@@ -56,6 +63,8 @@ package struct QueuedOptions: Codable, Sendable, Equatable {
     var readerKeyPath: String?
     var alsoRequired: [String]
     var force: Bool
+    var intakeSealingKeyPath: String?
+    var intakeKiosksDirectory: String?
 
     init(_ configuration: RunConfiguration) {
         trustDirectory = configuration.trustDirectory
@@ -73,6 +82,8 @@ package struct QueuedOptions: Codable, Sendable, Equatable {
         readerKeyPath = configuration.readerKeyPath
         alsoRequired = configuration.alsoRequired.map(\.rawValue).sorted()
         force = configuration.force
+        intakeSealingKeyPath = configuration.intakeSealingKeyPath
+        intakeKiosksDirectory = configuration.intakeKiosksDirectory
     }
 
     func json() throws -> String {
@@ -105,6 +116,8 @@ package struct QueuedOptions: Codable, Sendable, Equatable {
         configuration.readerKeyPath = options.readerKeyPath
         configuration.alsoRequired = Set(options.alsoRequired.map { CheckID($0) })
         configuration.force = options.force
+        configuration.intakeSealingKeyPath = options.intakeSealingKeyPath
+        configuration.intakeKiosksDirectory = options.intakeKiosksDirectory
         configuration.verificationTime = run.verificationTime
         configuration.queuedRunID = run.id
         return configuration

@@ -40,12 +40,18 @@ struct ReadStage {
         case failure(source: String, code: String, reason: String)
     }
 
-    private var iterator: InputReader.Iterator
+    /// The inputs not begun yet; the ordinary ones are read a run of them at a time.
+    private var pending: ArraySlice<String>
+    private var iterator: InputReader.Iterator?
+    private let limits: IngestLimits
+    private let records: (any RecordInputs)?
     private let batchSize: Int
     private(set) var exhausted = false
 
-    init(inputs: [String], limits: IngestLimits, batchSize: Int) {
-        iterator = InputReader(inputs: inputs, limits: limits).makeIterator()
+    init(inputs: [String], limits: IngestLimits, batchSize: Int, records: (any RecordInputs)? = nil) {
+        pending = inputs[...]
+        self.limits = limits
+        self.records = records
         self.batchSize = max(1, batchSize)
     }
 
@@ -53,16 +59,48 @@ struct ReadStage {
     mutating func next() -> [Item] {
         var items: [Item] = []
         while !exhausted && items.count < batchSize {
-            guard let item = iterator.next() else {
+            guard let item = nextItem() else {
                 exhausted = true
                 break
             }
-            switch item {
-            case .transaction(let bundle): items.append(.transaction(Transaction(bundle: bundle)))
-            case .failure(let failure):
-                items.append(.failure(source: failure.source, code: failure.error.code.description, reason: failure.error.reason))
-            }
+            items.append(item)
         }
         return items
+    }
+
+    /// The next item in input order: a record from ``RecordInputs``, else from MdocIngest's reader.
+    private mutating func nextItem() -> Item? {
+        while true {
+            if let item = iterator?.next() {
+                switch item {
+                case .transaction(let bundle): return .transaction(Transaction(bundle: bundle))
+                case .failure(let failure):
+                    return .failure(source: failure.source, code: failure.error.code.description, reason: failure.error.reason)
+                }
+            }
+            iterator = nil
+            guard let input = pending.first else { return nil }
+            if let records, records.handles(input) {
+                pending.removeFirst()
+                let items: [String]?
+                do {
+                    items = try records.expand(input)
+                } catch {
+                    return .failure(source: input, code: IngestError.Code.unreadable.description, reason: "\(error)")
+                }
+                // A store: its records are read next, in its order.
+                if let items {
+                    pending = items[...] + pending
+                    continue
+                }
+                switch records.read(input) {
+                case .transaction(let bundle): return .transaction(Transaction(bundle: bundle))
+                case .failure(let code, let reason): return .failure(source: input, code: code, reason: reason)
+                }
+            }
+            let end = pending.firstIndex { records?.handles($0) == true } ?? pending.endIndex
+            iterator = InputReader(inputs: Array(pending[..<end]), limits: limits).makeIterator()
+            pending = pending[end...]
+        }
     }
 }

@@ -48,6 +48,12 @@ package struct RunConfiguration: Sendable {
     /// Checks required beyond the catalogue's (`--require revocation`): unchecked ⇒ indeterminate.
     package var alsoRequired: Set<CheckID> = []
     package var ingestLimits: IngestLimits
+    /// Records received by a central intake among the inputs (`--sealing-key`, `--kiosks`): the
+    /// centre's sealing key and its enrolled kiosks, kept with a queued run for its workers.
+    package var intakeSealingKeyPath: String?
+    package var intakeKiosksDirectory: String?
+    /// What reads those records (built from the two paths above by the caller).
+    package var recordInputs: (any RecordInputs)?
     /// Write proofs and a run manifest (on by default).
     package var writeProofs: Bool
     /// Transactions written to the store per database transaction.

@@ -15,8 +15,9 @@ struct VerifyCommand: AsyncParsableCommand {
         abstract: "Verify captured transactions: folders, archives or DeviceResponse files.",
         discussion: """
             INPUT is a transaction folder, a folder of them (searched recursively), a DeviceResponse \
-            .cbor file, or an archive (.tar, .tar.gz/.tgz, .tar.xz, .zip) of transaction folders; \
-            '-' reads a list of paths from standard input. Results go to the report database and \
+            .cbor file, an archive (.tar, .tar.gz/.tgz, .tar.xz, .zip) of transaction folders, or a \
+            central intake's store (intake.sqlite, with --sealing-key and --kiosks: each record it \
+            received, opened and verified again); '-' reads a list of paths from standard input. Results go to the report database and \
             a signed proof per transaction under --out.
             Every check is reported; a failure never hides another. Time-dependent checks are judged \
             at the verification time (--at, default now) and, when transaction.json gives it, at the capture time.
@@ -115,6 +116,9 @@ struct VerifyCommand: AsyncParsableCommand {
     @Option(name: .long, help: ArgumentHelp(KioskSealing.verifyHelp, valueName: "dir"))
     var kiosk: String?
 
+    @OptionGroup(title: "Records received by a central intake")
+    var intake: IntakeInputOptions
+
     @Option(name: .customLong("batch-size"), help: ArgumentHelp("Transactions per database write.", visibility: .hidden))
     var batchSize: Int = 256
 
@@ -123,6 +127,7 @@ struct VerifyCommand: AsyncParsableCommand {
 
     func validate() throws {
         if verbose && quiet { throw ValidationError("--verbose and --quiet exclude each other") }
+        try intake.validate(inputs: inputs)
         if trust == nil && trustLists.vicals.vical.isEmpty {
             throw ValidationError(
                 "give the trusted IACAs: --trust DIR (or set MDOCVERIFY_TRUST), or --vical FILE with --vical-anchor CERT")
@@ -169,9 +174,14 @@ struct VerifyCommand: AsyncParsableCommand {
         configuration.batchSize = batchSize
         configuration.ingestLimits = ingestLimits.limits
         configuration.alsoRequired = Set(require.map(\.check))
+        do {
+            try intake.apply(to: &configuration)
+        } catch {
+            throw SetupError("\(error)")
+        }
 
         // A mistyped path is a usage error, found before any key, database or run is created.
-        let missing = paths.filter { !FileManager.default.fileExists(atPath: $0) }
+        let missing = paths.filter { configuration.recordInputs?.handles($0) != true && !FileManager.default.fileExists(atPath: $0) }
         if !missing.isEmpty {
             let shown = missing.prefix(3).map { TerminalText.escaped($0) }.joined(separator: ", ")
             throw ValidationError("no such input: \(shown)\(missing.count > 3 ? " (+\(missing.count - 3) more)" : ""); check the path")

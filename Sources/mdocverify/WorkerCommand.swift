@@ -121,6 +121,7 @@ struct WorkerCommand: AsyncParsableCommand {
         do {
             var configuration = try QueuedOptions.configuration(run: queued.run, inputs: items.map(\.input), outDirectory: out)
             if let jobs { configuration.jobs = jobs }
+            try IntakeInputOptions.attachRecords(to: &configuration)
             configuration.signingKeyPath = signingKey
             configuration.signingCertificatePath = signingCert
             let claim = PostgresClaimStore(store: store, items: items, worker: worker, leaseSeconds: lease, heartbeat: heartbeat)

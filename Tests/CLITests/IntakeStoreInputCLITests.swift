@@ -1,0 +1,80 @@
+import Foundation
+import MdocPostgres
+import MdocPostgresTestSupport
+import MdocSeal
+import MdocTestSupport
+import XCTest
+
+/// A central intake's store (`<out>/intake.sqlite`) as the input of `verify` and of `queue add`:
+/// the records the centre received, opened with its sealing key and verified again.
+enum IntakeStoreInput {
+    static let annexD = ["--trust", CLI.packageRoot.appendingPathComponent("samples/annex-d/trust").path, "--at", "2021-01-01T00:00:00Z"]
+
+    /// A centre that took in three carried records; its intake store and the options that open it.
+    static func centre() throws -> (KioskCLIFixture, String, [String]) {
+        let fixture = try KioskCLIFixture()
+        _ = try fixture.seal(3)
+        let carry = fixture.folder.url("carry")
+        XCTAssertEqual(try CLI.run(["kiosk", "export", "--dir", fixture.kioskDirectory, "--out", carry]).status, 0)
+        let intake = try CLI.run(["intake", carry] + fixture.centreOptions)
+        XCTAssertEqual(intake.status, 0, intake.stdout + intake.stderr)
+        let open = ["--sealing-key", fixture.folder.url("centre/seal-key.pem"), "--kiosks", fixture.folder.url("centre/kiosks")]
+        return (fixture, fixture.out + "/intake.sqlite", open)
+    }
+}
+
+final class IntakeStoreInputCLITests: XCTestCase {
+    let annexD = IntakeStoreInput.annexD
+    func centre() throws -> (KioskCLIFixture, String, [String]) { try IntakeStoreInput.centre() }
+
+    func testVerifyReadsEachRecordOfAnIntakeStore() throws {
+        let (fixture, store, open) = try centre()
+        let run = try CLI.run(["verify", store, "--out", fixture.folder.url("again"), "--format", "json"] + open + annexD)
+        XCTAssertEqual(run.status, 0, run.stdout + run.stderr)
+        let records = try run.records("transaction").map { try XCTUnwrap(try JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any]) }
+        XCTAssertEqual(records.count, 3, run.stdout)
+        XCTAssertEqual(Set(records.compactMap { $0["verdict"] as? String }), ["valid"])
+        let hashes = try fixture.centreHashes().map(\.description)
+        XCTAssertEqual(Set(records.compactMap { $0["source"] as? String }), Set(hashes.map { "\(store)!/\($0)" }))
+
+        // One record named alone; one the store does not hold is rejected with its code.
+        let missing = "\(store)!/" + String(repeating: "0", count: 64)
+        let named = try CLI.run(["verify", "\(store)!/\(hashes[0])", missing, "--out", fixture.folder.url("one"), "--format", "json"] + open + annexD)
+        XCTAssertEqual(named.status, 1, named.stdout + named.stderr)
+        XCTAssertEqual(named.records("transaction").count, 1, named.stdout)
+        let rejected = try XCTUnwrap(named.records("rejectedInput").first, named.stdout)
+        XCTAssertTrue(rejected.contains("\"intake.unknownRecord\""), String(rejected))
+    }
+
+    func testAnIntakeStoreWithoutItsKeysIsAUsageError() throws {
+        let (fixture, store, open) = try centre()
+        let bare = try CLI.run(["verify", store, "--out", fixture.folder.url("again")] + annexD)
+        XCTAssertEqual(bare.status, 2, bare.stdout + bare.stderr)
+        XCTAssertTrue(bare.stderr.contains("give --sealing-key and --kiosks"), bare.stderr)
+        let half = try CLI.run(["verify", store, "--out", fixture.folder.url("again")] + open.prefix(2) + annexD)
+        XCTAssertEqual(half.status, 2, half.stderr)
+        XCTAssertTrue(half.stderr.contains("give both --sealing-key and --kiosks"), half.stderr)
+        let wrong = try CLI.run(["verify", fixture.out + "/mdocverify.sqlite", "--out", fixture.folder.url("again")] + open + annexD)
+        XCTAssertEqual(wrong.status, 2, wrong.stdout + wrong.stderr)
+        XCTAssertTrue(wrong.stderr.contains("is not the intake store of a centre"), wrong.stderr)
+    }
+
+}
+
+final class IntakeStoreQueueCLITests: PostgresTestCase {
+    /// `queue add` makes one work item per record; a worker verifies each once into the store.
+    func testQueuedIntakeRecordsAreVerifiedOnceByAWorker() throws {
+        let uri = try database()
+        let db = clusterURI.with(database: try XCTUnwrap(uri.database)).text
+        let (fixture, store, open) = try IntakeStoreInput.centre()
+        let added = try CLI.run(["queue", "add", store, "--db", db] + open + IntakeStoreInput.annexD)
+        XCTAssertEqual(added.status, 0, added.stdout + added.stderr)
+        XCTAssertTrue(added.stdout.contains("3 work items"), added.stdout)
+        let worker = try CLI.run(["worker", "--db", db, "--exit-when-idle", "--jobs", "1", "--out", fixture.folder.url("worker")])
+        XCTAssertEqual(worker.status, 0, worker.stdout + worker.stderr)
+        let postgres = try PostgresStore(uri: uri, access: .readOnly)
+        XCTAssertEqual(try postgres.query("SELECT count(*), count(DISTINCT sha256) FROM txn"), [[.integer(3), .integer(3)]])
+        XCTAssertEqual(try postgres.query("SELECT verdict_now, count(*) FROM verification GROUP BY 1"), [[.text("valid"), .integer(3)]])
+        XCTAssertEqual(try postgres.query("SELECT state, count(*) FROM work_item GROUP BY 1"), [[.text("done"), .integer(3)]])
+    }
+}
