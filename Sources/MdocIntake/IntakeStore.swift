@@ -35,6 +35,9 @@ package final class IntakeStore: Sendable {
     /// nothing is created or migrated; a file that is not an intake store of this build is refused.
     package init(readingAt path: String) throws {
         self.path = path
+        guard FileManager.default.fileExists(atPath: path) else {
+            throw SyncRefusal(.unavailable, "the intake store \(path) does not exist: check the path")
+        }
         var configuration = Configuration()
         configuration.readonly = true
         configuration.busyMode = .timeout(30)

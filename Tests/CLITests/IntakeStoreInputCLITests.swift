@@ -57,6 +57,9 @@ final class IntakeStoreInputCLITests: XCTestCase {
         let wrong = try CLI.run(["verify", fixture.out + "/mdocverify.sqlite", "--out", fixture.folder.url("again")] + open + annexD)
         XCTAssertEqual(wrong.status, 2, wrong.stdout + wrong.stderr)
         XCTAssertTrue(wrong.stderr.contains("is not the intake store of a centre"), wrong.stderr)
+        let absent = try CLI.run(["verify", fixture.out + "/absent.sqlite", "--out", fixture.folder.url("again")] + open + annexD)
+        XCTAssertEqual(absent.status, 2, absent.stdout + absent.stderr)
+        XCTAssertTrue(absent.stderr.contains("absent.sqlite does not exist: check the path"), absent.stderr)
     }
 
 }
