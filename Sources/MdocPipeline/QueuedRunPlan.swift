@@ -107,6 +107,22 @@ package struct QueuedOptions: Codable, Sendable, Equatable {
         configuration.force = options.force
         configuration.verificationTime = run.verificationTime
         configuration.queuedRunID = run.id
+        configuration.batchSize = batchSize(claimed: inputs.count, runBatchSize: configuration.batchSize)
         return configuration
     }
+
+    /// The batch size of a claim of `claimed` items: one batch is recorded while the next is
+    /// verified, so a claim of one batch would leave the cores idle while it commits and the
+    /// server idle while it verifies. A claim is split in ``batchesPerClaim`` batches of at least
+    /// ``smallestClaimBatch`` transactions (an item may hold many: an archive, a folder), none
+    /// above a run's batch.
+    package static func batchSize(claimed: Int, runBatchSize: Int) -> Int {
+        let part = claimed / batchesPerClaim + (claimed % batchesPerClaim == 0 ? 0 : 1)
+        return max(1, min(runBatchSize, max(smallestClaimBatch, part)))
+    }
+
+    /// Batches a claim is split in (``batchSize(claimed:runBatchSize:)``).
+    package static let batchesPerClaim = 4
+    /// The fewest transactions in a batch of a claim: below that, each batch's statements cost more than its rows.
+    package static let smallestClaimBatch = 16
 }

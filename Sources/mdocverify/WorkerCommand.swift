@@ -123,7 +123,7 @@ struct WorkerCommand: AsyncParsableCommand {
             if let jobs { configuration.jobs = jobs }
             configuration.signingKeyPath = signingKey
             configuration.signingCertificatePath = signingCert
-            let claim = PostgresClaimStore(store: store, items: items, worker: worker, leaseSeconds: lease, heartbeat: heartbeat)
+            let claim = PostgresClaimStore(store: store, items: items, worker: worker, heartbeat: heartbeat)
             configuration.serverStore = ServerStore(location: store.storeLocation) { claim }
             orchestrator = try Orchestrator(configuration: configuration)
         } catch {
