@@ -33,7 +33,11 @@ struct Preflight {
         guard configuration.jobs >= 1 else { throw PipelineSetupError("--jobs must be at least 1") }
         guard configuration.batchSize >= 1 else { throw PipelineSetupError("--batch-size must be at least 1") }
         trustMaterial = try RunTrustMaterial.load(configuration)
-        for input in configuration.inputs where !Self.exists(input) {
+        // A worker's item may be a part of an archive: the archive must exist.
+        let paths = configuration.inputs.map { input in
+            configuration.queuedRunID == nil ? input : ArchivePart(input: input)?.path ?? input
+        }
+        for input in paths where !Self.exists(input) {
             throw PipelineSetupError("the input \(input) does not exist: check the path")
         }
 

@@ -40,12 +40,13 @@ struct ReadStage {
         case failure(source: String, code: String, reason: String)
     }
 
-    private var iterator: InputReader.Iterator
+    private var iterator: QueuedInputReader.Iterator
     private let batchSize: Int
     private(set) var exhausted = false
 
-    init(inputs: [String], limits: IngestLimits, batchSize: Int) {
-        iterator = InputReader(inputs: inputs, limits: limits).makeIterator()
+    /// With `archiveParts` (a worker's items), an input naming an ``ArchivePart`` reads that part.
+    init(inputs: [String], limits: IngestLimits, batchSize: Int, archiveParts: Bool = false) {
+        iterator = QueuedInputReader(inputs: inputs, limits: limits, parts: archiveParts).makeIterator()
         self.batchSize = max(1, batchSize)
     }
 
