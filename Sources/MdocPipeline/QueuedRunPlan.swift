@@ -180,7 +180,7 @@ package struct QueuedOptions: Codable, Sendable, Equatable {
 /// A part of an archive as a work item, so that several workers share one archive: its
 /// transactions `first...last` (0-based, in the order the archive yields them, each entry that
 /// did not become a transaction counted too). Its item's input is the archive's path followed by
-/// `!/#first-last`, which no transaction's source ends with (a folder inside is named after `!/`).
+/// `!/#first-last` (a queued folder whose path has that form is read as a part: not supported).
 package struct ArchivePart: Sendable, Hashable {
     package let path: String
     package let first: Int
