@@ -102,8 +102,9 @@ package final class Orchestrator: Sendable {
     /// Runs the whole batch. `onEvent` is called in input order, from one task at a time.
     package func run(onEvent: (Event) -> Void) async throws -> RunResult {
         try begin()
-        var reader = ReadStage(inputs: configuration.inputs, limits: configuration.ingestLimits, batchSize: configuration.batchSize,
-            records: configuration.recordInputs)
+        var reader = ReadStage(
+            inputs: configuration.inputs, limits: configuration.ingestLimits, batchSize: configuration.batchSize,
+            archiveParts: configuration.queuedRunID != nil, records: configuration.recordInputs)
         var inFlight: Prepared?
         var next = reader.next()
         while true {

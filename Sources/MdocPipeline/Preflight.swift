@@ -37,9 +37,11 @@ struct Preflight {
             if let records = configuration.recordInputs, records.handles(input) {
                 // A central intake's store is opened now: a file that is none stops the run here.
                 do { _ = try records.expand(input) } catch { throw PipelineSetupError("\(error)") }
-            } else if !Self.exists(input) {
-                throw PipelineSetupError("the input \(input) does not exist: check the path")
+                continue
             }
+            // A worker's item may be a part of an archive: the archive must exist.
+            let path = configuration.queuedRunID == nil ? input : ArchivePart(input: input)?.path ?? input
+            guard Self.exists(path) else { throw PipelineSetupError("the input \(path) does not exist: check the path") }
         }
 
         var transcript = try Self.read(configuration.transcriptPath, "--transcript")

@@ -1,6 +1,6 @@
 package import Foundation
 internal import MdocChecks
-internal import MdocIngest
+package import MdocIngest
 package import MdocStore
 
 /// A run for the work queue (`mdocverify queue add`): checked as `verify` checks a run, nothing
@@ -9,11 +9,15 @@ package struct QueuedRunPlan: Sendable {
     package let run: RunInfo
     /// What the run's trust snapshot hash is the SHA-256 of.
     package let trustSnapshot: [UInt8]
-    /// One per bundle folder or lone `.cbor` file, one per archive, one per record of a central
-    /// intake's store, in input order: each is read by one worker at the same path.
+    /// One per bundle folder or lone `.cbor` file, one per ``ArchivePart`` of `archivePart`
+    /// transactions of an archive (the whole archive when it failed as a whole), one per record
+    /// of a central intake's store, in input order: each is read by one worker at the same path.
     package let items: [String]
 
-    package init(configuration: RunConfiguration, now: Date = Date()) throws {
+    package init(configuration: RunConfiguration, archivePart: Int = ArchivePart.defaultSize, now: Date = Date()) throws {
+        guard (1...ArchivePart.maximumSize).contains(archivePart) else {
+            throw PipelineSetupError("an archive's part holds 1 to \(ArchivePart.maximumSize) transactions, not \(archivePart)")
+        }
         let preflight = try Preflight(configuration)
         let id = Orchestrator.newRunID(now: now)
         let options = try QueuedOptions(configuration).json()
@@ -23,25 +27,72 @@ package struct QueuedRunPlan: Sendable {
             contextHash: preflight.contextHash, optionsJSON: options, processorVersion: ProcessorInfo.version,
             inputs: configuration.inputs, proofFile: ProveStage.relativePath(runID: id), trustItems: preflight.trustMaterial.items)
         trustSnapshot = preflight.trust.snapshot
-        var items: [String] = []
-        var seen = Set<String>()
+        var items = ItemList(archivePart: archivePart)
         for path in configuration.inputs {
             // A central intake's store: one item per record it holds.
             if let records = configuration.recordInputs, records.handles(path) {
-                for record in try records.expand(path) ?? [path] where seen.insert(record).inserted { items.append(record) }
+                items.add(records: try records.expand(path) ?? [path])
                 continue
             }
             for item in InputReader(inputs: [path], limits: configuration.ingestLimits) {
-                let source = switch item {
-                case .transaction(let bundle): bundle.source
-                case .failure(let failure): failure.source
+                switch item {
+                case .transaction(let bundle): items.add(source: bundle.source)
+                case .failure(let failure): items.add(source: failure.source)
                 }
-                // An archive's entries are read by one worker: the archive is the item.
-                let input = source.range(of: "!/").map { String(source[..<$0.lowerBound]) } ?? source
-                if seen.insert(input).inserted { items.append(input) }
             }
         }
-        self.items = items
+        self.items = items.finished()
+    }
+
+    /// The items of the inputs' sources, in order; an archive's entries counted until it ends.
+    private struct ItemList {
+        let archivePart: Int
+        var items: [String] = []
+        var seen = Set<String>()
+        /// The archive being read: its path, its entries so far, whether it failed as a whole.
+        var archive: (path: String, entries: Int, failed: Bool)?
+
+        init(archivePart: Int) { self.archivePart = archivePart }
+
+        mutating func add(source: String) {
+            if let split = source.range(of: "!/") {
+                let path = String(source[..<split.lowerBound])
+                if archive?.path != path {
+                    endArchive()
+                    archive = (path, 0, false)
+                }
+                archive?.entries += 1
+            } else if archive?.path == source {
+                // A failure of the whole archive after some entries (it changed while read).
+                archive?.failed = true
+            } else {
+                endArchive()
+                append(source)
+            }
+        }
+
+        mutating func add(records: [String]) {
+            endArchive()
+            for record in records { append(record) }
+        }
+
+        mutating func finished() -> [String] {
+            endArchive()
+            return items
+        }
+
+        private mutating func append(_ input: String) {
+            if seen.insert(input).inserted { items.append(input) }
+        }
+
+        private mutating func endArchive() {
+            guard let (path, entries, failed) = archive else { return }
+            archive = nil
+            guard !failed else { return append(path) }
+            for first in stride(from: 0, to: entries, by: archivePart) {
+                append(ArchivePart(path: path, first: first, last: min(entries, first + archivePart) - 1).input)
+            }
+        }
     }
 }
 
@@ -120,6 +171,149 @@ package struct QueuedOptions: Codable, Sendable, Equatable {
         configuration.intakeKiosksDirectory = options.intakeKiosksDirectory
         configuration.verificationTime = run.verificationTime
         configuration.queuedRunID = run.id
+        // A part of an archive holds its transactions; any other item is counted as one.
+        let claimed = inputs.reduce(0) { total, input in
+            total + (ArchivePart(input: input).map { $0.last - $0.first + 1 } ?? 1)
+        }
+        configuration.batchSize = batchSize(claimed: claimed, runBatchSize: configuration.batchSize)
         return configuration
+    }
+
+    /// The batch size of a claim of `claimed` transactions: one batch is recorded while the next is
+    /// verified, so a claim of one batch would leave the cores idle while it commits and the
+    /// server idle while it verifies. A claim is split in ``batchesPerClaim`` batches of at least
+    /// ``smallestClaimBatch`` transactions (an item may hold many: an archive, a folder), none
+    /// above a run's batch.
+    package static func batchSize(claimed: Int, runBatchSize: Int) -> Int {
+        let part = claimed / batchesPerClaim + (claimed % batchesPerClaim == 0 ? 0 : 1)
+        return max(1, min(runBatchSize, max(smallestClaimBatch, part)))
+    }
+
+    /// Batches a claim is split in (``batchSize(claimed:runBatchSize:)``).
+    package static let batchesPerClaim = 4
+    /// The fewest transactions in a batch of a claim: below that, each batch's statements cost more than its rows.
+    package static let smallestClaimBatch = 16
+}
+
+/// A part of an archive as a work item, so that several workers share one archive: its
+/// transactions `first...last` (0-based, in the order the archive yields them, each entry that
+/// did not become a transaction counted too). Its item's input is the archive's path followed by
+/// `!/#first-last` (a queued folder whose path has that form is read as a part: not supported).
+package struct ArchivePart: Sendable, Hashable {
+    package let path: String
+    package let first: Int
+    package let last: Int
+
+    package init(path: String, first: Int, last: Int) {
+        self.path = path
+        self.first = first
+        self.last = last
+    }
+
+    /// The part an item's `input` names, `nil` for any other input.
+    package init?(input: String) {
+        guard let marker = input.range(of: Self.marker, options: .backwards) else { return nil }
+        let bounds = input[marker.upperBound...].split(separator: "-", omittingEmptySubsequences: false)
+        guard bounds.count == 2, bounds.allSatisfy({ !$0.isEmpty && $0.allSatisfy(\.isASCII) && $0.allSatisfy(\.isNumber) }),
+            let first = Int(bounds[0]), let last = Int(bounds[1]), first <= last, marker.lowerBound > input.startIndex
+        else { return nil }
+        self.init(path: String(input[..<marker.lowerBound]), first: first, last: last)
+    }
+
+    package var input: String { "\(path)\(Self.marker)\(first)-\(last)" }
+
+    /// What separates the archive's path from the part's bounds.
+    static let marker = "!/#"
+
+    /// Transactions per part by default (`queue add --archive-part`): each worker reading a part
+    /// reads the archive's entries before it too (a compressed archive cannot seek), so a part is
+    /// many batches long.
+    package static let defaultSize = 2_500
+    /// Most transactions per part.
+    package static let maximumSize = 1_000_000
+}
+
+/// The items of a queued run's inputs, as ``InputReader`` yields them, except that an
+/// ``ArchivePart`` yields only its transactions: the archive is read (both passes of
+/// ``InputReader``) up to the part's last one. Consecutive parts of one archive are read in one
+/// pass; an archive-level failure comes once per read.
+package struct QueuedInputReader: Sequence, Sendable {
+    enum Source: Sendable {
+        case inputs([String])
+        case part(ArchivePart)
+    }
+
+    let sources: [Source]
+    let limits: IngestLimits
+
+    /// Reads `inputs`; with `parts`, an input naming an ``ArchivePart`` is read as that part.
+    package init(inputs: [String], limits: IngestLimits, parts: Bool) {
+        self.limits = limits
+        guard parts else {
+            sources = [.inputs(inputs)]
+            return
+        }
+        var sources: [Source] = []
+        for input in inputs {
+            guard let part = ArchivePart(input: input) else {
+                if case .inputs(let previous) = sources.last {
+                    sources[sources.count - 1] = .inputs(previous + [input])
+                } else {
+                    sources.append(.inputs([input]))
+                }
+                continue
+            }
+            if case .part(let previous) = sources.last, previous.path == part.path, previous.last + 1 == part.first {
+                sources[sources.count - 1] = .part(ArchivePart(path: part.path, first: previous.first, last: part.last))
+            } else {
+                sources.append(.part(part))
+            }
+        }
+        self.sources = sources
+    }
+
+    package func makeIterator() -> Iterator { Iterator(sources: sources.reversed(), limits: limits) }
+
+    package struct Iterator: IteratorProtocol {
+        var sources: [Source]
+        let limits: IngestLimits
+        var reading: InputReader.Iterator?
+        var part: ArchivePart?
+        /// The index of the next entry of the part's archive.
+        var index = 0
+
+        package mutating func next() -> IngestItem? {
+            while true {
+                if reading == nil {
+                    guard let source = sources.popLast() else { return nil }
+                    switch source {
+                    case .inputs(let inputs):
+                        part = nil
+                        reading = InputReader(inputs: inputs, limits: limits).makeIterator()
+                    case .part(let next):
+                        part = next
+                        index = 0
+                        reading = InputReader(inputs: [next.path], limits: limits).makeIterator()
+                    }
+                }
+                guard let item = reading?.next() else {
+                    reading = nil
+                    continue
+                }
+                guard let part else { return item }
+                let source = switch item {
+                case .transaction(let bundle): bundle.source
+                case .failure(let failure): failure.source
+                }
+                // An archive-level failure names the archive alone.
+                guard source.hasPrefix(part.path + "!/") else { return item }
+                let at = index
+                index += 1
+                guard at >= part.first else { continue }
+                // The part's last transaction: the rest of the archive is not read.
+                if at == part.last { reading = nil }
+                return item
+            }
+        }
     }
 }

@@ -42,15 +42,18 @@ struct ReadStage {
 
     /// The inputs not begun yet; the ordinary ones are read a run of them at a time.
     private var pending: ArraySlice<String>
-    private var iterator: InputReader.Iterator?
+    private var iterator: QueuedInputReader.Iterator?
     private let limits: IngestLimits
+    private let archiveParts: Bool
     private let records: (any RecordInputs)?
     private let batchSize: Int
     private(set) var exhausted = false
 
-    init(inputs: [String], limits: IngestLimits, batchSize: Int, records: (any RecordInputs)? = nil) {
+    /// With `archiveParts` (a worker's items), an input naming an ``ArchivePart`` reads that part.
+    init(inputs: [String], limits: IngestLimits, batchSize: Int, archiveParts: Bool = false, records: (any RecordInputs)? = nil) {
         pending = inputs[...]
         self.limits = limits
+        self.archiveParts = archiveParts
         self.records = records
         self.batchSize = max(1, batchSize)
     }
@@ -99,7 +102,7 @@ struct ReadStage {
                 }
             }
             let end = pending.firstIndex { records?.handles($0) == true } ?? pending.endIndex
-            iterator = InputReader(inputs: Array(pending[..<end]), limits: limits).makeIterator()
+            iterator = QueuedInputReader(inputs: Array(pending[..<end]), limits: limits, parts: archiveParts).makeIterator()
             pending = pending[end...]
         }
     }

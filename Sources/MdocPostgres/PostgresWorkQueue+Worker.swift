@@ -4,23 +4,25 @@ import MdocStore
 
 extension PostgresStore {
     /// Records one batch of a worker's claim in ONE transaction, with the claim's leases checked
-    /// and extended: a worker whose lease was taken over writes nothing (`pg.leaseLost`).
+    /// and locked to its commit (no claimer takes a locked item over): a worker whose lease was
+    /// taken over writes nothing (`pg.leaseLost`). The heartbeat extends the leases.
     /// Proofs in ``StoreBatch/signedProofs`` are appended to the run's file as they commit.
     ///
     /// Batches of one run are written concurrently: no batch writes the run's row (only share
     /// locks on it), new certificates are inserted in fingerprint order, and the one point of
     /// order, the end of the run's proof file, is locked only from after the batch's rows to
     /// its commit (``placeProofs(_:runID:writer:on:)``), as the audit log's tail is.
-    package func recordClaimed(_ batch: StoreBatch, runID: String, items: [WorkItem], worker: String, leaseSeconds: Double) throws {
+    package func recordClaimed(_ batch: StoreBatch, runID: String, items: [WorkItem], worker: String) throws {
         try write { connection in
             let ids = Set(items.map(\.id))
+            // A row lock, not an update: no new row version and index entry per item and batch.
             let held = try connection.executePrepared(
                 """
-                UPDATE work_item SET lease_expires = clock_timestamp() + make_interval(secs => $3)
+                SELECT id FROM work_item
                 WHERE id = ANY (string_to_array($1, ' ')::bigint[]) AND state = 'leased' AND leased_by = $2
-                RETURNING id
+                FOR SHARE
                 """,
-                [.text(ids.map(String.init).joined(separator: " ")), .text(worker), .float64(leaseSeconds)])
+                [.text(ids.map(String.init).joined(separator: " ")), .text(worker)])
             guard held.rowCount == ids.count else {
                 throw PostgresError(
                     .leaseLost,
@@ -124,25 +126,23 @@ extension PostgresStore {
 }
 
 /// The store a worker's pipeline records into: each batch of its claim in one transaction
-/// with the claim's leases (``PostgresStore/recordClaimed(_:runID:items:worker:leaseSeconds:)``);
+/// with the claim's leases (``PostgresStore/recordClaimed(_:runID:items:worker:)``);
 /// the lookups are the store's. A worker neither begins nor ends a run: `queue add` began it,
 /// and the worker that sees its last item done finishes it.
 package final class PostgresClaimStore: PipelineStore {
     package let store: PostgresStore
     package let items: [WorkItem]
     package let worker: String
-    package let leaseSeconds: Double
 
     /// What renews the claim's leases between batches; a lost claim commits nothing more.
     package let heartbeat: PostgresLeaseHeartbeat?
 
     package init(
-        store: PostgresStore, items: [WorkItem], worker: String, leaseSeconds: Double, heartbeat: PostgresLeaseHeartbeat? = nil
+        store: PostgresStore, items: [WorkItem], worker: String, heartbeat: PostgresLeaseHeartbeat? = nil
     ) {
         self.store = store
         self.items = items
         self.worker = worker
-        self.leaseSeconds = leaseSeconds
         self.heartbeat = heartbeat
     }
 
@@ -153,7 +153,7 @@ package final class PostgresClaimStore: PipelineStore {
 
     package func record(_ batch: StoreBatch, runID: String) throws {
         try heartbeat?.checkHeld()
-        try store.recordClaimed(batch, runID: runID, items: items, worker: worker, leaseSeconds: leaseSeconds)
+        try store.recordClaimed(batch, runID: runID, items: items, worker: worker)
     }
 
     package func beginRun(_ run: RunInfo) throws { throw Self.notAWorkersCall("begin") }

@@ -112,8 +112,10 @@ extension PostgresStore {
     }
 
     /// Claims up to `limit` items for `worker`, leased for `leaseSeconds`: pending items, and
-    /// items whose lease expired (their worker died). `FOR UPDATE SKIP LOCKED` gives each item
-    /// to one claimer without waiting; the claim commits at once, so the lease is seen by all.
+    /// items whose lease expired (their worker died), by run then in the order they were added.
+    /// `FOR UPDATE SKIP LOCKED` gives each item to one claimer without waiting; the claim commits
+    /// at once, so the lease is seen by all. The order is the claimable items' index's: a claim
+    /// reads the items it takes, not the items done before them.
     /// An item claimed ``QueueLimits/maximumAttempts`` times is marked failed instead.
     package func claim(worker: String, limit: Int, leaseSeconds: Double, runID: String? = nil) throws -> [WorkItem] {
         guard (1...QueueLimits.maximumClaim).contains(limit), leaseSeconds > 0, leaseSeconds.isFinite else {
@@ -132,11 +134,12 @@ extension PostgresStore {
                 """
                 UPDATE work_item w SET state = 'leased', leased_by = $1, attempts = w.attempts + 1,
                   lease_expires = clock_timestamp() + make_interval(secs => $2)
-                WHERE w.id IN (
+                FROM (
                   SELECT id FROM work_item
-                  WHERE (state = 'pending' OR (state = 'leased' AND lease_expires < clock_timestamp()))
+                  WHERE state IN ('pending', 'leased') AND (state = 'pending' OR lease_expires < clock_timestamp())
                     AND ($4::text IS NULL OR run_id = $4)
-                  ORDER BY id LIMIT $3 FOR UPDATE SKIP LOCKED)
+                  ORDER BY run_id, id LIMIT $3 FOR UPDATE SKIP LOCKED) c
+                WHERE w.id = c.id
                 RETURNING w.id, w.run_id, w.input, w.attempts
                 """,
                 [.text(worker), .float64(leaseSeconds), .int64(Int64(limit)), runID.map { .text($0) } ?? .null])

@@ -124,7 +124,7 @@ struct WorkerCommand: AsyncParsableCommand {
             try IntakeInputOptions.attachRecords(to: &configuration)
             configuration.signingKeyPath = signingKey
             configuration.signingCertificatePath = signingCert
-            let claim = PostgresClaimStore(store: store, items: items, worker: worker, leaseSeconds: lease, heartbeat: heartbeat)
+            let claim = PostgresClaimStore(store: store, items: items, worker: worker, heartbeat: heartbeat)
             configuration.serverStore = ServerStore(location: store.storeLocation) { claim }
             orchestrator = try Orchestrator(configuration: configuration)
         } catch {

@@ -151,4 +151,58 @@ final class PostgresQueueCLITests: PostgresTestCase {
         XCTAssertEqual(sqlite.status, 2)
         XCTAssertTrue(sqlite.stderr.contains("PostgreSQL"), sqlite.stderr)
     }
+
+    /// One archive shared by two workers: `queue add --archive-part 5` makes each run of five
+    /// of its transactions an item, each worker reads only its parts, and every transaction is
+    /// verified and recorded once; a claim of 24 items is recorded in batches (one proof chunk each).
+    func testTwoWorkersShareOneArchiveByItsPartsAndEachEntryIsRecordedOnce() throws {
+        let uri = try database()
+        let db = clusterURI.with(database: try XCTUnwrap(uri.database)).text
+        let folder = temporaryFolder()
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        let tar = Process()
+        tar.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        tar.arguments = ["tar", "-C", CLI.packageRoot.appendingPathComponent("samples").path, "-czf", "\(folder)/batch.tar.gz", "transactions"]
+        try tar.run()
+        tar.waitUntilExit()
+        XCTAssertEqual(tar.terminationStatus, 0)
+        let archive = ["queue", "add", "\(folder)/batch.tar.gz", "--trust", "samples/trust", "--at", "2026-11-22T12:00:00Z", "--db", db]
+        let refused = try CLI.run(archive + ["--archive-part", "0"])
+        XCTAssertEqual(refused.status, 2, refused.stderr)
+        XCTAssertTrue(refused.stderr.contains("--archive-part must be 1 to"), refused.stderr)
+        let added = try CLI.run(archive + ["--archive-part", "5"])
+        XCTAssertEqual(added.status, 0, added.stderr)
+        XCTAssertTrue(added.stdout.contains("5 work items"), added.stdout)
+        let store = try PostgresStore(uri: uri, access: .readOnly)
+        XCTAssertEqual(
+            try store.query("SELECT input FROM work_item ORDER BY id"),
+            ["0-4", "5-9", "10-14", "15-19", "20-23"].map { [.text("\(folder)/batch.tar.gz!/#\($0)")] })
+
+        let signing = try identity()
+        let workers = try ["a", "b"].map { name in
+            try startWorker(["--db", db, "--exit-when-idle", "--claim", "1", "--jobs", "1", "--name", name,
+                             "--out", temporaryFolder()] + signing)
+        }
+        for worker in workers { worker.waitUntilExit() }
+        XCTAssertEqual(workers.map(\.terminationStatus), [0, 0])
+        XCTAssertEqual(try store.query("SELECT count(*), sum(attempts) FROM work_item WHERE state = 'done'"), [[.integer(5), .integer(5)]])
+        XCTAssertEqual(try store.query("SELECT count(*), count(DISTINCT sha256) FROM txn"), [[.integer(24), .integer(24)]])
+        XCTAssertEqual(try store.query("SELECT count(*) FROM verification"), [[.integer(24)]])
+        // Verified once each: no part read a transaction of another.
+        XCTAssertEqual(try store.query("SELECT count(*) FROM audit_log WHERE event = 'transaction.verified'"), [[.integer(24)]])
+        let verified = try CLI.run(["proof", "verify", "--db", db, "--cert", signing[3]])
+        XCTAssertEqual(verified.status, 0, verified.stdout + verified.stderr)
+        XCTAssertTrue(verified.stdout.contains("23 proofs present"), verified.stdout)
+
+        // The archive's folder as a second run (another verification time: nothing reused), one
+        // claim of its 24 items: recorded in batches of 16 and 8, one proof chunk each.
+        let second = try CLI.run(["queue", "add", "samples/transactions", "--trust", "samples/trust", "--at", "2026-11-23T12:00:00Z", "--db", db])
+        XCTAssertEqual(second.status, 0, second.stderr)
+        let one = try startWorker(["--db", db, "--exit-when-idle", "--claim", "24", "--jobs", "1", "--out", temporaryFolder()] + signing)
+        one.waitUntilExit()
+        XCTAssertEqual(one.terminationStatus, 0)
+        XCTAssertEqual(
+            try store.query("SELECT count(*) FROM proof_chunk WHERE run_id = (SELECT run_id FROM queue_run ORDER BY added_at DESC LIMIT 1)"),
+            [[.integer(2)]])
+    }
 }

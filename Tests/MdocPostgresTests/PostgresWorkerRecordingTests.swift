@@ -42,8 +42,7 @@ final class PostgresWorkerRecordingTests: PostgresTestCase {
                     var proofs: [String: ProofRecord] = [:]
                     for item in items { proofs[PostgresWorkQueueTests.outcome(item).transactionID] = Self.proof(Int(item.input.dropFirst(5)) ?? -1) }
                     try store.recordClaimed(
-                        StoreBatch(outcomes: outcomes, signedProofs: proofs), runID: "q", items: items, worker: worker,
-                        leaseSeconds: 60)
+                        StoreBatch(outcomes: outcomes, signedProofs: proofs), runID: "q", items: items, worker: worker)
                     try store.complete(items, worker: worker, recording: StoreBatch(), runID: "q")
                 }
             } catch {
@@ -83,7 +82,7 @@ final class PostgresWorkerRecordingTests: PostgresTestCase {
         Thread.sleep(forTimeInterval: 2.5)
         XCTAssertEqual(try store.claim(worker: "other", limit: 3, leaseSeconds: 60), [])
         XCTAssertFalse(heartbeat.isLost)
-        let claim = PostgresClaimStore(store: store, items: items, worker: "slow", leaseSeconds: 1, heartbeat: heartbeat)
+        let claim = PostgresClaimStore(store: store, items: items, worker: "slow", heartbeat: heartbeat)
         try claim.record(StoreBatch(outcomes: items.map(PostgresWorkQueueTests.outcome)), runID: "q")
         XCTAssertEqual(try value(store, "SELECT count(*) FROM verification"), 3)
         heartbeat.stop()
@@ -105,7 +104,7 @@ final class PostgresWorkerRecordingTests: PostgresTestCase {
         let deadline = Date().addingTimeInterval(5)
         while !heartbeat.isLost && Date() < deadline { Thread.sleep(forTimeInterval: 0.05) }
         XCTAssertTrue(heartbeat.isLost)
-        let claim = PostgresClaimStore(store: store, items: items, worker: "cut-off", leaseSeconds: 1, heartbeat: heartbeat)
+        let claim = PostgresClaimStore(store: store, items: items, worker: "cut-off", heartbeat: heartbeat)
         assertPostgresError(.leaseLost) {
             try claim.record(StoreBatch(outcomes: items.map(PostgresWorkQueueTests.outcome)), runID: "q")
         }
@@ -161,7 +160,7 @@ extension PostgresWorkerRecordingTests {
             [[.text("e")]])
         try store.addRun(queued, inputs: ["item-0", "item-1"])
         let items = try store.claim(worker: "w", limit: 2, leaseSeconds: 60)
-        let claim = PostgresClaimStore(store: store, items: items, worker: "w", leaseSeconds: 60)
+        let claim = PostgresClaimStore(store: store, items: items, worker: "w")
         try claim.record(StoreBatch(outcomes: items.map(PostgresWorkQueueTests.outcome)), runID: "q")
         let summary = try claim.runSummary(runID: "q", topFailingChecks: 10)
         XCTAssertEqual(summary.status, .running)
