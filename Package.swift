@@ -172,7 +172,7 @@ let package = Package(
             dependencies: ["MdocFiles",
                 "MdocChecks", "MdocCBOR", "MdocCrypto", "MdocCOSE", "MdocModel", "MdocTrust",
                 "MdocVerification", "MdocImaging", "MdocIngest", "MdocPipeline", "MdocSamples", "MdocStore",
-                "MdocTime", "MdocBLE", "MdocCapture", "MdocSeal", "MdocKiosk", "MdocTrustLists", locks,
+                "MdocTime", "MdocBLE", "MdocCapture", "MdocSeal", "MdocKiosk", "MdocTrustLists", "MdocPostgres", locks,
             ],
             linkerSettings: jemalloc),
 

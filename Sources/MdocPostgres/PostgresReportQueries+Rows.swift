@@ -90,17 +90,27 @@ extension PostgresReportQueries {
     }
 
     func forEachTransaction(includeValues: Bool, _ body: (ScopeTransactionRow) throws -> Void) throws {
-        try forEachRow(ReportQueries.transactionRowsSQL(includeValues: includeValues)) { row in
+        // The scope holds every column but the failing checks and the values: read in key
+        // order, merged with the failing checks in theirs, nothing sorted.
+        try forEachStreamedRow("""
+            SELECT s.reference_code, s.sha256, s.display_name, s.source, s.captured_at, s.verification_time,
+                   s.verdict_capture, s.verdict_now, s.consent_state, f.checks, s.run_id, s.reused, s.trust_snapshot,
+                   s.proof_file\(includeValues ? ", d.elements, s.vid" : "")
+            FROM report_scope s
+            LEFT JOIN report_failing f ON f.vid = s.vid
+            \(includeValues ? "LEFT JOIN disclosure d ON d.verification_id = s.vid" : "")
+            ORDER BY s.vid
+            """
+        ) { row in
             try body(ScopeTransactionRow(cells: row))
         }
     }
 
     func forEachFailure(_ body: (ScopeFailureRow) throws -> Void) throws {
-        try forEachRow("""
-            SELECT s.reference_code, t.sha256, c.check_id, c.instant, c.subject, c.detail
+        try forEachStreamedRow("""
+            SELECT s.reference_code, s.sha256, c.check_id, c.instant, c.subject, c.detail
             FROM report_failing f
             JOIN report_scope s ON s.vid = f.vid
-            JOIN txn t ON t.id = s.tid
             JOIN check_failure c ON c.verification_id = f.vid
             ORDER BY f.vid, c.seq
             """
@@ -108,9 +118,9 @@ extension PostgresReportQueries {
     }
 
     func forEachKioskRecord(_ body: (KioskRecordRow) throws -> Void) throws {
-        try forEachRow("""
+        try forEachStreamedRow("""
             SELECT \(KioskRecordRow.columns) FROM kiosk_record k
-            WHERE k.transaction_sha256 IN (SELECT t.sha256 FROM txn t JOIN report_scope s ON s.tid = t.id)
+            WHERE k.transaction_sha256 IN (SELECT sha256 FROM report_scope)
             ORDER BY k.kiosk, k.sequence
             """
         ) { row in try body(KioskRecordRow(cells: row)) }

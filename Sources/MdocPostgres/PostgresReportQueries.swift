@@ -6,10 +6,22 @@ extension PostgresStore: ReportSource {
     /// the same committed state. It writes only its `TEMP` tables (a read-only transaction could
     /// not create them), dropped at its end.
     package func withReportQuerying<T>(cacheMegabytes: Int, _ body: (any ReportQuerying) throws -> T) throws -> T {
+        try withReportQuerying(cacheMegabytes: cacheMegabytes, streamBatch: PostgresReportQueries.streamBatch, body)
+    }
+
+    /// ``withReportQuerying(cacheMegabytes:_:)`` with streamed queries fetching `streamBatch`
+    /// rows at a time (at least one).
+    package func withReportQuerying<T>(
+        cacheMegabytes: Int, streamBatch: Int, _ body: (any ReportQuerying) throws -> T
+    ) throws -> T {
         try withConnection { connection in
             try connection.transaction(.repeatableRead) {
-                try connection.execute("SELECT set_config('work_mem', $1, true)", [.text("\(min(max(cacheMegabytes, 4), 4096))MB")])
-                return try body(PostgresReportQueries(connection: connection))
+                // No JIT: compiling each statement's plan costs more than it saves on a report's
+                // scans; cursors planned for their whole result (every row is read).
+                try connection.execute(
+                    "SELECT set_config('work_mem', $1, true), set_config('jit', 'off', true), set_config('cursor_tuple_fraction', '1', true)",
+                    [.text("\(min(max(cacheMegabytes, 4), 4096))MB")])
+                return try body(PostgresReportQueries(connection: connection, streamBatch: max(streamBatch, 1)))
             }
         }
     }
@@ -19,9 +31,14 @@ extension PostgresStore: ReportSource {
 /// scope tables and the same orders: texts by bytes (`COLLATE "C"`), NULLs first.
 struct PostgresReportQueries: ReportQuerying {
     let connection: PostgresConnection
+    /// Rows a streamed query fetches at a time.
+    let streamBatch: Int
     private(set) var scope: ReportScope?
 
-    init(connection: PostgresConnection) { self.connection = connection }
+    init(connection: PostgresConnection, streamBatch: Int = Self.streamBatch) {
+        self.connection = connection
+        self.streamBatch = streamBatch
+    }
 
     func latestRunID() throws -> String? {
         try connection.execute("SELECT id FROM run ORDER BY started_at DESC, started_seq DESC LIMIT 1")
@@ -47,7 +64,11 @@ struct PostgresReportQueries: ReportQuerying {
               captured_at      text COLLATE "C",
               reference_code   text COLLATE "C" NOT NULL,
               display_name     text COLLATE "C" NOT NULL,
-              kind             bigint NOT NULL
+              kind             bigint NOT NULL,
+              sha256           bytea NOT NULL,
+              verification_time text COLLATE "C" NOT NULL,
+              trust_snapshot   bytea NOT NULL,
+              proof_file       text COLLATE "C"
             ) ON COMMIT DROP;
             CREATE TEMP TABLE report_failed (check_id text COLLATE "C" NOT NULL, vid bigint NOT NULL, results bigint NOT NULL)
               ON COMMIT DROP;
@@ -60,7 +81,8 @@ struct PostgresReportQueries: ReportQuerying {
         func columns(reused: String, ofRun: String) -> String {
             """
             v.id, v.transaction_id, v.run_id, \(reused), v.verdict_now, v.verdict_capture, v.consent_state, \(previous),
-            t.source, t.captured_at, t.reference_code, t.display_name, \(ScopeKind.expression(reused: reused, ofRun: ofRun))
+            t.source, t.captured_at, t.reference_code, t.display_name, \(ScopeKind.expression(reused: reused, ofRun: ofRun)),
+            t.sha256, v.verification_time, v.trust_snapshot, v.proof_file
             """
         }
         switch scope {
@@ -89,14 +111,16 @@ struct PostgresReportQueries: ReportQuerying {
                 """,
                 bounds.parameters)
         }
+        // Statistics first: the failures' join then hashes the smaller side.
         try connection.executeScript("""
+            ANALYZE report_scope;
             INSERT INTO report_failed
             SELECT f.check_id, f.verification_id, count(*)
             FROM check_failure f JOIN report_scope s ON s.vid = f.verification_id
             GROUP BY f.verification_id, f.check_id;
             INSERT INTO report_failing
             SELECT vid, string_agg(check_id, ' ' ORDER BY check_id) FROM report_failed GROUP BY vid;
-            ANALYZE report_scope
+            ANALYZE report_failing
             """)
         self.scope = scope
     }
@@ -121,25 +145,51 @@ struct PostgresReportQueries: ReportQuerying {
         for row in result.rows { try body(PostgresRowCells(result: result, row: row.index)) }
     }
 
+    /// Rows of `sql`, read by `body` through their cells, fetched `streamBatch` at a time
+    /// through a cursor: a million rows never sit in the client's memory at once.
+    func forEachStreamedRow(_ sql: String, _ parameters: [PostgresValue] = [], _ body: (PostgresRowCells) throws -> Void) throws {
+        try connection.execute("DECLARE report_rows NO SCROLL CURSOR FOR \(sql)", parameters)
+        defer { _ = try? connection.execute("CLOSE report_rows") }
+        while true {
+            let result = try connection.execute("FETCH FORWARD \(streamBatch) FROM report_rows")
+            for row in result.rows { try body(PostgresRowCells(result: result, row: row.index)) }
+            if result.rowCount < streamBatch { return }
+        }
+    }
+
+    /// Rows a streamed query fetches at a time by default (a few MB of cells).
+    static let streamBatch = 10_000
+
+    /// The three groupings in one scan of the scope (grouping sets): days by kind and previous
+    /// verdict, sources by verdict, and the other runs whose verifications the scope holds.
     func scopeGroups() throws -> ScopeGroups {
         var groups = ScopeGroups()
         var days: [(day: String?, kind: Int, previous: String?, count: Int)] = []
+        var sources: [String: VerdictCounts] = [:]
+        var runs: [(id: String, count: Int, first: Int64)] = []
+        var scopeRun: String?
+        if case .run(let id) = scope { scopeRun = id }
         try forEachRow("""
-            SELECT substr(captured_at, 1, 10), kind, previous_verdict, count(*) FROM report_scope GROUP BY 1, 2, 3
+            SELECT substr(captured_at, 1, 10), kind, previous_verdict, source, verdict_now, run_id, count(*), min(vid),
+                   GROUPING(kind), GROUPING(source)
+            FROM report_scope GROUP BY GROUPING SETS ((1, 2, 3), (4, 5), (6))
             """
-        ) { row in days.append((row.text(0), row.int(1) ?? 0, row.text(2), row.int(3) ?? 0)) }
+        ) { row in
+            let count = row.int(6) ?? 0
+            if row.int(8) == 0 {
+                days.append((row.text(0), row.int(1) ?? 0, row.text(2), count))
+            } else if row.int(9) == 0 {
+                sources[row.text(3) ?? "", default: VerdictCounts()].count(verdictText: row.text(4), rows: count)
+            } else if let run = row.text(5), run != scopeRun {
+                runs.append((run, count, row.int64(7) ?? 0))
+            }
+        }
         days.sort { x, y in
             if x.day != y.day { return Self.bytesPrecede(x.day, y.day) }
             if x.kind != y.kind { return x.kind < y.kind }
             return (x.previous ?? "") < (y.previous ?? "")
         }
         groups.days = days.map { ($0.day, ScopeKind(packed: $0.kind, previous: $0.previous), $0.count) }
-
-        var sources: [String: VerdictCounts] = [:]
-        try forEachRow("SELECT source, verdict_now, count(*) FROM report_scope GROUP BY 1, 2") { row in
-            let name = row.text(0) ?? "", verdict = row.text(1)
-            for _ in 0..<(row.int(2) ?? 0) { sources[name, default: VerdictCounts()].count(verdictText: verdict) }
-        }
         groups.sources = sources.sorted { a, b in
             let x = a.value, y = b.value
             if x.invalid + x.indeterminate != y.invalid + y.indeterminate {
@@ -148,13 +198,7 @@ struct PostgresReportQueries: ReportQuerying {
             if x.transactions != y.transactions { return x.transactions > y.transactions }
             return Self.bytesPrecede(a.key, b.key)
         }.map { ($0.key, $0.value) }
-
-        var scopeRun: String?
-        if case .run(let id) = scope { scopeRun = id }
-        try forEachRow(
-            "SELECT run_id, count(*) FROM report_scope WHERE run_id IS DISTINCT FROM $1 GROUP BY run_id ORDER BY min(vid)",
-            [scopeRun.map { .text($0) } ?? .null]
-        ) { row in groups.otherRuns.append((row.text(0) ?? "", row.int(1) ?? 0)) }
+        groups.otherRuns = runs.sorted { $0.first < $1.first }.map { ($0.id, $0.count) }
         return groups
     }
 
@@ -199,28 +243,34 @@ struct PostgresReportQueries: ReportQuerying {
         return found
     }
 
+    /// Grouped by the server, each pair at the position of its first document in scope order
+    /// (verification, then document index), as SQLite's streamed grouping finds them.
     func issuerPairs() throws -> [(ds: String?, iaca: String?, counts: VerdictCounts)] {
-        var pairs: [(ds: String?, iaca: String?, counts: VerdictCounts)] = []
-        var slots: [String: Int] = [:]
+        var groups: [(first: [Int64], ds: String?, iaca: String?, verdict: String?, count: Int)] = []
         try forEachRow("""
-            SELECT d.ds_fingerprint, d.iaca_fingerprint, s.verdict_now
+            SELECT d.ds_fingerprint, d.iaca_fingerprint, s.verdict_now, count(*),
+                   (min(ARRAY[s.vid, d.idx]))[1], (min(ARRAY[s.vid, d.idx]))[2]
             FROM report_scope s JOIN document d ON d.verification_id = s.vid
             WHERE d.idx = 0 OR NOT EXISTS (
               SELECT 1 FROM document e
               WHERE e.verification_id = d.verification_id AND e.idx < d.idx
                 AND e.ds_fingerprint IS NOT DISTINCT FROM d.ds_fingerprint
                 AND e.iaca_fingerprint IS NOT DISTINCT FROM d.iaca_fingerprint)
-            ORDER BY s.vid, d.idx
+            GROUP BY 1, 2, 3
             """
         ) { row in
-            let ds = row.hex(0), iaca = row.hex(1)
-            let key = "\(ds ?? "-")/\(iaca ?? "-")"
+            groups.append(([row.int64(4) ?? 0, row.int64(5) ?? 0], row.hex(0), row.hex(1), row.text(2), row.int(3) ?? 0))
+        }
+        var pairs: [(ds: String?, iaca: String?, counts: VerdictCounts)] = []
+        var slots: [String: Int] = [:]
+        for group in groups.sorted(by: { $0.first.lexicographicallyPrecedes($1.first) }) {
+            let key = "\(group.ds ?? "-")/\(group.iaca ?? "-")"
             let slot = slots[key] ?? {
-                pairs.append((ds, iaca, VerdictCounts()))
+                pairs.append((group.ds, group.iaca, VerdictCounts()))
                 slots[key] = pairs.count - 1
                 return pairs.count - 1
             }()
-            pairs[slot].counts.count(verdictText: row.text(2))
+            pairs[slot].counts.count(verdictText: group.verdict, rows: group.count)
         }
         return pairs
     }

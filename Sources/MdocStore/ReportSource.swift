@@ -96,4 +96,15 @@ extension VerdictCounts {
         guard var verdict else { return count(verdict: nil) }
         verdict.withUTF8 { count(verdict: $0) }
     }
+
+    /// Counts `rows` rows whose verdict is `verdict` (a group counted by the database).
+    package mutating func count(verdictText verdict: String?, rows: Int) {
+        var one = VerdictCounts()
+        one.count(verdictText: verdict)
+        let rows = max(rows, 0)
+        transactions += rows
+        valid += one.valid * rows
+        invalid += one.invalid * rows
+        indeterminate += one.indeterminate * rows
+    }
 }

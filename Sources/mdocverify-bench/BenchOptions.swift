@@ -58,6 +58,7 @@ struct BenchOptions {
                          transactions of the report benchmark's store
           --report-store PATH
                          build the report benchmark's store at PATH and keep it; reuse it when it exists
+                         (a postgresql:// URI: build it in that database, reuse it when it holds the runs)
           --profile-responses N
                          only verify the P-256 sample response N times, single-threaded, and exit
                          (for profiling: valgrind --tool=callgrind .build/release/mdocverify-bench --profile-responses 300)

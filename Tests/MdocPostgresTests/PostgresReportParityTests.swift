@@ -35,6 +35,9 @@ final class PostgresReportParityTests: PostgresTestCase {
                 scope: scope, referenceTime: at, generatedAt: at, generator: "parity", includeValues: includeValues)
             let expected = try render(sqlite, request, language)
             let found = try render(postgres, request, language)
+            // Streamed rows fetched two at a time: every batch boundary of the files is crossed.
+            let batched = try render(SmallBatches(store: postgres), request, language)
+            XCTAssertEqual(batched, found, "\(scope)")
             XCTAssertEqual(Set(found.keys), Set(expected.keys), "\(scope)")
             XCTAssertEqual(expected.count, 4, "\(scope)")
             if case .period(nil, nil) = scope, let json = expected.first(where: { $0.key.hasSuffix(".json") })?.value {
@@ -46,5 +49,15 @@ final class PostgresReportParityTests: PostgresTestCase {
                 XCTAssertTrue(found[path] == bytes, "\(scope): \(path) differs")
             }
         }
+    }
+}
+
+/// The PostgreSQL store with its report's streamed queries fetching `streamBatch` rows at a time.
+private struct SmallBatches: ReportSource {
+    let store: PostgresStore
+    var proofFolder: String { store.proofFolder }
+
+    func withReportQuerying<T>(cacheMegabytes: Int, _ body: (any ReportQuerying) throws -> T) throws -> T {
+        try store.withReportQuerying(cacheMegabytes: cacheMegabytes, streamBatch: 2, body)
     }
 }
