@@ -136,6 +136,14 @@ extension CBOR {
         return node.kind == .text ? tree.text(node) : nil
     }
 
+    /// `body` over the UTF-8 bytes of a text string, read in place (no `String` made); `nil`
+    /// for any other item.
+    @inlinable package func withText<Result>(_ body: (UnsafeBufferPointer<UInt8>) throws -> Result) rethrows -> Result? {
+        let node = self.node
+        guard node.kind == .text else { return nil }
+        return try tree.withContent(node, body)
+    }
+
     /// Whether this is a text string whose UTF-8 bytes are those of `text` (compared in place,
     /// byte for byte, not by Unicode canonical equivalence).
     @inlinable package func isText(_ text: String) -> Bool {

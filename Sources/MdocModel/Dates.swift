@@ -8,8 +8,8 @@ package enum CBORDate {
     /// fractional seconds in validityInfo; this parser accepts fractions and numeric offsets
     /// (RFC 3339 allows them) and reports the instant. `nil` if it is not a tagged RFC 3339 string.
     package static func tdate(_ item: CBOR) -> Date? {
-        guard item.tag == 0, let text = item.tagContent?.text else { return nil }
-        return RFC3339.parse(text)
+        guard item.tag == 0, let content = item.tagContent else { return nil }
+        return content.withText { RFC3339.parse(utf8: $0) } ?? nil
     }
 
     /// `full-date = #6.1004(tstr)` (RFC 8943): midnight UTC of that day. Untagged "YYYY-MM-DD"

@@ -1,12 +1,15 @@
 package import Foundation
 package import MdocChecks
+package import MdocCOSE
 package import MdocCrypto
 import Synchronization
 import NIOConcurrencyHelpers
 
 /// The issuer chain results of each received chain, computed once per run: a batch repeats a
 /// handful of DS certificates, and validating a chain (the DS→IACA signature, the CRL lookups)
-/// costs more than the rest of a response's checks. Safe to share between tasks.
+/// costs more than the rest of a response's checks. Other results that depend only on the chain
+/// and a few values (``Family``) are kept the same way, so that their texts are built once.
+/// Safe to share between tasks.
 ///
 /// The results depend only on the chain's certificates, the trust store (whose anchors and CRLs
 /// never change), the subject they are reported for, the header the chain came in and, for the
@@ -19,19 +22,38 @@ package final class IssuerChainCache: Sendable {
         var validated: [Certificate]
     }
 
+    /// Which results an entry holds: the chain's own (``IssuerChainCheck``), or those of another
+    /// check that depend only on the received chain, the subject, the header bucket and the
+    /// values the case carries.
+    enum Family: Hashable, Sendable {
+        case chain
+        /// ``X5ChainCheck``'s pass.
+        case x5chain
+        /// ``IssuingCountryCheck``: the disclosed `issuing_country` and `issuing_jurisdiction`,
+        /// and the IACA the chain validated to (a trust-store anchor, kept for the run).
+        case issuingCountry(country: String??, jurisdiction: String??, iaca: ObjectIdentifier?)
+        /// ``IACADocTypeCheck``: the document's docType and the IACA the chain validated to.
+        case iacaDocType(docType: String, iaca: ObjectIdentifier)
+        /// ``IssuerSignatureCheck``'s passes for issuerAuth's algorithm (the chain's DS key).
+        case issuerSignature(COSEAlgorithm)
+        /// ``ValueDigestCheck``'s passes for a count of elements and a digest function (no chain).
+        case valueDigests(count: Int, hash: HashFunction)
+    }
+
     /// The certificates of a chain by identity (the key holds them, so an identity is never
     /// reused while cached; ``MdocTrust/TrustStore/certificate(der:)`` returns one object per
-    /// DER), the subject, the header bucket, and the instant with its time.
+    /// DER), the subject, the header bucket, the family, and the instant with its time.
     struct Key: Hashable, Sendable {
         let chain: [Certificate]
         let subject: String
         let bucket: String
+        let family: Family
         let instant: CheckInstant?
         let time: Double
 
         static func == (lhs: Self, rhs: Self) -> Bool {
             guard lhs.chain.count == rhs.chain.count, lhs.instant == rhs.instant, lhs.time == rhs.time,
-                lhs.subject == rhs.subject, lhs.bucket == rhs.bucket
+                lhs.subject == rhs.subject, lhs.bucket == rhs.bucket, lhs.family == rhs.family
             else { return false }
             for (a, b) in zip(lhs.chain, rhs.chain) where a !== b { return false }
             return true
@@ -41,6 +63,7 @@ package final class IssuerChainCache: Sendable {
             for certificate in chain { hasher.combine(ObjectIdentifier(certificate)) }
             hasher.combine(subject)
             hasher.combine(bucket)
+            hasher.combine(family)
             hasher.combine(instant)
             hasher.combine(time)
         }
@@ -64,14 +87,16 @@ package final class IssuerChainCache: Sendable {
 
     init() {}
 
-    /// The entry for `chain`, `subject` and `bucket` (and `instant` at `time` for the
-    /// time-dependent results), computed by `compute` when not cached. `compute` must depend on
-    /// nothing else (besides the trust store).
+    /// The entry of `family` for `chain`, `subject` and `bucket` (and `instant` at `time` for
+    /// the time-dependent results), computed by `compute` when not cached. `compute` must depend
+    /// on nothing else (besides the trust store).
     func entry(
-        chain: [Certificate], subject: String, bucket: String, instant: CheckInstant? = nil, time: Date? = nil,
-        compute: () -> Entry
+        chain: [Certificate], subject: String, bucket: String, family: Family = .chain, instant: CheckInstant? = nil,
+        time: Date? = nil, compute: () -> Entry
     ) -> Entry {
-        let key = Key(chain: chain, subject: subject, bucket: bucket, instant: instant, time: time?.timeIntervalSinceReferenceDate ?? 0)
+        let key = Key(
+            chain: chain, subject: subject, bucket: bucket, family: family, instant: instant,
+            time: time?.timeIntervalSinceReferenceDate ?? 0)
         if let cached = entries.withLockedValue({ $0[key] }) {
             reused.add(1, ordering: .relaxed)
             return cached

@@ -89,4 +89,44 @@ final class IssuerChecksCacheTests: XCTestCase {
             XCTAssertEqual(try detail(protected: true), "1 certificate(s) in the protected header")
         }
     }
+
+    /// The same chain with other disclosed issuing_country and issuing_jurisdiction values,
+    /// through one verifier: each verification's issuing-country results equal a fresh
+    /// verifier's (the disclosed texts are part of the cache key).
+    func testTheDisclosedCountryIsPartOfTheKey() throws {
+        let authority = try IssuingAuthority(curve: .p256, profile: .init(notBefore: t.addingTimeInterval(-30 * 86_400)))
+        let scenario = try Scenario()
+        let trust = TrustStore(anchors: [authority.iaca])
+        let verifier = Verifier(trust: trust, verificationTime: t)
+        let disclosures: [[SampleElement]] = [
+            [SampleElement("org.iso.18013.5.1", "issuing_country", .text("UT"))],
+            [SampleElement("org.iso.18013.5.1", "issuing_country", .text("XX"))],
+            [SampleElement("org.iso.18013.5.1", "issuing_country", .unsigned(840))],
+            [],
+            [SampleElement("org.iso.18013.5.1", "issuing_country", .text("ut")),
+             SampleElement("org.iso.18013.5.1", "issuing_jurisdiction", .text("UT-N"))],
+        ]
+        let ids: Set<CheckID> = [.issuerDsIssuingCountry, .issuerIacaIssuingCountry, .issuerDsIssuingJurisdiction, .issuerIacaIssuingJurisdiction]
+        var details: Set<String> = []
+        for _ in 0..<2 {
+            for extra in disclosures {
+                let spec = DocumentSpec(
+                    disclosed: Scenario.elements + extra, signed: t.addingTimeInterval(-86_400),
+                    deviceKey: try PrivateKey.generate(curve: .p256))
+                let document = try MdocIssuer.document(spec, authority: authority, transcript: scenario.transcript)
+                let response = MdocIssuer.deviceResponse(documents: [document])
+                let cached = verifier.verifyResponse(response, transcript: scenario.transcript)
+                let computed = Verifier(trust: TrustStore(anchors: [authority.iaca]), verificationTime: t)
+                    .verifyResponse(response, transcript: scenario.transcript)
+                let mine = cached.checks.filter { ids.contains($0.id) }
+                XCTAssertEqual(mine.count, 4)
+                XCTAssertEqual(mine, computed.checks.filter { ids.contains($0.id) }, "\(extra)")
+                details.formUnion(mine.map(\.detail))
+            }
+        }
+        XCTAssertTrue(details.contains("issuing_country XX differs from the DS certificate's countryName UT"), "\(details)")
+        XCTAssertTrue(details.contains("issuing_country is not a text string"))
+        XCTAssertTrue(details.contains("issuing_country is not disclosed"))
+        XCTAssertGreaterThan(verifier.issuerCacheStatistics.reused, 0)
+    }
 }

@@ -6,7 +6,8 @@ package import MdocModel
 /// judged and has not expired at it. Consent expired at the verification time means nothing
 /// beyond the verdict is kept (no documents, no uploads, no proof).
 struct ConsentCheck: Check {
-    var ids: [CheckID] { [.consentWindow] }
+    var ids: [CheckID] { Self.ids }
+    static let ids: [CheckID] = [.consentWindow]
     var scope: CheckScope { .transaction }
     var prerequisites: [Prerequisite] { Self.prerequisites }
     static let prerequisites: [Prerequisite] = [.examines(.consent)]

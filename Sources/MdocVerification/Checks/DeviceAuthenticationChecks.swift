@@ -7,7 +7,8 @@ package import MdocModel
 /// and DeviceAuth (exactly one of deviceSignature and deviceMac). Publishes DeviceSigned, its
 /// device-signed elements and the authentication it uses; the other one does not apply.
 struct DeviceSignedCheck: Check {
-    var ids: [CheckID] { [.deviceStructure] }
+    var ids: [CheckID] { Self.ids }
+    static let ids: [CheckID] = [.deviceStructure]
     var scope: CheckScope { .document }
     var prerequisites: [Prerequisite] { Self.prerequisites }
     static let prerequisites: [Prerequisite] = [.examines(.document)]
@@ -62,7 +63,8 @@ struct DeviceSignedCheck: Check {
 /// MSO's keyAuthorizations (a namespace listed in nameSpaces authorizes all its elements;
 /// otherwise the element must be listed under dataElements).
 struct KeyAuthorizationsCheck: Check {
-    var ids: [CheckID] { [.deviceKeyAuthorizations] }
+    var ids: [CheckID] { Self.ids }
+    static let ids: [CheckID] = [.deviceKeyAuthorizations]
     var scope: CheckScope { .document }
     var prerequisites: [Prerequisite] { Self.prerequisites }
     static let prerequisites: [Prerequisite] = [
@@ -90,7 +92,8 @@ struct KeyAuthorizationsCheck: Check {
 /// DeviceAuthenticationBytes (built from the SessionTranscript, the docType and
 /// DeviceNameSpacesBytes as received) with the MSO's device key.
 struct DeviceSignatureCheck: Check {
-    var ids: [CheckID] { [.deviceSignature] }
+    var ids: [CheckID] { Self.ids }
+    static let ids: [CheckID] = [.deviceSignature]
     var scope: CheckScope { .document }
     var prerequisites: [Prerequisite] { Self.prerequisites }
     static let prerequisites: [Prerequisite] = [
@@ -136,7 +139,8 @@ struct DeviceSignatureCheck: Check {
 /// DeviceAuthenticationBytes with EMacKey, derived from the reader's ephemeral private key and
 /// the MSO's device key.
 struct DeviceMacCheck: Check {
-    var ids: [CheckID] { [.deviceMac] }
+    var ids: [CheckID] { Self.ids }
+    static let ids: [CheckID] = [.deviceMac]
     var scope: CheckScope { .document }
     var prerequisites: [Prerequisite] { Self.prerequisites }
     static let prerequisites: [Prerequisite] = [

@@ -3,7 +3,8 @@ package import MdocChecks
 /// `input.metadata`: `transaction.json`, when the bundle has one, is a JSON object whose fields
 /// have their types (capture time and consent dates in RFC 3339).
 struct MetadataCheck: Check {
-    var ids: [CheckID] { [.inputMetadata] }
+    var ids: [CheckID] { Self.ids }
+    static let ids: [CheckID] = [.inputMetadata]
     var scope: CheckScope { .transaction }
     var prerequisites: [Prerequisite] { Self.prerequisites }
     static let prerequisites: [Prerequisite] = [.examines(.metadataFile)]
@@ -24,7 +25,8 @@ struct MetadataCheck: Check {
 /// (the session checks are then `unchecked` and the verdict indeterminate), nor when an earlier
 /// check already failed and said why.
 struct ResponsePresenceCheck: Check {
-    var ids: [CheckID] { [.inputReadable] }
+    var ids: [CheckID] { Self.ids }
+    static let ids: [CheckID] = [.inputReadable]
     var scope: CheckScope { .transaction }
     var prerequisites: [Prerequisite] { [] }
 

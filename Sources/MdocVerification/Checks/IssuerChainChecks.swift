@@ -6,7 +6,8 @@ package import MdocTrust
 /// `issuer.x5chain` (§9.1.2.4, RFC 9360): issuerAuth carries x5chain with at least one X.509
 /// certificate, the Document Signer first. Publishes the received chain and the DS certificate.
 struct X5ChainCheck: Check {
-    var ids: [CheckID] { [.issuerX5chain] }
+    var ids: [CheckID] { Self.ids }
+    static let ids: [CheckID] = [.issuerX5chain]
     var scope: CheckScope { .document }
     var prerequisites: [Prerequisite] { Self.prerequisites }
     static let prerequisites: [Prerequisite] = [.examines(.document)]
@@ -43,10 +44,17 @@ struct X5ChainCheck: Check {
         guard let ds = certificates.first else { return }
         context.document.dsCertificate = ds
         context.document.findings.dsCertificate = ds
+        // The pass depends only on the chain, the header and the subject: built once per run.
+        let bucket = x5chain.bucket.rawValue
+        let pass = context.settings.issuerCache.entry(chain: certificates, subject: subject, bucket: bucket, family: .x5chain) {
+            IssuerChainCache.Entry(
+                results: [CheckResult(
+                    .issuerX5chain, .pass, "\(certificates.count) certificate(s) in the \(bucket) header", subject: subject,
+                    evidence: [Evidence("ds.sha256", ds.fingerprintHex), Evidence("ds.subject", ds.subject.rfc2253)])],
+                validated: [])
+        }
         context.document.receivedChain = ReceivedChain(ds: ds, certificates: certificates, bucket: x5chain.bucket)
-        context.report(CheckResult(
-            .issuerX5chain, .pass, "\(certificates.count) certificate(s) in the \(x5chain.bucket.rawValue) header",
-            subject: subject, evidence: [Evidence("ds.sha256", ds.fingerprintHex), Evidence("ds.subject", ds.subject.rfc2253)]))
+        for result in pass.results { context.report(result) }
     }
 }
 

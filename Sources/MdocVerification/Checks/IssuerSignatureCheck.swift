@@ -6,7 +6,8 @@ package import MdocCrypto
 /// algorithm is one 18013-5 allows and fits the DS key, and the signature verifies over the
 /// Sig_structure of the received bytes with the DS public key.
 struct IssuerSignatureCheck: Check {
-    var ids: [CheckID] { [.issuerAlgorithm, .issuerSignature] }
+    var ids: [CheckID] { Self.ids }
+    static let ids: [CheckID] = [.issuerAlgorithm, .issuerSignature]
     var scope: CheckScope { .document }
     var prerequisites: [Prerequisite] { Self.prerequisites }
     static let prerequisites: [Prerequisite] = [.examines(.document)]
@@ -41,13 +42,25 @@ struct IssuerSignatureCheck: Check {
             context.report(CheckResult(.issuerSignature, .unchecked, "algorithm and key do not match", subject: subject))
             return
         }
-        context.report(CheckResult(
-            .issuerAlgorithm, .pass, "\(algEvidence.value) with \(curve)", subject: subject,
-            evidence: [algEvidence, Evidence("curve", curve)]))
+        // The two passes depend only on the algorithm, the DS key and the subject: built once per run.
+        let received = context.document.receivedChain
+        let passes = context.settings.issuerCache.entry(
+            chain: received?.certificates ?? [ds], subject: subject, bucket: received?.bucket.rawValue ?? "",
+            family: .issuerSignature(algorithm)
+        ) {
+            IssuerChainCache.Entry(
+                results: [
+                    CheckResult(
+                        .issuerAlgorithm, .pass, "\(algEvidence.value) with \(curve)", subject: subject,
+                        evidence: [algEvidence, Evidence("curve", curve)]),
+                    CheckResult(.issuerSignature, .pass, "signature verifies with the DS key", subject: subject, evidence: [algEvidence]),
+                ],
+                validated: [])
+        }
+        if let algorithmPass = passes.results.first { context.report(algorithmPass) }
         do {
             if try context.document.issuerAuth?.verify(with: key) == true {
-                context.report(CheckResult(
-                    .issuerSignature, .pass, "signature verifies with the DS key", subject: subject, evidence: [algEvidence]))
+                if let signaturePass = passes.results.last { context.report(signaturePass) }
             } else {
                 context.report(CheckResult(
                     .issuerSignature, .fail, "the issuerAuth signature does not verify with the DS key", subject: subject,

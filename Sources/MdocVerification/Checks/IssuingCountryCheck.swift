@@ -40,46 +40,67 @@ struct IssuingCountryCheck: Check {
                    attribute: "stateOrProvinceName", attributeKey: "iaca.stateOrProvinceName", fingerprintKey: "iaca.sha256"),
     ]
 
+    /// The results depend only on the chain, the subject and the two disclosed texts: computed
+    /// once per run for each (``IssuerChainCache``), a batch repeating a few issuers and countries.
     func run(_ context: inout CheckContext) {
         guard let ds = context.document.dsCertificate else { return }
         let subject = context.document.subject
         let iaca = context.document.findings.iacaCertificate
+        let country = context.document.issuingCountry
+        let jurisdiction = context.document.issuingJurisdiction
+        let received = context.document.receivedChain
+        let entry = context.settings.issuerCache.entry(
+            chain: received?.certificates ?? [ds], subject: subject, bucket: received?.bucket.rawValue ?? "",
+            family: .issuingCountry(country: country, jurisdiction: jurisdiction, iaca: iaca.map(ObjectIdentifier.init))
+        ) {
+            IssuerChainCache.Entry(
+                results: Self.results(ds: ds, iaca: iaca, country: country, jurisdiction: jurisdiction, subject: subject),
+                validated: [])
+        }
+        for result in entry.results { context.report(result) }
+    }
+
+    /// The four results for a DS (and its IACA, when the chain validated) and the disclosed texts.
+    static func results(ds: Certificate, iaca: Certificate?, country: String??, jurisdiction: String??, subject: String) -> [CheckResult] {
+        var results: [CheckResult] = []
+        results.reserveCapacity(comparisons.count)
         for comparison in Self.comparisons {
             let id = comparison.id
             let element = comparison.element
             let role = comparison.role
             let attribute = comparison.attribute
-            let country = attribute == "countryName"
+            let isCountry = attribute == "countryName"
             let certificate = role == "DS" ? ds : iaca
-            let certified = country ? certificate?.subject.countryName : certificate?.subject.stateOrProvinceName
-            guard let disclosed = country ? context.document.issuingCountry : context.document.issuingJurisdiction else {
-                context.report(CheckResult(id, .skipped, "\(element) is not disclosed", subject: subject))
+            let certified = isCountry ? certificate?.subject.countryName : certificate?.subject.stateOrProvinceName
+            guard let disclosed = isCountry ? country : jurisdiction else {
+                results.append(CheckResult(id, .skipped, "\(element) is not disclosed", subject: subject))
                 continue
             }
             guard let text = disclosed else {
-                context.report(CheckResult(id, .fail, "\(element) is not a text string", subject: subject))
+                results.append(CheckResult(id, .fail, "\(element) is not a text string", subject: subject))
                 continue
             }
             guard let certificate else {
-                context.report(CheckResult(id, .unchecked, "no IACA: the chain did not validate", subject: subject))
+                results.append(CheckResult(id, .unchecked, "no IACA: the chain did not validate", subject: subject))
                 continue
             }
             let evidence = [Evidence(element, text), Evidence(comparison.attributeKey, certified ?? "(none)"),
                             Evidence(comparison.fingerprintKey, certificate.fingerprintHex)]
             guard let certified else {
-                context.report(CheckResult(
-                    id, country ? .fail : .skipped, "the \(role) certificate names no \(attribute) to compare with \(element) \(text)",
+                results.append(CheckResult(
+                    id, isCountry ? .fail : .skipped, "the \(role) certificate names no \(attribute) to compare with \(element) \(text)",
                     subject: subject, evidence: evidence))
                 continue
             }
             if Self.sameIgnoringCase(certified, text) {
-                context.report(CheckResult(id, .pass, "\(element) \(text) is the \(role)'s \(attribute)", subject: subject, evidence: evidence))
+                results.append(CheckResult(id, .pass, "\(element) \(text) is the \(role)'s \(attribute)", subject: subject, evidence: evidence))
             } else {
-                context.report(CheckResult(
+                results.append(CheckResult(
                     id, .fail, "\(element) \(text) differs from the \(role) certificate's \(attribute) \(certified)", subject: subject,
                     evidence: evidence))
             }
         }
+        return results
     }
 
     /// Whether two texts are equal once upper-cased: ASCII compared in place, anything else

@@ -95,6 +95,10 @@ struct MSOCheck: Check {
                 subject: subject, evidence: window + [Evidence("signed", AnnexBProfile.format(mso.signed))]))
         }
         let expectedText = mso.expectedUpdate.map { AnnexBProfile.format($0) }
+        // The passing texts and evidence are the same at both instants: built once.
+        let validText = "valid \(validFrom) to \(validUntil)"
+        let expectedEvidence = expectedText.map { [Evidence("expectedUpdate", $0)] } ?? []
+        let expectedPassText = expectedText.map { "update expected by \($0)" } ?? ""
         for instant in context.instants {
             if instant.time < mso.validFrom {
                 context.report(CheckResult(
@@ -105,16 +109,14 @@ struct MSOCheck: Check {
                     .msoValidity, .fail, "MSO expired \(validUntil), judged at \(AnnexBProfile.format(instant.time))",
                     subject: subject, instant: instant.instant, evidence: window))
             } else {
-                context.report(CheckResult(
-                    .msoValidity, .pass, "valid \(validFrom) to \(validUntil)", subject: subject, instant: instant.instant,
-                    evidence: window))
+                context.report(CheckResult(.msoValidity, .pass, validText, subject: subject, instant: instant.instant, evidence: window))
             }
             if let expected = mso.expectedUpdate, let expectedText {
                 let stale = instant.time > expected
                 context.report(CheckResult(
                     .msoExpectedUpdate, stale ? .warn : .pass,
-                    stale ? "an update was expected by \(expectedText): the data may be stale" : "update expected by \(expectedText)",
-                    subject: subject, instant: instant.instant, evidence: [Evidence("expectedUpdate", expectedText)]))
+                    stale ? "an update was expected by \(expectedText): the data may be stale" : expectedPassText,
+                    subject: subject, instant: instant.instant, evidence: expectedEvidence))
             } else {
                 context.report(CheckResult(.msoExpectedUpdate, .skipped, "no expectedUpdate", subject: subject, instant: instant.instant))
             }

@@ -5,7 +5,8 @@ package import MdocCrypto
 /// certificate was valid. Needs the MSO (without one, `mso.structure` has said why) and the DS
 /// certificate.
 struct MSOSignedWithinDSCheck: Check {
-    var ids: [CheckID] { [.msoSignedWithinDS] }
+    var ids: [CheckID] { Self.ids }
+    static let ids: [CheckID] = [.msoSignedWithinDS]
     var scope: CheckScope { .document }
     var prerequisites: [Prerequisite] { Self.prerequisites }
     static let prerequisites: [Prerequisite] = [

@@ -11,7 +11,8 @@ struct ReaderAuthenticationCheck: Check {
     /// id-mdl-kp-mdlReaderAuth (18013-5 Annex B.1.7).
     static let readerAuthEKU = "1.0.18013.5.1.6"
 
-    var ids: [CheckID] { [.readerSignature, .readerCertificate, .readerValidity] }
+    var ids: [CheckID] { Self.ids }
+    static let ids: [CheckID] = [.readerSignature, .readerCertificate, .readerValidity]
     var scope: CheckScope { .transaction }
     var prerequisites: [Prerequisite] { Self.prerequisites }
     static let prerequisites: [Prerequisite] = [.examines(.deviceRequest)]
@@ -100,7 +101,8 @@ struct ReaderAuthenticationCheck: Check {
 /// `response.coverage` (§8.3.2.1.2.2): which requested elements were returned, which were not,
 /// and which were returned without being requested (a warning).
 struct CoverageCheck: Check {
-    var ids: [CheckID] { [.responseCoverage] }
+    var ids: [CheckID] { Self.ids }
+    static let ids: [CheckID] = [.responseCoverage]
     var scope: CheckScope { .transaction }
     var prerequisites: [Prerequisite] { Self.prerequisites }
     static let prerequisites: [Prerequisite] = [.examines(.deviceRequest)]

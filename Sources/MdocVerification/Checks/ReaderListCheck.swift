@@ -8,7 +8,8 @@ package import MdocTrustLists
 /// each DocRequest whose readerAuth chains to a root of a RICAL; a root of the reader trust folder
 /// needs no list (`skipped`); nothing when the run has no RICAL.
 struct ReaderListCheck: Check {
-    var ids: [CheckID] { [.readerList] }
+    var ids: [CheckID] { Self.ids }
+    static let ids: [CheckID] = [.readerList]
     var scope: CheckScope { .transaction }
     var prerequisites: [Prerequisite] { Self.prerequisites }
     static let prerequisites: [Prerequisite] = [.examines(.deviceRequest)]

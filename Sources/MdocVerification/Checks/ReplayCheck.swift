@@ -4,7 +4,8 @@ package import MdocChecks
 /// bytes were not presented in another transaction, of the store or earlier in this run. Runs
 /// after the pipeline has looked earlier presentations up, before the verdict is judged.
 struct ReplayCheck: Check {
-    var ids: [CheckID] { [.responseReplayed] }
+    var ids: [CheckID] { Self.ids }
+    static let ids: [CheckID] = [.responseReplayed]
     var scope: CheckScope { .transaction }
     var prerequisites: [Prerequisite] { Self.prerequisites }
     static let prerequisites: [Prerequisite] = [.examines(.deviceResponseBytes), .examines(.earlierPresentations)]

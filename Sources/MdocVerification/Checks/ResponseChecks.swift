@@ -7,7 +7,8 @@ package import MdocModel
 /// `cbor.wellformed`: the DeviceResponse bytes are one well-formed CBOR item within the
 /// decoding limits (RFC 8949), or the `cbor.*` failure that says why not.
 struct ResponseDecodingCheck: Check {
-    var ids: [CheckID] { [.cborWellformed] }
+    var ids: [CheckID] { Self.ids }
+    static let ids: [CheckID] = [.cborWellformed]
     var scope: CheckScope { .response }
     var prerequisites: [Prerequisite] { Self.prerequisites }
     static let prerequisites: [Prerequisite] = [.examines(.deviceResponseBytes)]
@@ -27,7 +28,8 @@ struct ResponseDecodingCheck: Check {
 /// `response.*` (§8.3.2.1.2.2): the DeviceResponse has the CDDL types, version 1.x, status 0,
 /// at least one document, no document errors.
 struct ResponseStructureCheck: Check {
-    var ids: [CheckID] { [.responseStructure, .responseVersion, .responseStatus, .responseDocuments, .responseDocumentErrors] }
+    var ids: [CheckID] { Self.ids }
+    static let ids: [CheckID] = [.responseStructure, .responseVersion, .responseStatus, .responseDocuments, .responseDocumentErrors]
     var scope: CheckScope { .response }
     var prerequisites: [Prerequisite] { Self.prerequisites }
     static let prerequisites: [Prerequisite] = [.examines(.deviceResponseCBOR)]
@@ -66,7 +68,9 @@ struct ResponseStructureCheck: Check {
         if response.documents.isEmpty {
             context.report(CheckResult(.responseDocuments, .fail, "the response carries no document"))
         } else {
-            context.report(CheckResult(.responseDocuments, .pass, "\(response.documents.count) document(s)"))
+            let count = response.documents.count
+            // The usual single document's text as a constant, not interpolated each time.
+            context.report(CheckResult(.responseDocuments, .pass, count == 1 ? "1 document(s)" : "\(count) document(s)"))
         }
 
         if response.documentErrors.isEmpty {
@@ -83,7 +87,8 @@ struct ResponseStructureCheck: Check {
 /// in IssuerSigned) and has no further results; otherwise `issuer.structure` passes and the
 /// document checks after it examine the document.
 struct DocumentStructureCheck: Check {
-    var ids: [CheckID] { [.issuerStructure] }
+    var ids: [CheckID] { Self.ids }
+    static let ids: [CheckID] = [.issuerStructure]
     var scope: CheckScope { .document }
     var prerequisites: [Prerequisite] { [] }
 

@@ -13,7 +13,8 @@ package import MdocTrustLists
 /// needs no list (`skipped`). With several lists naming the IACA, the first whose signature,
 /// chain and profile hold is judged, else the first.
 struct VICALCheck: Check {
-    var ids: [CheckID] { [.vicalSignature, .vicalChain, .vicalSignerProfile, .vicalValidity] }
+    var ids: [CheckID] { Self.ids }
+    static let ids: [CheckID] = [.vicalSignature, .vicalChain, .vicalSignerProfile, .vicalValidity]
     var scope: CheckScope { .document }
     var prerequisites: [Prerequisite] { Self.prerequisites }
     static let prerequisites: [Prerequisite] = [.examines(.document), .examines(.receivedChain)]

@@ -8,7 +8,8 @@ package import MdocModel
 /// document's nameSpaces is read; a malformed one fails `mso.digest` (its digest cannot be
 /// matched to anything). Publishes the items, in received order, and lists them in the findings.
 struct DisclosureCheck: Check {
-    var ids: [CheckID] { [.msoDigest] }
+    var ids: [CheckID] { Self.ids }
+    static let ids: [CheckID] = [.msoDigest]
     var scope: CheckScope { .document }
     var prerequisites: [Prerequisite] { Self.prerequisites }
     static let prerequisites: [Prerequisite] = [.examines(.document)]
@@ -63,7 +64,8 @@ struct DisclosureCheck: Check {
 /// for its namespace and digestID. Needs the MSO's digest function: without an MSO, or with an
 /// algorithm this build does not support, both are `unchecked`.
 struct ValueDigestCheck: Check {
-    var ids: [CheckID] { [.msoDigest, .msoDigestId] }
+    var ids: [CheckID] { Self.ids }
+    static let ids: [CheckID] = [.msoDigest, .msoDigestId]
     var scope: CheckScope { .document }
     var prerequisites: [Prerequisite] { Self.prerequisites }
     static let prerequisites: [Prerequisite] = [.examines(.document), .needs(.digestFunction)]
@@ -118,14 +120,22 @@ struct ValueDigestCheck: Check {
             context.document.findings.elements[index].digest = digest
             context.document.findings.elements[index].verified = verified
         }
-        if missing == 0 {
-            context.report(CheckResult(.msoDigestId, .pass, "all \(total) digest ids present", subject: subject))
+        guard missing == 0 || (matched == checked && checked == total) else { return }
+        // The passes depend only on the count, the algorithm and the subject: built once per run.
+        let passes = context.settings.issuerCache.entry(
+            chain: [], subject: subject, bucket: "", family: .valueDigests(count: total, hash: hash)
+        ) {
+            IssuerChainCache.Entry(
+                results: [
+                    CheckResult(.msoDigestId, .pass, "all \(total) digest ids present", subject: subject),
+                    CheckResult(
+                        .msoDigest, .pass, "\(total) of \(total) \(hash.rawValue) digests match", subject: subject,
+                        evidence: [Evidence("algorithm", hash.rawValue), Evidence("count", String(total))]),
+                ],
+                validated: [])
         }
-        if matched == checked && checked == total {
-            context.report(CheckResult(
-                .msoDigest, .pass, "\(total) of \(total) \(hash.rawValue) digests match", subject: subject,
-                evidence: [Evidence("algorithm", hash.rawValue), Evidence("count", String(total))]))
-        }
+        if missing == 0, let idsPass = passes.results.first { context.report(idsPass) }
+        if matched == checked && checked == total, let digestsPass = passes.results.last { context.report(digestsPass) }
     }
 
     /// Whether `digest` holds the bytes `expected`.
