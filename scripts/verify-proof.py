@@ -413,7 +413,13 @@ def check_file(path, policy):
     label = {VERIFIED: "OK  ", UNCHECKED: "UNCHECKED", INVALID: "FAIL"}[outcome]
     # transactionID as in JSON Lines and the report; proofs signed before the names were one say transactionId.
     transaction = body.get("transactionID", body.get("transactionId"))
-    print(f"{label} proof {body['referenceCode']} (transaction {transaction}): verdict {body['verdict']}, {len(body['checks'])} checks, {text}")
+    # A check is [id, status, instant, subject, detail, evidence]; proofs of earlier builds carry maps.
+    statuses = {}
+    for check in body['checks']:
+        status = check[1] if isinstance(check, list) and len(check) > 1 else check.get('status') if isinstance(check, dict) else None
+        statuses[status] = statuses.get(status, 0) + 1
+    tally = ", ".join(f"{count} {status}" for status, count in sorted(statuses.items(), key=lambda item: str(item[0])))
+    print(f"{label} proof {body['referenceCode']} (transaction {transaction}): verdict {body['verdict']}, {len(body['checks'])} checks ({tally}), {text}")
     return outcome
 
 

@@ -69,17 +69,18 @@ final class ProveStage: Sendable {
     // MARK: Per transaction (on the verify stage's tasks)
 
     /// Signs the proof of a verified transaction whose data may be kept, unless the run signed
-    /// one for it already.
+    /// one for it already. Comes after the record stage made its outcome, whose encoded check
+    /// results the proof signs as they are.
     func sign(_ judged: inout Judged) throws {
-        guard let verified = judged.verified, verified.keepData else { return }
+        guard let verified = judged.verified, let outcome = judged.outcome, verified.keepData else { return }
         if signedInRun.withLockedValue({ $0[verified.transactionID] }) != nil { return }
-        let proof = try signer.sign(evidence: evidence(verified))
+        let proof = try signer.sign(evidence: evidence(verified, checks: outcome.encodedChecks))
         signedInRun.withLockedValue { $0[verified.transactionID] = proof.referenceCode }
         judged.signed = proof
     }
 
-    /// What a proof says of a verified transaction.
-    func evidence(_ verified: VerifiedTransaction) -> ProofEvidence {
+    /// What a proof says of a verified transaction whose check results are `checks`, encoded.
+    func evidence(_ verified: VerifiedTransaction, checks: Data) -> ProofEvidence {
         var certificates: [ProofEvidence.CertificateRef] = []
         for document in verified.documents {
             if let ds = document.dsCertificate {
@@ -94,7 +95,7 @@ final class ProveStage: Sendable {
             source: verified.origin ?? verified.inputPath, capturedAt: verified.metadata.capturedAt,
             verificationTime: verificationTime, verifiedAt: Date(), verdict: verified.verdict,
             verdictAtCapture: verified.verdictAtCapture,
-            inputs: verified.fileDigests.map { .init(path: $0.path, sha256: $0.sha256) }, checks: verified.checks,
+            inputs: verified.fileDigests.map { .init(path: $0.path, sha256: $0.sha256) }, checks: checks,
             certificates: certificates, trustSnapshot: trustSnapshot, consentReference: verified.metadata.consent?.reference,
             processorVersion: ProcessorInfo.version, runID: runID)
         evidence.trustLists = trustLists

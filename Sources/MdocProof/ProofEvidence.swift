@@ -82,7 +82,10 @@ package struct ProofEvidence: Sendable {
     package var verdict: Verdict
     package var verdictAtCapture: Verdict?
     package var inputs: [Input]
-    package var checks: [CheckResult]
+    /// Every check result, one deterministic CBOR array in the form the store keeps them
+    /// (docs/schema.md, `check_results.results`): `[* [id, status, instant / null, subject,
+    /// detail, [* [key, value]]]]`. Signed as given: one encoding serves the store and the proof.
+    package var checks: Data
     package var certificates: [CertificateRef]
     package var trustSnapshot: String
     package var consentReference: String?
@@ -95,7 +98,7 @@ package struct ProofEvidence: Sendable {
     package init(
         referenceCode: String, transactionID: String, name: String, source: String, capturedAt: Date?,
         verificationTime: Date, verifiedAt: Date, verdict: Verdict, verdictAtCapture: Verdict?, inputs: [Input],
-        checks: [CheckResult], certificates: [CertificateRef], trustSnapshot: String, consentReference: String?,
+        checks: Data, certificates: [CertificateRef], trustSnapshot: String, consentReference: String?,
         processorVersion: String, runID: String
     ) {
         self.referenceCode = referenceCode
@@ -120,37 +123,17 @@ package struct ProofEvidence: Sendable {
     ///
     /// Written straight into bytes, one proof per transaction: map keys are emitted in their
     /// deterministic order (shorter encoded keys first, then bytewise), fixed here because every
-    /// key is fixed; only the upload summaries, whose keys vary, go through ``CBORNode``. The
-    /// bytes are those of the same map built as ``CBORNode`` values (a test compares them).
+    /// key is fixed; the checks are copied as encoded, and only the upload summaries, whose keys
+    /// vary, go through ``CBORNode``. The bytes are those of the same map built as ``CBORNode``
+    /// values (a test compares them).
     package func cbor() -> [UInt8] {
         var out = ProofCBORWriter()
-        out.reserve(4096 + checks.count * 160)
+        out.reserve(2048 + checks.count)
         out.mapHead(trustLists.isEmpty ? 18 : 19)
         out.text("name"); out.text(name)
         out.text("runID"); out.text(runID)
         out.text("checks")
-        out.arrayHead(checks.count)
-        for check in checks {
-            var count = 3
-            if !check.subject.isEmpty { count += 1 }
-            if check.instant != nil { count += 1 }
-            if !check.evidence.isEmpty { count += 1 }
-            out.mapHead(count)
-            out.text("id"); out.text(check.id.rawValue)
-            out.text("detail"); out.text(check.detail)
-            out.text("status"); out.text(check.status.rawValue)
-            if let instant = check.instant { out.text("instant"); out.text(instant.rawValue) }
-            if !check.subject.isEmpty { out.text("subject"); out.text(check.subject) }
-            if !check.evidence.isEmpty {
-                out.text("evidence")
-                out.arrayHead(check.evidence.count)
-                for item in check.evidence {
-                    out.arrayHead(2)
-                    out.text(item.key)
-                    out.text(item.value)
-                }
-            }
-        }
+        out.buffer.append(contentsOf: checks)
         out.text("format"); out.text(ProofFormat.contentType)
         out.text("inputs")
         out.arrayHead(inputs.count)

@@ -45,7 +45,7 @@ struct PreparedOutcome {
         proofSHA256Hex = proof?.sha256
 
         let kept = keep ? outcome.checks : outcome.checks.filter { $0.id == Self.consentWindowCheck }
-        results = StoredResults.encode(kept)
+        results = keep ? outcome.encodedChecks : StoredResults.encode(kept)
         // Read in place: nearly every result passes, and binding one copies (retains) its fields.
         failures = kept.indices.compactMap { seq in
             guard kept[seq].status == .fail else { return nil }

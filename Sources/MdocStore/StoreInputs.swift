@@ -275,7 +275,12 @@ package struct TransactionOutcome: Sendable, Hashable {
     package var verdictNow: Verdict
     /// The human-friendly reference code derived from the transaction id.
     package var referenceCode: String
-    package var checks: [CheckResult]
+    package var checks: [CheckResult] {
+        didSet { encodedChecks = StoredResults.encode(checks) }
+    }
+    /// ``checks`` as the store keeps them (docs/schema.md, `check_results.results`), encoded once
+    /// with the outcome: the bytes the store writes and the transaction's proof signs.
+    package private(set) var encodedChecks: Data
     package var documents: [DocumentSummary]
     package var certificates: [CertificateSummary]
     package var images: [ImageSummary]
@@ -310,6 +315,7 @@ package struct TransactionOutcome: Sendable, Hashable {
         self.verdictNow = verdictNow
         self.referenceCode = referenceCode
         self.checks = checks
+        self.encodedChecks = StoredResults.encode(checks)
         self.documents = documents
         self.certificates = certificates
         self.images = images

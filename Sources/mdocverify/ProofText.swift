@@ -54,23 +54,40 @@ enum ProofText {
             line(index == 0 ? "certificates" : "",
                  "\(text(certificate.map?["role"]))  \(text(certificate.map?["subject"]))  \(text(certificate.map?["sha256"]))")
         }
-        let checks = map?["checks"]?.array ?? .empty
+        let checks = (map?["checks"]?.array ?? .empty).map(Check.init)
         var counts: [String: Int] = [:]
-        for check in checks { counts[text(check.map?["status"]), default: 0] += 1 }
+        for check in checks { counts[text(check.status), default: 0] += 1 }
         line("checks", "\(checks.count): " + counts.sorted { $0.key < $1.key }.map { "\($0.value) \($0.key)" }.joined(separator: ", ")
             + (allChecks || counts["pass", default: 0] == 0 ? "" : Style.dim(" (--verbose lists those that passed too)")))
         for check in checks {
-            let status = text(check.map?["status"])
+            let status = text(check.status)
             if status == "pass" && !allChecks { continue }
             let mark = status == "pass" ? Style.green("✓") : status == "fail" ? Style.red("✗") : Style.yellow("·")
-            var parts = ["  \(mark) \(status.padding(toLength: 9, withPad: " ", startingAt: 0))", text(check.map?["id"])]
-            if let subject = check.map?["subject"] { parts.append("[\(text(subject))]") }
-            if let instant = check.map?["instant"] { parts.append("(at \(text(instant)))") }
-            parts.append(text(check.map?["detail"]))
+            var parts = ["  \(mark) \(status.padding(toLength: 9, withPad: " ", startingAt: 0))", text(check.id)]
+            if let subject = check.subject { parts.append("[\(text(subject))]") }
+            if let instant = check.instant { parts.append("(at \(text(instant)))") }
+            parts.append(text(check.detail))
             print(parts.joined(separator: " "))
         }
         for upload in map?["uploads"]?.array ?? .empty {
             line("upload", "\(text(upload.map?["id"])) \(text(upload.map?["type"])) \(text(upload.map?["side"])): \(text(upload.map?["outcome"]))")
+        }
+    }
+
+    /// A check of a proof: `[id, status, instant / null, subject, detail, evidence]`, or the map
+    /// proofs of earlier builds carry. An empty subject and a null instant are absent.
+    struct Check {
+        var id, status, instant, subject, detail: CBOR?
+
+        init(_ item: CBOR) {
+            if let fields = item.array, fields.count >= 5 {
+                (id, status, detail) = (fields[0], fields[1], fields[4])
+                instant = fields[2].isNull ? nil : fields[2]
+                subject = fields[3].text?.isEmpty == true ? nil : fields[3]
+            } else {
+                let map = item.map
+                (id, status, instant, subject, detail) = (map?["id"], map?["status"], map?["instant"], map?["subject"], map?["detail"])
+            }
         }
     }
 

@@ -155,6 +155,10 @@ final class ProofCLITests: XCTestCase {
         XCTAssertNil(evidence["transactionId"])
         let text = try CLI.run(["proof", "show", proof, "--format", "text"])
         XCTAssertTrue(text.stdout.contains("transaction   \(transaction)"), text.stdout)
+        // Every check the proof signed, with its status, subject and instant.
+        let verbose = try CLI.run(["proof", "show", proof, "--format", "text", "--verbose"])
+        XCTAssertTrue(verbose.stdout.contains("pass      issuer.signature [doc[0]] "), verbose.stdout)
+        XCTAssertTrue(verbose.stdout.contains("mso.validity [doc[0]] (at verification) "), verbose.stdout)
         // The proof is found by that id.
         XCTAssertEqual(try CLI.run(["proof", "export", transaction, "--from", out, "--out", "\(out)/by-id.cose"]).status, 0)
 

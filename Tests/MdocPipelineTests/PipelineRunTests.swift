@@ -193,6 +193,9 @@ final class PipelineRunTests: TemporaryFolderTestCase {
         let signed = opened.payload.diagnostic()
         XCTAssertTrue(signed.contains("\"response.replayed\""), "the signed proof carries the replay check")
         XCTAssertTrue(signed.contains("was presented in transaction") && signed.contains("of this run"), signed)
+        // The proof signs the check results in the form the store keeps them: one encoding.
+        let proved = try XCTUnwrap(opened.payload.map?["checks"]?.encoded)
+        XCTAssertEqual(try StoredResults.decodeResults(Data(proved), verificationID: 0), second.checks)
     }
 
     func testExpiredConsentFailsAndKeepsNoData() async throws {

@@ -18,14 +18,14 @@ final class ProofEncodingTests: XCTestCase {
                 .init(path: "device-response.cbor", sha256: Array(repeating: 7, count: 32)),
                 .init(path: "transaction.json", sha256: Array(repeating: 9, count: 32)),
             ],
-            checks: [
+            checks: ProofFixture.encoded([
                 CheckResult(.inputMetadata, .pass, "transaction.json read"),
                 CheckResult(
                     .issuerSignature, .fail, String(repeating: "long detail ", count: 40), subject: "doc[0]",
                     evidence: [Evidence("alg", "ES256"), Evidence("alg", "again"), Evidence("", "")]),
                 CheckResult(.consentWindow, .warn, "", instant: .capture),
                 CheckResult(.responseReplayed, .unchecked, "x", subject: "s", instant: .verification, evidence: [Evidence("earlier", "e")]),
-            ],
+            ]),
             certificates: [
                 .init(role: "ds", sha256: String(repeating: "0f", count: 32), subject: "CN=Utopia DS,O=Utopia,C=UT"),
                 .init(role: "iaca", sha256: String(repeating: "1e", count: 32), subject: "CN=Utopia IACA"),
@@ -39,7 +39,7 @@ final class ProofEncodingTests: XCTestCase {
         evidence.consentReference = nil
         evidence.inputs = []
         evidence.certificates = []
-        evidence.checks = (0..<300).map { CheckResult(.inputMetadata, .pass, String(repeating: "d", count: $0)) }
+        evidence.checks = ProofFixture.encoded((0..<300).map { CheckResult(.inputMetadata, .pass, String(repeating: "d", count: $0)) })
         evidence.uploads = [
             .init(
                 uploadID: "scan-1", documentType: "passport", side: "front", outcome: "reencoded", reason: nil,
@@ -89,18 +89,6 @@ final class ProofEncodingTests: XCTestCase {
     static func reference(_ e: ProofEvidence) -> [UInt8] {
         func text(_ s: String?) -> CBORNode { s.map(CBORNode.text) ?? .null }
         func date(_ d: Date?) -> CBORNode { d.map { .tagged(0, .text(RFC3339.format($0))) } ?? .null }
-        let checkNodes: [CBORNode] = e.checks.map { check in
-            var entries: [CBORNode.Entry] = [
-                .init(.text("id"), .text(check.id.rawValue)), .init(.text("status"), .text(check.status.rawValue)),
-                .init(.text("detail"), .text(check.detail)),
-            ]
-            if !check.subject.isEmpty { entries.append(.init(.text("subject"), .text(check.subject))) }
-            if let instant = check.instant { entries.append(.init(.text("instant"), .text(instant.rawValue))) }
-            if !check.evidence.isEmpty {
-                entries.append(.init(.text("evidence"), .array(check.evidence.map { .array([.text($0.key), .text($0.value)]) })))
-            }
-            return .map(entries)
-        }
         var map: [CBORNode.Entry] = [
             .init(.text("format"), .text(ProofFormat.contentType)),
             .init(.text("referenceCode"), .text(e.referenceCode)),
@@ -113,7 +101,7 @@ final class ProofEncodingTests: XCTestCase {
             .init(.text("verdict"), .text(e.verdict.rawValue)),
             .init(.text("verdictAtCapture"), text(e.verdictAtCapture?.rawValue)),
             .init(.text("inputs"), .array(e.inputs.map { .map([.init(.text("path"), .text($0.path)), .init(.text("sha256"), .bytes($0.sha256))]) })),
-            .init(.text("checks"), .array(checkNodes)),
+            .init(.text("checks"), .raw(ArraySlice(e.checks))),
             .init(.text("certificates"), .array(e.certificates.map {
                 .map([.init(.text("role"), .text($0.role)), .init(.text("sha256"), .text($0.sha256)), .init(.text("subject"), .text($0.subject))])
             })),

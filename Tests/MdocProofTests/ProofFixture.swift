@@ -1,4 +1,5 @@
 import Foundation
+import MdocCBOR
 import MdocChecks
 import MdocCrypto
 @testable import MdocProof
@@ -24,8 +25,19 @@ struct ProofFixture {
             name: "tx-\(index)", source: "batch/tx-\(index)", capturedAt: nil, verificationTime: Date(timeIntervalSince1970: 1_790_000_000),
             verifiedAt: Date(timeIntervalSince1970: 1_790_000_100), verdict: .valid, verdictAtCapture: nil,
             inputs: [.init(path: "device-response.cbor", sha256: HashFunction.sha256.hash(Array("input \(index)".utf8)))],
-            checks: [CheckResult(.inputMetadata, .pass, "read" + detail)], certificates: [], trustSnapshot: "ab", consentReference: nil,
+            checks: encoded([CheckResult(.inputMetadata, .pass, "read" + detail)]), certificates: [], trustSnapshot: "ab", consentReference: nil,
             processorVersion: "0.1.0", runID: runID)
+    }
+
+    /// Check results as a proof carries them: `[* [id, status, instant / null, subject, detail,
+    /// [* [key, value]]]]`, deterministic CBOR.
+    static func encoded(_ checks: [CheckResult]) -> Data {
+        Data(CBORNode.array(checks.map { check in
+            .array([
+                .text(check.id.rawValue), .text(check.status.rawValue), check.instant.map { .text($0.rawValue) } ?? .null,
+                .text(check.subject), .text(check.detail), .array(check.evidence.map { .array([.text($0.key), .text($0.value)]) }),
+            ])
+        }).encoded())
     }
 
     func proofs(_ indices: Range<Int>, runID: String = "run-1") throws -> [SignedProof] {
