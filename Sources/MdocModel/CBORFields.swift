@@ -23,6 +23,15 @@ extension CBORMap {
         return text
     }
 
+    /// ``requiredText(_:at:)`` for a docType or namespace (``WellKnownText``).
+    func requiredWellKnownText(_ key: String, at path: @autoclosure () -> String) throws -> String {
+        let item = try required(key, at: path())
+        guard let text = WellKnownText.text(item) else {
+            throw ModelError(.wrongType, "\(path()).\(key)", "\(key) is not a text string")
+        }
+        return text
+    }
+
     func requiredMap(_ key: String, at path: @autoclosure () -> String) throws -> CBORMap {
         guard let found = mapValue(forKey: key) else {
             throw ModelError(.missingField, "\(path()).\(key)", "\(key) is missing")
@@ -67,5 +76,17 @@ extension CBOR {
         } catch {
             throw ModelError(.invalidEmbedded, path(), "the embedded CBOR is not well-formed: \(error)")
         }
+    }
+}
+
+/// The mDL's docType and namespace (18013-5 §7.1), which nearly every document carries several
+/// times: a decoded text equal to one is returned as the literal, which needs no allocation (the
+/// two are longer than a small string) and no reference counting.
+enum WellKnownText {
+    /// The text of `item`, `nil` when it is not a text string.
+    static func text(_ item: CBOR) -> String? {
+        if item.isText("org.iso.18013.5.1") { return "org.iso.18013.5.1" }
+        if item.isText("org.iso.18013.5.1.mDL") { return "org.iso.18013.5.1.mDL" }
+        return item.text
     }
 }

@@ -82,7 +82,7 @@ package struct Document: Sendable {
     package init(_ item: CBOR, path: String) throws {
         let map = try item.requireMap(at: path)
         let docTypeItem = try map.required("docType", at: path)
-        guard let docType = docTypeItem.text else {
+        guard let docType = WellKnownText.text(docTypeItem) else {
             throw ModelError(.wrongType, "\(path).docType", "docType is not a text string")
         }
         self.docTypeItem = docTypeItem
@@ -128,7 +128,7 @@ package struct IssuerSigned: Sendable {
             guard let nsMap = nsMapFound else { throw ModelError(.wrongType, "\(path()).nameSpaces", "not a map") }
             nameSpaces.reserveCapacity(nsMap.count)
             for entry in nsMap {
-                guard let namespace = entry.key.text else {
+                guard let namespace = WellKnownText.text(entry.key) else {
                     throw ModelError(.wrongType, "\(path()).nameSpaces", "a NameSpace key is not a text string")
                 }
                 guard let items = entry.value.array else {

@@ -49,13 +49,13 @@ package struct MobileSecurityObject: Sendable {
         self.map = map
         self.version = try map.requiredText("version", at: path)
         self.digestAlgorithm = DigestAlgorithm(rawValue: try map.requiredText("digestAlgorithm", at: path))
-        self.docType = try map.requiredText("docType", at: path)
+        self.docType = try map.requiredWellKnownText("docType", at: path)
 
         // Checked here, read in place: no dictionary is built (ValueDigests). Every entry
         // either passes or throws, so the answer of allEntries is always true.
         let valueDigests = try map.requiredMap("valueDigests", at: path)
         _ = try valueDigests.allEntries { key, value in
-            guard let namespace = key.text, let ids = value.map else {
+            guard let namespace = WellKnownText.text(key), let ids = value.map else {
                 throw ModelError(.wrongType, "\(path).valueDigests", "not NameSpace => DigestIDs")
             }
             guard ids.isUnsignedToBytes else {

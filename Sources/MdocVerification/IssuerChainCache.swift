@@ -59,10 +59,10 @@ package final class IssuerChainCache: Sendable {
             return true
         }
 
+        // The subject and header are compared but not hashed: a chain comes with a handful of
+        // each, and hashing two texts per look-up cost more than the few extra comparisons.
         func hash(into hasher: inout Hasher) {
             for certificate in chain { hasher.combine(ObjectIdentifier(certificate)) }
-            hasher.combine(subject)
-            hasher.combine(bucket)
             hasher.combine(family)
             hasher.combine(instant)
             hasher.combine(time)
