@@ -107,13 +107,13 @@ extension PostgresReportQueries {
         ) { row in try body(ScopeFailureRow(cells: row)) }
     }
 
-    func forEachKioskRecord(_ body: (KioskRecordRow) throws -> Void) throws {
+    func forEachKioskRecord(_ body: (KioskRecord) throws -> Void) throws {
         try forEachRow("""
-            SELECT \(KioskRecordRow.columns) FROM kiosk_record k
+            SELECT \(KioskRecord.columns) FROM kiosk_record k
             WHERE k.transaction_sha256 IN (SELECT t.sha256 FROM txn t JOIN report_scope s ON s.tid = t.id)
             ORDER BY k.kiosk, k.sequence
             """
-        ) { row in try body(KioskRecordRow(cells: row)) }
+        ) { row in try body(KioskRecord(cells: row)) }
     }
 }
 
