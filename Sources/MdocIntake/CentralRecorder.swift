@@ -25,7 +25,7 @@ package final class CentralRecorder: Sendable {
     /// Records the records accepted (opened, signed by their kiosk, verified again) in one batch.
     /// Idempotent: a record recorded before is left as it is. A failure refuses the request
     /// (the kiosk keeps its records and sends them again).
-    func record(_ processed: [ProcessedRecord], via: KioskIntakeRecord.Via) throws(SyncRefusal) {
+    func record(_ processed: [ProcessedRecord], via: KioskRecord.Via) throws(SyncRefusal) {
         var outcomes: [TransactionOutcome] = []
         var kioskRecords: [KioskIntakeRecord] = []
         for case .accepted(let row, let central) in processed {
@@ -34,12 +34,13 @@ package final class CentralRecorder: Sendable {
             else { continue }
             outcomes.append(outcome)
             kioskRecords.append(KioskIntakeRecord(
-                record: row.hash.map { String(format: "%02x", $0) }.joined(), transactionID: outcome.transactionID, kiosk: row.kiosk,
-                sequence: UInt64(max(row.sequence, 0)), sealedAt: row.sealedAt, receivedAt: row.receivedAt, via: via,
-                kioskVerdict: kioskVerdict, kioskVerdictAtCapture: row.kioskVerdictAtCapture.flatMap(Verdict.init(rawValue:)),
-                kioskTrustSnapshot: row.kioskTrustSnapshot, kioskProblems: KioskIntakeRecord.problems(row.kioskProblems),
-                centreVerdict: centreVerdict, centreTrustSnapshot: row.centreTrustSnapshot,
-                centreProblems: KioskIntakeRecord.problems(row.centreProblems)))
+                KioskRecord(
+                    record: row.hash.map { String(format: "%02x", $0) }.joined(), kiosk: row.kiosk, sequence: UInt64(max(row.sequence, 0)),
+                    sealedAt: row.sealedAt, receivedAt: row.receivedAt, via: via, kioskVerdict: kioskVerdict,
+                    kioskVerdictAtCapture: KioskRecord.verdict(row.kioskVerdictAtCapture), kioskTrustSnapshot: row.kioskTrustSnapshot,
+                    kioskProblems: KioskRecord.problems(row.kioskProblems), centreVerdict: centreVerdict,
+                    centreTrustSnapshot: row.centreTrustSnapshot, centreProblems: KioskRecord.problems(row.centreProblems)),
+                transactionID: outcome.transactionID))
         }
         do {
             // Carried folders may hold more records than one batch takes.

@@ -11,17 +11,19 @@ extension IntakeStore {
         try database.read { db in
             var tally = KioskTally()
             let rows = try Row.fetchCursor(db, sql: """
-                SELECT hash, kiosk, sequence, sealedAt, receivedAt, via, kioskVerdict, kioskTrustSnapshot, kioskProblems,
-                       centreVerdict, centreTrustSnapshot, centreProblems
+                SELECT hash, kiosk, sequence, sealedAt, receivedAt, via, kioskVerdict, kioskVerdictAtCapture, kioskTrustSnapshot,
+                       kioskProblems, centreVerdict, centreTrustSnapshot, centreProblems
                 FROM record ORDER BY kiosk, sequence
                 """)
             while let row = try rows.next() {
                 let hash: Data = row[0]
-                tally.add(KioskRecordRow(
+                tally.add(KioskRecord(
                     record: hash.map { String(format: "%02x", $0) }.joined(), kiosk: row[1], sequence: UInt64(max(row[2] as Int64, 0)),
-                    sealedAt: row[3], receivedAt: row[4], via: row[5], kioskVerdict: row[6], kioskTrustSnapshot: row[7],
-                    kioskProblems: KioskIntakeRecord.problems(row[8]), centreVerdict: row[9], centreTrustSnapshot: row[10],
-                    centreProblems: KioskIntakeRecord.problems(row[11])))
+                    sealedAt: row[3], receivedAt: row[4], via: KioskRecord.Via(rawValue: row[5]) ?? .file,
+                    kioskVerdict: KioskRecord.verdict(row[6]) ?? .indeterminate, kioskVerdictAtCapture: KioskRecord.verdict(row[7]),
+                    kioskTrustSnapshot: row[8], kioskProblems: KioskRecord.problems(row[9]),
+                    centreVerdict: KioskRecord.verdict(row[10]) ?? .indeterminate, centreTrustSnapshot: row[11],
+                    centreProblems: KioskRecord.problems(row[12])))
             }
             return KioskReport(generatedAt: RFC3339.format(now), generator: generator, kiosks: tally.finish())
         }

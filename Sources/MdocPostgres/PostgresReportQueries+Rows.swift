@@ -117,13 +117,13 @@ extension PostgresReportQueries {
         ) { row in try body(ScopeFailureRow(cells: row)) }
     }
 
-    func forEachKioskRecord(_ body: (KioskRecordRow) throws -> Void) throws {
+    func forEachKioskRecord(_ body: (KioskRecord) throws -> Void) throws {
         try forEachStreamedRow("""
-            SELECT \(KioskRecordRow.columns) FROM kiosk_record k
+            SELECT \(KioskRecord.columns) FROM kiosk_record k
             WHERE k.transaction_sha256 IN (SELECT sha256 FROM report_scope)
             ORDER BY k.kiosk, k.sequence
             """
-        ) { row in try body(KioskRecordRow(cells: row)) }
+        ) { row in try body(KioskRecord(cells: row)) }
     }
 }
 

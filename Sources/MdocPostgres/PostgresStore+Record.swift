@@ -153,7 +153,8 @@ extension PostgresStore: RecordingStore {
 
     /// Records a kiosk record once, as the SQLite store does: one stored already (by its hash,
     /// or its kiosk and sequence number) is left as it is.
-    static func record(_ kioskRecord: KioskIntakeRecord, runID: String, on connection: PostgresConnection) throws {
+    static func record(_ intake: KioskIntakeRecord, runID: String, on connection: PostgresConnection) throws {
+        let kioskRecord = intake.kioskRecord
         try connection.execute(
             """
             INSERT INTO kiosk_record (record, run_id, transaction_sha256, kiosk, sequence, sealed_at, received_at, via,
@@ -162,7 +163,7 @@ extension PostgresStore: RecordingStore {
             VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15) ON CONFLICT DO NOTHING
             """,
             [.bytea(try StoreText.sha256(kioskRecord.record, "the record hash")), .text(runID),
-             .bytea(try StoreText.sha256(kioskRecord.transactionID, "the transaction id")), .text(kioskRecord.kiosk),
+             .bytea(try StoreText.sha256(intake.transactionID, "the transaction id")), .text(kioskRecord.kiosk),
              .int64(Int64(clamping: kioskRecord.sequence)), .text(try ReportStore.instantText(kioskRecord.sealedAt)),
              .text(try ReportStore.instantText(kioskRecord.receivedAt)), .text(kioskRecord.via.rawValue),
              .text(kioskRecord.kioskVerdict.rawValue), kioskRecord.kioskVerdictAtCapture.map { .text($0.rawValue) } ?? .null,

@@ -13,7 +13,7 @@ package struct KioskTally {
     package init() {}
 
     /// Adds one record; records come grouped by kiosk, in sequence order.
-    package mutating func add(_ row: KioskRecordRow) {
+    package mutating func add(_ row: KioskRecord) {
         if current?.id != row.kiosk {
             if let section = current { kiosks.append(section.kiosk) }
             current = Section(id: row.kiosk)
@@ -46,15 +46,15 @@ package struct KioskTally {
 
         init(id: String) { self.id = id }
 
-        mutating func add(_ row: KioskRecordRow) {
+        mutating func add(_ row: KioskRecord) {
             records += 1
-            if row.via == "file" { asFiles += 1 } else { bySync += 1 }
+            if row.via == .file { asFiles += 1 } else { bySync += 1 }
             firstReceived = min(firstReceived ?? row.receivedAt, row.receivedAt)
             lastReceived = max(lastReceived ?? row.receivedAt, row.receivedAt)
             lastSequence = max(lastSequence, row.sequence)
             let seconds = row.receivedAt.timeIntervalSince(row.sealedAt)
             lag = (min(lag.minimum, seconds), lag.total + seconds, max(lag.maximum, seconds))
-            pairs[row.kioskVerdict, default: [:]][row.centreVerdict, default: 0] += 1
+            pairs[row.kioskVerdict.rawValue, default: [:]][row.centreVerdict.rawValue, default: 0] += 1
             if let snapshot = row.kioskTrustSnapshot { kioskSnapshots.insert(snapshot) }
             centreSnapshots.insert(row.centreTrustSnapshot)
             guard row.kioskVerdict != row.centreVerdict else { return }
@@ -63,7 +63,7 @@ package struct KioskTally {
             let atKiosk = Set(row.kioskProblems), atCentre = Set(row.centreProblems)
             differences.append(KioskReport.Difference(
                 sequence: row.sequence, record: row.record, sealedAt: RFC3339.format(row.sealedAt),
-                receivedAt: RFC3339.format(row.receivedAt), kioskVerdict: row.kioskVerdict, centreVerdict: row.centreVerdict,
+                receivedAt: RFC3339.format(row.receivedAt), kioskVerdict: row.kioskVerdict.rawValue, centreVerdict: row.centreVerdict.rawValue,
                 failingAtCentreOnly: atCentre.subtracting(atKiosk).sorted(), failingAtKioskOnly: atKiosk.subtracting(atCentre).sorted(),
                 kioskTrustSnapshot: row.kioskTrustSnapshot, centreTrustSnapshot: row.centreTrustSnapshot))
         }

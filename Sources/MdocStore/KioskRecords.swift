@@ -3,13 +3,11 @@ import GRDB
 import MdocChecks
 
 /// A sealed record a central intake (`serve`, `intake`) took in from a kiosk: the kiosk's
-/// verdict as sealed beside the centre's verification of the same transaction, recorded in the
-/// same batch (``StoreBatch/kioskRecords``).
-package struct KioskIntakeRecord: Sendable, Hashable {
+/// verdict as sealed beside the centre's verification of the same transaction. What the
+/// intake store keeps of it, and what a report tallies per kiosk.
+package struct KioskRecord: Sendable, Hashable {
     /// SHA-256 of the sealed record's bytes (lower-case hex): the record's identity.
     package var record: String
-    /// The transaction the centre verified (its id, lower-case hex SHA-256 of the bundle).
-    package var transactionID: String
     package var kiosk: String
     package var sequence: UInt64
     /// When the kiosk sealed the record, just after capture and its own verification.
@@ -36,12 +34,11 @@ package struct KioskIntakeRecord: Sendable, Hashable {
     }
 
     package init(
-        record: String, transactionID: String, kiosk: String, sequence: UInt64, sealedAt: Date, receivedAt: Date, via: Via,
-        kioskVerdict: Verdict, kioskVerdictAtCapture: Verdict?, kioskTrustSnapshot: String?, kioskProblems: [String],
-        centreVerdict: Verdict, centreTrustSnapshot: String, centreProblems: [String]
+        record: String, kiosk: String, sequence: UInt64, sealedAt: Date, receivedAt: Date, via: Via, kioskVerdict: Verdict,
+        kioskVerdictAtCapture: Verdict?, kioskTrustSnapshot: String?, kioskProblems: [String], centreVerdict: Verdict,
+        centreTrustSnapshot: String, centreProblems: [String]
     ) {
         self.record = record
-        self.transactionID = transactionID
         self.kiosk = kiosk
         self.sequence = sequence
         self.sealedAt = sealedAt
@@ -61,47 +58,29 @@ package struct KioskIntakeRecord: Sendable, Hashable {
 
     /// The problems of a stored column.
     package static func problems(_ column: String) -> [String] { column.split(separator: ",").map(String.init) }
+
+    /// A stored verdict (the stores' CHECK constraints allow only the three).
+    package static func verdict(_ text: String?) -> Verdict? { text.flatMap(Verdict.init(rawValue:)) }
 }
 
-/// One stored kiosk record as a report reads it, in the scope the report selected.
-package struct KioskRecordRow: Sendable, Equatable {
-    package var record: String
-    package var kiosk: String
-    package var sequence: UInt64
-    package var sealedAt: Date
-    package var receivedAt: Date
-    package var via: String
-    package var kioskVerdict: String
-    package var kioskTrustSnapshot: String?
-    package var kioskProblems: [String]
-    package var centreVerdict: String
-    package var centreTrustSnapshot: String
-    package var centreProblems: [String]
+/// A kiosk record and the transaction the centre verified from it, recorded in the same batch
+/// (``StoreBatch/kioskRecords``).
+package struct KioskIntakeRecord: Sendable, Hashable {
+    package var kioskRecord: KioskRecord
+    /// The transaction the centre verified (its id, lower-case hex SHA-256 of the bundle).
+    package var transactionID: String
 
-    package init(
-        record: String, kiosk: String, sequence: UInt64, sealedAt: Date, receivedAt: Date, via: String, kioskVerdict: String,
-        kioskTrustSnapshot: String?, kioskProblems: [String], centreVerdict: String, centreTrustSnapshot: String,
-        centreProblems: [String]
-    ) {
-        self.record = record
-        self.kiosk = kiosk
-        self.sequence = sequence
-        self.sealedAt = sealedAt
-        self.receivedAt = receivedAt
-        self.via = via
-        self.kioskVerdict = kioskVerdict
-        self.kioskTrustSnapshot = kioskTrustSnapshot
-        self.kioskProblems = kioskProblems
-        self.centreVerdict = centreVerdict
-        self.centreTrustSnapshot = centreTrustSnapshot
-        self.centreProblems = centreProblems
+    package init(_ kioskRecord: KioskRecord, transactionID: String) {
+        self.kioskRecord = kioskRecord
+        self.transactionID = transactionID
     }
 }
 
 extension BatchWriter {
     /// Records a kiosk record once: a record (or a kiosk's sequence number) stored already is
     /// left as it is, so a batch recorded again adds nothing.
-    func record(_ kioskRecord: KioskIntakeRecord) throws {
+    func record(_ intake: KioskIntakeRecord) throws {
+        let kioskRecord = intake.kioskRecord
         try db.execute(
             sql: """
                 INSERT INTO kiosk_record (record, run_id, transaction_sha256, kiosk, sequence, sealed_at, received_at, via,
@@ -111,20 +90,20 @@ extension BatchWriter {
                 """,
             arguments: [
                 try StoreHash.sha256(kioskRecord.record, "the record hash"), runID,
-                try StoreHash.sha256(kioskRecord.transactionID, "the transaction id"), kioskRecord.kiosk,
+                try StoreHash.sha256(intake.transactionID, "the transaction id"), kioskRecord.kiosk,
                 Int64(clamping: kioskRecord.sequence), try StoreTime.text(kioskRecord.sealedAt), try StoreTime.text(kioskRecord.receivedAt),
                 kioskRecord.via.rawValue, kioskRecord.kioskVerdict.rawValue, kioskRecord.kioskVerdictAtCapture?.rawValue,
-                kioskRecord.kioskTrustSnapshot, KioskIntakeRecord.column(kioskRecord.kioskProblems), kioskRecord.centreVerdict.rawValue,
-                kioskRecord.centreTrustSnapshot, KioskIntakeRecord.column(kioskRecord.centreProblems),
+                kioskRecord.kioskTrustSnapshot, KioskRecord.column(kioskRecord.kioskProblems), kioskRecord.centreVerdict.rawValue,
+                kioskRecord.centreTrustSnapshot, KioskRecord.column(kioskRecord.centreProblems),
             ])
     }
 }
 
-extension KioskRecordRow {
+extension KioskRecord {
     /// The columns ``init(cells:)`` reads, in order, from `kiosk_record` as `k`.
     package static let columns = """
-        k.record, k.kiosk, k.sequence, k.sealed_at, k.received_at, k.via, k.kiosk_verdict, k.kiosk_trust_snapshot,
-        k.kiosk_problems, k.centre_verdict, k.centre_trust_snapshot, k.centre_problems
+        k.record, k.kiosk, k.sequence, k.sealed_at, k.received_at, k.via, k.kiosk_verdict, k.kiosk_verdict_at_capture,
+        k.kiosk_trust_snapshot, k.kiosk_problems, k.centre_verdict, k.centre_trust_snapshot, k.centre_problems
         """
 
     /// One row of ``columns``, whichever engine read it.
@@ -132,23 +111,24 @@ extension KioskRecordRow {
         self.init(
             record: cells.hex(0) ?? "", kiosk: cells.text(1) ?? "", sequence: UInt64(max(cells.int64(2) ?? 0, 0)),
             sealedAt: cells.text(3).flatMap(StoreTime.date) ?? .distantPast,
-            receivedAt: cells.text(4).flatMap(StoreTime.date) ?? .distantPast, via: cells.text(5) ?? "",
-            kioskVerdict: cells.text(6) ?? "", kioskTrustSnapshot: cells.text(7),
-            kioskProblems: KioskIntakeRecord.problems(cells.text(8) ?? ""), centreVerdict: cells.text(9) ?? "",
-            centreTrustSnapshot: cells.text(10) ?? "", centreProblems: KioskIntakeRecord.problems(cells.text(11) ?? ""))
+            receivedAt: cells.text(4).flatMap(StoreTime.date) ?? .distantPast, via: cells.text(5).flatMap(Via.init(rawValue:)) ?? .file,
+            kioskVerdict: Self.verdict(cells.text(6)) ?? .indeterminate, kioskVerdictAtCapture: Self.verdict(cells.text(7)),
+            kioskTrustSnapshot: cells.text(8), kioskProblems: Self.problems(cells.text(9) ?? ""),
+            centreVerdict: Self.verdict(cells.text(10)) ?? .indeterminate, centreTrustSnapshot: cells.text(11) ?? "",
+            centreProblems: Self.problems(cells.text(12) ?? ""))
     }
 }
 
 extension ReportQueries {
     /// The kiosk records of the transactions in scope, by kiosk and sequence.
-    package func forEachKioskRecord(_ body: (KioskRecordRow) throws -> Void) throws {
+    package func forEachKioskRecord(_ body: (KioskRecord) throws -> Void) throws {
         // A store of schema version 1, opened to read only, has no kiosk records.
         guard try storeErrors({ try db.tableExists("kiosk_record") }) else { return }
         try forEachRow(db, sql: """
-            SELECT \(KioskRecordRow.columns) FROM kiosk_record k
+            SELECT \(KioskRecord.columns) FROM kiosk_record k
             WHERE k.transaction_sha256 IN (SELECT t.sha256 FROM txn t WHERE t.id IN (SELECT tid FROM report_scope))
             ORDER BY k.kiosk, k.sequence
             """
-        ) { row in try body(KioskRecordRow(cells: row)) }
+        ) { row in try body(KioskRecord(cells: row)) }
     }
 }

@@ -20,7 +20,7 @@ package protocol ReportQuerying {
     func ingestFailures(limit: Int) throws -> (total: Int, rows: [ReportIngestFailureRow])
     func forEachTransaction(includeValues: Bool, _ body: (ScopeTransactionRow) throws -> Void) throws
     func forEachFailure(_ body: (ScopeFailureRow) throws -> Void) throws
-    func forEachKioskRecord(_ body: (KioskRecordRow) throws -> Void) throws
+    func forEachKioskRecord(_ body: (KioskRecord) throws -> Void) throws
 }
 
 extension ReportQueries: ReportQuerying {}

@@ -8,10 +8,12 @@ import XCTest
 final class KioskRecordTests: XCTestCase {
     func kioskRecord(_ n: Int, sequence: UInt64, record: String? = nil) -> KioskIntakeRecord {
         KioskIntakeRecord(
-            record: record ?? Fixture.hex(n, salt: 9), transactionID: Fixture.transactionID(n), kiosk: "kiosk-7", sequence: sequence,
-            sealedAt: Fixture.t0, receivedAt: Fixture.t0.addingTimeInterval(90), via: .http, kioskVerdict: .valid,
-            kioskVerdictAtCapture: .valid, kioskTrustSnapshot: "kiosk-trust", kioskProblems: ["issuer.revocation"],
-            centreVerdict: .invalid, centreTrustSnapshot: Fixture.snapshot, centreProblems: ["issuer.revocation", "mso.validity"])
+            KioskRecord(
+                record: record ?? Fixture.hex(n, salt: 9), kiosk: "kiosk-7", sequence: sequence,
+                sealedAt: Fixture.t0, receivedAt: Fixture.t0.addingTimeInterval(90), via: .http, kioskVerdict: .valid,
+                kioskVerdictAtCapture: .valid, kioskTrustSnapshot: "kiosk-trust", kioskProblems: ["issuer.revocation"],
+                centreVerdict: .invalid, centreTrustSnapshot: Fixture.snapshot, centreProblems: ["issuer.revocation", "mso.validity"]),
+            transactionID: Fixture.transactionID(n))
     }
 
     func testKioskRecordsAreStoredOnceAndReadInScope() throws {
@@ -31,16 +33,17 @@ final class KioskRecordTests: XCTestCase {
         try store.withReportQueries(cacheMegabytes: 16) { queries in
             var queries = queries
             try queries.select(.run("r1"))
-            var rows: [KioskRecordRow] = []
+            var rows: [KioskRecord] = []
             try queries.forEachKioskRecord { rows.append($0) }
             XCTAssertEqual(rows.map(\.sequence), [1, 2])
             let first = try XCTUnwrap(rows.first)
             XCTAssertEqual(first.record, Fixture.hex(1, salt: 9))
             XCTAssertEqual(first.kiosk, "kiosk-7")
-            XCTAssertEqual(first.via, "http")
+            XCTAssertEqual(first.via, .http)
             XCTAssertEqual(first.receivedAt.timeIntervalSince(first.sealedAt), 90, accuracy: 0.001)
-            XCTAssertEqual(first.kioskVerdict, "valid")
-            XCTAssertEqual(first.centreVerdict, "invalid")
+            XCTAssertEqual(first.kioskVerdict, .valid)
+            XCTAssertEqual(first.kioskVerdictAtCapture, .valid)
+            XCTAssertEqual(first.centreVerdict, .invalid)
             XCTAssertEqual(first.kioskProblems, ["issuer.revocation"])
             XCTAssertEqual(first.centreProblems, ["issuer.revocation", "mso.validity"])
             XCTAssertEqual(first.kioskTrustSnapshot, "kiosk-trust")
