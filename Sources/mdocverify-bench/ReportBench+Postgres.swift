@@ -86,6 +86,8 @@ func postgresSyntheticStoreSQL(transactions n: Int) -> String {
 /// The size of the PostgreSQL database at `uri`, in bytes.
 func postgresDatabaseBytes(uri: String) throws -> Int {
     let store = try PostgresStore(uri: try PostgresURI(uri), access: .readOnly)
-    guard case .integer(let bytes)? = try store.query("SELECT pg_database_size(current_database())").first?.first else { return 0 }
+    guard case .integer(let bytes)? = try store.query("SELECT pg_database_size(current_database())").first?.first else {
+        return 0
+    }
     return Int(bytes)
 }

@@ -31,7 +31,8 @@ func reportBenchmarks(binary: String, transactions: Int, storePath: String?) thr
     try FileManager.default.createDirectory(atPath: root, withIntermediateDirectories: true)
     let database = storePath ?? "\(root)/mdocverify.sqlite"
 
-    if database.hasPrefix("postgresql:") || database.hasPrefix("postgres:") {
+    let inPostgres = database.hasPrefix("postgresql:") || database.hasPrefix("postgres:")
+    if inPostgres {
         let start = ContinuousClock.now
         if try buildPostgresReportStore(uri: database, transactions: transactions) {
             rows.append(("report \(transactions) tx: store build (bulk SQL)", seconds(since: start), "s"))
@@ -42,8 +43,9 @@ func reportBenchmarks(binary: String, transactions: Int, storePath: String?) thr
         try store.executeUnchecked(sql: syntheticStoreSQL(transactions: transactions))
         rows.append(("report \(transactions) tx: store build (bulk SQL)", seconds(since: start), "s"))
     }
-    let size = (try? FileManager.default.attributesOfItem(atPath: database)[.size] as? Int)
-        ?? (try? postgresDatabaseBytes(uri: database)) ?? 0
+    let size = inPostgres
+        ? try postgresDatabaseBytes(uri: database)
+        : (try? FileManager.default.attributesOfItem(atPath: database)[.size] as? Int) ?? 0
     rows.append(("report \(transactions) tx: store size", Double(size) / 1e6, "MB"))
 
     let runs: [(name: String, arguments: [String])] = [
