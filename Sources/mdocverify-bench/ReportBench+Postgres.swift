@@ -66,11 +66,7 @@ func postgresSyntheticStoreSQL(transactions n: Int) -> String {
                                   verdict_capture, verdict_now, consent_state, data_kept, proof_file, proof_offset,
                                   proof_length, proof_sha256, superseded_by)
         SELECT base + i, i, run, at, at, snapshot,
-               CASE WHEN i % 50 = 0 THEN NULL WHEN i % 10 = 0 THEN 'invalid' WHEN i % 97 = 0 THEN 'indeterminate'
-                    ELSE 'valid' END,
-               CASE WHEN i % 10 = 0 OR i % 211 = 0 OR (base > 0 AND i % 20 = 7) THEN 'invalid'
-                    WHEN i % 97 = 0 THEN 'indeterminate' ELSE 'valid' END,
-               CASE WHEN i % 211 = 0 THEN 'expired' WHEN i % 10 = 3 THEN 'valid' ELSE 'none' END,
+               \(syntheticVerdictColumns),
                i % 211 <> 0,
                CASE WHEN i % 211 = 0 THEN NULL ELSE format('proofs/%s.cbor-seq', run) END,
                CASE WHEN i % 211 = 0 THEN NULL ELSE (i - 1) * 3000 END,
@@ -80,40 +76,7 @@ func postgresSyntheticStoreSQL(transactions n: Int) -> String {
                      ('bench-run-2', \(n), \(hash("3")), '2026-08-01T00:00:00.000Z')) r(run, base, snapshot, at),
              generate_series(1::bigint, \(n)) i
         ORDER BY base + i;
-        INSERT INTO document (verification_id, idx, doc_type, ds_fingerprint, iaca_fingerprint, mso_signed,
-                              mso_valid_from, mso_valid_until, mso_expected_update, digest_algorithm)
-        SELECT id, 0, 'org.iso.18013.5.1.mDL', \(hash("1005 + ((id - 1) % \(n) + 1) % 20")),
-               \(hash("1000 + (((id - 1) % \(n) + 1) % 20) % 5")), '2025-12-01T00:00:00.000Z',
-               '2025-12-01T00:00:00.000Z', '2026-12-01T00:00:00.000Z', NULL, 'SHA-256'
-        FROM verification WHERE data_kept ORDER BY id;
-        INSERT INTO check_failure (verification_id, seq, check_id, instant, subject, detail)
-        SELECT id, 30,
-               CASE ((id - 1) % \(n) + 1) % 7 WHEN 0 THEN 'mso.digest' WHEN 1 THEN 'mso.validity' WHEN 2 THEN 'issuer.chain'
-                    WHEN 3 THEN 'device.signature' WHEN 4 THEN 'issuer.ds.validity' WHEN 5 THEN 'mso.docType'
-                    ELSE 'issuer.signature' END,
-               CASE WHEN ((id - 1) % \(n) + 1) % 7 IN (1, 4) THEN 'verification' END, 'doc[0]', 'synthetic failure'
-        FROM verification WHERE ((id - 1) % \(n) + 1) % 10 = 0 AND data_kept ORDER BY id;
-        INSERT INTO check_failure (verification_id, seq, check_id, instant, subject, detail)
-        SELECT id, 31, 'issuer.revocation', 'verification', 'doc[0]', 'the DS certificate is revoked'
-        FROM verification WHERE id > \(n) AND ((id - 1) % \(n) + 1) % 20 = 7 AND data_kept ORDER BY id;
-        INSERT INTO check_failure (verification_id, seq, check_id, instant, subject, detail)
-        SELECT id, 2, 'consent.window', 'verification', '', 'consent expired'
-        FROM verification WHERE NOT data_kept ORDER BY id;
-        INSERT INTO image (verification_id, seq, upload_id, document_type, side, outcome, reason, original_sha256,
-                           original_bytes, original_format, original_width, original_height, output_sha256, output_bytes,
-                           output_width, output_height, quality, scale_denominator, passes, output_path, supersedes)
-        SELECT id, 0, 'upload-' || id, 'idCard', 'front',
-               CASE id % 3 WHEN 0 THEN 'kept' WHEN 1 THEN 'reencoded' ELSE 'rejected' END,
-               CASE WHEN id % 3 = 2 THEN 'image.decode' END, \(hash("30000000 + id")), 800000 + (id % 3) * 700000,
-               'jpeg', 3000, 2000, CASE WHEN id % 3 <> 2 THEN \(hash("40000000 + id")) END,
-               CASE id % 3 WHEN 0 THEN 800000 WHEN 1 THEN 950000 END, CASE WHEN id % 3 <> 2 THEN 3000 END,
-               CASE WHEN id % 3 <> 2 THEN 2000 END, CASE WHEN id % 3 = 1 THEN 85 END, CASE WHEN id % 3 = 1 THEN 1 END, 1,
-               NULL, NULL
-        FROM verification WHERE id % 100 = 1 AND data_kept ORDER BY id;
-        INSERT INTO ingest_failure (run_id, source, code, reason)
-        VALUES ('bench-run-2', 'inbox/broken-1.tar.gz', 'ingest.truncated', 'the archive ends early');
-        INSERT INTO ingest_failure (run_id, source, code, reason)
-        VALUES ('bench-run-2', 'inbox/hostile.zip', 'ingest.pathTraversal', 'an entry escapes the archive');
+        \(syntheticResultsSQL(transactions: n, hash: hash, kept: "data_kept"))
         SELECT setval(pg_get_serial_sequence('txn', 'id'), \(n));
         SELECT setval(pg_get_serial_sequence('verification', 'id'), \(2 * n));
         SET session_replication_role = DEFAULT;
@@ -123,6 +86,8 @@ func postgresSyntheticStoreSQL(transactions n: Int) -> String {
 /// The size of the PostgreSQL database at `uri`, in bytes.
 func postgresDatabaseBytes(uri: String) throws -> Int {
     let store = try PostgresStore(uri: try PostgresURI(uri), access: .readOnly)
-    guard case .integer(let bytes)? = try store.query("SELECT pg_database_size(current_database())").first?.first else { return 0 }
+    guard case .integer(let bytes)? = try store.query("SELECT pg_database_size(current_database())").first?.first else {
+        return 0
+    }
     return Int(bytes)
 }

@@ -31,7 +31,8 @@ func reportBenchmarks(binary: String, transactions: Int, storePath: String?) thr
     try FileManager.default.createDirectory(atPath: root, withIntermediateDirectories: true)
     let database = storePath ?? "\(root)/mdocverify.sqlite"
 
-    if database.hasPrefix("postgresql:") || database.hasPrefix("postgres:") {
+    let inPostgres = database.hasPrefix("postgresql:") || database.hasPrefix("postgres:")
+    if inPostgres {
         let start = ContinuousClock.now
         if try buildPostgresReportStore(uri: database, transactions: transactions) {
             rows.append(("report \(transactions) tx: store build (bulk SQL)", seconds(since: start), "s"))
@@ -42,8 +43,9 @@ func reportBenchmarks(binary: String, transactions: Int, storePath: String?) thr
         try store.executeUnchecked(sql: syntheticStoreSQL(transactions: transactions))
         rows.append(("report \(transactions) tx: store build (bulk SQL)", seconds(since: start), "s"))
     }
-    let size = (try? FileManager.default.attributesOfItem(atPath: database)[.size] as? Int)
-        ?? (try? postgresDatabaseBytes(uri: database)) ?? 0
+    let size = inPostgres
+        ? try postgresDatabaseBytes(uri: database)
+        : (try? FileManager.default.attributesOfItem(atPath: database)[.size] as? Int) ?? 0
     rows.append(("report \(transactions) tx: store size", Double(size) / 1e6, "MB"))
 
     let runs: [(name: String, arguments: [String])] = [
@@ -122,36 +124,52 @@ func syntheticStoreSQL(transactions n: Int) -> String {
                                   verdict_capture, verdict_now, consent_state, data_kept, proof_file, proof_offset,
                                   proof_length, proof_sha256, superseded_by)
         SELECT base + i, i, run, at, at, snapshot,
-               CASE WHEN i % 50 = 0 THEN NULL WHEN i % 10 = 0 THEN 'invalid' WHEN i % 97 = 0 THEN 'indeterminate'
-                    ELSE 'valid' END,
-               CASE WHEN i % 10 = 0 OR i % 211 = 0 OR (base > 0 AND i % 20 = 7) THEN 'invalid'
-                    WHEN i % 97 = 0 THEN 'indeterminate' ELSE 'valid' END,
-               CASE WHEN i % 211 = 0 THEN 'expired' WHEN i % 10 = 3 THEN 'valid' ELSE 'none' END,
+               \(syntheticVerdictColumns),
                CASE WHEN i % 211 = 0 THEN 0 ELSE 1 END,
                CASE WHEN i % 211 = 0 THEN NULL ELSE printf('proofs/%s.cbor-seq', run) END,
                CASE WHEN i % 211 = 0 THEN NULL ELSE (i - 1) * 3000 END,
                CASE WHEN i % 211 = 0 THEN NULL ELSE 3000 END,
                CASE WHEN i % 211 = 0 THEN NULL ELSE \(hash("20000000 + base + i")) END, NULL
         FROM r, n;
+        \(syntheticResultsSQL(transactions: n, hash: hash, kept: "data_kept = 1"))
+        PRAGMA cache_size = -2000;
+        PRAGMA foreign_keys = ON;
+        """
+}
+
+/// The verdict at capture, verdict now and consent state of verification `i` of the run whose
+/// ids start after `base`, in either store's dialect.
+let syntheticVerdictColumns = """
+    CASE WHEN i % 50 = 0 THEN NULL WHEN i % 10 = 0 THEN 'invalid' WHEN i % 97 = 0 THEN 'indeterminate' ELSE 'valid' END,
+    CASE WHEN i % 10 = 0 OR i % 211 = 0 OR (base > 0 AND i % 20 = 7) THEN 'invalid'
+         WHEN i % 97 = 0 THEN 'indeterminate' ELSE 'valid' END,
+    CASE WHEN i % 211 = 0 THEN 'expired' WHEN i % 10 = 3 THEN 'valid' ELSE 'none' END
+    """
+
+/// The document, failure, upload and ingest-failure rows of the synthetic store, in either
+/// store's dialect: `hash` makes a 32-byte value of an integer expression, `kept` is the
+/// condition that a verification kept its data.
+func syntheticResultsSQL(transactions n: Int, hash: (String) -> String, kept: String) -> String {
+    """
         INSERT INTO document (verification_id, idx, doc_type, ds_fingerprint, iaca_fingerprint, mso_signed,
                               mso_valid_from, mso_valid_until, mso_expected_update, digest_algorithm)
         SELECT id, 0, 'org.iso.18013.5.1.mDL', \(hash("1005 + ((id - 1) % \(n) + 1) % 20")),
                \(hash("1000 + (((id - 1) % \(n) + 1) % 20) % 5")), '2025-12-01T00:00:00.000Z',
                '2025-12-01T00:00:00.000Z', '2026-12-01T00:00:00.000Z', NULL, 'SHA-256'
-        FROM verification WHERE data_kept = 1;
+        FROM verification WHERE \(kept) ORDER BY id;
         INSERT INTO check_failure (verification_id, seq, check_id, instant, subject, detail)
         SELECT id, 30,
                CASE ((id - 1) % \(n) + 1) % 7 WHEN 0 THEN 'mso.digest' WHEN 1 THEN 'mso.validity' WHEN 2 THEN 'issuer.chain'
                     WHEN 3 THEN 'device.signature' WHEN 4 THEN 'issuer.ds.validity' WHEN 5 THEN 'mso.docType'
                     ELSE 'issuer.signature' END,
                CASE WHEN ((id - 1) % \(n) + 1) % 7 IN (1, 4) THEN 'verification' END, 'doc[0]', 'synthetic failure'
-        FROM verification WHERE ((id - 1) % \(n) + 1) % 10 = 0 AND data_kept = 1;
+        FROM verification WHERE ((id - 1) % \(n) + 1) % 10 = 0 AND \(kept) ORDER BY id;
         INSERT INTO check_failure (verification_id, seq, check_id, instant, subject, detail)
         SELECT id, 31, 'issuer.revocation', 'verification', 'doc[0]', 'the DS certificate is revoked'
-        FROM verification WHERE id > \(n) AND ((id - 1) % \(n) + 1) % 20 = 7 AND data_kept = 1;
+        FROM verification WHERE id > \(n) AND ((id - 1) % \(n) + 1) % 20 = 7 AND \(kept) ORDER BY id;
         INSERT INTO check_failure (verification_id, seq, check_id, instant, subject, detail)
         SELECT id, 2, 'consent.window', 'verification', '', 'consent expired'
-        FROM verification WHERE data_kept = 0;
+        FROM verification WHERE NOT (\(kept)) ORDER BY id;
         INSERT INTO image (verification_id, seq, upload_id, document_type, side, outcome, reason, original_sha256,
                            original_bytes, original_format, original_width, original_height, output_sha256, output_bytes,
                            output_width, output_height, quality, scale_denominator, passes, output_path, supersedes)
@@ -162,13 +180,11 @@ func syntheticStoreSQL(transactions n: Int) -> String {
                CASE id % 3 WHEN 0 THEN 800000 WHEN 1 THEN 950000 END, CASE WHEN id % 3 <> 2 THEN 3000 END,
                CASE WHEN id % 3 <> 2 THEN 2000 END, CASE WHEN id % 3 = 1 THEN 85 END, CASE WHEN id % 3 = 1 THEN 1 END, 1,
                NULL, NULL
-        FROM verification WHERE id % 100 = 1 AND data_kept = 1;
+        FROM verification WHERE id % 100 = 1 AND \(kept) ORDER BY id;
         INSERT INTO ingest_failure (run_id, source, code, reason)
         VALUES ('bench-run-2', 'inbox/broken-1.tar.gz', 'ingest.truncated', 'the archive ends early'),
                ('bench-run-2', 'inbox/hostile.zip', 'ingest.pathTraversal', 'an entry escapes the archive');
-        PRAGMA cache_size = -2000;
-        PRAGMA foreign_keys = ON;
-        """
+    """
 }
 
 private func seconds(since start: ContinuousClock.Instant) -> Double {
