@@ -52,6 +52,27 @@ enum ParityFixture {
         return results
     }
 
+    /// One document; every third transaction has a second with the same issuers between two
+    /// without issuers: one verification is the first of two issuer pairs, in document order.
+    static func documents(_ n: Int) -> [DocumentSummary] {
+        var document = DocumentSummary(
+            index: 0, docType: "org.iso.18013.5.1.mDL", dsFingerprint: ds, iacaFingerprint: iaca,
+            msoSigned: Date(timeIntervalSince1970: 1_700_000_000), msoValidFrom: Date(timeIntervalSince1970: 1_700_000_000),
+            msoValidUntil: Date(timeIntervalSince1970: 1_730_000_000), digestAlgorithm: "SHA-256",
+            elements: [
+                ElementSummary(namespace: "org.iso.18013.5.1", identifier: "family_name", digestID: 1,
+                               digestHex: sha(n, kind: 3), valueJSON: #""Doe \#(n)""#),
+                ElementSummary(namespace: "org.iso.18013.5.1", identifier: "age_over_18", digestID: 2,
+                               digestHex: sha(n, kind: 4), valueJSON: "true"),
+            ])
+        guard n % 3 == 1 else { return [document] }
+        document.index = 1
+        return [
+            DocumentSummary(index: 0, docType: "org.iso.18013.5.1.mDL"), document,
+            DocumentSummary(index: 2, docType: "org.iso.18013.5.1.mDL"),
+        ]
+    }
+
     static func outcome(_ n: Int, verdict: Verdict, consent: ConsentState = .valid) -> TransactionOutcome {
         let keep = consent != .expired
         return TransactionOutcome(
@@ -61,16 +82,7 @@ enum ParityFixture {
             consentExpiresAt: Date(timeIntervalSince1970: 1_710_000_000), consentState: consent,
             verificationTime: verifiedAt, trustSnapshotHash: trust, verdictAtCapture: n % 4 == 0 ? nil : verdict,
             verdictNow: verdict, referenceCode: "R\(n)-\(n * 7)", checks: results(verdict, n),
-            documents: [DocumentSummary(
-                index: 0, docType: "org.iso.18013.5.1.mDL", dsFingerprint: ds, iacaFingerprint: iaca,
-                msoSigned: Date(timeIntervalSince1970: 1_700_000_000), msoValidFrom: Date(timeIntervalSince1970: 1_700_000_000),
-                msoValidUntil: Date(timeIntervalSince1970: 1_730_000_000), digestAlgorithm: "SHA-256",
-                elements: [
-                    ElementSummary(namespace: "org.iso.18013.5.1", identifier: "family_name", digestID: 1,
-                                   digestHex: sha(n, kind: 3), valueJSON: #""Doe \#(n)""#),
-                    ElementSummary(namespace: "org.iso.18013.5.1", identifier: "age_over_18", digestID: 2,
-                                   digestHex: sha(n, kind: 4), valueJSON: "true"),
-                ])],
+            documents: documents(n),
             certificates: [
                 CertificateSummary(fingerprint: ds, role: .ds, subject: "C=UT, CN=DS", issuer: "C=UT, CN=IACA",
                                    serialHex: "0b", notBefore: Date(timeIntervalSince1970: 1_690_000_000),
