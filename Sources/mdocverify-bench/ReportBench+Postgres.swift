@@ -29,9 +29,7 @@ func postgresSyntheticStoreSQL(transactions n: Int) -> String {
     let sha256 = "convert_to(\(hex("(i * 2654435761) % 4294967291", 8)) || \(hex("i", 24)), 'UTF8')"
     let reference = "'MV' || upper(\(hex("i / 65536", 4))) || '-' || upper(\(hex("i % 65536", 4)))"
     let instant = #"'YYYY-MM-DD"T"HH24:MI:SS".000Z"'"#
-    let inputs = CBORNode.array(["transaction.json", "engagement.txt", "session-establishment.cbor", "session-data.cbor"].map {
-        CBORNode.array([.text($0), .bytes(Array(repeating: 0xab, count: 32))])
-    }).encoded()
+    let inputs = benchTransactionInputs()
     let inputsLiteral = "'\\x" + inputs.map { String(format: "%02x", $0) }.joined() + "'::bytea"
     return """
         SET session_replication_role = replica;

@@ -82,9 +82,7 @@ func syntheticStoreSQL(transactions n: Int) -> String {
     // Transaction i has a hash unrelated to i's order.
     let sha256 = "CAST(printf('%08x%024x', (i * 2654435761) % 4294967291, i) AS BLOB)"
     let reference = "printf('MV%04X-%04X', i / 65536, i % 65536)"
-    let inputs = CBORNode.array(["transaction.json", "engagement.txt", "session-establishment.cbor", "session-data.cbor"].map {
-        CBORNode.array([.text($0), .bytes(Array(repeating: 0xab, count: 32))])
-    }).encoded()
+    let inputs = benchTransactionInputs()
     let inputsLiteral = "x'" + inputs.map { String(format: "%02x", $0) }.joined() + "'"
     return """
         PRAGMA foreign_keys = OFF;
@@ -204,4 +202,12 @@ private func runReportChild(_ binary: String, _ arguments: [String]) throws -> (
     process.waitUntilExit()
     let elapsed = seconds(since: start)
     return (elapsed, process.terminationStatus, 0)
+}
+
+/// Each bench transaction's `txn.inputs`: the four input files' names with a constant SHA-256,
+/// the same bytes in both stores.
+func benchTransactionInputs() -> [UInt8] {
+    CBORNode.array(["transaction.json", "engagement.txt", "session-establishment.cbor", "session-data.cbor"].map {
+        CBORNode.array([.text($0), .bytes(Array(repeating: 0xab, count: 32))])
+    }).encoded()
 }
