@@ -50,19 +50,23 @@ extension PostgresStore: PipelineStore {
         let snapshot = try StoreText.sha256(trustSnapshotHash, "the trust snapshot")
         let contextBytes = try StoreText.sha256(optional: context, "the context")
         let keys = try Self.hexKeys(transactionIDs, "the transaction id")
+        // Each key looked up by its transaction's indexes (the LIMITs keep the subqueries apart):
+        // at a run's start the statistics say the tables are empty, and a join planned from them
+        // read every verification of the trust snapshot for each batch.
         return try withConnection { connection in
             let result = try connection.execute(
                 """
-                SELECT DISTINCT ON (t.sha256)
-                       v.id, t.sha256, v.run_id, v.verification_time, v.verdict_capture, v.verdict_now,
+                SELECT v.id, t.sha256, v.run_id, v.verification_time, v.verdict_capture, v.verdict_now,
                        v.consent_state, v.data_kept, v.proof_file, v.proof_offset, v.proof_length, v.proof_sha256,
                        t.reference_code
-                FROM unnest(string_to_array($1, ' ')) k(hex)
-                JOIN txn t ON t.sha256 = decode(k.hex, 'hex')
-                JOIN verification v ON v.transaction_id = t.id JOIN run r ON r.id = v.run_id
-                WHERE v.trust_snapshot = $2 AND v.superseded_by IS NULL
-                  AND v.verification_time BETWEEN $3 AND $4 AND ($5::bytea IS NULL OR r.context = $5)
-                ORDER BY t.sha256, v.verification_time DESC, v.id DESC
+                FROM (SELECT DISTINCT decode(hex, 'hex') AS sha256 FROM unnest(string_to_array($1, ' ')) hex) k
+                CROSS JOIN LATERAL (SELECT id, sha256, reference_code FROM txn WHERE sha256 = k.sha256 LIMIT 1) t
+                CROSS JOIN LATERAL (
+                  SELECT v.* FROM verification v JOIN run r ON r.id = v.run_id
+                  WHERE v.transaction_id = t.id AND v.trust_snapshot = $2 AND v.superseded_by IS NULL
+                    AND v.verification_time BETWEEN $3 AND $4 AND ($5::bytea IS NULL OR r.context = $5)
+                  ORDER BY v.verification_time DESC, v.id DESC LIMIT 1
+                ) v
                 """,
                 [.text(keys), .bytea(snapshot), .text(lower), .text(upper), contextBytes.map { .bytea($0) } ?? .null])
             var found: [String: PriorVerification] = [:]

@@ -174,9 +174,10 @@ extension PostgresStore: RecordingStore {
 
     /// Records the outcomes of `batch`, appending the signed proof of each outcome recorded now
     /// at the end of the run's proof file (`proof_chunk`). The rows go in first, with offsets
-    /// within the batch; then, under a lock on the run's file held to the commit, the batch's
-    /// place at the file's end is read and the offsets moved there. Concurrent workers of a run
-    /// thus wait for each other only for that end, and a proof is in the file once.
+    /// from the file's end as read before the batch; then, under a lock on the run's file held
+    /// to the commit, the end is read again, and the offsets are moved there when another writer
+    /// appended meanwhile (or a row was not recorded). Concurrent workers of a run thus wait for
+    /// each other only for that end, and a proof is in the file once.
     static func placeProofs(
         _ batch: StoreBatch, runID: String, writer: inout PostgresBatchWriter, on connection: PostgresConnection
     ) throws {
@@ -185,40 +186,54 @@ extension PostgresStore: RecordingStore {
         ).rows.first?.decode(0, as: String?.self) else {
             throw StoreError(.invalidArgument, "run \(runID) has no proof file to append proofs to")
         }
-        var relative: Int64 = 0
+        var next = try proofFileEnd(runID, on: connection)
         var outcomes: [TransactionOutcome] = []
         for var outcome in batch.outcomes {
             if let proof = batch.signedProofs[outcome.transactionID] {
-                outcome.proof = ProofLocation(file: file, offset: relative, length: Int64(proof.bytes.count), sha256: proof.sha256)
-                relative += Int64(proof.bytes.count)
+                outcome.proof = ProofLocation(file: file, offset: next, length: Int64(proof.bytes.count), sha256: proof.sha256)
+                let (end, overflow) = next.addingReportingOverflow(Int64(proof.bytes.count))
+                guard !overflow else { throw StoreError(.database, "the proof file of run \(runID) is too long") }
+                next = end
             }
             outcomes.append(outcome)
         }
         let ids = try writer.record(all: try outcomes.map(ExportedOutcome.init))
         let placed = zip(outcomes, ids).compactMap { outcome, id in
-            id.flatMap { id in batch.signedProofs[outcome.transactionID].map { (id: id, bytes: $0.bytes) } }
+            id.flatMap { id in
+                batch.signedProofs[outcome.transactionID].map { (id: id, bytes: $0.bytes, offset: outcome.proof?.offset) }
+            }
         }
         guard !placed.isEmpty else { return }
         try connection.executePrepared("SELECT pg_advisory_xact_lock(hashtextextended($1, 1))", [.text(runID)])
-        let start = try connection.executePrepared(
-            #"SELECT coalesce(max("offset" + length(bytes)), 0) FROM proof_chunk WHERE run_id = $1"#, [.text(runID)]
-        ).rows[0].decode(0, as: Int64.self)
+        let start = try proofFileEnd(runID, on: connection)
         var appended: [UInt8] = []
-        var offsets: [String] = []
+        var offsets: [Int64] = []
         for proof in placed {
-            offsets.append(String(start + Int64(appended.count)))
+            offsets.append(start + Int64(appended.count))
             appended += proof.bytes
         }
-        try connection.executePrepared(
-            """
-            UPDATE verification v SET proof_offset = p.proof_offset
-            FROM unnest(string_to_array($1, ' ')::bigint[], string_to_array($2, ' ')::bigint[]) p(id, proof_offset)
-            WHERE v.id = p.id
-            """,
-            [.text(placed.map { String($0.id) }.joined(separator: " ")), .text(offsets.joined(separator: " "))])
+        if offsets.map(Optional.some) != placed.map(\.offset) {
+            try connection.executePrepared(
+                """
+                UPDATE verification v SET proof_offset = p.proof_offset
+                FROM unnest(string_to_array($1, ' ')::bigint[], string_to_array($2, ' ')::bigint[]) p(id, proof_offset)
+                WHERE v.id = p.id
+                """,
+                [.text(placed.map { String($0.id) }.joined(separator: " ")),
+                 .text(offsets.map(String.init).joined(separator: " "))])
+        }
         try connection.executePrepared(
             #"INSERT INTO proof_chunk (run_id, "offset", bytes) VALUES ($1, $2, $3)"#,
             [.text(runID), .int64(start), .bytea(appended)])
+    }
+
+    /// The length of run `runID`'s proof file: the end of its last chunk (the chunks follow
+    /// each other), read through the chunks' primary key.
+    static func proofFileEnd(_ runID: String, on connection: PostgresConnection) throws -> Int64 {
+        try connection.executePrepared(
+            #"SELECT "offset" + length(bytes) FROM proof_chunk WHERE run_id = $1 ORDER BY "offset" DESC LIMIT 1"#,
+            [.text(runID)]
+        ).rows.first?.decode(0, as: Int64.self) ?? 0
     }
 
     /// Throws unless run `runID` exists and is `running`; locks its row against a concurrent finish.
