@@ -27,12 +27,11 @@ struct QueueAddCommand: ParsableCommand {
         discussion: """
             Takes verify's inputs and options. The run is checked as verify checks it (inputs, trust, \
             keys), then recorded with its options and trust snapshot; each bundle folder, lone .cbor \
-            file and part of an archive (--archive-part transactions) becomes a work item for \
-            `mdocverify worker`: workers share an archive by its parts, each reading the archive up \
-            to its part; so does each record of a central intake's store (intake.sqlite, with \
-            --sealing-key and --kiosks). Inputs, trust folders and keys must be readable at the same \
-            paths by every worker (shared storage): a worker whose trust differs from the run's \
-            refuses its items.
+            file, part of an archive (--archive-part transactions) and record of a central intake's \
+            store (intake.sqlite, with --sealing-key and --kiosks) becomes a work item for \
+            `mdocverify worker`; workers share an archive by its parts, each reading the archive up \
+            to its part. Inputs, trust folders and keys must be readable at the same paths by every \
+            worker (shared storage): a worker whose trust differs from the run's refuses its items.
             Exit codes: 0 added; 2 usage or setup error (no PostgreSQL store, unreachable, a missing input).
             """)
 
