@@ -48,9 +48,8 @@ package final class Outbox: Sendable {
     /// sealed record. The caller's `capture` value is its own to drop.
     @discardableResult
     package func seal(_ capture: KioskCapture, now: Date = Date(), erasingFolder: String? = nil) throws -> SealedRecord {
-        guard let record = try seal(capture, transactionID: nil, now: now, erasingFolder: erasingFolder) else {
-            throw KioskError("the outbox refused a record without a transaction id")
-        }
+        let record = try database.write { db in try append(capture, now: now, db) }
+        if let erasingFolder { try CapturedFolder.erase(erasingFolder) }
         return record
     }
 
@@ -58,35 +57,38 @@ package final class Outbox: Sendable {
     /// SHA-256) was sealed before, by an earlier or interrupted run on the same inputs: then
     /// nothing is sealed (the folder is still erased) and the result is nil.
     package func seal(
-        _ capture: KioskCapture, transactionID: [UInt8]?, now: Date = Date(), erasingFolder: String? = nil
+        _ capture: KioskCapture, transactionID: [UInt8], now: Date = Date(), erasingFolder: String? = nil
     ) throws -> SealedRecord? {
-        let sealer = RecordSealer(signer: identity.signer, recipient: identity.recipient, limits: limits)
         let record = try database.write { db -> SealedRecord? in
-            if let transactionID {
-                let known = try Int64.fetchOne(
-                    db, sql: "SELECT sequence FROM sealedTransaction WHERE transactionID = ?", arguments: [Data(transactionID)])
-                if known != nil { return nil }
-            }
-            var state = try Self.state(db)
-            let sequence = state.lastSequence + 1
-            let content = RecordContent(
-                kiosk: identity.signer.id, sequence: UInt64(sequence), sealedAt: now, files: capture.files,
-                consent: capture.consent, verdict: capture.verdict, checks: capture.checks)
-            let sealed = try sealer.seal(content)
-            try OutboxRow(
-                hash: Data(sealed.hash.bytes), sequence: sequence, sealed: Data(sealed.bytes), createdAt: now, lastSentAt: nil,
-                attempts: 0, rejectedCode: nil, rejectedAt: nil
-            ).insert(db)
-            state.lastSequence = sequence
-            try state.update(db)
-            if let transactionID {
-                try db.execute(
-                    sql: "INSERT INTO sealedTransaction (transactionID, sequence) VALUES (?, ?)", arguments: [Data(transactionID), sequence])
-            }
+            let id = Data(transactionID)
+            let known = try Int64.fetchOne(db, sql: "SELECT sequence FROM sealedTransaction WHERE transactionID = ?", arguments: [id])
+            if known != nil { return nil }
+            let sealed = try append(capture, now: now, db)
+            try db.execute(
+                sql: "INSERT INTO sealedTransaction (transactionID, sequence) VALUES (?, ?)",
+                arguments: [id, Int64(clamping: sealed.sequence)])
             return sealed
         }
         if let erasingFolder { try CapturedFolder.erase(erasingFolder) }
         return record
+    }
+
+    /// Seals `capture` as the next record of the outbox, inside the caller's write transaction.
+    private func append(_ capture: KioskCapture, now: Date, _ db: Database) throws -> SealedRecord {
+        let sealer = RecordSealer(signer: identity.signer, recipient: identity.recipient, limits: limits)
+        var state = try Self.state(db)
+        let sequence = state.lastSequence + 1
+        let content = RecordContent(
+            kiosk: identity.signer.id, sequence: UInt64(sequence), sealedAt: now, files: capture.files,
+            consent: capture.consent, verdict: capture.verdict, checks: capture.checks)
+        let sealed = try sealer.seal(content)
+        try OutboxRow(
+            hash: Data(sealed.hash.bytes), sequence: sequence, sealed: Data(sealed.bytes), createdAt: now, lastSentAt: nil,
+            attempts: 0, rejectedCode: nil, rejectedAt: nil
+        ).insert(db)
+        state.lastSequence = sequence
+        try state.update(db)
+        return sealed
     }
 
     /// Records waiting to be sent (not refused by the centre), oldest first: at most `count`,
