@@ -11,7 +11,7 @@ enum PostgresStoreSchema {
     static let versionTable = PostgresSchemaVersion(table: "mdocverify_schema")
 
     /// The migrations this build knows, in order; migration `i` brings the schema to version `i + 1`.
-    static let migrations = [v1, v2, v3, v4, v5]
+    static let migrations = [v1, v2, v3, v4, v5, v6]
 
     /// The schema version this build writes.
     static var version: Int { migrations.count }
@@ -311,5 +311,27 @@ enum PostgresStoreSchema {
         );
         CREATE INDEX kiosk_record_run ON kiosk_record (run_id);
         CREATE INDEX kiosk_record_transaction ON kiosk_record (transaction_sha256);
+        """#
+
+    /// Migration "v6". Frozen. The two large values a batch writes, each verification's check
+    /// results and the batch's proof chunk, are compressed with LZ4 when the server has it
+    /// (pglz cost the server more than the rest of the batch's rows, and its 4 KB window misses
+    /// what the proofs of a chunk repeat); a server built without LZ4 keeps them as before. The
+    /// rows that hang off a verification lose their foreign key to it: the batch writer inserts
+    /// them in the verification's transaction, with the id its insert returned, and nothing
+    /// deletes a verification (docs/schema.md, "PostgreSQL").
+    static let v6 = #"""
+        DO $$
+        BEGIN
+          ALTER TABLE check_results ALTER COLUMN results SET COMPRESSION lz4;
+          ALTER TABLE proof_chunk ALTER COLUMN bytes SET STORAGE EXTENDED, ALTER COLUMN bytes SET COMPRESSION lz4;
+        EXCEPTION WHEN feature_not_supported THEN
+          NULL;
+        END $$;
+        ALTER TABLE check_results DROP CONSTRAINT IF EXISTS check_results_verification_id_fkey;
+        ALTER TABLE check_failure DROP CONSTRAINT IF EXISTS check_failure_verification_id_fkey;
+        ALTER TABLE document DROP CONSTRAINT IF EXISTS document_verification_id_fkey;
+        ALTER TABLE disclosure DROP CONSTRAINT IF EXISTS disclosure_verification_id_fkey;
+        ALTER TABLE image DROP CONSTRAINT IF EXISTS image_verification_id_fkey;
         """#
 }

@@ -150,14 +150,16 @@ final class PostgresWorkerRecordingTests: PostgresTestCase {
 }
 
 extension PostgresWorkerRecordingTests {
-    /// Proof chunks are stored uncompressed (migration v4), and a worker's claim reads only the
-    /// run's status, not a summary of every row of the run, at the end of each claim.
-    func testProofChunksAreStoredUncompressedAndAClaimReadsOnlyTheRunsStatus() throws {
+    /// Proof chunks are stored compressed with LZ4 (migration v6; v4 had stored them
+    /// uncompressed), and a worker's claim reads only the run's status, not a summary of every
+    /// row of the run, at the end of each claim.
+    func testProofChunksAreCompressedWithLZ4AndAClaimReadsOnlyTheRunsStatus() throws {
         let uri = try database()
         let store = try PostgresStore(uri: uri)
         XCTAssertEqual(
-            try store.query("SELECT attstorage::text FROM pg_attribute WHERE attrelid = 'proof_chunk'::regclass AND attname = 'bytes'"),
-            [[.text("e")]])
+            try store.query(
+                "SELECT attstorage::text, attcompression::text FROM pg_attribute WHERE attrelid = 'proof_chunk'::regclass AND attname = 'bytes'"),
+            [[.text("x"), .text("l")]])
         try store.addRun(queued, inputs: ["item-0", "item-1"])
         let items = try store.claim(worker: "w", limit: 2, leaseSeconds: 60)
         let claim = PostgresClaimStore(store: store, items: items, worker: "w")
