@@ -125,10 +125,15 @@ struct CBORParser {
         nodes.reserveCapacity(buffer.count / 8 &+ 4)
     }
 
-    /// The tree of the decode, with `root` (the top-level item) as its last node.
+    /// The tree of the decode, with `root` (the top-level item) as its last node. The node and
+    /// chunk arrays move to the tree (swapped out, not copied): no reference count per decode.
     mutating func finish(_ root: CBORTree.Node) -> CBOR {
         nodes.append(root)
-        let tree = CBORTree(input: input, nodes: nodes, chunks: chunks)
+        var treeNodes: [CBORTree.Node] = []
+        var treeChunks: [UInt8] = []
+        swap(&treeNodes, &nodes)
+        swap(&treeChunks, &chunks)
+        let tree = CBORTree(input: input, nodes: treeNodes, chunks: treeChunks)
         return CBOR(tree: tree, index: tree.nodes.count &- 1)
     }
 

@@ -38,6 +38,21 @@ package final class IssuerChainCache: Sendable {
         case issuerSignature(COSEAlgorithm)
         /// ``ValueDigestCheck``'s passes for a count of elements and a digest function (no chain).
         case valueDigests(count: Int, hash: HashFunction)
+
+        // Only the case is hashed; the values it carries are compared (`==`, derived): a chain
+        // comes with a handful of each, and hashing their texts cost more than comparing them.
+        func hash(into hasher: inout Hasher) {
+            switch self {
+            case .chain: hasher.combine(0)
+            case .x5chain: hasher.combine(1)
+            case .issuingCountry: hasher.combine(2)
+            case .iacaDocType: hasher.combine(3)
+            case .issuerSignature: hasher.combine(4)
+            case .valueDigests(let count, _):
+                hasher.combine(5)
+                hasher.combine(count)
+            }
+        }
     }
 
     /// The certificates of a chain by identity (the key holds them, so an identity is never

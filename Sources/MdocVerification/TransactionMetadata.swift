@@ -106,7 +106,10 @@ package struct TransactionMetadata: Sendable, Equatable {
 }
 
 extension TransactionMetadata {
-    /// The deepest nesting of `[` and `{` outside strings (JSON, RFC 8259 §2).
+    /// The deepest nesting of `[` and `{` outside strings (JSON, RFC 8259 §2). One pass, no
+    /// recursion, over at most ``maxBytes`` bytes (the caller checks the length first). A closer
+    /// without its opener does not lower the count below zero, so stray `]` or `}` cannot hide
+    /// the depth of what follows them.
     static func nesting(of json: [UInt8]) -> Int {
         var depth = 0, deepest = 0, inString = false, escaped = false
         for byte in json {
@@ -123,7 +126,7 @@ extension TransactionMetadata {
             switch byte {
             case UInt8(ascii: "\""): inString = true
             case UInt8(ascii: "["), UInt8(ascii: "{"): depth += 1; deepest = max(deepest, depth)
-            case UInt8(ascii: "]"), UInt8(ascii: "}"): depth -= 1
+            case UInt8(ascii: "]"), UInt8(ascii: "}"): depth = max(depth - 1, 0)
             default: break
             }
         }

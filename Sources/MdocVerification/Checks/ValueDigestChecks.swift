@@ -26,9 +26,10 @@ struct DisclosureCheck: Check {
         context.document.findings.elements.reserveCapacity(count)
         for (namespace, items) in nameSpaces {
             let issuing = namespace == IssuingCountryCheck.namespace
-            for (position, encoded) in items.enumerated() {
+            // By index: the items are read through CBORArray's own subscript, not the generic iterator.
+            for position in 0..<items.count {
                 do {
-                    let item = try IssuerSignedItem(encoded, path: namespace, decodingValue: keepValues || issuing)
+                    let item = try IssuerSignedItem(items[position], path: namespace, decodingValue: keepValues || issuing)
                     if issuing { Self.noteIssuing(item, &context.document) }
                     disclosures.append(item.itemBytes)
                     context.document.findings.elements.append(DisclosedElement(
@@ -87,12 +88,12 @@ struct ValueDigestCheck: Check {
         var namespace: String?
         var expectedDigests: DigestIDs?
         for index in disclosures.indices where index < context.document.findings.elements.count {
-            let element = context.document.findings.elements[index]
-            if element.namespace != namespace {
-                namespace = element.namespace
-                expectedDigests = valueDigests[element.namespace]
+            // The element's fields are read in place: a copy of the element retains its texts.
+            if context.document.findings.elements[index].namespace != namespace {
+                namespace = context.document.findings.elements[index].namespace
+                expectedDigests = namespace.flatMap { valueDigests[$0] }
             }
-            guard let digestID = element.digestID else { continue }
+            guard let digestID = context.document.findings.elements[index].digestID else { continue }
             // Over the IssuerSignedItemBytes exactly as received (the tag-24 item).
             let digest = hash.digest(disclosures[index])
             var verified = false
@@ -102,6 +103,7 @@ struct ValueDigestCheck: Check {
                     matched += 1
                     verified = true
                 } else {
+                    let element = context.document.findings.elements[index]
                     context.report(CheckResult(
                         .msoDigest, .fail,
                         "digest \(digestID) of \(element.namespace)/\(element.identifier) does not match the MSO",
@@ -111,6 +113,7 @@ struct ValueDigestCheck: Check {
                 }
             } else {
                 missing += 1
+                let element = context.document.findings.elements[index]
                 context.report(CheckResult(
                     .msoDigestId, .fail,
                     "digestID \(digestID) of \(element.namespace)/\(element.identifier) is not in the MSO valueDigests",

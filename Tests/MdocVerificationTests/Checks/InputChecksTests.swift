@@ -65,6 +65,22 @@ final class InputChecksTests: XCTestCase {
         XCTAssertEqual(refusal(Array(#"{"id": "a\"[[["}"#.utf8)), nil, "an escaped quote does not end the string")
     }
 
+    /// The nesting is counted in one pass before anything is parsed: stray closers do not lower
+    /// the count, and a file of the maximum size nested all the way is counted and refused.
+    func testMetadataNestingIsCountedBeforeParsing() {
+        func refusal(_ text: [UInt8]) -> String? {
+            do { _ = try TransactionMetadata(json: text); return nil } catch { return "\(error)" }
+        }
+        let limit = TransactionMetadata.maxDepth
+        let stray = String(repeating: "]", count: 40) + String(repeating: "[", count: limit + 1)
+        XCTAssertEqual(refusal(Array(stray.utf8)), "transaction.json nests arrays and objects 33 deep, over the limit of 32")
+        let max = TransactionMetadata.maxBytes
+        XCTAssertEqual(
+            refusal([UInt8](repeating: UInt8(ascii: "["), count: max)),
+            "transaction.json nests arrays and objects \(max) deep, over the limit of 32")
+        XCTAssertNil(refusal(Array(#"{"id": "]]]]", "x": [[{"y": 1}]]}"#.utf8)))
+    }
+
     func testABundleWithoutAResponseIsNotReadable() {
         let empty = verifyTransaction(TransactionInputs(), trust: TrustStore(anchors: []))
         XCTAssertEqual(empty.checks.map(\.id), [.inputReadable])
