@@ -203,14 +203,15 @@ package final class Orchestrator: Sendable {
         let reuses = prove?.storedProofs(stored.priors, checks: stored.checks)
             ?? stored.priors.mapValues { Judged.Reuse(prior: $0, checks: stored.checks[$0.verificationID] ?? [], proof: nil) }
         let record = self.record
-        let judged = try await verify.verify(transactions, reusing: reuses) { judged in
-            guard let verified = judged.verified else { return }
-            judged.outcome = record.outcome(verified)
+        let judged = try await verify.verify(transactions, reusing: reuses) { verified in
+            let outcome = record.outcome(verified)
+            var finished = Judged.Finished(outcome: outcome)
             do {
-                try prove?.sign(&judged)
+                finished.signed = try prove?.sign(verified, outcome: outcome)
             } catch {
-                judged.failure = "\(verified.name): \(error)"
+                finished.failure = "\(verified.name): \(error)"
             }
+            return finished
         }
         return Prepared(items: items, judged: judged)
     }

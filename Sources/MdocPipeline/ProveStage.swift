@@ -71,12 +71,12 @@ final class ProveStage: Sendable {
     /// Signs the proof of a verified transaction whose data may be kept, unless the run signed
     /// one for it already. Comes after the record stage made its outcome, whose encoded check
     /// results the proof signs as they are.
-    func sign(_ judged: inout Judged) throws {
-        guard let verified = judged.verified, let outcome = judged.outcome, verified.keepData else { return }
-        if signedInRun.withLockedValue({ $0[verified.transactionID] }) != nil { return }
+    func sign(_ verified: VerifiedTransaction, outcome: TransactionOutcome) throws -> SignedProof? {
+        guard verified.keepData else { return nil }
+        if signedInRun.withLockedValue({ $0[verified.transactionID] }) != nil { return nil }
         let proof = try signer.sign(evidence: evidence(verified, checks: outcome.encodedChecks))
         signedInRun.withLockedValue { $0[verified.transactionID] = proof.referenceCode }
-        judged.signed = proof
+        return proof
     }
 
     /// What a proof says of a verified transaction whose check results are `checks`, encoded.

@@ -41,12 +41,20 @@ package struct VerifiedTransaction: Sendable {
 }
 
 /// A bundle verified except for replay: waits for the lookup of earlier presentations of its
-/// DeviceResponse, then ``finish(_:)`` judges the verdict.
-package struct PendingTransaction: Sendable {
+/// DeviceResponse, then ``finish(_:)`` judges the verdict. A class of constants: the verify
+/// stage's tasks share it instead of copying its references.
+package final class PendingTransaction: Sendable {
     package let bundle: TransactionBundle
     package let referenceCode: String
     package let pending: PendingVerification
     package let session: VerifierSession
+
+    init(bundle: TransactionBundle, referenceCode: String, pending: PendingVerification, session: VerifierSession) {
+        self.bundle = bundle
+        self.referenceCode = referenceCode
+        self.pending = pending
+        self.session = session
+    }
 
     /// SHA-256 of the DeviceResponse as received, for the replay lookup; `nil` without one.
     package var responseSHA256: [UInt8]? { pending.facts.responseSHA256 }

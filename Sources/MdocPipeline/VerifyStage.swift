@@ -7,8 +7,9 @@ internal import MdocVerification
 import NIOConcurrencyHelpers
 
 /// A transaction after the verify stage: verified with its verdict judged, or its stored result
-/// reused. The prove stage adds its proof, the record stage stores it.
-struct Judged: Sendable {
+/// reused, with its store record and proof made on the same task. A class of constants: the
+/// prove and record stages and the events share it instead of copying its many references.
+final class Judged: Sendable {
     /// A stored result reused instead of verifying again.
     struct Reuse: Sendable {
         let prior: PriorVerification
@@ -18,16 +19,36 @@ struct Judged: Sendable {
         let proof: SignedProof?
     }
 
+    /// What is made of a verified transaction once judged, on its own task.
+    struct Finished: Sendable {
+        /// What the store keeps of it; the record stage adds its proof's place.
+        var outcome: TransactionOutcome?
+        /// The proof signed for it (nil: none, or one signed earlier in the run).
+        var signed: SignedProof?
+        /// Why its proof could not be signed: the batch is then not recorded and the run stops.
+        var failure: String?
+    }
+
     let transaction: Transaction
     let transactionID: String
-    var verified: VerifiedTransaction?
-    var reuse: Reuse?
-    /// What the store keeps of a verified transaction; the prove stage adds its proof's place.
-    var outcome: TransactionOutcome?
-    /// The proof signed for it by this batch (nil: none, or one signed earlier in the run).
-    var signed: SignedProof?
-    /// Why its proof could not be signed: the batch is then not recorded and the run stops.
-    var failure: String?
+    let verified: VerifiedTransaction?
+    let reuse: Reuse?
+    let finished: Finished
+
+    init(
+        transaction: Transaction, transactionID: String, verified: VerifiedTransaction? = nil, reuse: Reuse? = nil,
+        finished: Finished = Finished()
+    ) {
+        self.transaction = transaction
+        self.transactionID = transactionID
+        self.verified = verified
+        self.reuse = reuse
+        self.finished = finished
+    }
+
+    var outcome: TransactionOutcome? { finished.outcome }
+    var signed: SignedProof? { finished.signed }
+    var failure: String? { finished.failure }
 
     var referenceCode: String { verified?.referenceCode ?? reuse?.prior.referenceCode ?? "" }
     var verdict: Verdict { verified?.verdict ?? reuse?.prior.verdictNow ?? .indeterminate }
@@ -84,18 +105,19 @@ final class VerifyStage: Sendable {
     /// `finish` runs on each verified transaction, on the same tasks, once its verdict is judged.
     func verify(
         _ transactions: [Transaction], reusing reuses: [String: Judged.Reuse],
-        finish: @escaping @Sendable (inout Judged) -> Void
+        finish: @escaping @Sendable (VerifiedTransaction) -> Judged.Finished
     ) async throws -> [Judged] {
         // Identical bundles (one content hash) are one transaction: verified once.
         var firstOf: [String: Int] = [:]
-        var distinct: [Transaction] = []
+        var firsts: [Transaction] = []
         let slots = transactions.map { transaction -> Int in
             let id = transaction.bundle.contentHashHex
             if let slot = firstOf[id] { return slot }
-            firstOf[id] = distinct.count
-            distinct.append(transaction)
-            return distinct.count - 1
+            firstOf[id] = firsts.count
+            firsts.append(transaction)
+            return firsts.count - 1
         }
+        let distinct = firsts
         let context = self.context
         let pending: [PendingTransaction?] = await jobs.map(distinct) { transaction in
             if reuses[transaction.bundle.contentHashHex] != nil { return nil }
@@ -103,17 +125,15 @@ final class VerifyStage: Sendable {
                 transaction.bundle, in: transaction.session, context: context, advancing: transaction.captureEnding == nil)
         }
         let earlier = try replayLookup(pending)
-        let judged: [Judged] = await jobs.map(Array(zip(distinct, zip(pending, earlier)))) { transaction, work in
+        let judged: [Judged] = await jobs.map(Array(distinct.indices)) { index in
+            let transaction = distinct[index]
             let id = transaction.bundle.contentHashHex
-            var judged = Judged(transaction: transaction, transactionID: id)
-            if let (pending, earlier) = Self.unpack(work) {
-                judged.verified = pending.finish(earlier)
-                finish(&judged)
-            } else {
+            guard let pending = pending[index] else {
                 transaction.session.reach(.verifying)
-                judged.reuse = reuses[id]
+                return Judged(transaction: transaction, transactionID: id, reuse: reuses[id])
             }
-            return judged
+            let verified = pending.finish(earlier[index])
+            return Judged(transaction: transaction, transactionID: id, verified: verified, finished: finish(verified))
         }
         guard distinct.count < transactions.count else { return judged }
         var shown = Set<Int>()
@@ -121,11 +141,6 @@ final class VerifyStage: Sendable {
             guard shown.insert(slot).inserted else { return Self.copy(judged[slot], as: transaction) }
             return judged[slot]
         }
-    }
-
-    private static func unpack(_ work: (PendingTransaction?, EarlierPresentations)) -> (PendingTransaction, EarlierPresentations)? {
-        guard let pending = work.0 else { return nil }
-        return (pending, work.1)
     }
 
     /// For each transaction, the earlier presentations of its DeviceResponse: in the store
@@ -166,14 +181,11 @@ final class VerifyStage: Sendable {
     /// session; the store and the proof are those of the first.
     private static func copy(_ judged: Judged, as transaction: Transaction) -> Judged {
         transaction.session.reach(.verifying)
-        var copy = Judged(transaction: transaction, transactionID: judged.transactionID)
-        copy.reuse = judged.reuse
-        copy.outcome = judged.outcome
-        if var verified = judged.verified {
-            verified.name = verified.metadata.id ?? transaction.bundle.name
-            verified.inputPath = transaction.bundle.source
-            copy.verified = verified
-        }
-        return copy
+        var verified = judged.verified
+        verified?.name = judged.verified?.metadata.id ?? transaction.bundle.name
+        verified?.inputPath = transaction.bundle.source
+        return Judged(
+            transaction: transaction, transactionID: judged.transactionID, verified: verified, reuse: judged.reuse,
+            finished: Judged.Finished(outcome: judged.outcome))
     }
 }

@@ -18,68 +18,147 @@ enum JSONValue: ExpressibleByDictionaryLiteral, ExpressibleByStringLiteral, Expr
 
     static func optional(_ value: String?) -> JSONValue { value.map(JSONValue.string) ?? .null }
 
-    /// The compact serialization; `capacity` is reserved first (a record's usual size saves the
-    /// buffer's regrowths).
-    func serialized(reserving capacity: Int = 1024) -> String {
-        var out: [UInt8] = []
-        out.reserveCapacity(capacity)
-        write(into: &out)
-        return String(decoding: out, as: UTF8.self)
+    /// The compact serialization.
+    func serialized() -> String {
+        var writer = JSONWriter()
+        writer.value(self)
+        return String(decoding: writer.bytes, as: UTF8.self)
+    }
+}
+
+/// Compact JSON written straight into a byte buffer: the one serializer of the CLI's JSON, for
+/// a ``JSONValue`` and for a record written member by member (a transaction's JSON Lines
+/// record, thousands per second, with no tree built first).
+struct JSONWriter {
+    private(set) var bytes: [UInt8] = []
+    /// Whether the next member or element of the open object or array is its first (no comma).
+    private var first = true
+
+    init(reserving capacity: Int = 1024) {
+        bytes.reserveCapacity(capacity)
     }
 
-    /// Appends the UTF-8 of the compact serialization to `out` (one line per transaction in
-    /// JSON Lines mode, thousands per second: bytes, not string appends).
-    func write(into out: inout [UInt8]) {
-        switch self {
-        case .string(let s): JSONValue.escape(s, into: &out)
-        case .number(let d): out.append(contentsOf: (d.isFinite ? String(d) : "null").utf8)
-        case .integer(let i): out.append(contentsOf: String(i).utf8)
-        case .bool(let b): out.append(contentsOf: (b ? "true" : "false").utf8)
-        case .null: out.append(contentsOf: "null".utf8)
+    /// Empties the buffer, keeping its capacity, for the next record.
+    mutating func reset() {
+        bytes.removeAll(keepingCapacity: true)
+        first = true
+    }
+
+    mutating func beginObject() {
+        separate()
+        bytes.append(UInt8(ascii: "{"))
+        first = true
+    }
+
+    mutating func endObject() {
+        bytes.append(UInt8(ascii: "}"))
+        first = false
+    }
+
+    mutating func beginArray() {
+        separate()
+        bytes.append(UInt8(ascii: "["))
+        first = true
+    }
+
+    mutating func endArray() {
+        bytes.append(UInt8(ascii: "]"))
+        first = false
+    }
+
+    /// A member's key; its value comes next.
+    mutating func key(_ key: String) {
+        separate()
+        escape(key)
+        bytes.append(UInt8(ascii: ":"))
+        first = true
+    }
+
+    mutating func string(_ s: String) {
+        separate()
+        escape(s)
+    }
+
+    /// The string, or `null` when nil.
+    mutating func string(_ s: String?) {
+        if let s { string(s) } else { null() }
+    }
+
+    mutating func integer(_ i: Int64) {
+        separate()
+        bytes.append(contentsOf: String(i).utf8)
+    }
+
+    mutating func number(_ d: Double) {
+        separate()
+        bytes.append(contentsOf: (d.isFinite ? String(d) : "null").utf8)
+    }
+
+    mutating func bool(_ b: Bool) {
+        separate()
+        bytes.append(contentsOf: (b ? "true" : "false").utf8)
+    }
+
+    mutating func null() {
+        separate()
+        bytes.append(contentsOf: "null".utf8)
+    }
+
+    mutating func value(_ value: JSONValue) {
+        switch value {
+        case .string(let s): string(s)
+        case .number(let d): number(d)
+        case .integer(let i): integer(i)
+        case .bool(let b): bool(b)
+        case .null: null()
         case .array(let items):
-            out.append(UInt8(ascii: "["))
-            for (i, item) in items.enumerated() {
-                if i > 0 { out.append(UInt8(ascii: ",")) }
-                item.write(into: &out)
-            }
-            out.append(UInt8(ascii: "]"))
+            beginArray()
+            for item in items { self.value(item) }
+            endArray()
         case .object(let pairs):
-            out.append(UInt8(ascii: "{"))
-            for (i, pair) in pairs.enumerated() {
-                if i > 0 { out.append(UInt8(ascii: ",")) }
-                JSONValue.escape(pair.0, into: &out)
-                out.append(UInt8(ascii: ":"))
-                pair.1.write(into: &out)
+            beginObject()
+            for (name, member) in pairs {
+                key(name)
+                self.value(member)
             }
-            out.append(UInt8(ascii: "}"))
+            endObject()
+        }
+    }
+
+    /// A comma before every member or element but the first.
+    private mutating func separate() {
+        if first {
+            first = false
+        } else {
+            bytes.append(UInt8(ascii: ","))
         }
     }
 
     /// Appends `s` as a JSON string literal. Runs of bytes that need no escaping are appended
     /// in one piece.
-    static func escape(_ s: String, into out: inout [UInt8]) {
+    private mutating func escape(_ s: String) {
         var s = s
-        out.append(UInt8(ascii: "\""))
+        bytes.append(UInt8(ascii: "\""))
         s.withUTF8 { utf8 in
             var runStart = 0
             for index in 0..<utf8.count {
                 let byte = utf8[index]
                 guard byte == 0x22 || byte == 0x5c || byte < 0x20 else { continue }
-                out.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[runStart..<index]))
+                bytes.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[runStart..<index]))
                 switch byte {
-                case 0x22: out.append(contentsOf: [0x5c, 0x22])
-                case 0x5c: out.append(contentsOf: [0x5c, 0x5c])
-                case 0x0a: out.append(contentsOf: [0x5c, 0x6e])
-                case 0x0d: out.append(contentsOf: [0x5c, 0x72])
-                case 0x09: out.append(contentsOf: [0x5c, 0x74])
+                case 0x22: bytes.append(contentsOf: [0x5c, 0x22])
+                case 0x5c: bytes.append(contentsOf: [0x5c, 0x5c])
+                case 0x0a: bytes.append(contentsOf: [0x5c, 0x6e])
+                case 0x0d: bytes.append(contentsOf: [0x5c, 0x72])
+                case 0x09: bytes.append(contentsOf: [0x5c, 0x74])
                 default:
                     let digits = Array("0123456789abcdef".utf8)
-                    out.append(contentsOf: [0x5c, 0x75, 0x30, 0x30, digits[Int(byte >> 4)], digits[Int(byte & 0x0f)]])
+                    bytes.append(contentsOf: [0x5c, 0x75, 0x30, 0x30, digits[Int(byte >> 4)], digits[Int(byte & 0x0f)]])
                 }
                 runStart = index + 1
             }
-            out.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[runStart..<utf8.count]))
+            bytes.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[runStart..<utf8.count]))
         }
-        out.append(UInt8(ascii: "\""))
+        bytes.append(UInt8(ascii: "\""))
     }
 }

@@ -59,9 +59,15 @@ final class OutcomeRenderer {
         self.width = width
     }
 
+    /// The JSON Lines record being written: one buffer, reused from record to record.
+    private var record = JSONWriter(reserving: OutcomeRenderer.transactionLineCapacity)
+
     func render(_ outcome: TransactionOutcomeView, detail: TextDetail = .full) {
         switch format {
-        case .json: print(json(outcome).serialized(reserving: Self.transactionLineCapacity))
+        case .json:
+            record.reset()
+            write(outcome, to: &record)
+            print(String(decoding: record.bytes, as: UTF8.self))
         case .text: print(detail == .full ? text(outcome) : line(outcome))
         }
     }
@@ -85,59 +91,122 @@ final class OutcomeRenderer {
     /// What a transaction's JSON Lines record is reserved at first: its usual size, with room.
     static let transactionLineCapacity = 16_384
 
-    func json(_ outcome: TransactionOutcomeView) -> JSONValue {
-        var pairs: [(String, JSONValue)] = [
-            ("type", "transaction"),
-            ("runID", .string(runID)),
-            ("transactionID", .string(outcome.transactionID)),
-            ("displayName", .string(outcome.name)),
-            ("source", .string(outcome.source)),
-            ("verdict", .string(outcome.verdict.rawValue)),
-            ("verdictAtCapture", .optional(outcome.verdictAtCapture?.rawValue)),
-            ("verificationTime", .string(RFC3339.format(outcome.verificationTime))),
-            ("reused", .bool(outcome.reused)),
-        ]
-        if let run = outcome.reusedFromRunID { pairs.append(("reusedFromRunID", .string(run))) }
-        pairs.append(("failureClasses", .array(FailureClasses.of(outcome.checks).map { .string($0.rawValue) })))
-        pairs.append(("referenceCode", .optional(outcome.referenceCode)))
-        pairs.append(("proofPath", .optional(outcome.proofPath)))
-        pairs.append(("checks", .array(outcome.checks.map(json))))
-        pairs.append(("documents", .array(outcome.documents.map(json))))
-        return .object(pairs)
-    }
-
-    func json(_ check: CheckResult) -> JSONValue {
-        var pairs: [(String, JSONValue)] = [
-            ("id", .string(check.id.rawValue)), ("status", .string(check.status.rawValue)), ("detail", .string(check.detail)),
-        ]
-        if check.status == .fail { pairs.append(("failureClass", .string(FailureClasses.of(check.id).rawValue))) }
-        if !check.subject.isEmpty { pairs.append(("subject", .string(check.subject))) }
-        if let instant = check.instant { pairs.append(("instant", .string(instant.rawValue))) }
-        if !check.evidence.isEmpty {
-            pairs.append(("evidence", .object(check.evidence.map { ($0.key, JSONValue.string($0.value)) })))
+    /// A transaction's JSON Lines record, written member by member from the outcome.
+    func write(_ outcome: TransactionOutcomeView, to json: inout JSONWriter) {
+        json.beginObject()
+        json.key("type")
+        json.string("transaction")
+        json.key("runID")
+        json.string(runID)
+        json.key("transactionID")
+        json.string(outcome.transactionID)
+        json.key("displayName")
+        json.string(outcome.name)
+        json.key("source")
+        json.string(outcome.source)
+        json.key("verdict")
+        json.string(outcome.verdict.rawValue)
+        json.key("verdictAtCapture")
+        json.string(outcome.verdictAtCapture?.rawValue)
+        json.key("verificationTime")
+        json.string(RFC3339.format(outcome.verificationTime))
+        json.key("reused")
+        json.bool(outcome.reused)
+        if let run = outcome.reusedFromRunID {
+            json.key("reusedFromRunID")
+            json.string(run)
         }
-        return .object(pairs)
+        json.key("failureClasses")
+        json.beginArray()
+        for failureClass in FailureClasses.of(outcome.checks) { json.string(failureClass.rawValue) }
+        json.endArray()
+        json.key("referenceCode")
+        json.string(outcome.referenceCode)
+        json.key("proofPath")
+        json.string(outcome.proofPath)
+        json.key("checks")
+        json.beginArray()
+        for check in outcome.checks { write(check, to: &json) }
+        json.endArray()
+        json.key("documents")
+        json.beginArray()
+        for document in outcome.documents { write(document, to: &json) }
+        json.endArray()
+        json.endObject()
     }
 
-    func json(_ document: DocumentFindings) -> JSONValue {
-        var pairs: [(String, JSONValue)] = [("docType", .optional(document.docType))]
-        pairs.append(("ds", .optional(document.dsCertificate?.fingerprintHex)))
-        pairs.append(("iaca", .optional(document.iacaCertificate?.fingerprintHex)))
-        pairs.append(("digestAlgorithm", .optional(document.digestAlgorithm?.rawValue)))
-        pairs.append(("signed", .optional(document.msoSigned.map(RFC3339.format))))
-        pairs.append(("validFrom", .optional(document.msoValidFrom.map(RFC3339.format))))
-        pairs.append(("validUntil", .optional(document.msoValidUntil.map(RFC3339.format))))
-        pairs.append(("deviceAuthentication", .optional(document.deviceAuthentication?.rawValue)))
-        pairs.append(("elements", .array(document.elements.map { element in
-            var e: [(String, JSONValue)] = [
-                ("namespace", .string(element.namespace)), ("identifier", .string(element.identifier)),
-                ("verified", .bool(element.verified)),
-            ]
-            if element.deviceSigned { e.append(("deviceSigned", .bool(true))) }
-            if let value = element.value { e.append(("value", .string(value.diagnostic(expandEmbedded: false, pretty: false)))) }
-            return .object(e)
-        })))
-        return .object(pairs)
+    func write(_ check: CheckResult, to json: inout JSONWriter) {
+        json.beginObject()
+        json.key("id")
+        json.string(check.id.rawValue)
+        json.key("status")
+        json.string(check.status.rawValue)
+        json.key("detail")
+        json.string(check.detail)
+        if check.status == .fail {
+            json.key("failureClass")
+            json.string(FailureClasses.of(check.id).rawValue)
+        }
+        if !check.subject.isEmpty {
+            json.key("subject")
+            json.string(check.subject)
+        }
+        if let instant = check.instant {
+            json.key("instant")
+            json.string(instant.rawValue)
+        }
+        if !check.evidence.isEmpty {
+            json.key("evidence")
+            json.beginObject()
+            for evidence in check.evidence {
+                json.key(evidence.key)
+                json.string(evidence.value)
+            }
+            json.endObject()
+        }
+        json.endObject()
+    }
+
+    func write(_ document: DocumentFindings, to json: inout JSONWriter) {
+        json.beginObject()
+        json.key("docType")
+        json.string(document.docType)
+        json.key("ds")
+        json.string(document.dsCertificate?.fingerprintHex)
+        json.key("iaca")
+        json.string(document.iacaCertificate?.fingerprintHex)
+        json.key("digestAlgorithm")
+        json.string(document.digestAlgorithm?.rawValue)
+        json.key("signed")
+        json.string(document.msoSigned.map(RFC3339.format))
+        json.key("validFrom")
+        json.string(document.msoValidFrom.map(RFC3339.format))
+        json.key("validUntil")
+        json.string(document.msoValidUntil.map(RFC3339.format))
+        json.key("deviceAuthentication")
+        json.string(document.deviceAuthentication?.rawValue)
+        json.key("elements")
+        json.beginArray()
+        for element in document.elements {
+            json.beginObject()
+            json.key("namespace")
+            json.string(element.namespace)
+            json.key("identifier")
+            json.string(element.identifier)
+            json.key("verified")
+            json.bool(element.verified)
+            if element.deviceSigned {
+                json.key("deviceSigned")
+                json.bool(true)
+            }
+            if let value = element.value {
+                json.key("value")
+                json.string(value.diagnostic(expandEmbedded: false, pretty: false))
+            }
+            json.endObject()
+        }
+        json.endArray()
+        json.endObject()
     }
 
     // MARK: Text
