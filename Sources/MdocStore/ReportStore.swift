@@ -30,7 +30,7 @@ package final class ReportStore: Sendable {
         package static let busyTimeout: TimeInterval = 30
         /// Page size of a new store (`PRAGMA page_size`; SQLite's default is 4 KiB): a
         /// verification's check results (a few KiB) fit in their row's page instead of a chain
-        /// of overflow pages, and a batch writes and checkpoints a quarter as many pages.
+        /// of overflow pages, and a batch writes and checkpoints fewer, larger pages.
         package static let pageSize = 16_384
         /// WAL bytes after which a commit copies the WAL into the database file, as
         /// `PRAGMA wal_autocheckpoint` pages of the file's own size (SQLite's default is 1,000).

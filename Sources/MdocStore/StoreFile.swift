@@ -140,7 +140,7 @@ enum StoreFile {
             guard !db.configuration.readonly else { return }
             // A batch dirties more than SQLite's default 1,000 WAL pages: the default
             // checkpointed after every commit, copying the same index pages again and again.
-            // In pages of this file (stores made before the larger page size keep theirs).
+            // In pages of this file: a store made with other pages keeps them.
             let pageSize = try Int.fetchOne(db, sql: "PRAGMA page_size") ?? ReportStore.Limits.pageSize
             let pages = ReportStore.Limits.walAutocheckpointBytes / max(pageSize, 512)
             try db.execute(sql: "PRAGMA wal_autocheckpoint = \(pages)")
