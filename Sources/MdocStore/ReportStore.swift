@@ -28,9 +28,13 @@ package final class ReportStore: Sendable {
         /// Longest a writer waits for another process's write lock before failing with
         /// ``StoreError/Code/database`` (SQLITE_BUSY).
         package static let busyTimeout: TimeInterval = 30
-        /// WAL pages (4 KiB) after which a commit copies the WAL into the database file
-        /// (`PRAGMA wal_autocheckpoint`; SQLite's default is 1,000).
-        package static let walAutocheckpointPages = 8_000
+        /// Page size of a new store (`PRAGMA page_size`; SQLite's default is 4 KiB): a
+        /// verification's check results (a few KiB) fit in their row's page instead of a chain
+        /// of overflow pages, and a batch writes and checkpoints fewer, larger pages.
+        package static let pageSize = 16_384
+        /// WAL bytes after which a commit copies the WAL into the database file, as
+        /// `PRAGMA wal_autocheckpoint` pages of the file's own size (SQLite's default is 1,000).
+        package static let walAutocheckpointBytes = 32 * 1_024 * 1_024
         /// Page cache of the writer connection, in KiB (`PRAGMA cache_size`; SQLite's default
         /// is 2,000). Readers keep the default.
         package static let writerCacheKiB = 32_768

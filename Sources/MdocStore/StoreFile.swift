@@ -30,7 +30,11 @@ enum StoreFile {
             var configuration = Configuration()
             configuration.foreignKeysEnabled = true
             let queue = try DatabaseQueue(path: temporary, configuration: configuration)
-            try queue.writeWithoutTransaction { db in try db.execute(sql: "PRAGMA journal_mode = WAL") }
+            // The page size is fixed once the first table exists, and in WAL mode.
+            try queue.writeWithoutTransaction { db in
+                try db.execute(sql: "PRAGMA page_size = \(ReportStore.Limits.pageSize)")
+                try db.execute(sql: "PRAGMA journal_mode = WAL")
+            }
             try StoreSchema.migrator.migrate(queue)
             // Closing the only connection checkpoints the WAL into the file and removes it.
             try queue.close()
@@ -136,7 +140,10 @@ enum StoreFile {
             guard !db.configuration.readonly else { return }
             // A batch dirties more than SQLite's default 1,000 WAL pages: the default
             // checkpointed after every commit, copying the same index pages again and again.
-            try db.execute(sql: "PRAGMA wal_autocheckpoint = \(ReportStore.Limits.walAutocheckpointPages)")
+            // In pages of this file: a store made with other pages keeps them.
+            let pageSize = try Int.fetchOne(db, sql: "PRAGMA page_size") ?? ReportStore.Limits.pageSize
+            let pages = ReportStore.Limits.walAutocheckpointBytes / max(pageSize, 512)
+            try db.execute(sql: "PRAGMA wal_autocheckpoint = \(pages)")
             try db.execute(sql: "PRAGMA cache_size = -\(ReportStore.Limits.writerCacheKiB)")
         }
         return configuration

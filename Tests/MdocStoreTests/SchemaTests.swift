@@ -26,6 +26,31 @@ final class SchemaTests: XCTestCase {
         XCTAssertEqual(try store.texts("PRAGMA journal_mode"), ["wal"])
     }
 
+    /// A new store has the large pages, and the writer checkpoints after the same WAL bytes
+    /// whatever a store's page size; a store made with SQLite's default pages keeps them.
+    func testPageSizeAndCheckpointThreshold() throws {
+        let store = try Fixture.store(self)
+        XCTAssertEqual(try store.int("PRAGMA page_size"), Int64(ReportStore.Limits.pageSize))
+        XCTAssertEqual(
+            try store.write { db in try Int.fetchOne(db, sql: "PRAGMA wal_autocheckpoint") },
+            ReportStore.Limits.walAutocheckpointBytes / ReportStore.Limits.pageSize)
+
+        let folder = try Fixture.temporaryFolder(self)
+        let path = folder.appendingPathComponent("small-pages.sqlite").path
+        let queue = try DatabaseQueue(path: path)
+        try queue.writeWithoutTransaction { db in
+            try db.execute(sql: "PRAGMA page_size = 4096")
+            try db.execute(sql: "PRAGMA journal_mode = WAL")
+        }
+        try StoreSchema.migrator.migrate(queue)
+        try queue.close()
+        let small = try ReportStore(path: path, access: .readWrite, clock: { Fixture.t0 })
+        XCTAssertEqual(try small.int("PRAGMA page_size"), 4096)
+        XCTAssertEqual(
+            try small.write { db in try Int.fetchOne(db, sql: "PRAGMA wal_autocheckpoint") },
+            ReportStore.Limits.walAutocheckpointBytes / 4096)
+    }
+
     /// What reports and summaries read is read through indexes, in key order.
     func testReportQueriesUseTheIndexes() throws {
         let store = try Fixture.store(self)
