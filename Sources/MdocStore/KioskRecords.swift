@@ -63,6 +63,56 @@ package struct KioskRecord: Sendable, Hashable {
     package static func verdict(_ text: String?) -> Verdict? { text.flatMap(Verdict.init(rawValue:)) }
 }
 
+/// The kiosk's side of a sealed record (who sealed it, when, and how the kiosk judged it), read
+/// from a central intake's store by a run that verifies the record again; the run adds its own
+/// verification as the centre's side (``KioskRecord/init(_:centreVerdict:centreTrustSnapshot:centreChecks:)``).
+package struct KioskSide: Sendable, Hashable {
+    /// SHA-256 of the sealed record's bytes (lower-case hex).
+    package var record: String
+    package var kiosk: String
+    package var sequence: UInt64
+    package var sealedAt: Date
+    package var receivedAt: Date
+    package var via: KioskRecord.Via
+    package var verdict: Verdict
+    package var verdictAtCapture: Verdict?
+    package var trustSnapshot: String?
+    /// Ids of the checks that did not pass at the kiosk, sorted.
+    package var problems: [String]
+
+    package init(
+        record: String, kiosk: String, sequence: UInt64, sealedAt: Date, receivedAt: Date, via: KioskRecord.Via, verdict: Verdict,
+        verdictAtCapture: Verdict?, trustSnapshot: String?, problems: [String]
+    ) {
+        self.record = record
+        self.kiosk = kiosk
+        self.sequence = sequence
+        self.sealedAt = sealedAt
+        self.receivedAt = receivedAt
+        self.via = via
+        self.verdict = verdict
+        self.verdictAtCapture = verdictAtCapture
+        self.trustSnapshot = trustSnapshot
+        self.problems = problems
+    }
+}
+
+extension KioskRecord {
+    /// The ids of the checks that did not pass (`fail` or `unchecked`, at either instant), sorted, once each.
+    package static func problems(of checks: [CheckResult]) -> [String] {
+        Set(checks.filter { $0.status == .fail || $0.status == .unchecked }.map(\.id.rawValue)).sorted()
+    }
+
+    /// The record of `side` beside a run's own verification of its transaction, as the centre's side.
+    package init(_ side: KioskSide, centreVerdict: Verdict, centreTrustSnapshot: String, centreChecks: [CheckResult]) {
+        self.init(
+            record: side.record, kiosk: side.kiosk, sequence: side.sequence, sealedAt: side.sealedAt, receivedAt: side.receivedAt,
+            via: side.via, kioskVerdict: side.verdict, kioskVerdictAtCapture: side.verdictAtCapture,
+            kioskTrustSnapshot: side.trustSnapshot, kioskProblems: side.problems, centreVerdict: centreVerdict,
+            centreTrustSnapshot: centreTrustSnapshot, centreProblems: Self.problems(of: centreChecks))
+    }
+}
+
 /// A kiosk record and the transaction the centre verified from it, recorded in the same batch
 /// (``StoreBatch/kioskRecords``).
 package struct KioskIntakeRecord: Sendable, Hashable {
