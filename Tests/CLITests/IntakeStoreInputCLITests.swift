@@ -2,6 +2,7 @@ import Foundation
 import MdocPostgres
 import MdocPostgresTestSupport
 import MdocSeal
+import MdocStore
 import MdocTestSupport
 import XCTest
 
@@ -150,9 +151,23 @@ final class IntakeStoreQueueCLITests: PostgresTestCase {
         XCTAssertEqual(added.status, 0, added.stdout + added.stderr)
         let worker = try CLI.run(["worker", "--db", queued, "--exit-when-idle", "--jobs", "1", "--out", fixture.folder.url("worker")])
         XCTAssertEqual(worker.status, 0, worker.stdout + worker.stderr)
+        // The rows as stored, each record once and in the run that verified it.
+        let columns = """
+            SELECT record, transaction_sha256, kiosk, sequence, sealed_at, received_at, via, kiosk_verdict, kiosk_verdict_at_capture,
+              kiosk_trust_snapshot, kiosk_problems, centre_verdict, centre_trust_snapshot, centre_problems FROM kiosk_record
+            ORDER BY kiosk, sequence
+            """
+        let runs = "SELECT count(*) FROM kiosk_record k JOIN run r ON r.id = k.run_id"
+        let local = try ReportStore(path: fixture.folder.url("sqlite/mdocverify.sqlite"), access: .readOnly)
+        let rows = try local.query(sql: columns)
+        XCTAssertEqual(rows.count, 3)
+        XCTAssertEqual(try local.query(sql: runs), [[.integer(3)]])
         for (name, db) in [("direct", direct), ("queued", queued)] {
             let kiosks = try IntakeStoreInput.kioskSection(db: db, reports: fixture.folder.url("r-\(name)"))
             XCTAssertEqual(kiosks as NSArray, expected as NSArray, "\(name): \(kiosks) against SQLite's \(expected)")
+            let postgres = try PostgresStore(uri: try PostgresURI(db), access: .readOnly)
+            XCTAssertEqual(try postgres.query(columns), rows, name)
+            XCTAssertEqual(try postgres.query(runs), [[.integer(3)]], name)
         }
     }
 }
