@@ -25,7 +25,7 @@ extension IntakeStore {
                     centreVerdict: KioskRecord.verdict(row[10]) ?? .indeterminate, centreTrustSnapshot: row[11],
                     centreProblems: KioskRecord.problems(row[12])))
             }
-            return KioskReport(generatedAt: RFC3339.format(now), generator: generator, kiosks: tally.finish())
+            return KioskReport(generatedAt: RFC3339.format(now), generator: generator, kiosks: try tally.finish())
         }
     }
 }

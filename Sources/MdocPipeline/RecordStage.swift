@@ -115,14 +115,12 @@ struct RecordStage: Sendable {
 }
 
 extension RecordStage {
-    /// The kiosk's side of the intake record `judged` was read from, beside this run's verdict
-    /// on its transaction as the centre's side; nil for any other input.
+    /// The kiosk's side of the intake record `judged` was read from, beside the transaction this
+    /// run verified (or reused a verification of): a report of the run reads that verification
+    /// as the centre's side. Nil for any other input.
     func kioskRecord(_ judged: Judged) -> KioskIntakeRecord? {
         guard let side = judged.transaction.kioskSide, judged.verified != nil || judged.reuse != nil else { return nil }
-        let checks = judged.verified?.checks ?? judged.reuse?.checks ?? []
-        return KioskIntakeRecord(
-            KioskRecord(side, centreVerdict: judged.verdict, centreTrustSnapshot: trustSnapshotHash, centreChecks: checks),
-            transactionID: judged.transactionID)
+        return KioskIntakeRecord(side, transactionID: judged.transactionID)
     }
 }
 

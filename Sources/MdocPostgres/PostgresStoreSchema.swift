@@ -11,7 +11,7 @@ enum PostgresStoreSchema {
     static let versionTable = PostgresSchemaVersion(table: "mdocverify_schema")
 
     /// The migrations this build knows, in order; migration `i` brings the schema to version `i + 1`.
-    static let migrations = [v1, v2, v3, v4, v5]
+    static let migrations = [v1, v2, v3, v4, v5, kioskRecordCentreFromVerification]
 
     /// The schema version this build writes.
     static var version: Int { migrations.count }
@@ -311,5 +311,12 @@ enum PostgresStoreSchema {
         );
         CREATE INDEX kiosk_record_run ON kiosk_record (run_id);
         CREATE INDEX kiosk_record_transaction ON kiosk_record (transaction_sha256);
+        """#
+
+    /// The migration after "v5". Frozen. A kiosk record keeps the kiosk's side only, as the
+    /// SQLite store's (its migration "v3"): the centre's side is the verification of its
+    /// transaction a report reads.
+    static let kioskRecordCentreFromVerification = #"""
+        ALTER TABLE kiosk_record DROP COLUMN centre_verdict, DROP COLUMN centre_trust_snapshot, DROP COLUMN centre_problems;
         """#
 }

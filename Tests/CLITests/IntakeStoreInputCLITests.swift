@@ -27,9 +27,10 @@ enum IntakeStoreInput {
     /// from the kiosk's (valid).
     static let expired = ["--trust", CLI.packageRoot.appendingPathComponent("samples/annex-d/trust").path, "--at", "2030-01-01T00:00:00Z"]
 
-    /// The kiosk section (`kiosks` of the JSON report) of every run in the report database `db`.
-    static func kioskSection(db: String, reports: String) throws -> [[String: Any]] {
-        let report = try CLI.run(["report", "--db", db, "--since", "2000-01-01", "--out", reports, "--format", "json"])
+    /// The kiosk section (`kiosks` of the JSON report) of the report database `db`: of every
+    /// transaction (the latest verification of each), or of the scope `scope` (`--run ID`).
+    static func kioskSection(db: String, reports: String, scope: [String] = ["--since", "2000-01-01"]) throws -> [[String: Any]] {
+        let report = try CLI.run(["report", "--db", db, "--out", reports, "--format", "json"] + scope)
         XCTAssertEqual(report.status, 0, report.stdout + report.stderr)
         let path = try XCTUnwrap(report.stdout.split(separator: "\n").first { $0.hasSuffix(".json") }, report.stdout)
         let json = try XCTUnwrap(
@@ -154,7 +155,7 @@ final class IntakeStoreQueueCLITests: PostgresTestCase {
         // The rows as stored, each record once and in the run that verified it.
         let columns = """
             SELECT record, transaction_sha256, kiosk, sequence, sealed_at, received_at, via, kiosk_verdict, kiosk_verdict_at_capture,
-              kiosk_trust_snapshot, kiosk_problems, centre_verdict, centre_trust_snapshot, centre_problems FROM kiosk_record
+              kiosk_trust_snapshot, kiosk_problems FROM kiosk_record
             ORDER BY kiosk, sequence
             """
         let runs = "SELECT count(*) FROM kiosk_record k JOIN run r ON r.id = k.run_id"
