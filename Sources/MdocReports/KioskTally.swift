@@ -14,9 +14,9 @@ package struct KioskTally {
 
     /// Adds one record; records come grouped by kiosk, in sequence order.
     package mutating func add(_ row: KioskRecord) {
-        if current?.id != row.kiosk {
+        if current?.id != row.kioskSide.kiosk {
             if let section = current { sections.append(section) }
-            current = Section(id: row.kiosk)
+            current = Section(id: row.kioskSide.kiosk)
         }
         current?.add(row)
     }
@@ -51,17 +51,18 @@ package struct KioskTally {
         init(id: String) { self.id = id }
 
         mutating func add(_ row: KioskRecord) {
+            let kiosk = row.kioskSide
             records += 1
-            if row.via == .file { asFiles += 1 } else { bySync += 1 }
-            firstReceived = min(firstReceived ?? row.receivedAt, row.receivedAt)
-            lastReceived = max(lastReceived ?? row.receivedAt, row.receivedAt)
-            lastSequence = max(lastSequence, row.sequence)
-            let seconds = row.receivedAt.timeIntervalSince(row.sealedAt)
+            if kiosk.via == .file { asFiles += 1 } else { bySync += 1 }
+            firstReceived = min(firstReceived ?? kiosk.receivedAt, kiosk.receivedAt)
+            lastReceived = max(lastReceived ?? kiosk.receivedAt, kiosk.receivedAt)
+            lastSequence = max(lastSequence, kiosk.sequence)
+            let seconds = kiosk.receivedAt.timeIntervalSince(kiosk.sealedAt)
             lag = (min(lag.minimum, seconds), lag.total + seconds, max(lag.maximum, seconds))
-            pairs[row.kioskVerdict.rawValue, default: [:]][row.centreVerdict.rawValue, default: 0] += 1
-            if let snapshot = row.kioskTrustSnapshot { kioskSnapshots.insert(snapshot) }
+            pairs[kiosk.verdict.rawValue, default: [:]][row.centreVerdict.rawValue, default: 0] += 1
+            if let snapshot = kiosk.trustSnapshot { kioskSnapshots.insert(snapshot) }
             centreSnapshots.insert(row.centreTrustSnapshot)
-            guard row.kioskVerdict != row.centreVerdict else { return }
+            guard kiosk.verdict != row.centreVerdict else { return }
             differing += 1
             guard differences.count < KioskReport.differenceRows else { return }
             differences.append(row)
@@ -69,12 +70,13 @@ package struct KioskTally {
 
         /// A listed differing record, with the centre's failing checks `centreProblems`.
         static func difference(_ row: KioskRecord, centreProblems: [String]) -> KioskReport.Difference {
-            let atKiosk = Set(row.kioskProblems), atCentre = Set(centreProblems)
+            let kiosk = row.kioskSide
+            let atKiosk = Set(kiosk.problems), atCentre = Set(centreProblems)
             return KioskReport.Difference(
-                sequence: row.sequence, record: row.record, sealedAt: RFC3339.format(row.sealedAt),
-                receivedAt: RFC3339.format(row.receivedAt), kioskVerdict: row.kioskVerdict.rawValue, centreVerdict: row.centreVerdict.rawValue,
+                sequence: kiosk.sequence, record: kiosk.record, sealedAt: RFC3339.format(kiosk.sealedAt),
+                receivedAt: RFC3339.format(kiosk.receivedAt), kioskVerdict: kiosk.verdict.rawValue, centreVerdict: row.centreVerdict.rawValue,
                 failingAtCentreOnly: atCentre.subtracting(atKiosk).sorted(), failingAtKioskOnly: atKiosk.subtracting(atCentre).sorted(),
-                kioskTrustSnapshot: row.kioskTrustSnapshot, centreTrustSnapshot: row.centreTrustSnapshot)
+                kioskTrustSnapshot: kiosk.trustSnapshot, centreTrustSnapshot: row.centreTrustSnapshot)
         }
 
         func kiosk(centreProblems: (KioskRecord) throws -> [String]) throws -> KioskReport.Kiosk {

@@ -7,20 +7,8 @@ import MdocChecks
 /// intake store keeps of it, and what a report tallies per kiosk (the centre's side then being
 /// the verification of the record's transaction in the report's scope).
 package struct KioskRecord: Sendable, Hashable {
-    /// SHA-256 of the sealed record's bytes (lower-case hex): the record's identity.
-    package var record: String
-    package var kiosk: String
-    package var sequence: UInt64
-    /// When the kiosk sealed the record, just after capture and its own verification.
-    package var sealedAt: Date
-    /// When the centre received it (and answered with its receipt).
-    package var receivedAt: Date
-    package var via: Via
-    package var kioskVerdict: Verdict
-    package var kioskVerdictAtCapture: Verdict?
-    package var kioskTrustSnapshot: String?
-    /// Ids of the checks that did not pass at the kiosk (`fail` or `unchecked`), sorted.
-    package var kioskProblems: [String]
+    /// Who sealed the record, when, how the kiosk judged it, and when the centre received it.
+    package var kioskSide: KioskSide
     package var centreVerdict: Verdict
     package var centreTrustSnapshot: String
     /// Ids of the checks that did not pass at the centre, sorted; empty when read from a report
@@ -38,20 +26,10 @@ package struct KioskRecord: Sendable, Hashable {
     }
 
     package init(
-        record: String, kiosk: String, sequence: UInt64, sealedAt: Date, receivedAt: Date, via: Via, kioskVerdict: Verdict,
-        kioskVerdictAtCapture: Verdict?, kioskTrustSnapshot: String?, kioskProblems: [String], centreVerdict: Verdict,
-        centreTrustSnapshot: String, centreProblems: [String], centreVerificationID: Int64? = nil
+        _ kioskSide: KioskSide, centreVerdict: Verdict, centreTrustSnapshot: String, centreProblems: [String],
+        centreVerificationID: Int64? = nil
     ) {
-        self.record = record
-        self.kiosk = kiosk
-        self.sequence = sequence
-        self.sealedAt = sealedAt
-        self.receivedAt = receivedAt
-        self.via = via
-        self.kioskVerdict = kioskVerdict
-        self.kioskVerdictAtCapture = kioskVerdictAtCapture
-        self.kioskTrustSnapshot = kioskTrustSnapshot
-        self.kioskProblems = kioskProblems
+        self.kioskSide = kioskSide
         self.centreVerdict = centreVerdict
         self.centreTrustSnapshot = centreTrustSnapshot
         self.centreProblems = centreProblems
@@ -68,15 +46,18 @@ package struct KioskRecord: Sendable, Hashable {
     package static func verdict(_ text: String?) -> Verdict? { text.flatMap(Verdict.init(rawValue:)) }
 }
 
-/// The kiosk's side of a sealed record (who sealed it, when, and how the kiosk judged it): what
-/// a report store keeps of the record (`kiosk_record`), beside the transaction the centre
-/// verified from it. The centre's side is a verification of that transaction, stored once.
+/// The kiosk's side of a sealed record (who sealed it, when, how the kiosk judged it, and when
+/// the centre received it): what a report store keeps of the record (`kiosk_record`), beside the
+/// transaction the centre verified from it. The centre's side is a verification of that
+/// transaction, stored once.
 package struct KioskSide: Sendable, Hashable {
     /// SHA-256 of the sealed record's bytes (lower-case hex).
     package var record: String
     package var kiosk: String
     package var sequence: UInt64
+    /// When the kiosk sealed the record, just after capture and its own verification.
     package var sealedAt: Date
+    /// When the centre received it (and answered with its receipt).
     package var receivedAt: Date
     package var via: KioskRecord.Via
     package var verdict: Verdict
@@ -158,11 +139,12 @@ extension KioskRecord {
     /// problems are left to ``TrustChangeSource/centreProblems(of:)``.
     package init(cells: some ReportRowCells) {
         self.init(
-            record: cells.hex(0) ?? "", kiosk: cells.text(1) ?? "", sequence: UInt64(max(cells.int64(2) ?? 0, 0)),
-            sealedAt: cells.text(3).flatMap(StoreTime.date) ?? .distantPast,
-            receivedAt: cells.text(4).flatMap(StoreTime.date) ?? .distantPast, via: cells.text(5).flatMap(Via.init(rawValue:)) ?? .file,
-            kioskVerdict: Self.verdict(cells.text(6)) ?? .indeterminate, kioskVerdictAtCapture: Self.verdict(cells.text(7)),
-            kioskTrustSnapshot: cells.text(8), kioskProblems: Self.problems(cells.text(9) ?? ""),
+            KioskSide(
+                record: cells.hex(0) ?? "", kiosk: cells.text(1) ?? "", sequence: UInt64(max(cells.int64(2) ?? 0, 0)),
+                sealedAt: cells.text(3).flatMap(StoreTime.date) ?? .distantPast,
+                receivedAt: cells.text(4).flatMap(StoreTime.date) ?? .distantPast, via: cells.text(5).flatMap(Via.init(rawValue:)) ?? .file,
+                verdict: Self.verdict(cells.text(6)) ?? .indeterminate, verdictAtCapture: Self.verdict(cells.text(7)),
+                trustSnapshot: cells.text(8), problems: Self.problems(cells.text(9) ?? "")),
             centreVerdict: Self.verdict(cells.text(10)) ?? .indeterminate, centreTrustSnapshot: cells.hex(11) ?? "",
             centreProblems: [], centreVerificationID: cells.int64(12))
     }
