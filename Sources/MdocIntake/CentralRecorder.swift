@@ -29,17 +29,15 @@ package final class CentralRecorder: Sendable {
         var outcomes: [TransactionOutcome] = []
         var kioskRecords: [KioskIntakeRecord] = []
         for case .accepted(let row, let central) in processed {
-            guard let outcome = central.outcome,
-                let kioskVerdict = Verdict(rawValue: row.kioskVerdict), let centreVerdict = Verdict(rawValue: row.centreVerdict)
-            else { continue }
+            guard let outcome = central.outcome, let kioskVerdict = Verdict(rawValue: row.kioskVerdict) else { continue }
             outcomes.append(outcome)
+            // The centre's side is the outcome's verification, recorded in the same batch.
             kioskRecords.append(KioskIntakeRecord(
-                KioskRecord(
+                KioskSide(
                     record: row.hash.map { String(format: "%02x", $0) }.joined(), kiosk: row.kiosk, sequence: UInt64(max(row.sequence, 0)),
-                    sealedAt: row.sealedAt, receivedAt: row.receivedAt, via: via, kioskVerdict: kioskVerdict,
-                    kioskVerdictAtCapture: KioskRecord.verdict(row.kioskVerdictAtCapture), kioskTrustSnapshot: row.kioskTrustSnapshot,
-                    kioskProblems: KioskRecord.problems(row.kioskProblems), centreVerdict: centreVerdict,
-                    centreTrustSnapshot: row.centreTrustSnapshot, centreProblems: KioskRecord.problems(row.centreProblems)),
+                    sealedAt: row.sealedAt, receivedAt: row.receivedAt, via: via, verdict: kioskVerdict,
+                    verdictAtCapture: KioskRecord.verdict(row.kioskVerdictAtCapture), trustSnapshot: row.kioskTrustSnapshot,
+                    problems: KioskRecord.problems(row.kioskProblems)),
                 transactionID: outcome.transactionID))
         }
         do {

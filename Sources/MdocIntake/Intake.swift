@@ -209,6 +209,6 @@ package final class Intake: Sendable {
 
     /// The ids of the checks that did not pass, sorted and comma-separated.
     static func problems(_ checks: [CheckResult]) -> String {
-        Set(checks.filter { $0.status == .fail || $0.status == .unchecked }.map(\.id.rawValue)).sorted().joined(separator: ",")
+        KioskRecord.problems(of: checks).joined(separator: ",")
     }
 }

@@ -3,6 +3,7 @@ package import MdocCrypto
 package import MdocIngest
 package import MdocPipeline
 package import MdocSeal
+internal import MdocStore
 import NIOConcurrencyHelpers
 
 /// The records a central intake received, as a run's inputs: a store (`<out>/intake.sqlite` of
@@ -43,6 +44,15 @@ package final class IntakeRecordInputs: RecordInputs {
 
     package func handles(_ input: String) -> Bool { Self.isStorePath(input) || split(input) != nil }
 
+    package func check(_ input: String) throws {
+        guard split(input) == nil else { return }
+        do {
+            _ = try store(input)
+        } catch {
+            throw PipelineSetupError("the input \(input): \(error)")
+        }
+    }
+
     package func expand(_ input: String) throws -> [String]? {
         guard split(input) == nil else { return nil }
         let hashes: [RecordHash]
@@ -59,11 +69,16 @@ package final class IntakeRecordInputs: RecordInputs {
             return .failure(code: IntakeInputCode.unknownRecord, reason: "not a record of an intake store: \(input)")
         }
         let sealed: [UInt8]
+        let receivedAt: Date
+        let via: KioskRecord.Via
         do {
-            guard let bytes = try store(path).sealed(hash) else {
+            guard let stored = try store(path).stored(hash) else {
                 return .failure(code: IntakeInputCode.unknownRecord, reason: "the intake store \(path) holds no record \(hash)")
             }
-            sealed = bytes
+            sealed = stored.sealed
+            receivedAt = stored.receivedAt
+            // The store's CHECK constraint allows the two ways only.
+            via = KioskRecord.Via(rawValue: stored.via) ?? .file
         } catch {
             return .failure(code: IntakeInputCode.unavailable, reason: "the intake store \(path) cannot be read: \(error)")
         }
@@ -72,7 +87,7 @@ package final class IntakeRecordInputs: RecordInputs {
         }
         do {
             let opened = try opener.open(sealed, roster: try kiosks.roster())
-            return .transaction(opened.bundle(source: input))
+            return .transaction(opened.bundle(source: input), kiosk: opened.kioskSide(receivedAt: receivedAt, via: via))
         } catch let error as SealError {
             return .failure(code: error.code.rawValue, reason: error.reason)
         } catch {
@@ -112,6 +127,14 @@ package enum IntakeInputCode {
 }
 
 extension OpenedRecord {
+    /// The kiosk's side of the record as it sealed it, received by the centre at `receivedAt`.
+    func kioskSide(receivedAt: Date, via: KioskRecord.Via) -> KioskSide {
+        KioskSide(
+            record: hash.hex, kiosk: content.kiosk.rawValue, sequence: content.sequence, sealedAt: content.sealedAt,
+            receivedAt: receivedAt, via: via, verdict: content.verdict.atVerification, verdictAtCapture: content.verdict.atCapture,
+            trustSnapshot: content.verdict.trustSnapshot, problems: KioskRecord.problems(of: content.checks))
+    }
+
     /// The record's transaction as a bundle, named after its kiosk and sequence number.
     func bundle(source: String) -> TransactionBundle {
         TransactionBundle(name: "\(content.kiosk)-\(content.sequence)", source: source, files: content.files)

@@ -18,14 +18,15 @@ extension IntakeStore {
             while let row = try rows.next() {
                 let hash: Data = row[0]
                 tally.add(KioskRecord(
-                    record: hash.map { String(format: "%02x", $0) }.joined(), kiosk: row[1], sequence: UInt64(max(row[2] as Int64, 0)),
-                    sealedAt: row[3], receivedAt: row[4], via: KioskRecord.Via(rawValue: row[5]) ?? .file,
-                    kioskVerdict: KioskRecord.verdict(row[6]) ?? .indeterminate, kioskVerdictAtCapture: KioskRecord.verdict(row[7]),
-                    kioskTrustSnapshot: row[8], kioskProblems: KioskRecord.problems(row[9]),
+                    KioskSide(
+                        record: hash.map { String(format: "%02x", $0) }.joined(), kiosk: row[1], sequence: UInt64(max(row[2] as Int64, 0)),
+                        sealedAt: row[3], receivedAt: row[4], via: KioskRecord.Via(rawValue: row[5]) ?? .file,
+                        verdict: KioskRecord.verdict(row[6]) ?? .indeterminate, verdictAtCapture: KioskRecord.verdict(row[7]),
+                        trustSnapshot: row[8], problems: KioskRecord.problems(row[9])),
                     centreVerdict: KioskRecord.verdict(row[10]) ?? .indeterminate, centreTrustSnapshot: row[11],
                     centreProblems: KioskRecord.problems(row[12])))
             }
-            return KioskReport(generatedAt: RFC3339.format(now), generator: generator, kiosks: tally.finish())
+            return KioskReport(generatedAt: RFC3339.format(now), generator: generator, kiosks: try tally.finish())
         }
     }
 }

@@ -170,7 +170,14 @@ package final class IntakeStore: Sendable {
 
     /// The sealed bytes of a stored record.
     package func sealed(_ hash: RecordHash) throws -> [UInt8]? {
-        try database.read { db in try IntakeRow.fetchOne(db, key: Data(hash.bytes)).map { Array($0.sealed) } }
+        try stored(hash)?.sealed
+    }
+
+    /// A stored record's sealed bytes, and when and how the centre received it.
+    package func stored(_ hash: RecordHash) throws -> (sealed: [UInt8], receivedAt: Date, via: String)? {
+        try database.read { db in
+            try IntakeRow.fetchOne(db, key: Data(hash.bytes)).map { (Array($0.sealed), $0.receivedAt, $0.via) }
+        }
     }
 
     /// Runs a storage operation, mapping a full disk to ``SyncRefusal/Code/storageFull`` and any

@@ -35,8 +35,9 @@ struct Preflight {
         trustMaterial = try RunTrustMaterial.load(configuration)
         for input in configuration.inputs {
             if let records = configuration.recordInputs, records.handles(input) {
-                // A central intake's store is opened now: a file that is none stops the run here.
-                do { _ = try records.expand(input) } catch { throw PipelineSetupError("\(error)") }
+                // A central intake's store is opened now (its records are listed once, when read):
+                // a file that is none stops the run here.
+                do { try records.check(input) } catch { throw PipelineSetupError("\(error)") }
                 continue
             }
             // A worker's item may be a part of an archive: the archive must exist.

@@ -1,4 +1,5 @@
 package import MdocIngest
+package import MdocStore
 
 /// One transaction on its way through the pipeline: its bundle and its session.
 package struct Transaction: Sendable {
@@ -7,11 +8,15 @@ package struct Transaction: Sendable {
     /// How a live capture that did not complete ended (failed or cancelled): its bundle is
     /// verified and recorded, and its session ends so.
     package var captureEnding: VerifierSession.State?
+    /// The kiosk's side of the central intake's record the transaction was sealed in, when read
+    /// from one: recorded beside the run's verification.
+    package var kioskSide: KioskSide?
 
     /// A transaction of a batch: a session of its own, holding the bundle's reader key, past
     /// its pre-flight (the run's passed, and the bundle was read).
-    init(bundle: TransactionBundle) {
+    init(bundle: TransactionBundle, kioskSide: KioskSide? = nil) {
         var bundle = bundle
+        self.kioskSide = kioskSide
         self.session = TransactionVerifier.session(for: &bundle)
         self.bundle = bundle
         session.transition(to: .preflight)
@@ -97,7 +102,7 @@ struct ReadStage {
                     continue
                 }
                 switch records.read(input) {
-                case .transaction(let bundle): return .transaction(Transaction(bundle: bundle))
+                case .transaction(let bundle, let kiosk): return .transaction(Transaction(bundle: bundle, kioskSide: kiosk))
                 case .failure(let code, let reason): return .failure(source: input, code: code, reason: reason)
                 }
             }

@@ -93,6 +93,7 @@ struct RecordStage: Sendable {
         var outcomes: [TransactionOutcome] = []
         var reused: [ReusedResult] = []
         var recorded = Set<String>()
+        let kioskRecords = batch.compactMap(kioskRecord)
         for judged in batch where recorded.insert(judged.transactionID).inserted {
             if var outcome = judged.outcome {
                 outcome.proof = proofs[judged.transactionID]
@@ -104,12 +105,22 @@ struct RecordStage: Sendable {
         do {
             try store.record(
                 StoreBatch(outcomes: outcomes, reused: reused, ingestFailures: failures, proofFileLength: proofFileLength.map(Int64.init),
-                           proofBytes: proofBytes, signedProofs: signedProofs),
+                           proofBytes: proofBytes, signedProofs: signedProofs, kioskRecords: kioskRecords),
                 runID: runID)
         } catch {
             throw PipelineSetupError(
                 "cannot write to the report database (\(error)); this batch was not recorded: run the same command again once fixed (it resumes)")
         }
+    }
+}
+
+extension RecordStage {
+    /// The kiosk's side of the intake record `judged` was read from, beside the transaction this
+    /// run verified (or reused a verification of): a report of the run reads that verification
+    /// as the centre's side. Nil for any other input.
+    func kioskRecord(_ judged: Judged) -> KioskIntakeRecord? {
+        guard let side = judged.transaction.kioskSide, judged.verified != nil || judged.reuse != nil else { return nil }
+        return KioskIntakeRecord(side, transactionID: judged.transactionID)
     }
 }
 

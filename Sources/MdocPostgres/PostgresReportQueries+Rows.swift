@@ -118,9 +118,10 @@ extension PostgresReportQueries {
     }
 
     func forEachKioskRecord(_ body: (KioskRecord) throws -> Void) throws {
+        // Each record beside the scope's verification of its transaction (the centre's side).
         try forEachStreamedRow("""
-            SELECT \(KioskRecord.columns) FROM kiosk_record k
-            WHERE k.transaction_sha256 IN (SELECT sha256 FROM report_scope)
+            SELECT \(KioskRecord.columns(verdict: "s.verdict_now", snapshot: "s.trust_snapshot", vid: "s.vid"))
+            FROM report_scope s JOIN kiosk_record k ON k.transaction_sha256 = s.sha256
             ORDER BY k.kiosk, k.sequence
             """
         ) { row in try body(KioskRecord(cells: row)) }

@@ -154,22 +154,19 @@ extension PostgresStore: RecordingStore {
     /// Records a kiosk record once, as the SQLite store does: one stored already (by its hash,
     /// or its kiosk and sequence number) is left as it is.
     static func record(_ intake: KioskIntakeRecord, runID: String, on connection: PostgresConnection) throws {
-        let kioskRecord = intake.kioskRecord
+        let side = intake.kiosk
         try connection.execute(
             """
             INSERT INTO kiosk_record (record, run_id, transaction_sha256, kiosk, sequence, sealed_at, received_at, via,
-              kiosk_verdict, kiosk_verdict_at_capture, kiosk_trust_snapshot, kiosk_problems, centre_verdict,
-              centre_trust_snapshot, centre_problems)
-            VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15) ON CONFLICT DO NOTHING
+              kiosk_verdict, kiosk_verdict_at_capture, kiosk_trust_snapshot, kiosk_problems)
+            VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12) ON CONFLICT DO NOTHING
             """,
-            [.bytea(try StoreText.sha256(kioskRecord.record, "the record hash")), .text(runID),
-             .bytea(try StoreText.sha256(intake.transactionID, "the transaction id")), .text(kioskRecord.kiosk),
-             .int64(Int64(clamping: kioskRecord.sequence)), .text(try ReportStore.instantText(kioskRecord.sealedAt)),
-             .text(try ReportStore.instantText(kioskRecord.receivedAt)), .text(kioskRecord.via.rawValue),
-             .text(kioskRecord.kioskVerdict.rawValue), kioskRecord.kioskVerdictAtCapture.map { .text($0.rawValue) } ?? .null,
-             kioskRecord.kioskTrustSnapshot.map { .text($0) } ?? .null, .text(kioskRecord.kioskProblems.joined(separator: ",")),
-             .text(kioskRecord.centreVerdict.rawValue), .text(kioskRecord.centreTrustSnapshot),
-             .text(kioskRecord.centreProblems.joined(separator: ","))])
+            [.bytea(try StoreText.sha256(side.record, "the record hash")), .text(runID),
+             .bytea(try StoreText.sha256(intake.transactionID, "the transaction id")), .text(side.kiosk),
+             .int64(Int64(clamping: side.sequence)), .text(try ReportStore.instantText(side.sealedAt)),
+             .text(try ReportStore.instantText(side.receivedAt)), .text(side.via.rawValue),
+             .text(side.verdict.rawValue), side.verdictAtCapture.map { .text($0.rawValue) } ?? .null,
+             side.trustSnapshot.map { .text($0) } ?? .null, .text(side.problems.joined(separator: ","))])
     }
 
     /// Records the outcomes of `batch`, appending the signed proof of each outcome recorded now

@@ -11,7 +11,7 @@ enum PostgresStoreSchema {
     static let versionTable = PostgresSchemaVersion(table: "mdocverify_schema")
 
     /// The migrations this build knows, in order; migration `i` brings the schema to version `i + 1`.
-    static let migrations = [v1, v2, v3, v4, v5, v6]
+    static let migrations = [v1, v2, v3, v4, v5, v6, v7]
 
     /// The schema version this build writes.
     static var version: Int { migrations.count }
@@ -333,5 +333,12 @@ enum PostgresStoreSchema {
         ALTER TABLE document DROP CONSTRAINT IF EXISTS document_verification_id_fkey;
         ALTER TABLE disclosure DROP CONSTRAINT IF EXISTS disclosure_verification_id_fkey;
         ALTER TABLE image DROP CONSTRAINT IF EXISTS image_verification_id_fkey;
+        """#
+
+    /// Migration "v7". Frozen. A kiosk record keeps the kiosk's side only, as the
+    /// SQLite store's (its migration "v3"): the centre's side is the verification of its
+    /// transaction a report reads.
+    static let v7 = #"""
+        ALTER TABLE kiosk_record DROP COLUMN centre_verdict, DROP COLUMN centre_trust_snapshot, DROP COLUMN centre_problems;
         """#
 }

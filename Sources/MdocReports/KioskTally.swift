@@ -7,25 +7,28 @@ import MdocTime
 /// holds them (the intake store, or a report store's `kiosk_record`). Memory: per kiosk, its
 /// counts and at most ``KioskReport/differenceRows`` differing records.
 package struct KioskTally {
-    private var kiosks: [KioskReport.Kiosk] = []
+    private var sections: [Section] = []
     private var current: Section?
 
     package init() {}
 
     /// Adds one record; records come grouped by kiosk, in sequence order.
     package mutating func add(_ row: KioskRecord) {
-        if current?.id != row.kiosk {
-            if let section = current { kiosks.append(section.kiosk) }
-            current = Section(id: row.kiosk)
+        if current?.id != row.kioskSide.kiosk {
+            if let section = current { sections.append(section) }
+            current = Section(id: row.kioskSide.kiosk)
         }
         current?.add(row)
     }
 
-    /// The sections, by kiosk id.
-    package mutating func finish() -> [KioskReport.Kiosk] {
-        if let section = current { kiosks.append(section.kiosk) }
+    /// The sections, by kiosk id. `centreProblems` gives the centre's failing checks of each
+    /// differing record listed (a report store reads them from the verification's results).
+    package mutating func finish(
+        centreProblems: (KioskRecord) throws -> [String] = { $0.centreProblems }
+    ) throws -> [KioskReport.Kiosk] {
+        if let section = current { sections.append(section) }
         current = nil
-        return kiosks.sorted { $0.id < $1.id }
+        return try sections.map { try $0.kiosk(centreProblems: centreProblems) }.sorted { $0.id < $1.id }
     }
 
     /// One kiosk's running totals.
@@ -40,35 +43,43 @@ package struct KioskTally {
         var lag = (minimum: Double.infinity, total: 0.0, maximum: -Double.infinity)
         var pairs: [String: [String: Int]] = [:]
         var differing = 0
-        var differences: [KioskReport.Difference] = []
+        /// The first differing records, listed when the section is finished.
+        var differences: [KioskRecord] = []
         var kioskSnapshots = Set<String>()
         var centreSnapshots = Set<String>()
 
         init(id: String) { self.id = id }
 
         mutating func add(_ row: KioskRecord) {
+            let kiosk = row.kioskSide
             records += 1
-            if row.via == .file { asFiles += 1 } else { bySync += 1 }
-            firstReceived = min(firstReceived ?? row.receivedAt, row.receivedAt)
-            lastReceived = max(lastReceived ?? row.receivedAt, row.receivedAt)
-            lastSequence = max(lastSequence, row.sequence)
-            let seconds = row.receivedAt.timeIntervalSince(row.sealedAt)
+            if kiosk.via == .file { asFiles += 1 } else { bySync += 1 }
+            firstReceived = min(firstReceived ?? kiosk.receivedAt, kiosk.receivedAt)
+            lastReceived = max(lastReceived ?? kiosk.receivedAt, kiosk.receivedAt)
+            lastSequence = max(lastSequence, kiosk.sequence)
+            let seconds = kiosk.receivedAt.timeIntervalSince(kiosk.sealedAt)
             lag = (min(lag.minimum, seconds), lag.total + seconds, max(lag.maximum, seconds))
-            pairs[row.kioskVerdict.rawValue, default: [:]][row.centreVerdict.rawValue, default: 0] += 1
-            if let snapshot = row.kioskTrustSnapshot { kioskSnapshots.insert(snapshot) }
+            pairs[kiosk.verdict.rawValue, default: [:]][row.centreVerdict.rawValue, default: 0] += 1
+            if let snapshot = kiosk.trustSnapshot { kioskSnapshots.insert(snapshot) }
             centreSnapshots.insert(row.centreTrustSnapshot)
-            guard row.kioskVerdict != row.centreVerdict else { return }
+            guard kiosk.verdict != row.centreVerdict else { return }
             differing += 1
             guard differences.count < KioskReport.differenceRows else { return }
-            let atKiosk = Set(row.kioskProblems), atCentre = Set(row.centreProblems)
-            differences.append(KioskReport.Difference(
-                sequence: row.sequence, record: row.record, sealedAt: RFC3339.format(row.sealedAt),
-                receivedAt: RFC3339.format(row.receivedAt), kioskVerdict: row.kioskVerdict.rawValue, centreVerdict: row.centreVerdict.rawValue,
-                failingAtCentreOnly: atCentre.subtracting(atKiosk).sorted(), failingAtKioskOnly: atKiosk.subtracting(atCentre).sorted(),
-                kioskTrustSnapshot: row.kioskTrustSnapshot, centreTrustSnapshot: row.centreTrustSnapshot))
+            differences.append(row)
         }
 
-        var kiosk: KioskReport.Kiosk {
+        /// A listed differing record, with the centre's failing checks `centreProblems`.
+        static func difference(_ row: KioskRecord, centreProblems: [String]) -> KioskReport.Difference {
+            let kiosk = row.kioskSide
+            let atKiosk = Set(kiosk.problems), atCentre = Set(centreProblems)
+            return KioskReport.Difference(
+                sequence: kiosk.sequence, record: kiosk.record, sealedAt: RFC3339.format(kiosk.sealedAt),
+                receivedAt: RFC3339.format(kiosk.receivedAt), kioskVerdict: kiosk.verdict.rawValue, centreVerdict: row.centreVerdict.rawValue,
+                failingAtCentreOnly: atCentre.subtracting(atKiosk).sorted(), failingAtKioskOnly: atKiosk.subtracting(atCentre).sorted(),
+                kioskTrustSnapshot: kiosk.trustSnapshot, centreTrustSnapshot: row.centreTrustSnapshot)
+        }
+
+        func kiosk(centreProblems: (KioskRecord) throws -> [String]) throws -> KioskReport.Kiosk {
             // Most frequent pair first, then by the verdicts' names.
             let verdicts = pairs.flatMap { kioskVerdict, centre in
                 centre.map { KioskReport.VerdictPair(kiosk: kioskVerdict, centre: $0.key, count: $0.value) }
@@ -80,8 +91,9 @@ package struct KioskTally {
                 syncLag: KioskReport.Lag(
                     minimumSeconds: records == 0 ? 0 : lag.minimum, averageSeconds: records == 0 ? 0 : lag.total / Double(records),
                     maximumSeconds: records == 0 ? 0 : lag.maximum),
-                verdicts: verdicts, differing: differing, differences: differences, kioskTrustSnapshots: kioskSnapshots.sorted(),
-                centreTrustSnapshots: centreSnapshots.sorted())
+                verdicts: verdicts, differing: differing,
+                differences: try differences.map { Self.difference($0, centreProblems: try centreProblems($0)) },
+                kioskTrustSnapshots: kioskSnapshots.sorted(), centreTrustSnapshots: centreSnapshots.sorted())
         }
     }
 }

@@ -85,7 +85,7 @@ package struct ReportBuilder {
         let ingest = try queries.ingestFailures(limit: ReportLimits.ingestFailureRows)
         var kiosks = KioskTally()
         try queries.forEachKioskRecord { kiosks.add($0) }
-        let kioskSections = kiosks.finish()
+        let kioskSections = try kiosks.finish(centreProblems: queries.centreProblems(of:))
         return ComplianceReport(
             format: ComplianceReport.formatName, version: ComplianceReport.currentVersion,
             generatedAt: try ReportStore.instantText(request.generatedAt),

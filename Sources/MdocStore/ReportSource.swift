@@ -3,7 +3,7 @@ import Foundation
 /// The named queries a report reads, over one consistent snapshot of a store, whichever engine
 /// keeps it: ``ReportQueries`` (SQLite) or the PostgreSQL store's. ``select(_:)`` comes first;
 /// every other query reads the scope it selected. Each method is documented on ``ReportQueries``.
-package protocol ReportQuerying {
+package protocol ReportQuerying: TrustChangeSource {
     /// The scope ``select(_:)`` selected.
     var scope: ReportScope? { get }
     func latestRunID() throws -> String?

@@ -393,7 +393,8 @@ package struct StoreBatch: Sendable {
     /// workers share one file), and only for outcomes this batch records: a batch taken over
     /// from a worker that died adds no proof twice.
     package var signedProofs: [String: ProofRecord]
-    /// The kiosk records a central intake took in, each beside its outcome in ``outcomes``.
+    /// The kiosk records of the batch's transactions (a central intake took their records in),
+    /// each beside its outcome in ``outcomes`` or its reused result in ``reused``.
     package var kioskRecords: [KioskIntakeRecord]
 
     package init(

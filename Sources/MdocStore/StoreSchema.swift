@@ -10,10 +10,10 @@ enum StoreSchema {
     static let applicationID: Int32 = 0x6d64_7673
 
     /// The schema version this build writes (`PRAGMA user_version`, and the number of migrations).
-    static let version = 2
+    static let version = 3
 
     /// Identifiers of the migrations this build knows, in order (recorded by GRDB in `grdb_migrations`).
-    static let migrationIdentifiers = ["v1", "v2"]
+    static let migrationIdentifiers = ["v1", "v2", "v3"]
 
     static var migrator: DatabaseMigrator {
         var migrator = DatabaseMigrator()
@@ -22,6 +22,9 @@ enum StoreSchema {
         }
         migrator.registerMigration("v2") { db in
             try db.execute(sql: v2)
+        }
+        migrator.registerMigration("v3") { db in
+            try db.execute(sql: v3)
         }
         return migrator
     }
@@ -265,5 +268,20 @@ enum StoreSchema {
         CREATE INDEX kiosk_record_run ON kiosk_record(run_id);
 
         PRAGMA user_version = 2;
+        """#
+
+    /// Migration "v3": a kiosk record keeps the kiosk's side only; the centre's side is the
+    /// verification of its transaction a report reads (the run's own, when it verified the
+    /// record again), found from the transaction. Frozen.
+    static let v3 = #"""
+        -- mdocverify report store, schema version 3 (migration "v3"). Frozen: never edited once shipped.
+        -- The centre's verdict, trust snapshot and failing checks of a kiosk record are those of a
+        -- verification of its transaction (stored in verification and check_results), not a copy.
+        ALTER TABLE kiosk_record DROP COLUMN centre_verdict;
+        ALTER TABLE kiosk_record DROP COLUMN centre_trust_snapshot;
+        ALTER TABLE kiosk_record DROP COLUMN centre_problems;
+        CREATE INDEX kiosk_record_transaction ON kiosk_record(transaction_sha256);
+
+        PRAGMA user_version = 3;
         """#
 }

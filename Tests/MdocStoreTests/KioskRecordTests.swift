@@ -4,22 +4,39 @@ import MdocChecks
 import XCTest
 
 /// The records a central intake took in, recorded beside the centre's verifications: once each,
-/// read back by the report in the scope's transactions only.
+/// read back by the report in the scope's transactions only, each beside the scope's
+/// verification of its transaction (the centre's side).
 final class KioskRecordTests: XCTestCase {
     func kioskRecord(_ n: Int, sequence: UInt64, record: String? = nil) -> KioskIntakeRecord {
         KioskIntakeRecord(
-            KioskRecord(
+            KioskSide(
                 record: record ?? Fixture.hex(n, salt: 9), kiosk: "kiosk-7", sequence: sequence,
-                sealedAt: Fixture.t0, receivedAt: Fixture.t0.addingTimeInterval(90), via: .http, kioskVerdict: .valid,
-                kioskVerdictAtCapture: .valid, kioskTrustSnapshot: "kiosk-trust", kioskProblems: ["issuer.revocation"],
-                centreVerdict: .invalid, centreTrustSnapshot: Fixture.snapshot, centreProblems: ["issuer.revocation", "mso.validity"]),
+                sealedAt: Fixture.t0, receivedAt: Fixture.t0.addingTimeInterval(90), via: .http, verdict: .valid,
+                verdictAtCapture: .valid, trustSnapshot: "kiosk-trust", problems: ["issuer.revocation"]),
             transactionID: Fixture.transactionID(n))
+    }
+
+    /// The kiosk records of the scope `scope` of `store`.
+    func kioskRecords(_ store: ReportStore, _ scope: ReportScope) throws -> [KioskRecord] {
+        try store.withReportQueries(cacheMegabytes: 16) { queries in
+            var queries = queries
+            try queries.select(scope)
+            var rows: [KioskRecord] = []
+            try queries.forEachKioskRecord { rows.append($0) }
+            // The centre's failing checks are read for the records a report lists.
+            return try rows.map { row in
+                var row = row
+                row.centreProblems = try queries.centreProblems(of: row)
+                return row
+            }
+        }
     }
 
     func testKioskRecordsAreStoredOnceAndReadInScope() throws {
         let store = try Fixture.store(self)
         try store.beginRun(Fixture.run("r1"))
-        let batch = StoreBatch(outcomes: [Fixture.outcome(1), Fixture.outcome(2)], kioskRecords: [kioskRecord(1, sequence: 1), kioskRecord(2, sequence: 2)])
+        let batch = StoreBatch(
+            outcomes: [Fixture.outcome(1, verdict: .invalid), Fixture.outcome(2)], kioskRecords: [kioskRecord(1, sequence: 1), kioskRecord(2, sequence: 2)])
         try store.record(batch, runID: "r1")
         // The same batch again (a request sent again), and another record with a sequence number
         // the kiosk used already: nothing added.
@@ -30,24 +47,45 @@ final class KioskRecordTests: XCTestCase {
         try store.beginRun(Fixture.run("r2"))
         try store.record(StoreBatch(outcomes: [Fixture.outcome(4)], kioskRecords: [kioskRecord(4, sequence: 4)]), runID: "r2")
 
-        try store.withReportQueries(cacheMegabytes: 16) { queries in
-            var queries = queries
-            try queries.select(.run("r1"))
-            var rows: [KioskRecord] = []
-            try queries.forEachKioskRecord { rows.append($0) }
-            XCTAssertEqual(rows.map(\.sequence), [1, 2])
-            let first = try XCTUnwrap(rows.first)
-            XCTAssertEqual(first.record, Fixture.hex(1, salt: 9))
-            XCTAssertEqual(first.kiosk, "kiosk-7")
-            XCTAssertEqual(first.via, .http)
-            XCTAssertEqual(first.receivedAt.timeIntervalSince(first.sealedAt), 90, accuracy: 0.001)
-            XCTAssertEqual(first.kioskVerdict, .valid)
-            XCTAssertEqual(first.kioskVerdictAtCapture, .valid)
-            XCTAssertEqual(first.centreVerdict, .invalid)
-            XCTAssertEqual(first.kioskProblems, ["issuer.revocation"])
-            XCTAssertEqual(first.centreProblems, ["issuer.revocation", "mso.validity"])
-            XCTAssertEqual(first.kioskTrustSnapshot, "kiosk-trust")
-        }
+        let rows = try kioskRecords(store, .run("r1"))
+        XCTAssertEqual(rows.map(\.kioskSide.sequence), [1, 2])
+        let first = try XCTUnwrap(rows.first)
+        XCTAssertEqual(first.kioskSide, kioskRecord(1, sequence: 1).kiosk, "the kiosk's side as recorded")
+        XCTAssertEqual(first.kioskSide.receivedAt.timeIntervalSince(first.kioskSide.sealedAt), 90, accuracy: 0.001)
+        // The centre's side: the run's verification of the transaction.
+        XCTAssertEqual(rows.map(\.centreVerdict), [.invalid, .valid])
+        XCTAssertEqual(first.centreTrustSnapshot, Fixture.snapshot)
+        XCTAssertEqual(first.centreProblems, ["issuer.ds.validity", "mso.digest"])
+        XCTAssertEqual(rows.last?.centreProblems, [])
+    }
+
+    /// A later run that verifies the same transactions again (a re-verification into the
+    /// centre's own store) keeps each record once, and each run's report shows its own verdicts
+    /// beside the kiosk's; a period shows the latest.
+    func testEachRunsReportShowsItsOwnVerdictsBesideTheKiosks() throws {
+        let store = try Fixture.store(self)
+        try store.beginRun(Fixture.run("centre"))
+        try store.record(
+            StoreBatch(outcomes: [Fixture.outcome(1), Fixture.outcome(2)], kioskRecords: [kioskRecord(1, sequence: 1), kioskRecord(2, sequence: 2)]),
+            runID: "centre")
+        let later = Fixture.t0.addingTimeInterval(86_400)
+        try store.beginRun(Fixture.run("again", time: later))
+        try store.record(
+            StoreBatch(
+                outcomes: [Fixture.outcome(1, verdict: .invalid, time: later, snapshot: Fixture.otherSnapshot), Fixture.outcome(2, time: later)],
+                kioskRecords: [kioskRecord(1, sequence: 1), kioskRecord(2, sequence: 2)]),
+            runID: "again")
+        XCTAssertEqual(try store.int("SELECT count(*) FROM kiosk_record"), 2, "each record once")
+
+        let centre = try kioskRecords(store, .run("centre"))
+        XCTAssertEqual(centre.map(\.centreVerdict), [.valid, .valid])
+        XCTAssertEqual(centre.map(\.centreTrustSnapshot), [Fixture.snapshot, Fixture.snapshot])
+        let again = try kioskRecords(store, .run("again"))
+        XCTAssertEqual(again.map(\.centreVerdict), [.invalid, .valid])
+        XCTAssertEqual(again.map(\.centreTrustSnapshot), [Fixture.otherSnapshot, Fixture.snapshot])
+        XCTAssertEqual(again.first?.centreProblems, ["issuer.ds.validity", "mso.digest"])
+        let period = try kioskRecords(store, .period(since: nil, until: nil))
+        XCTAssertEqual(period.map(\.centreVerdict), [.invalid, .valid], "the latest verification of each")
     }
 
     func testABadRecordHashWritesNothingOfTheBatch() throws {

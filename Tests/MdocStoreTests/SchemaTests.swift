@@ -18,10 +18,11 @@ final class SchemaTests: XCTestCase {
         // (reuse), each transaction's history (changes), a run's verifications and audit entries.
         XCTAssertEqual(
             try store.texts("SELECT name FROM sqlite_master WHERE type = 'index' AND sql IS NOT NULL ORDER BY name"),
-            ["audit_log_run", "kiosk_record_run", "txn_response", "verification_history", "verification_key", "verification_run"])
-        XCTAssertEqual(try store.schemaVersion(), 2)
+            ["audit_log_run", "kiosk_record_run", "kiosk_record_transaction", "txn_response", "verification_history", "verification_key",
+             "verification_run"])
+        XCTAssertEqual(try store.schemaVersion(), 3)
         XCTAssertEqual(try store.int("PRAGMA application_id"), 0x6d64_7673)  // "mdvs"
-        XCTAssertEqual(try store.texts("SELECT identifier FROM grdb_migrations"), ["v1", "v2"])
+        XCTAssertEqual(try store.texts("SELECT identifier FROM grdb_migrations"), ["v1", "v2", "v3"])
         XCTAssertEqual(try store.int("PRAGMA foreign_keys"), 1)
         XCTAssertEqual(try store.texts("PRAGMA journal_mode"), ["wal"])
     }
@@ -63,6 +64,9 @@ final class SchemaTests: XCTestCase {
         XCTAssertTrue(documents.contains("SEARCH document USING PRIMARY KEY"), documents)
         let reused = try store.plan("SELECT verification_id FROM reused WHERE run_id = 'r'")
         XCTAssertTrue(reused.contains("SEARCH reused USING PRIMARY KEY"), reused)
+        // A scope's kiosk records, from its transactions.
+        let kiosk = try store.plan("SELECT kiosk FROM kiosk_record WHERE transaction_sha256 = zeroblob(32)")
+        XCTAssertTrue(kiosk.contains("kiosk_record_transaction"), kiosk)
     }
 
     func testReopeningDoesNotRerunMigrationsAndKeepsData() throws {
@@ -74,8 +78,8 @@ final class SchemaTests: XCTestCase {
             try store.record([Fixture.outcome(1)], runID: "r1")
         }
         let reopened = try ReportStore(path: path)
-        XCTAssertEqual(try reopened.texts("SELECT identifier FROM grdb_migrations"), ["v1", "v2"])
-        XCTAssertEqual(try reopened.schemaVersion(), 2)
+        XCTAssertEqual(try reopened.texts("SELECT identifier FROM grdb_migrations"), ["v1", "v2", "v3"])
+        XCTAssertEqual(try reopened.schemaVersion(), 3)
         XCTAssertEqual(try reopened.int("SELECT count(*) FROM verification"), 1)
         XCTAssertEqual(try reopened.latestRunID(), "r1")
         let reader = try ReportStore(path: path, access: .readOnly)
@@ -191,7 +195,7 @@ final class SchemaTests: XCTestCase {
         XCTAssertEqual(errors.all.count, 0, "\(errors.all)")
         let left = try FileManager.default.contentsOfDirectory(atPath: folder.path).filter { $0.contains("creating") }
         XCTAssertEqual(left, [], "no temporary file is left")
-        XCTAssertEqual(try ReportStore(path: path).schemaVersion(), 2)
+        XCTAssertEqual(try ReportStore(path: path).schemaVersion(), 3)
     }
 
     func testOpeningCreatesParentFolders() throws {

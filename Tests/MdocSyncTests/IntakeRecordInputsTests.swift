@@ -3,6 +3,7 @@ import GRDB
 import MdocIntake
 import MdocPipeline
 import MdocSeal
+import MdocStore
 import MdocTestSupport
 import XCTest
 
@@ -37,10 +38,20 @@ final class IntakeRecordInputsTests: XCTestCase {
         XCTAssertNil(try reader.expand("\(store)!/\(records[0].hash)"), "one record")
         for (item, record) in zip(items, records.sorted { $0.sequence < $1.sequence }) {
             XCTAssertTrue(reader.handles(item))
-            guard case .transaction(let bundle) = reader.read(item) else { return XCTFail("\(item) did not read") }
+            guard case .transaction(let bundle, let kiosk) = reader.read(item) else { return XCTFail("\(item) did not read") }
             XCTAssertEqual(bundle.source, item)
             XCTAssertEqual(bundle.name, "kiosk-1-\(record.sequence)")
             XCTAssertEqual(bundle.files.keys.sorted(), try KioskPKI.annexDFiles(id: "x").keys.sorted())
+            // The kiosk's side of the record: as sealed, and as received (carried files, at the intake's clock).
+            XCTAssertEqual(kiosk.record, record.hash.hex)
+            XCTAssertEqual(kiosk.kiosk, "kiosk-1")
+            XCTAssertEqual(kiosk.sequence, record.sequence)
+            XCTAssertEqual(kiosk.via, .file)
+            XCTAssertEqual(kiosk.receivedAt, CentreFixture.annexDTime)
+            XCTAssertEqual(kiosk.verdict, .valid)
+            XCTAssertEqual(kiosk.verdictAtCapture, .valid)
+            XCTAssertEqual(kiosk.trustSnapshot, "kiosk-trust")
+            XCTAssertEqual(kiosk.problems, [], "every check passed at the kiosk")
         }
         XCTAssertFalse(reader.handles("\(store)!/abc"), "not a hash")
         XCTAssertFalse(reader.handles("archive.tar!/\(records[0].hash)"), "an archive's entry")
@@ -68,10 +79,20 @@ final class IntakeRecordInputsTests: XCTestCase {
     }
 
     func testAFileThatIsNoIntakeStoreIsRefusedWhenExpanded() async throws {
-        let (centre, _, _) = try await centre()
+        let (centre, _, store) = try await centre()
         let other = try centre.folder.write("other.sqlite", [])
         XCTAssertThrowsError(try reader(centre).expand(other)) { error in
             XCTAssertTrue("\(error)".contains("is not the intake store of a centre"), "\(error)")
+        }
+        // The pre-flight's check opens the store without listing it, with the same refusals.
+        XCTAssertNoThrow(try reader(centre).check(store))
+        XCTAssertNoThrow(try reader(centre).check("\(centre.folder.url("nowhere.sqlite"))!/" + String(repeating: "0", count: 64)),
+                         "one record is read (and refused with its code) with the others")
+        XCTAssertThrowsError(try reader(centre).check(other)) { error in
+            XCTAssertTrue("\(error)".contains("is not the intake store of a centre"), "\(error)")
+        }
+        XCTAssertThrowsError(try reader(centre).check(centre.folder.url("absent.sqlite"))) { error in
+            XCTAssertTrue("\(error)".contains("absent.sqlite does not exist: check the path"), "\(error)")
         }
         XCTAssertThrowsError(try IntakeRecordInputs(sealingKeyPath: centre.folder.url("none.pem"), kiosksDirectory: centre.kiosksFolder)) {
             XCTAssertTrue("\($0)".contains("--sealing-key"), "\($0)")
