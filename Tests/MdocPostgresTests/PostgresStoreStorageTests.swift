@@ -63,7 +63,7 @@ final class PostgresStoreStorageTests: PostgresTestCase {
     }
 
     /// A store of version 5 (check results compressed with pglz, proof chunks uncompressed,
-    /// every foreign key) becomes version 6 when opened for writing; the values stored before
+    /// every foreign key, the kiosk records' centre columns) becomes version 7 when opened for writing; the values stored before
     /// read back as they were, and the same batch recorded again adds nothing.
     func testAVersionFiveStoreIsMigratedKeepingItsValues() throws {
         let store = try openStore()
@@ -79,6 +79,8 @@ final class PostgresStoreStorageTests: PostgresTestCase {
             ALTER TABLE disclosure ADD CONSTRAINT disclosure_verification_id_fkey
               FOREIGN KEY (verification_id) REFERENCES verification(id);
             ALTER TABLE image ADD CONSTRAINT image_verification_id_fkey FOREIGN KEY (verification_id) REFERENCES verification(id);
+            ALTER TABLE kiosk_record ADD COLUMN centre_verdict text COLLATE "C" NOT NULL,
+              ADD COLUMN centre_trust_snapshot text COLLATE "C" NOT NULL, ADD COLUMN centre_problems text COLLATE "C" NOT NULL;
             UPDATE mdocverify_schema SET version = 5
             """)
         let outcomes = (0..<3).map { ParityFixture.outcome($0, verdict: .valid) }
@@ -90,7 +92,7 @@ final class PostgresStoreStorageTests: PostgresTestCase {
         XCTAssertEqual(try referrers(store, of: "verification").count, 7)
 
         let migrated = try openStore()
-        XCTAssertEqual(try migrated.schemaVersion(), 6)
+        XCTAssertEqual(try migrated.schemaVersion(), 7)
         XCTAssertEqual(try migrated.query("SELECT verification_id, results FROM check_results ORDER BY 1"), before)
         XCTAssertEqual(try storage(migrated, "proof_chunk", "bytes"), [[.text("x"), .text("l")]])
         XCTAssertEqual(try referrers(migrated, of: "verification").count, 2)
