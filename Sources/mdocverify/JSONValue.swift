@@ -134,6 +134,17 @@ struct JSONWriter {
         }
     }
 
+    /// Whether any byte of `word` may be a quote, a backslash or a control character (no false
+    /// negatives): a byte below 0x20 makes `word - 0x20…` borrow into its top bit, and an
+    /// equal byte makes the XOR zero, found the same way.
+    private static func mayNeedEscaping(_ word: UInt64) -> Bool {
+        let ones: UInt64 = 0x0101_0101_0101_0101
+        let highs: UInt64 = 0x8080_8080_8080_8080
+        func hasZeroByte(_ w: UInt64) -> Bool { (w &- ones) & ~w & highs != 0 }
+        func hasByteBelow(_ w: UInt64, _ n: UInt64) -> Bool { (w &- ones &* n) & ~w & highs != 0 }
+        return hasByteBelow(word, 0x20) || hasZeroByte(word ^ (ones &* 0x22)) || hasZeroByte(word ^ (ones &* 0x5c))
+    }
+
     /// Appends `s` as a JSON string literal. Runs of bytes that need no escaping are appended
     /// in one piece.
     private mutating func escape(_ s: String) {
@@ -141,10 +152,21 @@ struct JSONWriter {
         bytes.append(UInt8(ascii: "\""))
         s.withUTF8 { utf8 in
             var runStart = 0
-            for index in 0..<utf8.count {
+            var index = 0
+            while index < utf8.count {
+                // Eight bytes at a time while none of them needs escaping.
+                if utf8.count - index >= 8 {
+                    let word = UInt64(littleEndian: UnsafeRawBufferPointer(utf8).loadUnaligned(fromByteOffset: index, as: UInt64.self))
+                    if !Self.mayNeedEscaping(word) {
+                        index += 8
+                        continue
+                    }
+                }
                 let byte = utf8[index]
+                index += 1
                 guard byte == 0x22 || byte == 0x5c || byte < 0x20 else { continue }
-                bytes.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[runStart..<index]))
+                let at = index - 1
+                bytes.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[runStart..<at]))
                 switch byte {
                 case 0x22: bytes.append(contentsOf: [0x5c, 0x22])
                 case 0x5c: bytes.append(contentsOf: [0x5c, 0x5c])
@@ -155,7 +177,7 @@ struct JSONWriter {
                     let digits = Array("0123456789abcdef".utf8)
                     bytes.append(contentsOf: [0x5c, 0x75, 0x30, 0x30, digits[Int(byte >> 4)], digits[Int(byte & 0x0f)]])
                 }
-                runStart = index + 1
+                runStart = index
             }
             bytes.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[runStart..<utf8.count]))
         }

@@ -126,7 +126,8 @@ final class OutcomeRenderer {
         json.string(outcome.proofPath)
         json.key("checks")
         json.beginArray()
-        for check in outcome.checks { write(check, to: &json) }
+        // By index: the element is borrowed from the array, not copied with its references.
+        for index in outcome.checks.indices { write(outcome.checks[index], to: &json) }
         json.endArray()
         json.key("documents")
         json.beginArray()
