@@ -44,27 +44,10 @@ struct JSONWriter {
         first = true
     }
 
-    mutating func beginObject() {
-        separate()
-        bytes.append(UInt8(ascii: "{"))
-        first = true
-    }
-
-    mutating func endObject() {
-        bytes.append(UInt8(ascii: "}"))
-        first = false
-    }
-
-    mutating func beginArray() {
-        separate()
-        bytes.append(UInt8(ascii: "["))
-        first = true
-    }
-
-    mutating func endArray() {
-        bytes.append(UInt8(ascii: "]"))
-        first = false
-    }
+    mutating func beginObject() { open(UInt8(ascii: "{")) }
+    mutating func endObject() { close(UInt8(ascii: "}")) }
+    mutating func beginArray() { open(UInt8(ascii: "[")) }
+    mutating func endArray() { close(UInt8(ascii: "]")) }
 
     /// A member's key; its value comes next.
     mutating func key(_ key: String) {
@@ -72,6 +55,12 @@ struct JSONWriter {
         escape(key)
         bytes.append(UInt8(ascii: ":"))
         first = true
+    }
+
+    /// A member whose value is a string, or `null` when nil.
+    mutating func member(_ name: String, _ value: String?) {
+        key(name)
+        string(value)
     }
 
     mutating func string(_ s: String) {
@@ -123,6 +112,17 @@ struct JSONWriter {
             }
             endObject()
         }
+    }
+
+    private mutating func open(_ bracket: UInt8) {
+        separate()
+        bytes.append(bracket)
+        first = true
+    }
+
+    private mutating func close(_ bracket: UInt8) {
+        bytes.append(bracket)
+        first = false
     }
 
     /// A comma before every member or element but the first.

@@ -94,36 +94,25 @@ final class OutcomeRenderer {
     /// A transaction's JSON Lines record, written member by member from the outcome.
     func write(_ outcome: TransactionOutcomeView, to json: inout JSONWriter) {
         json.beginObject()
-        json.key("type")
-        json.string("transaction")
-        json.key("runID")
-        json.string(runID)
-        json.key("transactionID")
-        json.string(outcome.transactionID)
-        json.key("displayName")
-        json.string(outcome.name)
-        json.key("source")
-        json.string(outcome.source)
-        json.key("verdict")
-        json.string(outcome.verdict.rawValue)
-        json.key("verdictAtCapture")
-        json.string(outcome.verdictAtCapture?.rawValue)
-        json.key("verificationTime")
-        json.string(RFC3339.format(outcome.verificationTime))
+        json.member("type", "transaction")
+        json.member("runID", runID)
+        json.member("transactionID", outcome.transactionID)
+        json.member("displayName", outcome.name)
+        json.member("source", outcome.source)
+        json.member("verdict", outcome.verdict.rawValue)
+        json.member("verdictAtCapture", outcome.verdictAtCapture?.rawValue)
+        json.member("verificationTime", RFC3339.format(outcome.verificationTime))
         json.key("reused")
         json.bool(outcome.reused)
         if let run = outcome.reusedFromRunID {
-            json.key("reusedFromRunID")
-            json.string(run)
+            json.member("reusedFromRunID", run)
         }
         json.key("failureClasses")
         json.beginArray()
         for failureClass in FailureClasses.of(outcome.checks) { json.string(failureClass.rawValue) }
         json.endArray()
-        json.key("referenceCode")
-        json.string(outcome.referenceCode)
-        json.key("proofPath")
-        json.string(outcome.proofPath)
+        json.member("referenceCode", outcome.referenceCode)
+        json.member("proofPath", outcome.proofPath)
         json.key("checks")
         json.beginArray()
         // By index: the element is borrowed from the array, not copied with its references.
@@ -138,30 +127,23 @@ final class OutcomeRenderer {
 
     func write(_ check: CheckResult, to json: inout JSONWriter) {
         json.beginObject()
-        json.key("id")
-        json.string(check.id.rawValue)
-        json.key("status")
-        json.string(check.status.rawValue)
-        json.key("detail")
-        json.string(check.detail)
+        json.member("id", check.id.rawValue)
+        json.member("status", check.status.rawValue)
+        json.member("detail", check.detail)
         if check.status == .fail {
-            json.key("failureClass")
-            json.string(FailureClasses.of(check.id).rawValue)
+            json.member("failureClass", FailureClasses.of(check.id).rawValue)
         }
         if !check.subject.isEmpty {
-            json.key("subject")
-            json.string(check.subject)
+            json.member("subject", check.subject)
         }
         if let instant = check.instant {
-            json.key("instant")
-            json.string(instant.rawValue)
+            json.member("instant", instant.rawValue)
         }
         if !check.evidence.isEmpty {
             json.key("evidence")
             json.beginObject()
             for evidence in check.evidence {
-                json.key(evidence.key)
-                json.string(evidence.value)
+                json.member(evidence.key, evidence.value)
             }
             json.endObject()
         }
@@ -170,30 +152,20 @@ final class OutcomeRenderer {
 
     func write(_ document: DocumentFindings, to json: inout JSONWriter) {
         json.beginObject()
-        json.key("docType")
-        json.string(document.docType)
-        json.key("ds")
-        json.string(document.dsCertificate?.fingerprintHex)
-        json.key("iaca")
-        json.string(document.iacaCertificate?.fingerprintHex)
-        json.key("digestAlgorithm")
-        json.string(document.digestAlgorithm?.rawValue)
-        json.key("signed")
-        json.string(document.msoSigned.map(RFC3339.format))
-        json.key("validFrom")
-        json.string(document.msoValidFrom.map(RFC3339.format))
-        json.key("validUntil")
-        json.string(document.msoValidUntil.map(RFC3339.format))
-        json.key("deviceAuthentication")
-        json.string(document.deviceAuthentication?.rawValue)
+        json.member("docType", document.docType)
+        json.member("ds", document.dsCertificate?.fingerprintHex)
+        json.member("iaca", document.iacaCertificate?.fingerprintHex)
+        json.member("digestAlgorithm", document.digestAlgorithm?.rawValue)
+        json.member("signed", document.msoSigned.map(RFC3339.format))
+        json.member("validFrom", document.msoValidFrom.map(RFC3339.format))
+        json.member("validUntil", document.msoValidUntil.map(RFC3339.format))
+        json.member("deviceAuthentication", document.deviceAuthentication?.rawValue)
         json.key("elements")
         json.beginArray()
         for element in document.elements {
             json.beginObject()
-            json.key("namespace")
-            json.string(element.namespace)
-            json.key("identifier")
-            json.string(element.identifier)
+            json.member("namespace", element.namespace)
+            json.member("identifier", element.identifier)
             json.key("verified")
             json.bool(element.verified)
             if element.deviceSigned {
@@ -201,8 +173,7 @@ final class OutcomeRenderer {
                 json.bool(true)
             }
             if let value = element.value {
-                json.key("value")
-                json.string(value.diagnostic(expandEmbedded: false, pretty: false))
+                json.member("value", value.diagnostic(expandEmbedded: false, pretty: false))
             }
             json.endObject()
         }

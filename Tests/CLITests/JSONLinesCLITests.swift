@@ -2,8 +2,8 @@ import Foundation
 import MdocTestSupport
 import XCTest
 
-/// JSON Lines escape every string as JSON requires (the debug binary also checks each line
-/// against the JSONValue serializer), wherever the characters to escape fall.
+/// JSON Lines escape every string as JSON requires, wherever the characters to escape fall
+/// (the writer scans eight bytes at a time: every offset of a word is tried).
 final class JSONLinesCLITests: TemporaryFolderTestCase {
     var out: String { temporaryFolder }
 
