@@ -169,9 +169,11 @@ func benchSample(curve: Curve, statusListURI: String? = nil) throws -> (SampleFa
 }
 
 /// One round of the paired measurement: P-256 responses on one core and, right before or after
-/// them, the bounds (through MdocCrypto; `openssl speed` when `openssl` is true and present).
+/// them, the same response against a trust store without CRLs and the bounds (through
+/// MdocCrypto; `openssl speed` when `openssl` is true and present).
 struct PairedRound {
     var responses: Double
+    var responsesWithoutCRLs: Double
     var bound: Double
     var openssl: Double?
 }
@@ -181,13 +183,16 @@ struct PairedRound {
 /// takes whole seconds, at least one). The machine's speed drifts between minutes (a virtual
 /// machine's neighbours, frequency): a ratio of figures taken seconds apart is steadier than one of
 /// figures taken a minute apart, and the median round is steadier still.
-func pairedRounds(_ fixture: ResponseFixture, rounds: Int, seconds: Double, openssl: Bool) throws -> [PairedRound] {
+func pairedRounds(
+    _ fixture: ResponseFixture, withoutCRLs: ResponseFixture, rounds: Int, seconds: Double, openssl: Bool
+) throws -> [PairedRound] {
     let bound = try boundBody(curve: .p256)
     var results: [PairedRound] = []
     for round in 0..<rounds {
-        var result = PairedRound(responses: 0, bound: 0, openssl: nil)
+        var result = PairedRound(responses: 0, responsesWithoutCRLs: 0, bound: 0, openssl: nil)
         let steps: [() -> Void] = [
             { result.responses = rate(seconds: seconds) { fixture.verify().verdict == .valid } },
+            { result.responsesWithoutCRLs = rate(seconds: seconds) { withoutCRLs.verify().verdict == .valid } },
             { result.bound = rate(seconds: seconds, bound) },
             { if openssl { result.openssl = opensslSpeed(seconds: seconds, multi: 1) } },
         ]

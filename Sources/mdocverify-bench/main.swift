@@ -173,8 +173,8 @@ do {
     //      within seconds of each other; the targets take the median round.
     if options.rounds > 0 {
         let paired = try pairedRounds(
-            try responseFixture(curve: .p256), rounds: options.rounds, seconds: max(1, options.seconds / 3),
-            openssl: options.openssl)
+            try responseFixture(curve: .p256), withoutCRLs: try responseFixture(curve: .p256, withCRLs: false),
+            rounds: options.rounds, seconds: max(1, options.seconds / 3), openssl: options.openssl)
         let shares = paired.map { $0.responses / ($0.bound / 2) }
         let opensslShares = paired.compactMap { round in round.openssl.map { round.responses / ($0 / 2) } }
         func list(_ values: [Double]) -> String { values.map { percent($0) }.joined(separator: " ") }
@@ -183,6 +183,13 @@ do {
                           note: "median of \(paired.count) rounds: " + paired.map { String(format: "%.0f", $0.responses) }.joined(separator: " ")))
             record(Figure(name: "response.P-256.paired.ratio.1core", value: share, unit: "of bound/2",
                           note: "median round, MdocCrypto bound/2; rounds: " + list(shares)))
+        }
+        // The CRL's cost per response, as the median round's ratio of the two rates.
+        let ratios = paired.map { $0.responsesWithoutCRLs / $0.responses }
+        if let ratio = median(ratios), let responses = median(paired.map(\.responsesWithoutCRLs)) {
+            record(Figure(name: "response.P-256.paired.noCRL.verify.1core", value: responses, unit: "resp/s",
+                          note: "no CRL in the trust store, median of \(paired.count) rounds; × the rate with the CRL: median "
+                              + String(format: "%.3f", ratio) + ", rounds " + ratios.map { String(format: "%.3f", $0) }.joined(separator: " ")))
         }
         if opensslShares.count == paired.count, let share = median(opensslShares) {
             record(Figure(name: "response.P-256.paired.ratioOpenSSL.1core", value: share, unit: "of bound/2",
