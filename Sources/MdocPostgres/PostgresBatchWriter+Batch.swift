@@ -139,23 +139,26 @@ extension PostgresBatchWriter {
         }
         try lookUp(outcomes)
         let new = outcomes.filter { ids[$0.transactionSHA256] == nil }
-        do {
-            for row in try PostgresStore.insert(
-                rows: new.map {
-                    PostgresStore.InsertRow(
-                        try $0.transaction, adding: [("first_run_id", .text(runID)), ("first_seen_at", .text(at))])
-                },
-                into: "txn", suffix: "ON CONFLICT (sha256) DO NOTHING RETURNING id, sha256", on: connection)
-            {
-                ids[try row.decode(1, as: [UInt8].self)] = try row.decode(0, as: Int64.self)
-            }
-        } catch let error as PostgresError where error.constraint == "txn_reference_code_key" {
+        // No conflict target: a row another writer is inserting at the same moment conflicts on
+        // both unique keys (the reference code comes from the hash), and only a statement that
+        // skips conflicts on either waits for it instead of failing.
+        for row in try PostgresStore.insert(
+            rows: new.map {
+                PostgresStore.InsertRow(
+                    try $0.transaction, adding: [("first_run_id", .text(runID)), ("first_seen_at", .text(at))])
+            },
+            into: "txn", suffix: "ON CONFLICT DO NOTHING RETURNING id, sha256", on: connection)
+        {
+            ids[try row.decode(1, as: [UInt8].self)] = try row.decode(0, as: Int64.self)
+        }
+        // Transactions another writer committed meanwhile.
+        try lookUp(new.filter { ids[$0.transactionSHA256] == nil })
+        // A row skipped and not found by its hash clashed on its reference code alone.
+        if new.contains(where: { ids[$0.transactionSHA256] == nil }) {
             throw StoreError(
                 .referenceCodeCollision,
                 "the reference code of one of the batch's \(new.count) new transactions is used by another transaction")
         }
-        // Transactions another writer committed meanwhile.
-        try lookUp(new.filter { ids[$0.transactionSHA256] == nil })
         return try outcomes.map { outcome in
             guard let id = ids[outcome.transactionSHA256] else {
                 throw StoreError(

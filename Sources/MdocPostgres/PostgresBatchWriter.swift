@@ -105,22 +105,20 @@ struct PostgresBatchWriter {
                 }
                 return id
             }
-            do {
-                if let inserted = try PostgresStore.insert(
-                    try outcome.transaction, into: "txn",
-                    adding: [("first_run_id", .text(runID)), ("first_seen_at", .text(at))],
-                    suffix: "ON CONFLICT (sha256) DO NOTHING RETURNING id", on: connection
-                ).rows.first {
-                    return try inserted.decode(0, as: Int64.self)
-                }
-            } catch let error as PostgresError where error.constraint == "txn_reference_code_key" {
-                throw StoreError(
-                    .referenceCodeCollision,
-                    "the reference code of transaction \(StoreText.hex(sha256)) is used by another transaction")
+            // No conflict target, as for a batch: a concurrent insert of the same transaction
+            // conflicts on both unique keys.
+            if let inserted = try PostgresStore.insert(
+                try outcome.transaction, into: "txn",
+                adding: [("first_run_id", .text(runID)), ("first_seen_at", .text(at))],
+                suffix: "ON CONFLICT DO NOTHING RETURNING id", on: connection
+            ).rows.first {
+                return try inserted.decode(0, as: Int64.self)
             }
             // Another writer committed the transaction meanwhile: it is found on the second pass.
         }
-        throw StoreError(.database, "transaction \(StoreText.hex(sha256)) could neither be found nor inserted")
+        // Skipped twice and not found by its hash: it clashed on its reference code alone.
+        throw StoreError(
+            .referenceCodeCollision, "the reference code of transaction \(StoreText.hex(sha256)) is used by another transaction")
     }
 
     /// Links the run to an earlier verification it reuses, once.
