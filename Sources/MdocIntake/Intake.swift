@@ -119,16 +119,32 @@ package final class Intake: Sendable {
         return try store.commit(processed, request: key, now: now, sign: sign)
     }
 
-    /// Carried files (`mdocverify intake FOLDER`): the same processing, with no request to
+    /// Carried files held in memory: the same processing as a request, with no request to
     /// authenticate; each record's kiosk signature is still checked. Returns the signed receipt.
+    /// `mdocverify intake` takes a folder in parts (``accept(carried:read:now:progress:)``).
     package func accept(files records: [[UInt8]], now: Date = Date()) async throws(SyncRefusal) -> [UInt8] {
+        let outcomes = try await takeIn(records, now: now)
+        return try signReceipt(outcomes, now: now)
+    }
+
+    /// Opens, verifies, records for reports and stores one part of carried records; their outcomes.
+    func takeIn(_ records: [[UInt8]], now: Date) async throws(SyncRefusal) -> [Receipt.Entry] {
         let roster = try currentRoster()
         let hashes = records.map { RecordHash(of: $0) }
         try checkFreeSpace(needed: records.reduce(0) { $0 + $1.count })
         let known = try store.known(hashes)
         let processed = await process(records, hashes: hashes, from: nil, known: known, roster: roster, via: "file", now: now)
         try recorder?.record(processed, via: .file)
-        return try store.commit(processed, request: nil, now: now, sign: sign)
+        return try store.commitCarried(processed)
+    }
+
+    /// The receipt for carried files (no kiosk, no counter), signed by the processor key.
+    func signReceipt(_ outcomes: [Receipt.Entry], now: Date) throws(SyncRefusal) -> [UInt8] {
+        do {
+            return try sign(Receipt(issuedAt: now, kiosk: nil, counter: nil, entries: outcomes))
+        } catch {
+            throw SyncRefusal(.unavailable, "the receipt could not be signed: \(error)")
+        }
     }
 
     private func sign(_ receipt: Receipt) throws -> [UInt8] {

@@ -125,25 +125,7 @@ package final class IntakeStore: Sendable {
                     case .stale: throw SyncRefusal(.staleCounter, "counter \(request.counter) of kiosk \(request.kiosk) was overtaken")
                     }
                 }
-                var outcomes: [Receipt.Entry] = []
-                for entry in entries {
-                    switch entry {
-                    case .rejected(let hash, let code):
-                        outcomes.append(.init(record: hash, outcome: .rejected(code)))
-                    case .known(let hash):
-                        outcomes.append(.init(record: hash, outcome: .duplicate))
-                    case .accepted(let row, _):
-                        guard let hash = RecordHash(bytes: row.hash) else { continue }
-                        if try IntakeRow.exists(db, key: row.hash) {
-                            outcomes.append(.init(record: hash, outcome: .duplicate))
-                        } else if try IntakeRow.filter(Column("kiosk") == row.kiosk && Column("sequence") == row.sequence).fetchCount(db) > 0 {
-                            outcomes.append(.init(record: hash, outcome: .rejected(.sequenceReused)))
-                        } else {
-                            try row.insert(db)
-                            outcomes.append(.init(record: hash, outcome: .stored))
-                        }
-                    }
-                }
+                let outcomes = try Self.store(entries, in: db)
                 let receipt = Receipt(issuedAt: now, kiosk: request?.kiosk, counter: request?.counter, entries: outcomes)
                 let signed = try sign(receipt)
                 if let request, let counter = Int64(exactly: request.counter) {
@@ -154,6 +136,38 @@ package final class IntakeStore: Sendable {
                 return signed
             }
         }
+    }
+
+    /// Stores the accepted rows of one part of carried files in one transaction and returns
+    /// their outcomes, as ``commit(_:request:now:sign:)`` would put them in a receipt.
+    func commitCarried(_ entries: [ProcessedRecord]) throws(SyncRefusal) -> [Receipt.Entry] {
+        try storage { try self.database.write { db in try Self.store(entries, in: db) } }
+    }
+
+    /// Each entry's outcome: rejected and known as decided, an accepted row inserted (`stored`)
+    /// unless its hash is there already (`duplicate`) or its kiosk and sequence belong to
+    /// another record (`sequenceReused`).
+    private static func store(_ entries: [ProcessedRecord], in db: Database) throws -> [Receipt.Entry] {
+        var outcomes: [Receipt.Entry] = []
+        for entry in entries {
+            switch entry {
+            case .rejected(let hash, let code):
+                outcomes.append(.init(record: hash, outcome: .rejected(code)))
+            case .known(let hash):
+                outcomes.append(.init(record: hash, outcome: .duplicate))
+            case .accepted(let row, _):
+                guard let hash = RecordHash(bytes: row.hash) else { continue }
+                if try IntakeRow.exists(db, key: row.hash) {
+                    outcomes.append(.init(record: hash, outcome: .duplicate))
+                } else if try IntakeRow.filter(Column("kiosk") == row.kiosk && Column("sequence") == row.sequence).fetchCount(db) > 0 {
+                    outcomes.append(.init(record: hash, outcome: .rejected(.sequenceReused)))
+                } else {
+                    try row.insert(db)
+                    outcomes.append(.init(record: hash, outcome: .stored))
+                }
+            }
+        }
+        return outcomes
     }
 
     /// Every stored record, by kiosk and sequence.

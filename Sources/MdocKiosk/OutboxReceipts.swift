@@ -68,19 +68,25 @@ extension Outbox {
     }
 
     /// `kiosk export`: writes each waiting record to `folder` as `<sha256>.cose` (written whole,
-    /// then renamed into place). The records stay in the outbox until a receipt is applied.
-    package func export(to folder: String) throws -> [String] {
+    /// then renamed into place), reading the outbox a page at a time. The records stay in the
+    /// outbox until a receipt is applied.
+    package func export(to folder: String, page: Int = 256) throws -> [String] {
         do {
             try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
         } catch {
             throw KioskError("cannot create \(folder): \(error.localizedDescription)")
         }
         var written: [String] = []
-        for record in try waiting() {
-            let path = (folder as NSString).appendingPathComponent("\(record.hash.hex).cose")
-            try KioskIdentity.replace(path, record.bytes)
-            written.append(path)
+        var after: UInt64 = 0
+        while true {
+            let records = try waiting(count: max(1, page), after: after)
+            guard let last = records.last else { return written }
+            for record in records {
+                let path = (folder as NSString).appendingPathComponent("\(record.hash.hex).cose")
+                try KioskIdentity.replace(path, record.bytes)
+                written.append(path)
+            }
+            after = last.sequence
         }
-        return written
     }
 }

@@ -22,23 +22,28 @@ struct IntakeCommand: AsyncParsableCommand {
     var receipts: String?
 
     func run() async throws {
-        var records: [[UInt8]] = []
+        var paths: [String] = []
         for input in inputs {
             var isFolder: ObjCBool = false
             guard FileManager.default.fileExists(atPath: input, isDirectory: &isFolder) else { throw SetupError("\(input) does not exist") }
-            let files = isFolder.boolValue
+            paths += isFolder.boolValue
                 ? ((try? FileManager.default.contentsOfDirectory(atPath: input)) ?? []).filter { $0.hasSuffix(".cose") }.sorted()
                     .map { (input as NSString).appendingPathComponent($0) }
                 : [input]
-            for file in files { records.append(try InputFile.read(file)) }
         }
-        guard !records.isEmpty else { throw SetupError("no .cose records in \(inputs.joined(separator: ", "))") }
+        guard !paths.isEmpty else { throw SetupError("no .cose records in \(inputs.joined(separator: ", "))") }
         let intake = try centre.makeIntake(command: "intake")
+        let showProgress = isatty(STDERR_FILENO) == 1
         let signed: [UInt8]
         do {
-            signed = try await intake.accept(files: records)
+            signed = try await intake.accept(carried: paths, read: InputFile.read) { done in
+                guard showProgress else { return }
+                FileHandle.standardError.write(Data("\r\u{1B}[2Kintake: \(Counting.number(done))/\(Counting.number(paths.count)) records".utf8))
+            }
+            if showProgress { FileHandle.standardError.write(Data("\r\u{1B}[2K".utf8)) }
             try intake.recorder?.finish()
         } catch {
+            if showProgress { FileHandle.standardError.write(Data("\n".utf8)) }
             throw SetupError("\(error)")
         }
         let receipt = try Receipt.verified(signed, signer: intake.signingCertificate)
@@ -57,7 +62,7 @@ struct IntakeCommand: AsyncParsableCommand {
                 counts[entry.outcome.name, default: 0] += 1
             }
         }
-        print(counts.sorted { $0.key < $1.key }.map { "\($0.value) \($0.key)" }.joined(separator: ", "))
+        print(counts.sorted { $0.key < $1.key }.map { "\(Counting.number($0.value)) \($0.key)" }.joined(separator: ", "))
         print("receipts: \(path)")
         if receipt.entries.contains(where: { !$0.outcome.isDelivered }) { throw ExitCode(1) }
     }

@@ -84,6 +84,17 @@ final class OutboxTests: XCTestCase {
         XCTAssertTrue(try outbox.hashes().isEmpty)
     }
 
+    func testExportReadsTheOutboxByPagesAndWritesEveryRecordOnce() throws {
+        let fixture = try KioskFixture()
+        let outbox = try fixture.outbox()
+        let records = try (0..<5).map { try outbox.seal(KioskFixture.capture("p\($0)")) }
+        // Pages of two (two, two, one) and of one: every record once, in sequence order.
+        for page in [2, 1, 5] {
+            let written = try outbox.export(to: fixture.folder.url("carry-\(page)"), page: page)
+            XCTAssertEqual(written.map { ($0 as NSString).lastPathComponent }, records.map { "\($0.hash.hex).cose" })
+        }
+    }
+
     func testTheOutboxRefusesToOpenWithoutAKiosk() throws {
         let folder = try TemporaryFolder(prefix: "mdocverify-kiosk")
         XCTAssertThrowsError(try Outbox(directory: folder.path)) { XCTAssertTrue("\($0)".contains("kiosk init"), "\($0)") }
