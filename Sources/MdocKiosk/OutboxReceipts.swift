@@ -20,6 +20,10 @@ package struct ReceiptApplication: Sendable, Equatable {
 }
 
 extension Outbox {
+    /// Bytes of a receipts file `kiosk receipts` reads, 16 MiB: the CBOR decoder's default limit
+    /// on one item (a receipt for the most records one `mdocverify intake` takes is under 10 MiB).
+    package static let maximumReceiptFileByteCount = 16 << 20
+
     /// Applies a receipt whose signature ``Receipt/verified(_:signer:)`` has checked: deletes each
     /// record the centre holds and marks each refused one with the centre's code. A receipt for
     /// another kiosk's request is refused.
@@ -55,6 +59,10 @@ extension Outbox {
 
     /// `kiosk receipts`: checks a receipts file carried back from the centre with `signer` and applies it.
     package func applyReceiptFile(_ path: String, signer: Certificate, at time: Date = Date()) throws -> ReceiptApplication {
+        let size = (try? FileManager.default.attributesOfItem(atPath: path)[.size] as? NSNumber)?.intValue ?? 0
+        guard size <= Self.maximumReceiptFileByteCount else {
+            throw KioskError("\(path) is \(size) bytes, over the \(Self.maximumReceiptFileByteCount)-byte limit of a receipts file")
+        }
         guard let bytes = FileManager.default.contents(atPath: path) else { throw KioskError("\(path) cannot be read") }
         let receipt: Receipt
         do {

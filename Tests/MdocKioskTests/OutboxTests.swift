@@ -95,6 +95,24 @@ final class OutboxTests: XCTestCase {
         }
     }
 
+    func testAReceiptsFileOverItsSizeLimitIsRefusedUnread() throws {
+        let fixture = try KioskFixture()
+        let outbox = try fixture.outbox()
+        let record = try outbox.seal(KioskFixture.capture("big"))
+        // A signed receipt padded to one byte over the limit (trailing bytes: never read).
+        var bytes = try fixture.receipt([.init(record: record.hash, outcome: .stored)])
+        let atLimit = try fixture.folder.write("at-limit.cose", bytes + [UInt8](repeating: 0, count: Outbox.maximumReceiptFileByteCount - bytes.count))
+        XCTAssertThrowsError(try outbox.applyReceiptFile(atLimit, signer: fixture.processor.certificate)) {
+            XCTAssertTrue("\($0)".contains("is not a receipt signed by the centre"), "at the limit the file is read: \($0)")
+        }
+        bytes += [UInt8](repeating: 0, count: Outbox.maximumReceiptFileByteCount + 1 - bytes.count)
+        let over = try fixture.folder.write("over.cose", bytes)
+        XCTAssertThrowsError(try outbox.applyReceiptFile(over, signer: fixture.processor.certificate)) {
+            XCTAssertTrue("\($0)".contains("over the \(Outbox.maximumReceiptFileByteCount)-byte limit of a receipts file"), "\($0)")
+        }
+        XCTAssertEqual(try outbox.hashes(), [record.hash])
+    }
+
     func testTheOutboxRefusesToOpenWithoutAKiosk() throws {
         let folder = try TemporaryFolder(prefix: "mdocverify-kiosk")
         XCTAssertThrowsError(try Outbox(directory: folder.path)) { XCTAssertTrue("\($0)".contains("kiosk init"), "\($0)") }
