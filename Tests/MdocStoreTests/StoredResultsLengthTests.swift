@@ -15,7 +15,7 @@ final class StoredResultsLengthTests: XCTestCase {
             cases.append([CheckResult("x", .fail, wide, subject: "", instant: .capture, evidence: [])])
         }
         let many = (0..<300).map {
-            CheckResult("c\($0)", .warn, "", evidence: Array(repeating: Evidence("k", "v"), count: $0 % 30))
+            CheckResult(CheckID("c\($0)"), .warn, "", evidence: Array(repeating: Evidence("k", "v"), count: $0 % 30))
         }
         cases.append(many)
         for results in cases {
