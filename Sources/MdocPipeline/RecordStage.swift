@@ -39,10 +39,12 @@ struct RecordStage: Sendable {
             }
         }
         var certificates: [CertificateSummary] = []
-        var seen = Set<String>()
         let documents: [DocumentSummary] = verified.documents.map { document in
             for (role, certificate) in [(CertificateSummary.Role.ds, document.dsCertificate), (.iaca, document.iacaCertificate)] {
-                guard let certificate, seen.insert(certificate.fingerprintHex).inserted else { continue }
+                // Two certificates per document: a scan of the few kept beats a set per transaction.
+                guard let certificate, !certificates.contains(where: { $0.fingerprint == certificate.fingerprintHex }) else {
+                    continue
+                }
                 certificates.append(CertificateSummary(
                     fingerprint: certificate.fingerprintHex, role: role, subject: certificate.subject.rfc2253,
                     issuer: certificate.issuer.rfc2253, serialHex: certificate.serialNumberHex, notBefore: certificate.notBefore,

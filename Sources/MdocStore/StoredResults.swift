@@ -18,13 +18,9 @@ package enum StoredResults {
     // MARK: Check results
 
     static func encode(_ results: [CheckResult]) -> Data {
-        var capacity = 8
-        for result in results {
-            capacity += result.id.rawValue.utf8.count + result.subject.utf8.count + result.detail.utf8.count + 32
-            for item in result.evidence { capacity += item.key.utf8.count + item.value.utf8.count + 12 }
-        }
         var out: [UInt8] = []
-        out.reserveCapacity(capacity)
+        // Allocated once at its exact length (a few kilobytes per transaction), never grown.
+        out.reserveCapacity(encodedLength(results))
         CBORNode.appendHead(major: 4, UInt64(results.count), to: &out)
         for result in results {
             CBORNode.appendHead(major: 4, 6, to: &out)
@@ -41,6 +37,18 @@ package enum StoredResults {
             }
         }
         return Data(out)
+    }
+
+    /// The length of ``encode(_:)``'s output for `results`.
+    static func encodedLength(_ results: [CheckResult]) -> Int {
+        var length = headSize(results.count)
+        for result in results {
+            length += headSize(6) + textSize(result.id.rawValue) + textSize(result.status.rawValue)
+                + (result.instant.map { textSize($0.rawValue) } ?? 1) + textSize(result.subject) + textSize(result.detail)
+                + headSize(result.evidence.count)
+            for item in result.evidence { length += headSize(2) + textSize(item.key) + textSize(item.value) }
+        }
+        return length
     }
 
     package static func decodeResults(_ data: Data, verificationID: Int64) throws -> [CheckResult] {
@@ -170,4 +178,21 @@ package enum StoredResults {
     }
 
     private static func text(_ value: String, _ out: inout [UInt8]) { CBORNode.appendText(value, to: &out) }
+
+    /// The length of a head whose argument is `argument` (RFC 8949 §3: 1, 2, 3, 5 or 9 bytes).
+    static func headSize(_ argument: Int) -> Int {
+        switch argument {
+        case ..<24: 1
+        case ..<0x100: 2
+        case ..<0x1_0000: 3
+        case ..<0x1_0000_0000: 5
+        default: 9
+        }
+    }
+
+    /// The length of `value` encoded as a text string.
+    private static func textSize(_ value: String) -> Int {
+        let count = value.utf8.count
+        return headSize(count) + count
+    }
 }
