@@ -343,19 +343,12 @@ enum PostgresStoreSchema {
         """#
 
     /// Migration "v8". Frozen. What the server does for each transaction a batch records, cut
-    /// (docs/schema.md, "PostgreSQL"): an instant is checked without a regular expression (the
-    /// same texts accepted), the foreign keys a batch's writer already guarantees in its own
-    /// transaction are dropped (it locks the run's row, looks up or inserts the transaction and
-    /// the certificates first, and nothing deletes them), the audit log's run index no query
-    /// reads is dropped, and the log's link is checked once per statement instead of per row.
+    /// (docs/schema.md, "PostgreSQL"): the foreign keys a batch's writer already guarantees in
+    /// its own transaction are dropped (it locks the run's row, looks up or inserts the
+    /// transaction and the certificates first, and nothing deletes them), the audit log's run
+    /// index no query reads is dropped, and the log's link is checked once per statement
+    /// instead of per row.
     static let v8 = #"""
-        CREATE OR REPLACE FUNCTION mdocverify_is_instant(value text) RETURNS boolean LANGUAGE sql IMMUTABLE AS $$
-          SELECT translate(value, '0123456789', '0000000000') = '0000-00-00T00:00:00.000Z'
-             AND ascii(substr(value, 6, 1)) <= 49 AND ascii(substr(value, 9, 1)) <= 51
-             AND ascii(substr(value, 12, 1)) <= 50 AND ascii(substr(value, 15, 1)) <= 53
-             AND ascii(substr(value, 18, 1)) <= 53
-        $$;
-
         ALTER TABLE verification DROP CONSTRAINT IF EXISTS verification_transaction_id_fkey,
           DROP CONSTRAINT IF EXISTS verification_run_id_fkey;
         ALTER TABLE txn DROP CONSTRAINT IF EXISTS txn_first_run_id_fkey;
