@@ -11,7 +11,7 @@ enum PostgresStoreSchema {
     static let versionTable = PostgresSchemaVersion(table: "mdocverify_schema")
 
     /// The migrations this build knows, in order; migration `i` brings the schema to version `i + 1`.
-    static let migrations = [v1, v2, v3, v4, v5, v6, v7]
+    static let migrations = [v1, v2, v3, v4, v5, v6, v7, v8]
 
     /// The schema version this build writes.
     static var version: Int { migrations.count }
@@ -340,5 +340,48 @@ enum PostgresStoreSchema {
     /// transaction a report reads.
     static let v7 = #"""
         ALTER TABLE kiosk_record DROP COLUMN centre_verdict, DROP COLUMN centre_trust_snapshot, DROP COLUMN centre_problems;
+        """#
+
+    /// Migration "v8". Frozen. What the server does for each transaction a batch records, cut
+    /// (docs/schema.md, "PostgreSQL"): the foreign keys a batch's writer already guarantees in
+    /// its own transaction are dropped (it locks the run's row, looks up or inserts the
+    /// transaction and the certificates first, and nothing deletes them), the audit log's run
+    /// index no query reads is dropped, and the log's link is checked once per statement
+    /// instead of per row.
+    static let v8 = #"""
+        ALTER TABLE verification DROP CONSTRAINT IF EXISTS verification_transaction_id_fkey,
+          DROP CONSTRAINT IF EXISTS verification_run_id_fkey;
+        ALTER TABLE txn DROP CONSTRAINT IF EXISTS txn_first_run_id_fkey;
+        ALTER TABLE audit_log DROP CONSTRAINT IF EXISTS audit_log_run_id_fkey;
+        ALTER TABLE document DROP CONSTRAINT IF EXISTS document_ds_fingerprint_fkey,
+          DROP CONSTRAINT IF EXISTS document_iaca_fingerprint_fkey;
+        DROP INDEX IF EXISTS audit_log_run;
+
+        -- Each statement's rows, in seq order, continue the log: the first links to the row
+        -- before it, each next one to the previous new row.
+        CREATE OR REPLACE FUNCTION audit_log_link_rows() RETURNS trigger LANGUAGE plpgsql AS $$
+        DECLARE first_seq bigint; first_prev bytea; last_seq bigint; last_hash bytea;
+        BEGIN
+          SELECT seq, prev_hash INTO first_seq, first_prev FROM new_rows ORDER BY seq LIMIT 1;
+          IF first_seq IS NULL THEN RETURN NULL; END IF;
+          -- Planned for each statement: a plan kept from when the log was small would scan it.
+          EXECUTE 'SELECT seq, hash FROM audit_log WHERE seq < $1 ORDER BY seq DESC LIMIT 1'
+            INTO last_seq, last_hash USING first_seq;
+          IF first_seq IS DISTINCT FROM coalesce(last_seq, 0) + 1
+             OR first_prev IS DISTINCT FROM coalesce(last_hash, '\x0000000000000000000000000000000000000000000000000000000000000000'::bytea)
+             OR EXISTS (
+               SELECT 1 FROM (
+                 SELECT seq - lag(seq) OVER w AS step, prev_hash IS DISTINCT FROM lag(hash) OVER w AS unlinked,
+                        row_number() OVER w AS n
+                 FROM new_rows WINDOW w AS (ORDER BY seq)) r
+               WHERE n > 1 AND (step <> 1 OR unlinked)) THEN
+            RAISE EXCEPTION 'audit_log row does not link to the last row' USING ERRCODE = 'integrity_constraint_violation';
+          END IF;
+          RETURN NULL;
+        END $$;
+        DROP TRIGGER IF EXISTS audit_log_link ON audit_log;
+        CREATE TRIGGER audit_log_link AFTER INSERT ON audit_log REFERENCING NEW TABLE AS new_rows
+          FOR EACH STATEMENT EXECUTE FUNCTION audit_log_link_rows();
+        DROP FUNCTION IF EXISTS audit_log_link();
         """#
 }

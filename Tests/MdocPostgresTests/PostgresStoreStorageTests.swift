@@ -5,7 +5,7 @@ import MdocStore
 import XCTest
 
 /// How the PostgreSQL store keeps its large values and which foreign keys it checks
-/// (migration v6): check results and proof chunks compressed with LZ4, and the rows that hang
+/// (migrations v6 and v8): check results and proof chunks compressed with LZ4, and the rows that hang
 /// off a verification written without a foreign-key check.
 final class PostgresStoreStorageTests: PostgresTestCase {
     static let clock: @Sendable () -> Date = { ParityFixture.verifiedAt.addingTimeInterval(5) }
@@ -41,29 +41,35 @@ final class PostgresStoreStorageTests: PostgresTestCase {
 
     /// The children of a verification (its check results and failures, documents, disclosure
     /// and images) are inserted by the batch writer with the id its verification's insert
-    /// returned, in the same transaction: they carry no foreign key. The references a run's
-    /// rows make to other writers' rows (transactions, runs, certificates, reused
-    /// verifications, superseded verifications) are still checked.
-    func testOnlyTheChildrenOfAVerificationGoUnchecked() throws {
+    /// returned, in the same transaction: they carry no foreign key (v6). Nor do the references
+    /// the writer makes good in its own transaction (v8): to the run, whose row it locks first,
+    /// to the transaction it looks up or inserts, and to the certificates it inserts before the
+    /// documents. The references to verifications other writers recorded (reused, superseded)
+    /// are still checked.
+    func testOnlyTheReferencesTheWriterCannotVouchForAreChecked() throws {
         let store = try openStore()
         XCTAssertEqual(try referrers(store, of: "verification"), [[.text("reused")], [.text("verification")]])
-        XCTAssertEqual(try referrers(store, of: "certificate"), [[.text("document")], [.text("document")]])
+        XCTAssertEqual(try referrers(store, of: "certificate"), [])
+        XCTAssertEqual(try referrers(store, of: "txn"), [[.text("reused")]])
         XCTAssertEqual(
-            try referrers(store, of: "txn"), [[.text("reused")], [.text("verification")]])
-        // Still refused: a verification of a transaction that is not stored.
+            try referrers(store, of: "run"),
+            [[.text("ingest_failure")], [.text("kiosk_record")], [.text("proof_chunk")], [.text("reused")],
+             [.text("run_manifest")], [.text("trust_item")]])
+        // Still refused: a reuse of a verification that is not stored.
         try store.beginRun(ParityFixture.run("a"))
+        try store.record(StoreBatch(outcomes: [ParityFixture.outcome(1, verdict: .valid)]), runID: "a")
         assertPostgresError(.constraintViolation) {
-            try store.executeUnchecked("""
-                INSERT INTO verification (transaction_id, run_id, verified_at, verification_time, trust_snapshot,
-                  verdict_now, consent_state, data_kept)
-                VALUES (999, 'a', '2026-11-22T12:00:00.000Z', '2026-11-22T12:00:00.000Z', decode(repeat('00', 32), 'hex'),
-                  'valid', 'none', false)
-                """)
+            try store.executeUnchecked("INSERT INTO reused (run_id, transaction_id, verification_id) VALUES ('a', 1, 999)")
         }
+        // The writer refuses a run that is not stored before it writes a row naming it.
+        XCTAssertThrowsError(
+            try store.record(StoreBatch(outcomes: [ParityFixture.outcome(2, verdict: .valid)]), runID: "nope")
+        ) { XCTAssertEqual(($0 as? StoreError)?.code, .unknownRun, "\($0)") }
+        XCTAssertEqual(try store.query("SELECT count(*) FROM txn WHERE first_run_id = 'nope'"), [[.integer(0)]])
     }
 
     /// A store of version 5 (check results compressed with pglz, proof chunks uncompressed,
-    /// every foreign key, the kiosk records' centre columns) becomes version 7 when opened for writing; the values stored before
+    /// every foreign key, the kiosk records' centre columns) becomes version 8 when opened for writing; the values stored before
     /// read back as they were, and the same batch recorded again adds nothing.
     func testAVersionFiveStoreIsMigratedKeepingItsValues() throws {
         let store = try openStore()
@@ -92,7 +98,7 @@ final class PostgresStoreStorageTests: PostgresTestCase {
         XCTAssertEqual(try referrers(store, of: "verification").count, 7)
 
         let migrated = try openStore()
-        XCTAssertEqual(try migrated.schemaVersion(), 7)
+        XCTAssertEqual(try migrated.schemaVersion(), 8)
         XCTAssertEqual(try migrated.query("SELECT verification_id, results FROM check_results ORDER BY 1"), before)
         XCTAssertEqual(try storage(migrated, "proof_chunk", "bytes"), [[.text("x"), .text("l")]])
         XCTAssertEqual(try referrers(migrated, of: "verification").count, 2)

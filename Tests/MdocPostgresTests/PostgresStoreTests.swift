@@ -27,11 +27,11 @@ final class PostgresStoreTests: PostgresTestCase {
 
     func testAnEmptyDatabaseBecomesAStoreAndOpensAgain() throws {
         let store = try openStore()
-        XCTAssertEqual(try store.schemaVersion(), 7)
+        XCTAssertEqual(try store.schemaVersion(), 8)
         XCTAssertEqual(try count(store, "run"), 0)
         // Opened again, for writing and for reading: nothing is created twice.
-        XCTAssertEqual(try openStore().schemaVersion(), 7)
-        XCTAssertEqual(try openStore(.readOnly).schemaVersion(), 7)
+        XCTAssertEqual(try openStore().schemaVersion(), 8)
+        XCTAssertEqual(try openStore(.readOnly).schemaVersion(), 8)
     }
 
     /// The replay lookup gives the same ids from both stores: oldest first, one more than the limit.
@@ -78,7 +78,7 @@ final class PostgresStoreTests: PostgresTestCase {
             """)
         XCTAssertEqual(try openStore(.readOnly).schemaVersion(), 1)
         XCTAssertEqual(try store.query("SELECT to_regclass('trust_item') IS NULL"), [[.integer(1)]])
-        XCTAssertEqual(try openStore().schemaVersion(), 7)
+        XCTAssertEqual(try openStore().schemaVersion(), 8)
         for table in ["trust_item", "proof_chunk", "run_manifest", "queue_worker", "kiosk_record"] { XCTAssertEqual(try count(store, table), 0, table) }
         XCTAssertGreaterThan(try count(store, "verification"), 0)
     }
