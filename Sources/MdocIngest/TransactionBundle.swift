@@ -71,11 +71,10 @@ package struct TransactionBundle: Sendable {
         var context = DigestContext(.sha256)
         context.update(contentHashDomain)
         context.update(bigEndian64(UInt64(fileDigests.count)))
-        for path in fileDigests.keys.sorted(by: pathPrecedes) {
-            let utf8 = Array(path.utf8)
-            context.update(bigEndian64(UInt64(utf8.count)))
-            context.update(utf8)
-            context.update(fileDigests[path] ?? [])
+        for (path, digest) in fileDigests.sorted(by: { pathPrecedes($0.key, $1.key) }) {
+            context.update(bigEndian64(UInt64(path.utf8.count)))
+            context.update(path.utf8)
+            context.update(digest)
         }
         return context.finalize()
     }
@@ -139,12 +138,10 @@ package struct TransactionBundle: Sendable {
     /// Whether a bundle-relative path is a known bundle file: a marker file at the top, or
     /// anything directly under `documents/` (the manifest and the scans it lists).
     package static func isKnownFile(path: String) -> Bool {
-        let parts = path.split(separator: "/", omittingEmptySubsequences: false)
-        switch parts.count {
-        case 1: return isMarkerFileName(path)
-        case 2: return parts.first == "documents"
-        default: return false
-        }
+        let slash = UInt8(ascii: "/")
+        guard let first = path.utf8.firstIndex(of: slash) else { return isMarkerFileName(path) }
+        return path.utf8[..<first].elementsEqual("documents".utf8)
+            && !path.utf8[path.utf8.index(after: first)...].contains(slash)
     }
 }
 

@@ -334,6 +334,40 @@ final class ArchiveGroupingTests: XCTestCase {
         XCTAssertEqual(items.last?.bundle?.source, path + "!/loose/b.cbor")
     }
 
+    func testEachEntryIsRoutedByItsOwnFolders() throws {
+        // Consecutive entries share folders, deeper and shallower in turn: each entry still goes
+        // to the outermost transaction folder above it, or is a lone .cbor, or is ignored.
+        let dir = try TemporaryFolder()
+        let path = dir.url("routes.tar")
+        let w = try ArchiveWriter(path: path, format: .tar)
+        try w.addFile(path: "batch/a/transaction.json", bytes: [1])
+        try w.addFile(path: "batch/a/documents/manifest.json", bytes: [2])
+        try w.addFile(path: "batch/a/documents/scan-1.jpg", bytes: [3])
+        try w.addFile(path: "batch/a/notes.txt", bytes: [4])
+        try w.addFile(path: "batch/lone.cbor", bytes: [5])
+        try w.addFile(path: "batch/readme.txt", bytes: [6])
+        try w.addFile(path: "batch/b/c/device-response.cbor", bytes: [7])
+        try w.addFile(path: "batch/b/c/d/transaction.json", bytes: [8])
+        try w.addFile(path: "batch/b/c/z.bin", bytes: [9])
+        try w.addFile(path: "batch/b/e.cbor", bytes: [10])
+        try w.addFile(path: "batch/b/c2/transaction.json", bytes: [11])
+        try w.close()
+        let items = readAll([path])
+        XCTAssertEqual(items.map { $0.bundle?.name }, ["a", "lone.cbor", "c", "e.cbor", "c2"], "\(items)")
+        XCTAssertEqual(
+            items.map { $0.bundle?.source },
+            ["a", "lone.cbor", "b/c", "b/e.cbor", "b/c2"].map { path + "!/batch/" + $0 })
+        XCTAssertEqual(
+            items.first?.bundle?.files,
+            ["transaction.json": [1], "documents/manifest.json": [2], "documents/scan-1.jpg": [3], "notes.txt": [4]])
+        XCTAssertEqual(items.dropFirst().first?.bundle?.files, ["device-response.cbor": [5]])
+        XCTAssertEqual(
+            items.dropFirst(2).first?.bundle?.files,
+            ["device-response.cbor": [7], "d/transaction.json": [8], "z.bin": [9]])
+        XCTAssertEqual(items.dropFirst(3).first?.bundle?.files, ["device-response.cbor": [10]])
+        XCTAssertEqual(items.last?.bundle?.files, ["transaction.json": [11]])
+    }
+
     func testDuplicatePathFailsThatTransaction() throws {
         let dir = try TemporaryFolder()
         let path = dir.url("dup.tar")
