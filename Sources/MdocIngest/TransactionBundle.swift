@@ -68,15 +68,18 @@ package struct TransactionBundle: Sendable {
     /// (path, digest) pairs never serialize alike. Independent of the order files were read in,
     /// of the archive form and of the bundle's name.
     package static func contentHash(fileDigests: [String: [UInt8]]) -> [UInt8] {
-        var context = DigestContext(.sha256)
-        context.update(contentHashDomain)
-        context.update(bigEndian64(UInt64(fileDigests.count)))
-        for (path, digest) in fileDigests.sorted(by: { pathPrecedes($0.key, $1.key) }) {
-            context.update(bigEndian64(UInt64(path.utf8.count)))
-            context.update(path.utf8)
-            context.update(digest)
+        let entries = fileDigests.sorted(by: { pathPrecedes($0.key, $1.key) })
+        var serialized: [UInt8] = []
+        serialized.reserveCapacity(
+            contentHashDomain.count + 8 + entries.reduce(0) { $0 + 8 + $1.key.utf8.count + $1.value.count })
+        serialized += contentHashDomain
+        appendBigEndian64(UInt64(entries.count), to: &serialized)
+        for (path, digest) in entries {
+            appendBigEndian64(UInt64(path.utf8.count), to: &serialized)
+            serialized += path.utf8
+            serialized += digest
         }
-        return context.finalize()
+        return HashFunction.sha256.hash(serialized)
     }
 
     /// Byte-wise order of UTF-8 paths (the order used for hashing and for walking folders).
@@ -84,8 +87,8 @@ package struct TransactionBundle: Sendable {
         lhs.utf8.lexicographicallyPrecedes(rhs.utf8)
     }
 
-    private static func bigEndian64(_ value: UInt64) -> [UInt8] {
-        (0..<8).map { UInt8(truncatingIfNeeded: value >> (56 - 8 * UInt64($0))) }
+    private static func appendBigEndian64(_ value: UInt64, to bytes: inout [UInt8]) {
+        for shift in stride(from: 56, through: 0, by: -8) { bytes.append(UInt8(truncatingIfNeeded: value >> shift)) }
     }
 
     // MARK: Known files
