@@ -209,6 +209,29 @@ final class HostileArchiveTests: XCTestCase {
         assertRefused(path2, .tooManyEntries, limits: limits)
     }
 
+    func testDistinctDirectoriesEdge() throws {
+        // Only the first pass counts the directories left behind: at the limit the archive is
+        // read, one more is refused as a whole with its own reason.
+        var limits = IngestLimits.default
+        limits.maxEntriesPerArchive = 4
+        func write(_ name: String, last: String) throws -> String {
+            let path = dir.url(name)
+            let w = try ArchiveWriter(path: path, format: .tarGzip)
+            try w.addFile(path: "a/b/x.cbor", bytes: [1])
+            try w.addFile(path: "c/d/y.cbor", bytes: [2])  // leaves a, a/b
+            try w.addFile(path: "e/z.cbor", bytes: [3])  // leaves c, c/d: 4 left behind
+            try w.addFile(path: last, bytes: [4])
+            try w.close()
+            return path
+        }
+        let exact = try write("dirs-4.tar.gz", last: "e/w.cbor")
+        XCTAssertEqual(readAll([exact], limits: limits).compactMap { $0.bundle?.name }, ["x.cbor", "y.cbor", "z.cbor", "w.cbor"])
+        let over = try write("dirs-5.tar.gz", last: "w.cbor")  // leaves e: 5
+        assertRefused(over, .tooManyEntries, limits: limits)
+        XCTAssertEqual(
+            readAll([over], limits: limits).first?.failure?.error.reason, "more than 4 distinct directories")
+    }
+
     func testTotalBytesEdge() throws {
         var limits = IngestLimits.default
         limits.maxTotalBytesPerArchive = 2 + 100 + 1000  // the writer's two files, plus 1000
