@@ -321,37 +321,60 @@ struct ArchiveLayout {
     static func scan(_ scanner: ArchiveScanner) throws(IngestError) -> ArchiveLayout {
         var layout = ArchiveLayout()
         var closed: Set<PathKey> = []
-        var openNames: [String] = []
-        var openKeys: [PathKey] = []
+        var chain = DirectoryChain()
         while let entry = try scanner.nextEntry() {
             let directories = entry.isDirectory ? entry.components[...] : entry.components.dropLast()
-            var common = 0
-            while common < openNames.count, common < directories.count,
-                openNames[common] == directories[directories.startIndex + common]
-            {
-                common += 1
-            }
-            for key in openKeys[common...] { closed.insert(key) }
+            chain.move(
+                to: directories,
+                leaving: { closed.insert($0) },
+                entering: { if closed.contains($0) { layout.resumed.insert($0) } })
             guard closed.count <= scanner.limits.maxEntriesPerArchive else {
                 throw IngestError(
                     .tooManyEntries, "more than \(scanner.limits.maxEntriesPerArchive) distinct directories")
             }
-            openNames.removeSubrange(common...)
-            openKeys.removeSubrange(common...)
-            var key = openKeys.last ?? .root
-            for name in directories.dropFirst(common) {
-                key = key.appending(name)
-                if closed.contains(key) { layout.resumed.insert(key) }
-                openNames.append(name)
-                openKeys.append(key)
-            }
             if !entry.isDirectory {
                 if let name = entry.components.last, TransactionBundle.isMarkerFileName(name) {
-                    layout.roots.insert(key)
+                    layout.roots.insert(chain.keys.last ?? .root)
                 }
                 _ = try scanner.readData(of: entry, keep: false)
             }
         }
         return layout
+    }
+}
+
+/// The directories of the entry read last, outermost first, with their keys. The entries of one
+/// folder come one after another, so each directory's key is computed once per run of entries
+/// inside it rather than once per entry.
+struct DirectoryChain {
+    private(set) var names: [String] = []
+    private(set) var keys: [PathKey] = []
+
+    /// Moves to `directories` (outermost first): `leaving` is called with each directory of the
+    /// chain that is not among them, then `entering` with each new one. Returns whether the chain
+    /// changed.
+    @discardableResult
+    mutating func move(
+        to directories: ArraySlice<String>, leaving: (PathKey) -> Void = { _ in },
+        entering: (PathKey) -> Void = { _ in }
+    ) -> Bool {
+        var common = 0
+        while common < names.count, common < directories.count,
+            names[common] == directories[directories.startIndex + common]
+        {
+            common += 1
+        }
+        guard common < names.count || common < directories.count else { return false }
+        for key in keys[common...] { leaving(key) }
+        names.removeSubrange(common...)
+        keys.removeSubrange(common...)
+        var key = keys.last ?? .root
+        for name in directories.dropFirst(common) {
+            key = key.appending(name)
+            entering(key)
+            names.append(name)
+            keys.append(key)
+        }
+        return true
     }
 }

@@ -32,7 +32,8 @@ final class ArchiveSession {
         let key: PathKey
         let name: String
         let source: String
-        var files: [String: [UInt8]] = [:]
+        /// Room for the usual bundle's files, so that the first few do not grow the table.
+        var files: [String: [UInt8]] = Dictionary(minimumCapacity: 8)
         var totalBytes = 0
         var failure: IngestError?
 
@@ -61,6 +62,12 @@ final class ArchiveSession {
     /// yielded first).
     private var pending: ArchiveEntry?
     private var reportedSplits: Set<PathKey> = []
+    /// Whether the archive root is itself the transaction folder.
+    private var rootIsTransaction = false
+    /// The directories of the file entry routed last, and the outermost of them that is a
+    /// transaction folder with its depth.
+    private var chain = DirectoryChain()
+    private var chainRoot: (key: PathKey, depth: Int)?
 
     /// - Parameters:
     ///   - name: the archive's file name (the name of a transaction at the archive root).
@@ -102,6 +109,7 @@ final class ArchiveSession {
         case .notStarted:
             do {
                 layout = try ArchiveLayout.scan(try openPass(first: true))
+                rootIsTransaction = layout.roots.contains(.root)
                 scanner = try openPass(first: false)
             } catch {
                 phase = .finished
@@ -182,12 +190,15 @@ final class ArchiveSession {
 
     /// The transaction of a file entry (see the type's documentation).
     private func route(_ entry: ArchiveEntry) -> Route {
-        if layout.roots.contains(.root) { return .member(key: .root, depth: 0) }
-        var key = PathKey.root
-        for (index, component) in entry.components.dropLast().enumerated() {
-            key = key.appending(component)
-            if layout.roots.contains(key) { return .member(key: key, depth: index + 1) }
+        if rootIsTransaction { return .member(key: .root, depth: 0) }
+        if chain.move(to: entry.components.dropLast()) {
+            chainRoot = nil
+            for (index, key) in chain.keys.enumerated() where layout.roots.contains(key) {
+                chainRoot = (key, index + 1)
+                break
+            }
         }
+        if let (key, depth) = chainRoot { return .member(key: key, depth: depth) }
         if let last = entry.components.last, hasCBORExtension(last) { return .lone }
         return .ignored
     }

@@ -68,16 +68,18 @@ package struct TransactionBundle: Sendable {
     /// (path, digest) pairs never serialize alike. Independent of the order files were read in,
     /// of the archive form and of the bundle's name.
     package static func contentHash(fileDigests: [String: [UInt8]]) -> [UInt8] {
-        var context = DigestContext(.sha256)
-        context.update(contentHashDomain)
-        context.update(bigEndian64(UInt64(fileDigests.count)))
-        for path in fileDigests.keys.sorted(by: pathPrecedes) {
-            let utf8 = Array(path.utf8)
-            context.update(bigEndian64(UInt64(utf8.count)))
-            context.update(utf8)
-            context.update(fileDigests[path] ?? [])
+        let entries = fileDigests.sorted(by: { pathPrecedes($0.key, $1.key) })
+        var serialized: [UInt8] = []
+        serialized.reserveCapacity(
+            contentHashDomain.count + 8 + entries.reduce(0) { $0 + 8 + $1.key.utf8.count + $1.value.count })
+        serialized += contentHashDomain
+        appendBigEndian64(UInt64(entries.count), to: &serialized)
+        for (path, digest) in entries {
+            appendBigEndian64(UInt64(path.utf8.count), to: &serialized)
+            serialized += path.utf8
+            serialized += digest
         }
-        return context.finalize()
+        return HashFunction.sha256.hash(serialized)
     }
 
     /// Byte-wise order of UTF-8 paths (the order used for hashing and for walking folders).
@@ -85,8 +87,8 @@ package struct TransactionBundle: Sendable {
         lhs.utf8.lexicographicallyPrecedes(rhs.utf8)
     }
 
-    private static func bigEndian64(_ value: UInt64) -> [UInt8] {
-        (0..<8).map { UInt8(truncatingIfNeeded: value >> (56 - 8 * UInt64($0))) }
+    private static func appendBigEndian64(_ value: UInt64, to bytes: inout [UInt8]) {
+        for shift in stride(from: 56, through: 0, by: -8) { bytes.append(UInt8(truncatingIfNeeded: value >> shift)) }
     }
 
     // MARK: Known files
@@ -139,12 +141,10 @@ package struct TransactionBundle: Sendable {
     /// Whether a bundle-relative path is a known bundle file: a marker file at the top, or
     /// anything directly under `documents/` (the manifest and the scans it lists).
     package static func isKnownFile(path: String) -> Bool {
-        let parts = path.split(separator: "/", omittingEmptySubsequences: false)
-        switch parts.count {
-        case 1: return isMarkerFileName(path)
-        case 2: return parts.first == "documents"
-        default: return false
-        }
+        let slash = UInt8(ascii: "/")
+        guard let first = path.utf8.firstIndex(of: slash) else { return isMarkerFileName(path) }
+        return path.utf8[..<first].elementsEqual("documents".utf8)
+            && !path.utf8[path.utf8.index(after: first)...].contains(slash)
     }
 }
 

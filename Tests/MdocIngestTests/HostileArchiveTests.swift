@@ -209,6 +209,29 @@ final class HostileArchiveTests: XCTestCase {
         assertRefused(path2, .tooManyEntries, limits: limits)
     }
 
+    func testDistinctDirectoriesEdge() throws {
+        // Only the first pass counts the directories left behind: at the limit the archive is
+        // read, one more is refused as a whole with its own reason.
+        var limits = IngestLimits.default
+        limits.maxEntriesPerArchive = 4
+        func write(_ name: String, last: String) throws -> String {
+            let path = dir.url(name)
+            let w = try ArchiveWriter(path: path, format: .tarGzip)
+            try w.addFile(path: "a/b/x.cbor", bytes: [1])
+            try w.addFile(path: "c/d/y.cbor", bytes: [2])  // leaves a, a/b
+            try w.addFile(path: "e/z.cbor", bytes: [3])  // leaves c, c/d: 4 left behind
+            try w.addFile(path: last, bytes: [4])
+            try w.close()
+            return path
+        }
+        let exact = try write("dirs-4.tar.gz", last: "e/w.cbor")
+        XCTAssertEqual(readAll([exact], limits: limits).compactMap { $0.bundle?.name }, ["x.cbor", "y.cbor", "z.cbor", "w.cbor"])
+        let over = try write("dirs-5.tar.gz", last: "w.cbor")  // leaves e: 5
+        assertRefused(over, .tooManyEntries, limits: limits)
+        XCTAssertEqual(
+            readAll([over], limits: limits).first?.failure?.error.reason, "more than 4 distinct directories")
+    }
+
     func testTotalBytesEdge() throws {
         var limits = IngestLimits.default
         limits.maxTotalBytesPerArchive = 2 + 100 + 1000  // the writer's two files, plus 1000
@@ -332,6 +355,40 @@ final class ArchiveGroupingTests: XCTestCase {
             items.first?.bundle?.files, ["a.cbor": [1], "documents/manifest.json": [2], "transaction.json": [3]])
         XCTAssertEqual(items.last?.bundle?.name, "b.cbor")
         XCTAssertEqual(items.last?.bundle?.source, path + "!/loose/b.cbor")
+    }
+
+    func testEachEntryIsRoutedByItsOwnFolders() throws {
+        // Consecutive entries share folders, deeper and shallower in turn: each entry still goes
+        // to the outermost transaction folder above it, or is a lone .cbor, or is ignored.
+        let dir = try TemporaryFolder()
+        let path = dir.url("routes.tar")
+        let w = try ArchiveWriter(path: path, format: .tar)
+        try w.addFile(path: "batch/a/transaction.json", bytes: [1])
+        try w.addFile(path: "batch/a/documents/manifest.json", bytes: [2])
+        try w.addFile(path: "batch/a/documents/scan-1.jpg", bytes: [3])
+        try w.addFile(path: "batch/a/notes.txt", bytes: [4])
+        try w.addFile(path: "batch/lone.cbor", bytes: [5])
+        try w.addFile(path: "batch/readme.txt", bytes: [6])
+        try w.addFile(path: "batch/b/c/device-response.cbor", bytes: [7])
+        try w.addFile(path: "batch/b/c/d/transaction.json", bytes: [8])
+        try w.addFile(path: "batch/b/c/z.bin", bytes: [9])
+        try w.addFile(path: "batch/b/e.cbor", bytes: [10])
+        try w.addFile(path: "batch/b/c2/transaction.json", bytes: [11])
+        try w.close()
+        let items = readAll([path])
+        XCTAssertEqual(items.map { $0.bundle?.name }, ["a", "lone.cbor", "c", "e.cbor", "c2"], "\(items)")
+        XCTAssertEqual(
+            items.map { $0.bundle?.source },
+            ["a", "lone.cbor", "b/c", "b/e.cbor", "b/c2"].map { path + "!/batch/" + $0 })
+        XCTAssertEqual(
+            items.first?.bundle?.files,
+            ["transaction.json": [1], "documents/manifest.json": [2], "documents/scan-1.jpg": [3], "notes.txt": [4]])
+        XCTAssertEqual(items.dropFirst().first?.bundle?.files, ["device-response.cbor": [5]])
+        XCTAssertEqual(
+            items.dropFirst(2).first?.bundle?.files,
+            ["device-response.cbor": [7], "d/transaction.json": [8], "z.bin": [9]])
+        XCTAssertEqual(items.dropFirst(3).first?.bundle?.files, ["device-response.cbor": [10]])
+        XCTAssertEqual(items.last?.bundle?.files, ["transaction.json": [11]])
     }
 
     func testDuplicatePathFailsThatTransaction() throws {

@@ -336,5 +336,11 @@ final class ContentHashTests: XCTestCase {
         XCTAssertTrue(TransactionBundle.isKnownFile(path: "documents/scan-1.jpg"))
         XCTAssertFalse(TransactionBundle.isKnownFile(path: "documents/sub/scan.jpg"))
         XCTAssertFalse(TransactionBundle.isKnownFile(path: "extra/transaction.json"))
+        XCTAssertTrue(TransactionBundle.isKnownFile(path: "transaction.json"))
+        XCTAssertTrue(TransactionBundle.isKnownFile(path: "session-data-2.cbor"))
+        XCTAssertFalse(TransactionBundle.isKnownFile(path: "notes.txt"))
+        for path in ["documents", "documentsx/a", "document/a", "/documents/a", "a/documents/b"] {
+            XCTAssertFalse(TransactionBundle.isKnownFile(path: path), path)
+        }
     }
 }
