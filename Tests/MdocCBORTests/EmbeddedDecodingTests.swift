@@ -1,4 +1,5 @@
 @testable import MdocCBOR
+import MdocTestSupport
 import XCTest
 
 /// The items of `#6.24(bstr)` decoded with the tree that holds them (CBORDecoder.swift,
@@ -160,6 +161,82 @@ final class EmbeddedDecodingTests: XCTestCase {
         XCTAssertFalse(cut.node.embedded)
         XCTAssertThrowsError(try cut.decodeEmbedded(options: edge)) {
             XCTAssertEqual(($0 as? CBORError)?.code, .invalidTag24)
+        }
+    }
+
+    // MARK: Against a decode of their own
+
+    /// Damaged responses (bytes flipped, cut, inserted): every tag 24 anywhere, at any level,
+    /// gives through `decodeEmbedded` what a decode of its bytes on their own gives, and is
+    /// decoded with the tree only when that decode succeeds.
+    func testDamagedInputsAgreeWithAFreshDecode() throws {
+        let item = CBORNode.map([
+            "digestID": 7, "random": .bytes([9, 9, 9]), "elementIdentifier": "driving_privileges",
+            "elementValue": [.map(["code": "A", "n": .embedded([1, .bytes([2])])])],
+        ])
+        let seeds: [[UInt8]] = [
+            CBORNode.array([.embedded(item), .embedded(.map(["a": 1, "b": "x"])), .embedded(.embedded(.int(-3)))]).encoded(),
+            CBORNode.map(["nameSpaces": .map(["ns": [.embedded(item), .embedded(item)]]), "x": .embedded([])]).encoded(),
+            bytes("9f d818 48 bf 6161 7f 6162 ff 01 ff 82 d818 42 a0 ff"),
+        ]
+        let optionSets = [
+            CBORDecodingOptions.default, CBORDecodingOptions(maxDepth: 4), CBORDecodingOptions(maxItems: 30),
+            CBORDecodingOptions(rejectDuplicateKeys: false), .strict,
+        ]
+        var random = SplitMix64(seed: 24_24)
+        var embeddedSeen = 0
+        for round in 0..<4_000 {
+            var input = seeds[round % seeds.count]
+            for _ in 0..<(round % 4) {
+                let at = Int(random.next() % UInt64(input.count))
+                switch random.next() % 3 {
+                case 0: input[at] ^= UInt8(truncatingIfNeeded: random.next() | 1)
+                case 1: input.removeSubrange(at...)
+                default: input.insert(UInt8(truncatingIfNeeded: random.next()), at: at)
+                }
+                if input.isEmpty { input = [0] }
+            }
+            let options = optionSets[round % optionSets.count]
+            guard let outer = try? CBOR(decoding: input, options: options) else { continue }
+            visit(outer) { tag in
+                if tag.node.embedded { embeddedSeen += 1 }
+                checkAgainstFreshDecode(tag, options: options, input: input)
+            }
+        }
+        XCTAssertGreaterThan(embeddedSeen, 1_000)
+    }
+
+    /// Calls `body` with every item of `item`, tag 24 content included (decoded on request).
+    func visit(_ item: CBOR, _ body: (CBOR) -> Void) {
+        body(item)
+        switch item.value {
+        case .array(let elements): for element in elements { visit(element, body) }
+        case .map(let map): for entry in map { visit(entry.key, body); visit(entry.value, body) }
+        case .tagged(24, let content):
+            visit(content, body)
+            if let inner = try? item.decodeEmbedded(options: item.tree.options) { visit(inner, body) }
+        case .tagged(_, let content): visit(content, body)
+        default: break
+        }
+    }
+
+    func checkAgainstFreshDecode(_ tag: CBOR, options: CBORDecodingOptions, input: [UInt8]) {
+        guard tag.tag == 24, let bytes = tag.embeddedBytes else { return XCTAssertFalse(tag.node.embedded) }
+        let hex = Hex.encode(input)
+        var fresh: CBOR?
+        var freshError: CBORError?
+        do { fresh = try CBOR(decoding: bytes, options: options) } catch { freshError = error }
+        do {
+            let inner = try tag.decodeEmbedded(options: options)
+            guard let fresh else { return XCTFail("decoded what a decode of its own refuses: \(hex)") }
+            XCTAssertTrue(same(CBORNode(inner), CBORNode(fresh)), hex)
+            XCTAssertEqual(inner.encoded.indices, fresh.encoded.indices, hex)
+            XCTAssertEqual(inner.diagnostic(), fresh.diagnostic(), hex)
+        } catch {
+            XCTAssertFalse(tag.node.embedded, hex)
+            XCTAssertNotNil(freshError, hex)
+            XCTAssertEqual(error.offset, freshError?.offset, hex)
+            if freshError?.code.isMalformation == false { XCTAssertEqual(error.reason, freshError?.reason, hex) }
         }
     }
 }
