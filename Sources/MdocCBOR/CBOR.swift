@@ -299,6 +299,8 @@ extension CBOR {
             throw CBORError(
                 .invalidTag24, "expected tag 24 at offset \(offset), found \(typeName)", offset: offset)
         }
+        // Decoded with the tree under the same options: the same item a fresh decode would make.
+        if node.embedded && options == tree.options { return CBOR(tree: tree, index: node.first &+ 1) }
         guard let embedded = content.bytes else {
             throw CBORError(
                 .invalidTag24,

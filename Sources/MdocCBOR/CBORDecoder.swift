@@ -9,7 +9,7 @@
 //   an indefinite-length string must be definite-length strings of the same major type
 //   (`.invalidIndefiniteString` otherwise); a text string's chunks must each be valid UTF-8.
 // - **Tags** are preserved and never interpreted (0, 1, 24, 1004, ...: all `.tagged`). Tag 24 is
-//   opened only on request, by `CBOR.decodeEmbedded(options:)`.
+//   opened only on request, by `CBOR.decodeEmbedded(options:)`; see "Embedded items" below.
 // - **Always rejected:** bytes after the single top-level item (`.trailingBytes`); an input that
 //   ends inside an item (`.truncated`); additional information 28-30
 //   (`.reservedAdditionalInfo`); additional information 31 on major types 0, 1 and 6
@@ -38,6 +38,18 @@
 // - **Bounded recursion**: the decoder recurses once per nesting level, and never deeper than
 //   `maxDepth` (itself clamped to `CBORDecodingOptions.supportedMaxDepth`), so no input can
 //   exhaust the stack.
+//
+// # Embedded items
+//
+// `#6.24(bstr)` over a definite-length byte string (IssuerSignedItemBytes, DeviceNameSpacesBytes,
+// MobileSecurityObjectBytes...) is also decoded while it is met, into the same node array, so that
+// `decodeEmbedded` later returns it without a decode, a tree and a node array of its own. This
+// changes no answer: the content is decoded exactly as `decodeEmbedded` would (depth from 1, its
+// own item count, the same options, one item and no trailing bytes); when that fails, nothing of
+// it is kept and `decodeEmbedded` decodes the bytes afresh and reports the error then. Only the
+// outermost decode does it (not inside an embedded item), only while the recursion it needs stays
+// within `CBORDecodingOptions.supportedMaxDepth`, and the embedded items of one decode hold at
+// most `maxItems` heads together: a decode keeps at most twice `maxItems` nodes.
 //
 // # Cost
 //
@@ -89,12 +101,17 @@ extension CBOR {
 struct CBORParser {
     /// The caller's bytes, kept to hand out slices.
     let input: ArraySlice<UInt8>
-    /// The same bytes, for reading (valid only inside `withUnsafeBufferPointer`).
-    let buffer: UnsafeBufferPointer<UInt8>
+    /// The same bytes, for reading (valid only inside `withUnsafeBufferPointer`); while an
+    /// embedded item is read, cut at its end (same start, so offsets stay those of the input).
+    var buffer: UnsafeBufferPointer<UInt8>
+    /// The options, kept in the tree so that `decodeEmbedded` knows when an item decoded here is
+    /// what it would decode.
+    let options: CBORDecodingOptions
     /// `input.startIndex`.
     let base: Int
     let maxDepth: Int
-    let maxItems: Int
+    /// The decode's `maxItems`; inside an embedded item, what is left of the embedded items' budget.
+    var maxItems: Int
     let maxLength: Int
     let rejectDuplicateKeys: Bool
     let requireMinimalEncoding: Bool
@@ -110,10 +127,15 @@ struct CBORParser {
     var pending: [CBORTree.Node] = []
     /// The contents of indefinite-length strings, concatenated.
     var chunks: [UInt8] = []
+    /// Whether an embedded item is being read (its own tag-24 items are left to `decodeEmbedded`).
+    var insideEmbedded = false
+    /// Heads read in embedded items so far (their budget is `maxItems` together).
+    var embeddedItemCount = 0
 
     init(input: ArraySlice<UInt8>, buffer: UnsafeBufferPointer<UInt8>, options: CBORDecodingOptions) {
         self.input = input
         self.buffer = buffer
+        self.options = options
         self.base = input.startIndex
         self.maxDepth = options.effectiveMaxDepth
         self.maxItems = options.maxItems
@@ -133,7 +155,7 @@ struct CBORParser {
         var treeChunks: [UInt8] = []
         swap(&treeNodes, &nodes)
         swap(&treeChunks, &chunks)
-        let tree = CBORTree(input: input, nodes: treeNodes, chunks: treeChunks)
+        let tree = CBORTree(input: input, nodes: treeNodes, chunks: treeChunks, options: options)
         return CBOR(tree: tree, index: tree.nodes.count &- 1)
     }
 
@@ -197,6 +219,9 @@ struct CBORParser {
             let content = try decodeChild(depth: depth &+ 1)
             node.first = nodes.count
             nodes.append(content)
+            if head.argument == 24 && content.kind == .bytes {
+                node.embedded = decodeEmbeddedItem(content, depth: depth)
+            }
         default:
             return try scalar(head, start: start)
         }
@@ -381,6 +406,41 @@ struct CBORParser {
         let placeholder = CBORTree.Node(kind: .simple, start: 0, end: 0, argument: 0)
         for _ in 0..<n { nodes.append(placeholder) }
         return first
+    }
+
+    /// Decodes the item embedded in byte string `content` (the content of a tag 24 at nesting
+    /// depth `depth`) as `CBOR.decodeEmbedded` would, its root node placed just after `content`'s
+    /// node; whether it did. On any failure the parser is left as it was (see "Embedded items").
+    mutating func decodeEmbeddedItem(_ content: CBORTree.Node, depth: Int) -> Bool {
+        guard !insideEmbedded, !content.chunked, depth &+ maxDepth <= CBORDecodingOptions.supportedMaxDepth,
+            embeddedItemCount < maxItems
+        else { return false }
+        let outer = (buffer: buffer, position: position, itemCount: itemCount, maxItems: maxItems)
+        let saved = (nodes: nodes.count, pending: pending.count, chunks: chunks.count)
+        let end = content.first &+ content.count
+        let slot = nodes.count
+        nodes.append(content)  // the root's place, filled below
+        buffer = UnsafeBufferPointer(rebasing: buffer[0..<end])
+        position = content.first
+        itemCount = 0
+        maxItems = outer.maxItems &- embeddedItemCount
+        insideEmbedded = true
+        defer {
+            embeddedItemCount &+= itemCount
+            buffer = outer.buffer
+            position = outer.position
+            itemCount = outer.itemCount
+            maxItems = outer.maxItems
+            insideEmbedded = false
+        }
+        if let root = try? decodeItem(depth: 1), position == end {
+            nodes[slot] = root
+            return true
+        }
+        nodes.removeSubrange(saved.nodes...)
+        pending.removeSubrange(saved.pending...)
+        chunks.removeSubrange(saved.chunks...)
+        return false
     }
 
     /// Moves the nodes of `pending[base...]` to the end of `nodes`; returns the index of the first.

@@ -2,7 +2,7 @@
 ///
 /// The defaults suit ISO 18013-5 structures (a DeviceResponse nests about 8 deep and holds a few
 /// hundred items). Every limit is tested at its edge: the limit passes, the limit + 1 fails.
-package struct CBORDecodingOptions: Sendable {
+package struct CBORDecodingOptions: Sendable, Equatable {
     /// Default ``maxDepth``.
     package static let defaultMaxDepth = 32
     /// Default ``maxItems``.

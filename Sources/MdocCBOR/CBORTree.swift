@@ -15,11 +15,14 @@ final class CBORTree: Sendable {
     /// The contents of the indefinite-length strings, concatenated chunk by chunk (empty when
     /// the input has none).
     @usableFromInline let chunks: [UInt8]
+    /// The options of the decode (what its embedded items were decoded under).
+    let options: CBORDecodingOptions
 
-    init(input: ArraySlice<UInt8>, nodes: [Node], chunks: [UInt8]) {
+    init(input: ArraySlice<UInt8>, nodes: [Node], chunks: [UInt8], options: CBORDecodingOptions = .default) {
         self.input = input
         self.nodes = nodes
         self.chunks = chunks
+        self.options = options
     }
 
     /// One decoded item. Offsets count from `input.startIndex`.
@@ -38,6 +41,9 @@ final class CBORTree: Sendable {
         @usableFromInline var kind: Kind
         /// For strings: the content is in ``CBORTree/chunks`` (an indefinite-length string).
         @usableFromInline var chunked: Bool
+        /// For a tag 24: its content's embedded item was decoded with the tree, and its root is
+        /// the node after the content's (see `CBORDecoder.swift`, "Embedded items").
+        @usableFromInline var embedded: Bool
         /// Offset of the item's first byte (its head, or its outermost tag's head).
         @usableFromInline var start: Int
         /// Offset just past the item.
@@ -52,6 +58,7 @@ final class CBORTree: Sendable {
         init(kind: Kind, chunked: Bool = false, start: Int, end: Int, argument: UInt64, first: Int = 0) {
             self.kind = kind
             self.chunked = chunked
+            self.embedded = false
             self.start = start
             self.end = end
             self.argument = argument

@@ -68,12 +68,13 @@ extension CBOR {
 
     /// Decodes `#6.24(bstr .cbor X)` and returns X, or a ``ModelError`` naming `path`.
     func requireEmbedded(at path: @autoclosure () -> String) throws -> CBOR {
-        guard tag == 24, embeddedBytes != nil else {
-            throw ModelError(.invalidEmbedded, path(), "not #6.24(bstr) embedded CBOR")
-        }
+        // Decoded first: the usual item needs no other look at its tag and content.
         do {
             return try decodeEmbedded()
         } catch {
+            guard tag == 24, embeddedBytes != nil else {
+                throw ModelError(.invalidEmbedded, path(), "not #6.24(bstr) embedded CBOR")
+            }
             throw ModelError(.invalidEmbedded, path(), "the embedded CBOR is not well-formed: \(error)")
         }
     }

@@ -62,4 +62,23 @@ final class IssuerSignedItemReadTests: XCTestCase {
             XCTAssertEqual((error as? ModelError)?.path, "ns.random")
         }
     }
+
+    /// Not tag 24 over a byte string, and tag 24 over bytes that are not one item: each its reason.
+    func testRefusalsOfTheEmbeddedItem() throws {
+        let reasons = [
+            ("a0", "not #6.24(bstr) embedded CBOR"), ("d8186161", "not #6.24(bstr) embedded CBOR"),
+            ("c14101", "not #6.24(bstr) embedded CBOR"),
+            ("d8184181", "the embedded CBOR is not well-formed: cbor.invalidTag24"),
+            ("d818420000", "the embedded CBOR is not well-formed: cbor.invalidTag24"),
+            ("d81845a201000100", "the embedded CBOR is not well-formed: cbor.duplicateMapKey"),
+        ]
+        for (hex, reason) in reasons {
+            let item = try CBOR(decoding: try XCTUnwrap(Hex.decode(hex)))
+            XCTAssertThrowsError(try IssuerSignedItem(item, path: "ns"), hex) { error in
+                XCTAssertEqual((error as? ModelError)?.code, .invalidEmbedded, hex)
+                XCTAssertEqual((error as? ModelError)?.path, "ns", hex)
+                XCTAssertTrue((error as? ModelError)?.reason.hasPrefix(reason) == true, "\(error)")
+            }
+        }
+    }
 }
