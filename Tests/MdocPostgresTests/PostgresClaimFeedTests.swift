@@ -35,6 +35,13 @@ final class PostgresClaimFeedTests: PostgresTestCase {
         return (plan.run.id, try Orchestrator(configuration: queued))
     }
 
+    /// Worker "w" of a new queued run: the store, the run, its pipeline and the worker's claims.
+    func worker() throws -> (PostgresStore, String, Orchestrator, PostgresWorkerClaims) {
+        let store = try PostgresStore(uri: try database())
+        let (runID, orchestrator) = try queuedRun(store, worker: "w")
+        return (store, runID, orchestrator, PostgresWorkerClaims(uri: try database(), worker: "w", leaseSeconds: 60))
+    }
+
     /// The claim of `items`, held by `claims` and logged as `name`.
     static func fed(_ items: [WorkItem], _ name: String, claims: PostgresWorkerClaims, store: PostgresStore, runID: String, log: Log) -> FedClaim {
         let held = claims.hold(items, runID: runID, store: store)
@@ -61,9 +68,7 @@ final class PostgresClaimFeedTests: PostgresTestCase {
     /// and meanwhile another worker takes an item of the first over (its lease ran out). The
     /// first commits nothing and gives back the rest of its items; the second is recorded and done.
     func testAClaimLostWhileTheNextIsTakenCommitsNothingAndTheNextCommits() async throws {
-        let store = try PostgresStore(uri: try database())
-        let (runID, orchestrator) = try queuedRun(store, worker: "w")
-        let claims = PostgresWorkerClaims(uri: try database(), worker: "w", leaseSeconds: 60)
+        let (store, runID, orchestrator, claims) = try worker()
         let log = Log()
         let first = try claims.claim(on: store, limit: 8)
         let asked = Mutex(0)
@@ -101,9 +106,7 @@ final class PostgresClaimFeedTests: PostgresTestCase {
     /// once, commits nothing and gives back only the items no later claim holds; the item is
     /// recorded once, by the second claim.
     func testAnItemTakenAgainByTheSameWorkerIsTheLaterClaimsAlone() async throws {
-        let store = try PostgresStore(uri: try database())
-        let (runID, orchestrator) = try queuedRun(store, worker: "w")
-        let claims = PostgresWorkerClaims(uri: try database(), worker: "w", leaseSeconds: 60)
+        let (store, runID, orchestrator, claims) = try worker()
         let log = Log()
         let first = try claims.claim(on: store, limit: 8)
         let asked = Mutex(0)
@@ -143,9 +146,7 @@ final class PostgresClaimFeedTests: PostgresTestCase {
     /// A claim of two batches is done once its last batch commits, not before; a store of no
     /// claim (a worker's lookups) records nothing.
     func testAClaimIsDoneWhenItsLastBatchCommitsAndNoClaimRecordsNothing() async throws {
-        let store = try PostgresStore(uri: try database())
-        let (runID, orchestrator) = try queuedRun(store, worker: "w")
-        let claims = PostgresWorkerClaims(uri: try database(), worker: "w", leaseSeconds: 60)
+        let (store, runID, orchestrator, claims) = try worker()
         let log = Log()
         let asked = Mutex(0)
         _ = try await orchestrator.run(claims: {
