@@ -20,7 +20,9 @@ struct WorkerCommand: AsyncParsableCommand {
             signing identity (--signing-key and --signing-cert) to verify the proofs with one certificate.
             While it verifies a claim, the worker renews its leases every third of --lease; a claim it \
             cannot renew (taken over, or the database unreachable until the lease ran out) is given up \
-            without committing more of it.
+            without committing more of it. The worker claims its next items once the current claim \
+            is read, and verifies them while the current claim's last batch commits: it holds up to \
+            two claims at once.
             A lost connection (a server restart) is retried until the server is back.
             Exit codes: 0 stopped (--exit-when-idle, or Ctrl-C); 2 usage or setup error.
             """)
