@@ -102,9 +102,7 @@ package final class Orchestrator: Sendable {
     /// Runs the whole batch. `onEvent` is called in input order, from one task at a time.
     package func run(onEvent: (Event) -> Void) async throws -> RunResult {
         try begin()
-        var reader = ReadStage(
-            inputs: configuration.inputs, limits: configuration.ingestLimits, batchSize: configuration.batchSize,
-            archiveParts: configuration.queuedRunID != nil, records: configuration.recordInputs)
+        var reader = reader(configuration.inputs)
         var inFlight: Prepared?
         var next = reader.next()
         while true {
@@ -120,6 +118,23 @@ package final class Orchestrator: Sendable {
             if !items.isEmpty { inFlight = prepared }
         }
         return try end(interrupted: stopWasRequested && !reader.exhausted)
+    }
+
+    /// The batches of `inputs`: a worker's items (its claim's, split by
+    /// ``QueuedOptions/batchSize(inputs:runBatchSize:)``, archive parts read as such), or any
+    /// other run's inputs in batches of the configured size.
+    private func reader(_ inputs: [String]) -> ReadStage {
+        let queued = configuration.queuedRunID != nil
+        return ReadStage(
+            inputs: inputs, limits: configuration.ingestLimits,
+            batchSize: queued ? QueuedOptions.batchSize(inputs: inputs, runBatchSize: configuration.batchSize) : configuration.batchSize,
+            archiveParts: queued, records: configuration.recordInputs)
+    }
+
+    /// Checks that a worker's claim of `inputs` can be read here, as the pre-flight checked
+    /// the first: each is a ``PipelineSetupError`` otherwise.
+    package func checkClaim(inputs: [String]) throws {
+        try Preflight.checkInputs(inputs, configuration)
     }
 
     /// Verifies, proves, records and reports one transaction as a batch of its own: a live
@@ -216,9 +231,10 @@ package final class Orchestrator: Sendable {
         return Prepared(items: items, judged: judged)
     }
 
-    /// Prove stage (append and flush), record stage (one database transaction), then the
-    /// events in input order and the end of each transaction's session.
-    private func commit(_ batch: Prepared, onEvent: (Event) -> Void) throws {
+    /// Prove stage (append and flush), record stage (one database transaction; `recording`'s
+    /// store when given, a worker's claim), then the events in input order and the end of each
+    /// transaction's session.
+    private func commit(_ batch: Prepared, recording: RecordStage? = nil, onEvent: (Event) -> Void) throws {
         if let failure = batch.judged.lazy.compactMap(\.failure).first {
             throw PipelineSetupError("cannot sign a proof (\(failure)); this batch was not recorded: run the same command again once fixed (it resumes)")
         }
@@ -235,7 +251,7 @@ package final class Orchestrator: Sendable {
         for case .failure(let source, let code, let reason) in batch.items {
             failures.append(IngestFailure(source: source, code: code, reason: reason))
         }
-        try record.record(
+        try (recording ?? record).record(
             batch.judged, proofs: placed?.locations ?? [:], failures: failures, proofFileLength: placed?.length,
             proofBytes: placed?.bytes, signedProofs: signed)
         var judged = batch.judged.makeIterator()
@@ -305,6 +321,129 @@ package final class Orchestrator: Sendable {
                 databasePath: configuration.storeLocation, proofCount: prove?.proofCount ?? 0, allValid: allValid)
         } catch {
             throw PipelineSetupError("cannot finish the run in the report database: \(error)")
+        }
+    }
+}
+
+// MARK: - Claims
+
+/// One claim of a worker, fed to ``Orchestrator/run(claims:onEvent:)``: its items' inputs, and
+/// the store that records its batches (each in one transaction with the claim's leases checked).
+package struct FedClaim: Sendable {
+    package let inputs: [String]
+    package let store: any PipelineStore
+    /// Called once the claim's last batch is committed: its items are done.
+    package let completed: @Sendable () throws -> Void
+    /// Called when a batch of the claim, or its completion, could not be recorded: rethrows
+    /// what must end the run; otherwise the claim is given up and nothing more of it recorded.
+    package let abandoned: @Sendable (any Error) throws -> Void
+
+    package init(
+        inputs: [String], store: any PipelineStore, completed: @escaping @Sendable () throws -> Void,
+        abandoned: @escaping @Sendable (any Error) throws -> Void
+    ) {
+        self.inputs = inputs
+        self.store = store
+        self.completed = completed
+        self.abandoned = abandoned
+    }
+}
+
+extension Orchestrator {
+    /// Runs claim after claim of a queued run through one pipeline, a worker's: the next claim
+    /// is asked for once the current one is read, and is read and verified while the current
+    /// one's last batches are recorded, so that neither the cores nor the database wait at the
+    /// end of each claim. A batch holds one claim's transactions and is recorded by that claim's
+    /// store; a claim is completed once its last batch commits. Ends when `nextClaim` returns
+    /// nil, or on ``requestStop()`` (the claims not completed then are the caller's to give back).
+    package func run(
+        claims nextClaim: @escaping @Sendable () async throws -> FedClaim?, onEvent: (Event) -> Void
+    ) async throws -> RunResult {
+        try begin()
+        var feed = ClaimBatches(next: nextClaim)
+        var inFlight: (prepared: Prepared, claim: Int)?
+        var next = try await feed.nextBatch(self)
+        while true {
+            let batch = next
+            if batch == nil && inFlight == nil { break }
+            async let preparing = prepare(batch?.items ?? [])
+            if let previous = inFlight {
+                try feed.commit(previous.claim) { try commit(previous.prepared, recording: $0, onEvent: onEvent) }
+                inFlight = nil
+            }
+            next = batch == nil || stopWasRequested ? nil : try await feed.nextBatch(self)
+            let prepared = try await preparing
+            if let batch { inFlight = (prepared, batch.claim) }
+        }
+        return try end(interrupted: stopWasRequested)
+    }
+
+    /// The batches of claim after claim, each with its claim's number, and what is left of
+    /// each claim to commit. A claim given up or completed is no longer in ``claims``.
+    private struct ClaimBatches {
+        struct Claim {
+            let fed: FedClaim
+            let recording: RecordStage
+            /// Batches read and not committed yet.
+            var uncommitted = 0
+            var read = false
+        }
+
+        let next: @Sendable () async throws -> FedClaim?
+        var claims: [Int: Claim] = [:]
+        var reader: ReadStage?
+        var reading = 0
+        var count = 0
+
+        /// The next batch, of the claim being read or else of the next claim; nil once none is left.
+        mutating func nextBatch(_ orchestrator: Orchestrator) async throws -> (items: [ReadStage.Item], claim: Int)? {
+            while true {
+                if claims[reading] != nil, var current = reader {
+                    let items = current.next()
+                    reader = current.exhausted ? nil : current
+                    if current.exhausted { claims[reading]?.read = true }
+                    if !items.isEmpty {
+                        claims[reading]?.uncommitted += 1
+                        return (items, reading)
+                    }
+                    // A claim of no transactions: nothing to commit before it is done.
+                    try finishIfDone(reading)
+                    continue
+                }
+                reader = nil
+                guard let fed = try await next() else { return nil }
+                count += 1
+                let record = orchestrator.record
+                claims[count] = Claim(fed: fed, recording: RecordStage(
+                    store: fed.store, runID: record.runID, verificationTime: record.verificationTime,
+                    trustSnapshotHash: record.trustSnapshotHash, keepValues: record.keepValues, keepPortraits: record.keepPortraits))
+                reader = orchestrator.reader(fed.inputs)
+                reading = count
+            }
+        }
+
+        /// Commits a batch of claim `number` with `commit` (nothing when the claim was given up),
+        /// then completes the claim when that was its last batch.
+        mutating func commit(_ number: Int, _ commit: (RecordStage) throws -> Void) throws {
+            guard let claim = claims[number] else { return }
+            claims[number]?.uncommitted -= 1
+            do {
+                try commit(claim.recording)
+            } catch {
+                claims[number] = nil
+                return try claim.fed.abandoned(error)
+            }
+            try finishIfDone(number)
+        }
+
+        private mutating func finishIfDone(_ number: Int) throws {
+            guard let claim = claims[number], claim.read, claim.uncommitted == 0 else { return }
+            claims[number] = nil
+            do {
+                try claim.fed.completed()
+            } catch {
+                try claim.fed.abandoned(error)
+            }
         }
     }
 }

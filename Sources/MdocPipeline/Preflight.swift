@@ -27,13 +27,9 @@ struct Preflight {
     /// The server store, opened (and its schema checked) by the pre-flight; `nil` for a SQLite file.
     let serverStore: (any PipelineStore)?
 
-    /// Checks everything, creating nothing.
-    init(_ configuration: RunConfiguration) throws {
-        self.configuration = configuration
-        guard configuration.jobs >= 1 else { throw PipelineSetupError("--jobs must be at least 1") }
-        guard configuration.batchSize >= 1 else { throw PipelineSetupError("--batch-size must be at least 1") }
-        trustMaterial = try RunTrustMaterial.load(configuration)
-        for input in configuration.inputs {
+    /// Checks that each of `inputs` can be read with `configuration`.
+    static func checkInputs(_ inputs: [String], _ configuration: RunConfiguration) throws {
+        for input in inputs {
             if let records = configuration.recordInputs, records.handles(input) {
                 // A central intake's store is opened now (its records are listed once, when read):
                 // a file that is none stops the run here.
@@ -44,6 +40,15 @@ struct Preflight {
             let path = configuration.queuedRunID == nil ? input : ArchivePart(input: input)?.path ?? input
             guard Self.exists(path) else { throw PipelineSetupError("the input \(path) does not exist: check the path") }
         }
+    }
+
+    /// Checks everything, creating nothing.
+    init(_ configuration: RunConfiguration) throws {
+        self.configuration = configuration
+        guard configuration.jobs >= 1 else { throw PipelineSetupError("--jobs must be at least 1") }
+        guard configuration.batchSize >= 1 else { throw PipelineSetupError("--batch-size must be at least 1") }
+        trustMaterial = try RunTrustMaterial.load(configuration)
+        try Self.checkInputs(configuration.inputs, configuration)
 
         var transcript = try Self.read(configuration.transcriptPath, "--transcript")
         if let bytes = transcript, let text = String(bytes: bytes, encoding: .utf8),

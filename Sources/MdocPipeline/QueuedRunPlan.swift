@@ -171,12 +171,16 @@ package struct QueuedOptions: Codable, Sendable, Equatable {
         configuration.intakeKiosksDirectory = options.intakeKiosksDirectory
         configuration.verificationTime = run.verificationTime
         configuration.queuedRunID = run.id
+        return configuration
+    }
+
+    /// The batch size of a worker's claim of `inputs` (``batchSize(claimed:runBatchSize:)``).
+    package static func batchSize(inputs: [String], runBatchSize: Int) -> Int {
         // A part of an archive holds its transactions; any other item is counted as one.
         let claimed = inputs.reduce(0) { total, input in
             total + (ArchivePart(input: input).map { $0.last - $0.first + 1 } ?? 1)
         }
-        configuration.batchSize = batchSize(claimed: claimed, runBatchSize: configuration.batchSize)
-        return configuration
+        return batchSize(claimed: claimed, runBatchSize: runBatchSize)
     }
 
     /// The batch size of a claim of `claimed` transactions: one batch is recorded while the next is

@@ -62,6 +62,13 @@ package final class PostgresLeaseHeartbeat: Sendable {
     /// finds nothing to extend, which is harmless.
     package func stop() { stopped.store(true, ordering: .releasing) }
 
+    /// Gives the claim up for good (the same worker took an item of it again): nothing more of
+    /// it is committed, and its leases are no longer renewed.
+    package func lose() {
+        lost.store(true, ordering: .releasing)
+        stop()
+    }
+
     private func beat(_ uri: PostgresURI) {
         var store: PostgresStore?
         // The leases run out this long after the last renewal that reached the database.

@@ -152,6 +152,8 @@ package final class PostgresClaimStore: PipelineStore {
     package var placesProofs: Bool { true }
 
     package func record(_ batch: StoreBatch, runID: String) throws {
+        // A store of no claim (a worker's lookups) records nothing without a lease.
+        guard !items.isEmpty else { throw Self.notAWorkersCall("record outside a claim in") }
         try heartbeat?.checkHeld()
         try store.recordClaimed(batch, runID: runID, items: items, worker: worker)
     }

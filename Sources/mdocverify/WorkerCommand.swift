@@ -20,7 +20,9 @@ struct WorkerCommand: AsyncParsableCommand {
             signing identity (--signing-key and --signing-cert) to verify the proofs with one certificate.
             While it verifies a claim, the worker renews its leases every third of --lease; a claim it \
             cannot renew (taken over, or the database unreachable until the lease ran out) is given up \
-            without committing more of it.
+            without committing more of it. The worker claims its next items once the current claim \
+            is read, and verifies them while the current claim's last batch commits: it holds up to \
+            two claims at once.
             A lost connection (a server restart) is retried until the server is back.
             Exit codes: 0 stopped (--exit-when-idle, or Ctrl-C); 2 usage or setup error.
             """)
@@ -71,24 +73,44 @@ struct WorkerCommand: AsyncParsableCommand {
         } catch {
             throw SetupError("\(error) (--db \(uri.redacted))")
         }
+        let claims = PostgresWorkerClaims(uri: uri, worker: worker, leaseSeconds: lease)
+        // The pipeline of the run last verified, kept for its next claims (one pre-flight).
+        var pipeline: (runID: String, orchestrator: Orchestrator)?
+        var waiting: [WorkItem] = []
         while true {
             do {
-                let items = try store.claim(worker: worker, limit: claim, leaseSeconds: lease)
-                if items.isEmpty {
+                if waiting.isEmpty { waiting = try claims.claim(on: store, limit: claim) }
+                guard let runID = waiting.first?.runID else {
                     try finishRuns(store, out: out)
                     // Items other workers hold may still come back (their worker may die): wait for them.
                     if exitWhenIdle, try store.queueStatus().allSatisfy({ $0.pending + $0.leased == 0 }) { return }
                     try await Task.sleep(for: .seconds(1))
                     continue
                 }
-                var runs: [String] = []
-                for item in items where !runs.contains(item.runID) { runs.append(item.runID) }
-                for runID in runs {
-                    try await process(items.filter { $0.runID == runID }, runID: runID, store: store, uri: uri, worker: worker, out: out)
+                if pipeline?.runID != runID {
+                    pipeline = nil
+                    let items = waiting.filter { $0.runID == runID }
+                    waiting.removeAll { $0.runID == runID }
+                    guard let orchestrator = try setUp(runID: runID, items: items, store: store, out: out, worker: worker) else { continue }
+                    pipeline = (runID, orchestrator)
+                    waiting = items + waiting
                 }
+                guard let orchestrator = pipeline?.orchestrator else { continue }
+                let feed = WorkerFeed(runID: runID, waiting: waiting, claims: claims, limit: claim, store: store, command: self)
+                do {
+                    _ = try await orchestrator.run(claims: { try feed.next(orchestrator) }, onEvent: { _ in })
+                } catch {
+                    note("run \(runID): \(error)")
+                }
+                // The claims not done go to whoever claims them next. A lost connection is found
+                // here and retried below (their leases then run out).
+                try claims.releaseAll(on: store)
+                waiting = feed.left
             } catch let error as PostgresError where error.isRetryable {
                 note("\(error); connecting again")
                 store = try await connect(uri, failing: false)
+                pipeline = nil
+                waiting = []
             }
         }
     }
@@ -106,17 +128,14 @@ struct WorkerCommand: AsyncParsableCommand {
         }
     }
 
-    /// Verifies the claimed `items` of queued run `runID`, then marks them done.
-    func process(
-        _ items: [WorkItem], runID: String, store: PostgresStore, uri: PostgresURI, worker: String, out: String
-    ) async throws {
+    /// The pipeline of queued run `runID`, fed its claims one after the other: its pre-flight
+    /// (trust, keys, the store) once. `nil` when claimed `items` of it cannot be verified here
+    /// as queued: they are left failed.
+    func setUp(runID: String, items: [WorkItem], store: PostgresStore, out: String, worker: String) throws -> Orchestrator? {
         guard let queued = try store.queuedRun(runID) else {
             for item in items { try store.fail(item, worker: worker, code: "queue.unknownRun") }
-            return
+            return nil
         }
-        // Renews the leases while the items are verified; stopped before they are marked done.
-        let heartbeat = PostgresLeaseHeartbeat(uri: uri, items: items, worker: worker, leaseSeconds: lease)
-        defer { heartbeat.stop() }
         let orchestrator: Orchestrator
         do {
             var configuration = try QueuedOptions.configuration(run: queued.run, inputs: items.map(\.input), outDirectory: out)
@@ -124,33 +143,22 @@ struct WorkerCommand: AsyncParsableCommand {
             try IntakeInputOptions.attachRecords(to: &configuration)
             configuration.signingKeyPath = signingKey
             configuration.signingCertificatePath = signingCert
-            let claim = PostgresClaimStore(store: store, items: items, worker: worker, heartbeat: heartbeat)
-            configuration.serverStore = ServerStore(location: store.storeLocation) { claim }
+            // Lookups only: each claim's batches are recorded by that claim's store.
+            let lookups = PostgresClaimStore(store: store, items: [], worker: worker)
+            configuration.serverStore = ServerStore(location: store.storeLocation) { lookups }
             orchestrator = try Orchestrator(configuration: configuration)
         } catch {
             // An input or trust folder that cannot be read here: the items cannot be verified as queued.
             note("run \(runID): \(error)")
             for item in items { try store.fail(item, worker: worker, code: "queue.setup") }
-            return
+            return nil
         }
         guard orchestrator.trust.snapshotHash == queued.run.trustSnapshotHash, orchestrator.contextHash == queued.run.contextHash else {
             note("run \(runID): the trust or keys read here differ from the run's: its items are left failed")
             for item in items { try store.fail(item, worker: worker, code: "queue.trustChanged") }
-            return
+            return nil
         }
-        do {
-            _ = try await orchestrator.run { _ in }
-            heartbeat.stop()
-            try heartbeat.checkHeld()
-            try store.complete(items, worker: worker, recording: StoreBatch(), runID: runID)
-            note("run \(runID): \(Counting.of(items.count, "item")) done")
-        } catch {
-            // A lost lease or connection: the batch was not recorded, and the items go to whoever
-            // claims them next. A lost connection is found here and retried by the caller.
-            note("run \(runID): \(error)")
-            _ = try store.schemaVersion()
-            try store.release(items, worker: worker)
-        }
+        return orchestrator
     }
 
     /// Signs the manifest of every queued run whose items are all done, and finishes it.

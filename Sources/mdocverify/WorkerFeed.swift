@@ -1,0 +1,64 @@
+import Foundation
+import MdocPipeline
+import MdocPostgres
+import MdocStore
+import Synchronization
+
+/// The claims a worker's pipeline of one queued run is fed: the items already claimed, then
+/// claim after claim, while they are of that run. What it claimed of another run is ``left``
+/// for the next pipeline.
+final class WorkerFeed: Sendable {
+    let runID: String
+    let claims: PostgresWorkerClaims
+    let limit: Int
+    let store: PostgresStore
+    let command: WorkerCommand
+    private let queue: Mutex<[WorkItem]>
+
+    init(runID: String, waiting: [WorkItem], claims: PostgresWorkerClaims, limit: Int, store: PostgresStore, command: WorkerCommand) {
+        self.runID = runID
+        self.claims = claims
+        self.limit = limit
+        self.store = store
+        self.command = command
+        queue = Mutex(waiting)
+    }
+
+    /// The items claimed and not fed: another run's.
+    var left: [WorkItem] { queue.withLock { $0 } }
+
+    /// The next claim of the run, its leases renewed from now on; nil once no item is left to
+    /// claim, or the next is of another run. A claim whose inputs cannot be read here is left failed.
+    func next(_ orchestrator: Orchestrator) throws -> FedClaim? {
+        while true {
+            var items = queue.withLock { $0 }
+            if items.isEmpty { items = try claims.claim(on: store, limit: limit) }
+            guard items.first?.runID == runID else {
+                queue.withLock { $0 = items }
+                return nil
+            }
+            let ours = items.filter { $0.runID == runID }
+            queue.withLock { $0 = items.filter { $0.runID != runID } }
+            do {
+                try orchestrator.checkClaim(inputs: ours.map(\.input))
+            } catch {
+                command.note("run \(runID): \(error)")
+                for item in ours { try store.fail(item, worker: claims.worker, code: "queue.setup") }
+                continue
+            }
+            let held = claims.hold(ours, runID: runID, store: store)
+            return FedClaim(
+                inputs: ours.map(\.input), store: held.recorder,
+                completed: { [store, command, runID] in
+                    try held.complete(on: store)
+                    command.note("run \(runID): \(Counting.of(ours.count, "item")) done")
+                },
+                abandoned: { [store, command, runID] error in
+                    // A lost lease: the claim's items go to whoever claims them next. A lost
+                    // connection is found here and ends the pipeline, to connect again.
+                    command.note("run \(runID): \(error)")
+                    try held.release(on: store)
+                })
+        }
+    }
+}
