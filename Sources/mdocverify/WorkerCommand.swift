@@ -36,8 +36,10 @@ struct WorkerCommand: AsyncParsableCommand {
     @Flag(name: .long, help: "Stop once no item is left to claim (and the runs that could be finished are).")
     var exitWhenIdle = false
 
-    @Option(name: .long, help: "Items claimed at once.")
-    var claim = 16
+    @Option(
+        name: .long,
+        help: "Items claimed at once (default: adapted to about a second of work, from \(PostgresClaimSizer.initial) items).")
+    var claim: Int?
 
     @Option(name: .long, help: "Seconds a claim is leased for; a worker silent that long loses it.")
     var lease = 300.0
@@ -55,7 +57,7 @@ struct WorkerCommand: AsyncParsableCommand {
     var signingCert: String?
 
     func validate() throws {
-        if (1...PostgresStore.QueueLimits.maximumClaim).contains(claim) == false {
+        if let claim, (1...PostgresStore.QueueLimits.maximumClaim).contains(claim) == false {
             throw ValidationError("--claim must be 1 to \(PostgresStore.QueueLimits.maximumClaim)")
         }
         if !(lease >= 1 && lease.isFinite) { throw ValidationError("--lease must be at least 1 second") }
@@ -74,12 +76,16 @@ struct WorkerCommand: AsyncParsableCommand {
             throw SetupError("\(error) (--db \(uri.redacted))")
         }
         let claims = PostgresWorkerClaims(uri: uri, worker: worker, leaseSeconds: lease)
+        let sizer = PostgresClaimSizer(fixed: claim, maximum: PostgresStore.QueueLimits.maximumClaim)
         // The pipeline of the run last verified, kept for its next claims (one pre-flight).
         var pipeline: (runID: String, orchestrator: Orchestrator)?
         var waiting: [WorkItem] = []
         while true {
             do {
-                if waiting.isEmpty { waiting = try claims.claim(on: store, limit: claim) }
+                if waiting.isEmpty {
+                    waiting = try claims.claim(on: store, limit: sizer.size)
+                    if waiting.isEmpty { sizer.idle() } else { sizer.claimed() }
+                }
                 guard let runID = waiting.first?.runID else {
                     try finishRuns(store, out: out)
                     // Items other workers hold may still come back (their worker may die): wait for them.
@@ -96,7 +102,7 @@ struct WorkerCommand: AsyncParsableCommand {
                     waiting = items + waiting
                 }
                 guard let orchestrator = pipeline?.orchestrator else { continue }
-                let feed = WorkerFeed(runID: runID, waiting: waiting, claims: claims, limit: claim, store: store, command: self)
+                let feed = WorkerFeed(runID: runID, waiting: waiting, claims: claims, sizer: sizer, store: store, command: self)
                 do {
                     _ = try await orchestrator.run(claims: { try feed.next(orchestrator) }, onEvent: { _ in })
                 } catch {
