@@ -88,9 +88,10 @@ struct WorkerCommand: AsyncParsableCommand {
                 }
                 guard let runID = waiting.first?.runID else {
                     try finishRuns(store, out: out)
-                    // Items other workers hold may still come back (their worker may die): wait for them.
+                    // Items other workers hold may still come back (their worker may die): wait for
+                    // them, looking again soon when the worker is to exit once they are done.
                     if exitWhenIdle, try store.queueStatus().allSatisfy({ $0.pending + $0.leased == 0 }) { return }
-                    try await Task.sleep(for: .seconds(1))
+                    try await Task.sleep(for: exitWhenIdle ? .milliseconds(250) : .seconds(1))
                     continue
                 }
                 if pipeline?.runID != runID {
