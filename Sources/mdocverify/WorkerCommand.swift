@@ -24,7 +24,9 @@ struct WorkerCommand: AsyncParsableCommand {
             is read, and verifies them while the current claim's last batch commits: it holds up to \
             two claims at once.
             A lost connection (a server restart) is retried until the server is back.
-            Exit codes: 0 stopped (--exit-when-idle, or Ctrl-C); 2 usage or setup error.
+            Ctrl-C or SIGTERM: no new claim; the batch in flight is recorded and the claims not done \
+            are given back to the queue at once (a second signal quits at once, exit 130).
+            Exit codes: 0 stopped (--exit-when-idle, Ctrl-C or SIGTERM); 2 usage or setup error.
             """)
 
     @Option(name: .long, help: "The PostgreSQL store (postgresql:// URI). Default: $MDOCVERIFY_DB.")
@@ -76,11 +78,20 @@ struct WorkerCommand: AsyncParsableCommand {
             throw SetupError("\(error) (--db \(uri.redacted))")
         }
         let claims = PostgresWorkerClaims(uri: uri, worker: worker, leaseSeconds: lease)
+        // Ctrl-C or SIGTERM: no new claim; the batch in flight is recorded, the rest given back.
+        let stop = WorkerStop()
+        let signals = StopSignals { stop.stop() }
+        defer { signals.cancel() }
         let sizer = PostgresClaimSizer(fixed: claim, maximum: PostgresStore.QueueLimits.maximumClaim)
         // The pipeline of the run last verified, kept for its next claims (one pre-flight).
         var pipeline: (runID: String, orchestrator: Orchestrator)?
         var waiting: [WorkItem] = []
         while true {
+            if stop.isStopped {
+                try claims.releaseAll(on: store)
+                if !waiting.isEmpty { try store.release(waiting, worker: worker) }
+                return
+            }
             do {
                 if waiting.isEmpty {
                     waiting = try claims.claim(on: store, limit: sizer.size)
@@ -105,7 +116,10 @@ struct WorkerCommand: AsyncParsableCommand {
                 guard let orchestrator = pipeline?.orchestrator else { continue }
                 let feed = WorkerFeed(runID: runID, waiting: waiting, claims: claims, sizer: sizer, store: store, command: self)
                 do {
-                    _ = try await orchestrator.run(claims: { try feed.next(orchestrator) }, onEvent: { _ in })
+                    stop.running(orchestrator)
+                    defer { stop.running(nil) }
+                    _ = try await orchestrator.run(
+                        claims: { stop.isStopped ? nil : try feed.next(orchestrator) }, onEvent: { _ in })
                 } catch {
                     note("run \(runID): \(error)")
                 }

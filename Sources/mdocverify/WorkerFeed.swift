@@ -66,3 +66,28 @@ final class WorkerFeed: Sendable {
         }
     }
 }
+
+/// A worker asked to stop (Ctrl-C, SIGTERM): the pipeline running then stops after the batch
+/// in flight, and no claim is taken after.
+final class WorkerStop: Sendable {
+    private let state = Mutex<(stopped: Bool, current: Orchestrator?)>((false, nil))
+
+    var isStopped: Bool { state.withLock { $0.stopped } }
+
+    func stop() {
+        let current = state.withLock { state in
+            state.stopped = true
+            return state.current
+        }
+        current?.requestStop()
+    }
+
+    /// The pipeline running now (nil when none is); stopped at once when a stop came first.
+    func running(_ orchestrator: Orchestrator?) {
+        let stopped = state.withLock { state in
+            state.current = orchestrator
+            return state.stopped
+        }
+        if stopped { orchestrator?.requestStop() }
+    }
+}

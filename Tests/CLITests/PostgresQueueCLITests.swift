@@ -133,6 +133,41 @@ final class PostgresQueueCLITests: PostgresTestCase {
         XCTAssertTrue(verified.stdout.contains("23 proofs present"), verified.stdout)
     }
 
+    /// SIGTERM (a service manager stopping the worker): the batch in flight is recorded, the
+    /// claims not done are given back at once (not left to their lease), and it exits 0; another
+    /// worker then finishes the run, each transaction recorded once.
+    func testSIGTERMStopsAWorkerCleanlyAndGivesItsClaimsBack() throws {
+        let uri = try database()
+        let db = clusterURI.with(database: try XCTUnwrap(uri.database)).text
+        XCTAssertEqual(try CLI.run(add + ["--db", db]).status, 0)
+        let signing = try identity()
+        let store = try PostgresStore(uri: uri, access: .readOnly)
+
+        let stopped = try startWorker(["--db", db, "--claim", "2", "--jobs", "1", "--name", "stopped",
+                                       "--out", temporaryFolder()] + signing)
+        let deadline = Date().addingTimeInterval(30)
+        while try store.query("SELECT count(*) > 0 FROM work_item WHERE state = 'done'") != [[.integer(1)]], Date() < deadline {
+            usleep(5_000)
+        }
+        let signalled = Date()
+        kill(stopped.processIdentifier, SIGTERM)
+        stopped.waitUntilExit()
+        XCTAssertEqual(stopped.terminationReason, .exit)
+        XCTAssertEqual(stopped.terminationStatus, 0)
+        XCTAssertLessThan(Date().timeIntervalSince(signalled), 10)
+        XCTAssertEqual(try store.query("SELECT count(*) FROM work_item WHERE state NOT IN ('pending', 'done')"), [[.integer(0)]],
+                       "nothing left leased or failed")
+
+        let heir = try startWorker(["--db", db, "--exit-when-idle", "--jobs", "1", "--name", "heir", "--out", temporaryFolder()] + signing)
+        heir.waitUntilExit()
+        XCTAssertEqual(heir.terminationStatus, 0)
+        XCTAssertEqual(try store.query("SELECT count(*) FROM work_item WHERE state = 'done'"), [[.integer(24)]])
+        XCTAssertEqual(try store.query("SELECT count(*), count(DISTINCT sha256) FROM txn"), [[.integer(24), .integer(24)]])
+        XCTAssertEqual(try store.query("SELECT count(*) FROM verification"), [[.integer(24)]])
+        let verified = try CLI.run(["proof", "verify", "--db", db, "--cert", signing[3]])
+        XCTAssertEqual(verified.status, 0, verified.stdout + verified.stderr)
+    }
+
     /// A worker whose trust folder is not the queued run's refuses the items; a queue needs PostgreSQL.
     func testAWorkerWithOtherTrustFailsTheItemsAndTheQueueNeedsPostgreSQL() throws {
         let uri = try database()
