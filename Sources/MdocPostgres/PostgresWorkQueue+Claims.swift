@@ -11,12 +11,22 @@ package final class PostgresWorkerClaims: Sendable {
     package let uri: PostgresURI
     package let worker: String
     package let leaseSeconds: Double
+    /// How many items ``claim(on:)`` takes; told of each claim taken, found empty and completed.
+    package let sizer: PostgresClaimSizer
     private let inFlight = Mutex<[PostgresHeldClaim]>([])
 
-    package init(uri: PostgresURI, worker: String, leaseSeconds: Double) {
+    package init(uri: PostgresURI, worker: String, leaseSeconds: Double, sizer: PostgresClaimSizer? = nil) {
         self.uri = uri
         self.worker = worker
         self.leaseSeconds = leaseSeconds
+        self.sizer = sizer ?? PostgresClaimSizer(fixed: nil, maximum: PostgresStore.QueueLimits.maximumClaim)
+    }
+
+    /// Claims as many items as ``sizer`` says (``claim(on:limit:)``).
+    package func claim(on store: PostgresStore) throws -> [WorkItem] {
+        let items = try claim(on: store, limit: sizer.size)
+        if items.isEmpty { sizer.idle() } else { sizer.claimed() }
+        return items
     }
 
     /// Claims up to `limit` items on `store` (``PostgresStore/claim(worker:limit:leaseSeconds:runID:)``);
@@ -36,7 +46,7 @@ package final class PostgresWorkerClaims: Sendable {
     package func hold(_ items: [WorkItem], runID: String, store: PostgresStore) -> PostgresHeldClaim {
         let heartbeat = PostgresLeaseHeartbeat(uri: uri, items: items, worker: worker, leaseSeconds: leaseSeconds)
         let claim = PostgresHeldClaim(
-            items: items, runID: runID, heartbeat: heartbeat,
+            items: items, runID: runID, heartbeat: heartbeat, sizer: sizer,
             recorder: PostgresClaimStore(store: store, items: items, worker: worker, heartbeat: heartbeat))
         inFlight.withLock { $0.append(claim) }
         return claim
@@ -65,10 +75,13 @@ package final class PostgresHeldClaim: Sendable {
     private let retaken = Mutex<Set<Int64>>([])
     private let settled = Atomic<Bool>(false)
 
-    init(items: [WorkItem], runID: String, heartbeat: PostgresLeaseHeartbeat, recorder: PostgresClaimStore) {
+    private let sizer: PostgresClaimSizer
+
+    init(items: [WorkItem], runID: String, heartbeat: PostgresLeaseHeartbeat, sizer: PostgresClaimSizer, recorder: PostgresClaimStore) {
         self.items = items
         self.runID = runID
         self.heartbeat = heartbeat
+        self.sizer = sizer
         self.recorder = recorder
     }
 
@@ -91,6 +104,7 @@ package final class PostgresHeldClaim: Sendable {
         try heartbeat.checkHeld()
         try store.complete(items, worker: recorder.worker, recording: StoreBatch(), runID: runID)
         settled.store(true, ordering: .releasing)
+        sizer.completed(items: items.count)
     }
 
     /// Gives the items back at once (``PostgresStore/release(_:worker:)``), but for those a

@@ -77,12 +77,13 @@ struct WorkerCommand: AsyncParsableCommand {
         } catch {
             throw SetupError("\(error) (--db \(uri.redacted))")
         }
-        let claims = PostgresWorkerClaims(uri: uri, worker: worker, leaseSeconds: lease)
+        let claims = PostgresWorkerClaims(
+            uri: uri, worker: worker, leaseSeconds: lease,
+            sizer: PostgresClaimSizer(fixed: claim, maximum: PostgresStore.QueueLimits.maximumClaim))
         // Ctrl-C or SIGTERM: no new claim; the batch in flight is recorded, the rest given back.
         let stop = WorkerStop()
         let signals = StopSignals { stop.stop() }
         defer { signals.cancel() }
-        let sizer = PostgresClaimSizer(fixed: claim, maximum: PostgresStore.QueueLimits.maximumClaim)
         // The pipeline of the run last verified, kept for its next claims (one pre-flight).
         var pipeline: (runID: String, orchestrator: Orchestrator)?
         var waiting: [WorkItem] = []
@@ -93,10 +94,7 @@ struct WorkerCommand: AsyncParsableCommand {
                 return
             }
             do {
-                if waiting.isEmpty {
-                    waiting = try claims.claim(on: store, limit: sizer.size)
-                    if waiting.isEmpty { sizer.idle() } else { sizer.claimed() }
-                }
+                if waiting.isEmpty { waiting = try claims.claim(on: store) }
                 guard let runID = waiting.first?.runID else {
                     try finishRuns(store, out: out)
                     // Items other workers hold may still come back (their worker may die): wait for
@@ -114,7 +112,7 @@ struct WorkerCommand: AsyncParsableCommand {
                     waiting = items + waiting
                 }
                 guard let orchestrator = pipeline?.orchestrator else { continue }
-                let feed = WorkerFeed(runID: runID, waiting: waiting, claims: claims, sizer: sizer, store: store, command: self)
+                let feed = WorkerFeed(runID: runID, waiting: waiting, claims: claims, store: store, command: self)
                 do {
                     stop.running(orchestrator)
                     defer { stop.running(nil) }

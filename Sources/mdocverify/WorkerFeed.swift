@@ -10,15 +10,13 @@ import Synchronization
 final class WorkerFeed: Sendable {
     let runID: String
     let claims: PostgresWorkerClaims
-    let sizer: PostgresClaimSizer
     let store: PostgresStore
     let command: WorkerCommand
     private let queue: Mutex<[WorkItem]>
 
-    init(runID: String, waiting: [WorkItem], claims: PostgresWorkerClaims, sizer: PostgresClaimSizer, store: PostgresStore, command: WorkerCommand) {
+    init(runID: String, waiting: [WorkItem], claims: PostgresWorkerClaims, store: PostgresStore, command: WorkerCommand) {
         self.runID = runID
         self.claims = claims
-        self.sizer = sizer
         self.store = store
         self.command = command
         queue = Mutex(waiting)
@@ -32,10 +30,7 @@ final class WorkerFeed: Sendable {
     func next(_ orchestrator: Orchestrator) throws -> FedClaim? {
         while true {
             var items = queue.withLock { $0 }
-            if items.isEmpty {
-                items = try claims.claim(on: store, limit: sizer.size)
-                if items.isEmpty { sizer.idle() } else { sizer.claimed() }
-            }
+            if items.isEmpty { items = try claims.claim(on: store) }
             guard items.first?.runID == runID else {
                 queue.withLock { $0 = items }
                 return nil
@@ -52,9 +47,8 @@ final class WorkerFeed: Sendable {
             let held = claims.hold(ours, runID: runID, store: store)
             return FedClaim(
                 inputs: ours.map(\.input), store: held.recorder,
-                completed: { [store, command, runID, sizer] in
+                completed: { [store, command, runID] in
                     try held.complete(on: store)
-                    sizer.completed(items: ours.count)
                     command.note("run \(runID): \(Counting.of(ours.count, "item")) done")
                 },
                 abandoned: { [store, command, runID] error in

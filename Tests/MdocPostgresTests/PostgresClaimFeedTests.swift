@@ -64,6 +64,26 @@ final class PostgresClaimFeedTests: PostgresTestCase {
 
     static func count(_ store: PostgresStore, _ sql: String) throws -> Int64 { try store.query(sql)[0][0].int64 ?? -1 }
 
+    /// Without a limit, a claim takes what the worker's sizer says: a fixed size, or one that
+    /// grows once a claim of it completes quickly.
+    func testAClaimTakesTheSizersSizeAndItsCompletionGrowsIt() throws {
+        let store = try PostgresStore(uri: try database())
+        let (runID, _) = try queuedRun(store, worker: "w")
+        let fixed = PostgresWorkerClaims(
+            uri: try database(), worker: "w", leaseSeconds: 60, sizer: PostgresClaimSizer(fixed: 5, maximum: 2_000))
+        let five = try fixed.claim(on: store)
+        XCTAssertEqual(five.count, 5)
+        try fixed.releaseAll(on: store)
+        try store.release(five, worker: "w")
+
+        let sized = PostgresWorkerClaims(uri: try database(), worker: "w", leaseSeconds: 60)
+        let first = try sized.claim(on: store)
+        XCTAssertEqual(first.count, PostgresClaimSizer.initial)
+        try sized.hold(first, runID: runID, store: store).complete(on: store)
+        XCTAssertEqual(sized.sizer.size, 4 * PostgresClaimSizer.initial, "a quick claim grows the next fourfold")
+        XCTAssertEqual(try sized.claim(on: store).count, 24 - PostgresClaimSizer.initial, "the rest of the 24")
+    }
+
     /// Two claims in flight: the second is taken while the first's one batch is still verified,
     /// and meanwhile another worker takes an item of the first over (its lease ran out). The
     /// first commits nothing and gives back the rest of its items; the second is recorded and done.
