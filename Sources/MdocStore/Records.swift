@@ -7,22 +7,23 @@ import GRDB
 // where the API's values become records. The migration never refers to these types.
 
 /// A record the write path inserts once or more per transaction: through one cached statement
-/// with its values in coding-key order, not GRDB's generic insert, whose per-row work (the
-/// persistence container, the conflict policy, the SQL cache) cost more than SQLite's own
-/// (BENCHMARKS.md, "Store"). Reads and every other write go through GRDB's `Codable` support.
+/// with its values bound in coding-key order by the SQLite C API (``SQLiteParameters``), not
+/// GRDB's generic insert, whose per-row work (the persistence container, the conflict policy,
+/// the SQL cache, the arguments' conversion) cost more than SQLite's own. Reads and every
+/// other write go through GRDB's `Codable` support.
 protocol PositionalInsert: PersistableRecord {
     associatedtype Keys: CodingKey & CaseIterable
     /// `INSERT INTO <table> (<Keys>) VALUES (?, ...)`: ``positionalInsertSQL(_:table:)``.
     static var insertSQL: String { get }
-    /// The value of each of `Keys.allCases`, in that order.
-    var values: [(any DatabaseValueConvertible)?] { get }
+    /// Binds the value of each of `Keys.allCases`, in that order.
+    func bind(_ parameters: inout SQLiteParameters)
 }
 
 extension PositionalInsert {
     /// Inserts the record; returns the row id SQLite gave it.
     @discardableResult
     func insertPositionally(_ db: Database) throws -> Int64 {
-        try db.cachedStatement(sql: Self.insertSQL).execute(arguments: StatementArguments(values))
+        try db.execute(cached: Self.insertSQL, bind)
         return db.lastInsertedRowID
     }
 }
@@ -116,12 +117,6 @@ struct TransactionRecord: Codable, Equatable, FetchableRecord, MutablePersistabl
 
     typealias Keys = CodingKeys
     static let insertSQL = positionalInsertSQL(CodingKeys.self, table: databaseTableName)
-    var values: [(any DatabaseValueConvertible)?] {
-        [
-            id, sha256, referenceCode, displayName, source, capturedAt, responseSHA256, consentReference,
-            consentExpiresAt, firstRunID, firstSeenAt, inputs
-        ]
-    }
 
     enum Columns {
         static let id = Column(CodingKeys.id)
@@ -172,12 +167,6 @@ struct VerificationRecord: Codable, Equatable, FetchableRecord, MutablePersistab
 
     typealias Keys = CodingKeys
     static let insertSQL = positionalInsertSQL(CodingKeys.self, table: databaseTableName)
-    var values: [(any DatabaseValueConvertible)?] {
-        [
-            id, transactionID, runID, verifiedAt, verificationTime, trustSnapshot, verdictCapture, verdictNow,
-            consentState, dataKept, proofFile, proofOffset, proofLength, proofSHA256, supersededBy
-        ]
-    }
 
     enum Columns {
         static let id = Column(CodingKeys.id)
@@ -202,7 +191,6 @@ struct CheckResultsRecord: Codable, Equatable, FetchableRecord, PersistableRecor
 
     typealias Keys = CodingKeys
     static let insertSQL = positionalInsertSQL(CodingKeys.self, table: databaseTableName)
-    var values: [(any DatabaseValueConvertible)?] { [verificationID, results] }
 
     enum Columns {
         static let verificationID = Column(CodingKeys.verificationID)
@@ -229,7 +217,6 @@ struct CheckFailureRecord: Codable, Equatable, FetchableRecord, PersistableRecor
 
     typealias Keys = CodingKeys
     static let insertSQL = positionalInsertSQL(CodingKeys.self, table: databaseTableName)
-    var values: [(any DatabaseValueConvertible)?] { [verificationID, seq, checkID, instant, subject, detail] }
 
     enum Columns {
         static let verificationID = Column(CodingKeys.verificationID)
@@ -310,12 +297,6 @@ struct DocumentRecord: Codable, Equatable, FetchableRecord, PersistableRecord, P
 
     typealias Keys = CodingKeys
     static let insertSQL = positionalInsertSQL(CodingKeys.self, table: databaseTableName)
-    var values: [(any DatabaseValueConvertible)?] {
-        [
-            verificationID, idx, docType, dsFingerprint, iacaFingerprint, msoSigned, msoValidFrom, msoValidUntil,
-            msoExpectedUpdate, digestAlgorithm
-        ]
-    }
 
     enum Columns {
         static let verificationID = Column(CodingKeys.verificationID)
@@ -336,7 +317,6 @@ struct DisclosureRecord: Codable, Equatable, FetchableRecord, PersistableRecord,
 
     typealias Keys = CodingKeys
     static let insertSQL = positionalInsertSQL(CodingKeys.self, table: databaseTableName)
-    var values: [(any DatabaseValueConvertible)?] { [verificationID, elements] }
 
     enum Columns {
         static let verificationID = Column(CodingKeys.verificationID)
@@ -443,11 +423,6 @@ struct AuditLogRecord: Codable, Equatable, FetchableRecord, PersistableRecord, P
 
     typealias Keys = CodingKeys
     static let insertSQL = positionalInsertSQL(CodingKeys.self, table: databaseTableName)
-    var values: [(any DatabaseValueConvertible)?] {
-        [
-            seq, at, runID, event, transactionID, detailsJSON, prevHash, hash
-        ]
-    }
 
     enum Columns {
         static let seq = Column(CodingKeys.seq)

@@ -105,17 +105,21 @@ struct BatchWriter {
         verification.runID = runID
         verification.verifiedAt = audit.at
         var superseded: Int64?
-        if let existing = try Row.fetchOne(
-            db.cachedStatement(
-                sql: """
-                    SELECT id, run_id FROM verification
-                    WHERE transaction_id = ? AND trust_snapshot = ? AND verification_time = ? AND superseded_by IS NULL
-                    """),
-            arguments: [transactionID, verification.trustSnapshot, verification.verificationTime])
+        let runID = runID
+        if let (existingID, sameRun) = try db.fetchFirst(
+            cached: """
+                SELECT id, run_id FROM verification
+                WHERE transaction_id = ? AND trust_snapshot = ? AND verification_time = ? AND superseded_by IS NULL
+                """,
+            {
+                $0.add(transactionID)
+                $0.add(verification.trustSnapshot)
+                $0.add(verification.verificationTime)
+            },
+            { row in (try Self.rowID(row), row.utf8(1).map { $0.elementsEqual(runID.utf8) } ?? false) })
         {
-            let existingID: Int64 = try existing.decode(atIndex: 0)
             // Recorded by this run already (a batch replayed after a crash, or a duplicate).
-            if try existing.decode(String.self, atIndex: 1) == runID { return }
+            if sameRun { return }
             // A forced re-verification under the same key: the new row supersedes the old one.
             let maxID = try Int64.fetchOne(db, sql: "SELECT max(id) FROM verification") ?? 0
             let (newID, overflow) = maxID.addingReportingOverflow(1)
@@ -159,12 +163,11 @@ struct BatchWriter {
     /// The row id of the outcome's transaction, inserting the row when it is new. A stored
     /// transaction is left as it is, but for the input hashes an earlier outcome did not keep.
     private func transactionRow(_ outcome: PreparedOutcome) throws -> Int64 {
-        if let row = try Row.fetchOne(
-            db.cachedStatement(sql: "SELECT id, inputs IS NULL FROM txn WHERE sha256 = ?"),
-            arguments: [outcome.transaction.sha256])
+        if let (id, lacksInputs) = try db.fetchFirst(
+            cached: "SELECT id, inputs IS NULL FROM txn WHERE sha256 = ?", { $0.add(outcome.transaction.sha256) },
+            { row in (try Self.rowID(row), row.int64(1) == 1) })
         {
-            let id: Int64 = try row.decode(atIndex: 0)
-            if try row.decode(Bool.self, atIndex: 1), let inputs = outcome.transaction.inputs {
+            if lacksInputs, let inputs = outcome.transaction.inputs {
                 try db.execute(sql: "UPDATE txn SET inputs = ? WHERE id = ?", arguments: [inputs, id])
             }
             return id
@@ -182,6 +185,12 @@ struct BatchWriter {
                     + "is used by another transaction",
                 sqliteExtendedCode: error.extendedResultCode.rawValue)
         }
+    }
+
+    /// The row id in column 0 of a look-up's row.
+    private static func rowID(_ row: SQLiteRow) throws -> Int64 {
+        guard let id = row.int64(0) else { throw StoreError(.database, "a row id is not an integer") }
+        return id
     }
 
     /// Links the run to an earlier verification it reuses, once.

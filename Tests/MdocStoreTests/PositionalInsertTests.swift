@@ -58,4 +58,74 @@ final class PositionalInsertTests: XCTestCase {
             XCTAssertEqual(try AuditLogRecord.fetchOne(db, key: 2), audit)
         }
     }
+
+    /// Optional columns left `nil` are bound as NULL (not skipped, which would shift the rest).
+    func testNilValuesAreBoundAsNull() throws {
+        let store = try Fixture.store(self)
+        try store.beginRun(Fixture.run("r1"))
+        var transaction = TransactionRecord(
+            id: nil, sha256: Data(repeating: 9, count: 32), referenceCode: "REF-N", displayName: "n", source: "s",
+            capturedAt: nil, responseSHA256: nil, consentReference: nil, consentExpiresAt: nil, firstRunID: "r1",
+            firstSeenAt: "2021-10-02T00:00:00.000Z", inputs: nil)
+        try store.write { db in
+            transaction.id = try transaction.insertPositionally(db)
+            XCTAssertEqual(try TransactionRecord.fetchOne(db, key: transaction.id), transaction)
+            XCTAssertEqual(
+                try Int.fetchOne(
+                    db, sql: "SELECT count(*) FROM txn WHERE captured_at IS NULL AND response_sha256 IS NULL AND inputs IS NULL"),
+                1)
+        }
+    }
+
+    /// A refused insert throws SQLite's extended code, and its cached statement serves the
+    /// next insert with fresh values (nothing of the refused one left bound).
+    func testRefusedInsertThrowsItsCodeAndTheStatementServesTheNext() throws {
+        let store = try Fixture.store(self)
+        try store.beginRun(Fixture.run("r1"))
+        func transaction(_ byte: UInt8, code: String) -> TransactionRecord {
+            TransactionRecord(
+                id: nil, sha256: Data(repeating: byte, count: 32), referenceCode: code, displayName: "t\(byte)", source: "s",
+                capturedAt: nil, responseSHA256: nil, consentReference: nil, consentExpiresAt: nil, firstRunID: "r1",
+                firstSeenAt: "2021-10-02T00:00:00.000Z", inputs: Data([byte]))
+        }
+        try store.write { db in
+            try transaction(1, code: "A").insertPositionally(db)
+            XCTAssertThrowsError(try transaction(2, code: "A").insertPositionally(db)) { error in
+                XCTAssertEqual((error as? DatabaseError)?.extendedResultCode, .SQLITE_CONSTRAINT_UNIQUE, "\(error)")
+            }
+            let id = try transaction(3, code: "B").insertPositionally(db)
+            var expected = transaction(3, code: "B")
+            expected.id = id
+            XCTAssertEqual(try TransactionRecord.fetchOne(db, key: id), expected)
+            XCTAssertEqual(try Int.fetchOne(db, sql: "SELECT count(*) FROM txn"), 2)
+        }
+    }
+
+    /// Too few or too many values for a statement's parameters is refused before it runs.
+    func testParameterCountMustMatch() throws {
+        let store = try Fixture.store(self)
+        try store.beginRun(Fixture.run("r1"))
+        try store.write { db in
+            let sql = "SELECT ? + ?"
+            XCTAssertThrowsError(try db.execute(cached: sql) { $0.add(Int64(1)) }) { error in
+                XCTAssertEqual((error as? DatabaseError)?.resultCode, .SQLITE_MISUSE, "\(error)")
+            }
+            XCTAssertThrowsError(try db.execute(cached: sql) { for value in [Int64(1), 2, 3] { $0.add(value) } }) { error in
+                XCTAssertEqual((error as? DatabaseError)?.resultCode, .SQLITE_RANGE, "\(error)")
+            }
+            XCTAssertEqual(try db.fetchFirst(cached: sql, { $0.add(Int64(2)); $0.add(Int64(3)) }, { $0.int64(0) }), 5)
+        }
+    }
+
+    /// A look-up reads its first row, and `nil` when there is none.
+    func testFetchFirstReadsTheFirstRowOrNone() throws {
+        let store = try Fixture.store(self)
+        try store.beginRun(Fixture.run("r1"))
+        try store.write { db in
+            let sql = "SELECT id, started_at FROM run WHERE id = ?"
+            XCTAssertEqual(try db.fetchFirst(cached: sql, { $0.add("r1") }, { $0.text(0) }), "r1")
+            XCTAssertNil(try db.fetchFirst(cached: sql, { $0.add("r2") }, { $0.text(0) }))
+            XCTAssertEqual(try db.fetchFirst(cached: sql, { $0.add("r1") }, { $0.text(0) }), "r1")
+        }
+    }
 }
