@@ -55,6 +55,30 @@ static inline const ASN1_OBJECT *mdoc_algor_object_param(const X509_ALGOR *a) {
     return ptype == V_ASN1_OBJECT ? (const ASN1_OBJECT *)pval : NULL;
 }
 
+/* One-shot SHA-2 (FIPS 180-4) of a buffer through OpenSSL's low-level functions; bits is 256,
+   384 or 512, out holds at least 64 bytes; returns the digest length, 0 for another bits.
+   Deprecated in 3.0 but still OpenSSL's own code: 3.0's EVP_DigestInit_ex2 allocates and frees
+   the provider's state on every call, which costs as much as hashing a short item. The only
+   caller of these functions, so the deprecation warnings stay here. */
+#pragma clang diagnostic push
+#pragma clang diagnostic ignored "-Wdeprecated-declarations"
+static inline int mdoc_sha2(int bits, const void *data, size_t count, unsigned char *out) {
+    if (bits == 256) {
+        SHA256_CTX context;
+        if (!SHA256_Init(&context) || !SHA256_Update(&context, data, count) || !SHA256_Final(out, &context)) return 0;
+        return SHA256_DIGEST_LENGTH;
+    }
+    if (bits == 384 || bits == 512) {
+        SHA512_CTX context;
+        int ok = bits == 384 ? SHA384_Init(&context) && SHA384_Update(&context, data, count) && SHA384_Final(out, &context)
+                             : SHA512_Init(&context) && SHA512_Update(&context, data, count) && SHA512_Final(out, &context);
+        if (!ok) return 0;
+        return bits == 384 ? SHA384_DIGEST_LENGTH : SHA512_DIGEST_LENGTH;
+    }
+    return 0;
+}
+#pragma clang diagnostic pop
+
 /* Keys in a PKCS#11 token, through the "pkcs11" engine (libp11; Debian libengine-pkcs11-openssl).
    OpenSSL 3.0 deprecates the ENGINE API, but Debian 12 has no PKCS#11 provider; these wrappers
    are the only callers, so the deprecation warnings stay here. */
