@@ -79,6 +79,46 @@ static inline int mdoc_sha2(int bits, const void *data, size_t count, unsigned c
 }
 #pragma clang diagnostic pop
 
+/* Verification with a device key held as a point: a per-thread EC_KEY takes the point
+   (EC_KEY_oct2key, the decoding EVP_PKEY_set1_encoded_public_key runs too) and ECDSA_do_verify
+   takes r and s as numbers, where EVP_PKEY_verify parses a DER signature, encodes it again to
+   compare and initialises a provider context for each key. The EC_KEY functions are
+   deprecated in 3.0 but remain OpenSSL's own; these wrappers are their only callers. */
+#pragma clang diagnostic push
+#pragma clang diagnostic ignored "-Wdeprecated-declarations"
+
+/* An EC_KEY on the named curve (OpenSSL short name), without a point; NULL when unknown. */
+static inline EC_KEY *mdoc_ec_key_new(const char *short_name) {
+    int nid = OBJ_sn2nid(short_name);
+    return nid == NID_undef ? NULL : EC_KEY_new_by_curve_name(nid);
+}
+
+static inline void mdoc_ec_key_free(EC_KEY *key) { EC_KEY_free(key); }
+
+/* Sets key's public point from a SEC1 encoding; 0 when it is not a point on the curve. */
+static inline int mdoc_ec_key_set_point(EC_KEY *key, const unsigned char *point, size_t length, BN_CTX *context) {
+    return EC_KEY_oct2key(key, point, length, context);
+}
+
+/* ECDSA verification (FIPS 186-4 §6.4) of big-endian r and s, half_length bytes each, over a
+   digest: 1 valid, 0 invalid (r or s out of range included), -1 error. */
+static inline int mdoc_ecdsa_verify_raw(EC_KEY *key, const unsigned char *digest, int digest_length,
+                                        const unsigned char *r, const unsigned char *s, int half_length) {
+    ECDSA_SIG *signature = ECDSA_SIG_new();
+    BIGNUM *bn_r = BN_bin2bn(r, half_length, NULL), *bn_s = BN_bin2bn(s, half_length, NULL);
+    if (signature == NULL || bn_r == NULL || bn_s == NULL) {
+        ECDSA_SIG_free(signature);
+        BN_free(bn_r);
+        BN_free(bn_s);
+        return -1;
+    }
+    ECDSA_SIG_set0(signature, bn_r, bn_s); /* takes both; fails only for NULL */
+    int result = ECDSA_do_verify(digest, digest_length, signature, key);
+    ECDSA_SIG_free(signature);
+    return result;
+}
+#pragma clang diagnostic pop
+
 /* Keys in a PKCS#11 token, through the "pkcs11" engine (libp11; Debian libengine-pkcs11-openssl).
    OpenSSL 3.0 deprecates the ENGINE API, but Debian 12 has no PKCS#11 provider; these wrappers
    are the only callers, so the deprecation warnings stay here. */
