@@ -55,6 +55,70 @@ static inline const ASN1_OBJECT *mdoc_algor_object_param(const X509_ALGOR *a) {
     return ptype == V_ASN1_OBJECT ? (const ASN1_OBJECT *)pval : NULL;
 }
 
+/* One-shot SHA-2 (FIPS 180-4) of a buffer through OpenSSL's low-level functions; bits is 256,
+   384 or 512, out holds at least 64 bytes; returns the digest length, 0 for another bits.
+   Deprecated in 3.0 but still OpenSSL's own code: 3.0's EVP_DigestInit_ex2 allocates and frees
+   the provider's state on every call, which costs as much as hashing a short item. The only
+   caller of these functions, so the deprecation warnings stay here. */
+#pragma clang diagnostic push
+#pragma clang diagnostic ignored "-Wdeprecated-declarations"
+static inline int mdoc_sha2(int bits, const void *data, size_t count, unsigned char *out) {
+    if (bits == 256) {
+        SHA256_CTX context;
+        if (!SHA256_Init(&context) || !SHA256_Update(&context, data, count) || !SHA256_Final(out, &context)) return 0;
+        return SHA256_DIGEST_LENGTH;
+    }
+    if (bits == 384 || bits == 512) {
+        SHA512_CTX context;
+        int ok = bits == 384 ? SHA384_Init(&context) && SHA384_Update(&context, data, count) && SHA384_Final(out, &context)
+                             : SHA512_Init(&context) && SHA512_Update(&context, data, count) && SHA512_Final(out, &context);
+        if (!ok) return 0;
+        return bits == 384 ? SHA384_DIGEST_LENGTH : SHA512_DIGEST_LENGTH;
+    }
+    return 0;
+}
+#pragma clang diagnostic pop
+
+/* Verification with a device key held as a point: a per-thread EC_KEY takes the point
+   (EC_KEY_oct2key, the decoding EVP_PKEY_set1_encoded_public_key runs too) and ECDSA_do_verify
+   takes r and s as numbers, where EVP_PKEY_verify parses a DER signature, encodes it again to
+   compare and initialises a provider context for each key. The EC_KEY functions are
+   deprecated in 3.0 but remain OpenSSL's own; these wrappers are their only callers. */
+#pragma clang diagnostic push
+#pragma clang diagnostic ignored "-Wdeprecated-declarations"
+
+/* An EC_KEY on the named curve (OpenSSL short name), without a point; NULL when unknown. */
+static inline EC_KEY *mdoc_ec_key_new(const char *short_name) {
+    int nid = OBJ_sn2nid(short_name);
+    return nid == NID_undef ? NULL : EC_KEY_new_by_curve_name(nid);
+}
+
+static inline void mdoc_ec_key_free(EC_KEY *key) { EC_KEY_free(key); }
+
+/* Sets key's public point from a SEC1 encoding; 0 when it is not a point on the curve. */
+static inline int mdoc_ec_key_set_point(EC_KEY *key, const unsigned char *point, size_t length, BN_CTX *context) {
+    return EC_KEY_oct2key(key, point, length, context);
+}
+
+/* ECDSA verification (FIPS 186-4 §6.4) of big-endian r and s, half_length bytes each, over a
+   digest: 1 valid, 0 invalid (r or s out of range included), -1 error. */
+static inline int mdoc_ecdsa_verify_raw(EC_KEY *key, const unsigned char *digest, int digest_length,
+                                        const unsigned char *r, const unsigned char *s, int half_length) {
+    ECDSA_SIG *signature = ECDSA_SIG_new();
+    BIGNUM *bn_r = BN_bin2bn(r, half_length, NULL), *bn_s = BN_bin2bn(s, half_length, NULL);
+    if (signature == NULL || bn_r == NULL || bn_s == NULL) {
+        ECDSA_SIG_free(signature);
+        BN_free(bn_r);
+        BN_free(bn_s);
+        return -1;
+    }
+    ECDSA_SIG_set0(signature, bn_r, bn_s); /* takes both; fails only for NULL */
+    int result = ECDSA_do_verify(digest, digest_length, signature, key);
+    ECDSA_SIG_free(signature);
+    return result;
+}
+#pragma clang diagnostic pop
+
 /* Keys in a PKCS#11 token, through the "pkcs11" engine (libp11; Debian libengine-pkcs11-openssl).
    OpenSSL 3.0 deprecates the ENGINE API, but Debian 12 has no PKCS#11 provider; these wrappers
    are the only callers, so the deprecation warnings stay here. */

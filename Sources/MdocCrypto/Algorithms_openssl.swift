@@ -36,20 +36,23 @@ extension HashFunction {
         }
     }
 
+    /// FIPS 180-4 output length in bits, as `mdoc_sha2` takes it.
+    private var bits: Int32 {
+        switch self {
+        case .sha256: 256
+        case .sha384: 384
+        case .sha512: 512
+        }
+    }
+
     /// `hash` of `data` written into `out` (at least 64 bytes); returns the digest length.
     ///
-    /// With this thread's digest context (``ThreadScratch``), initialised again for each hash:
-    /// `EVP_Digest` makes and frees a context and the implementation's state every time (four
-    /// allocations; a response hashes ~15 items, the MSO and the device authentication).
+    /// Through OpenSSL's low-level SHA-2 functions (`mdoc_sha2` in the C shim), with the state
+    /// on the stack: every `EVP_DigestInit_ex2` in OpenSSL 3.0 allocates and frees the
+    /// provider's state, and a response hashes ~15 items, the MSO and the device
+    /// authentication. Incremental hashing (``DigestContext``) stays on EVP.
     func hash(_ data: UnsafeRawPointer?, _ count: Int, into out: UnsafeMutablePointer<UInt8>) -> Int? {
-        var length: UInt32 = 0
-        guard let context = ThreadScratch.current()?.digestContext else {
-            guard EVP_Digest(data, count, out, &length, evpMD, nil) == 1 else { return nil }
-            return Int(length)
-        }
-        guard EVP_DigestInit_ex2(context, evpMD, nil) == 1, EVP_DigestUpdate(context, data, count) == 1,
-            EVP_DigestFinal_ex(context, out, &length) == 1
-        else { return nil }
-        return Int(length)
+        let length = mdoc_sha2(bits, data, count, out)
+        return length == outputByteCount ? Int(length) : nil
     }
 }

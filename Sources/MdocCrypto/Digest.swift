@@ -28,9 +28,9 @@ package enum HashFunction: String, Sendable, CaseIterable, Codable {
 
     /// The digest of `data`.
     ///
-    /// `EVP_Digest` with the implementation fetched once (``evpMD``): OpenSSL 3.0's one-shot
-    /// `SHA256()` goes through `EVP_Q_digest`, which fetches the implementation by name on every
-    /// call, twice the cost of hashing a ~100-byte IssuerSignedItem.
+    /// With OpenSSL's low-level functions and the state on the stack
+    /// (``hash(_:_:into:)``): OpenSSL 3.0's one-shot `SHA256()` goes through `EVP_Q_digest`,
+    /// which fetches the implementation by name on every call.
     package func hash<Bytes: Collection>(_ data: Bytes) -> [UInt8] where Bytes.Element == UInt8 {
         withNonNullBytes(data) { pointer, length in digest(pointer, length) }
     }

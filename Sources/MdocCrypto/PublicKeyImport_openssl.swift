@@ -38,12 +38,11 @@ extension PublicKey {
         return uncompressed
     }
 
-    /// One EC key per curve and thread, whose public point is replaced
-    /// (`EVP_PKEY_set1_encoded_public_key`, which OpenSSL documents for setting the public key
-    /// of an existing key) to validate and to verify with a key that has no OpenSSL key of its
-    /// own, and one context made from it, initialised again (`EVP_PKEY_verify_init`, which
-    /// takes the key as it is then) for every verification: initialising a context costs less
-    /// than making one (which fetches and looks up the implementation).
+    /// One EC key per curve and thread (an `EC_KEY` and a `BN_CTX`, through the C shim), whose
+    /// point is replaced (`EC_KEY_oct2key`, the decoding `EVP_PKEY_set1_encoded_public_key`
+    /// runs) to validate and to verify with a key that has no OpenSSL key of its own:
+    /// `ECDSA_do_verify` takes r and s as numbers, where `EVP_PKEY_verify` would want a context
+    /// initialised for the key and a DER signature that it parses and encodes again.
     ///
     /// The slot remembers the point it holds, so a key made and then verified on the same
     /// thread (a device key: made from the MSO, then verifying the device signature) decodes
@@ -53,20 +52,22 @@ extension PublicKey {
     enum ScratchKeys {
         final class Slot {
             let curve: Curve
+            /// `EC_KEY`.
             let key: OpaquePointer
-            let context: OpaquePointer
+            /// `BN_CTX` for the decoding.
+            let numbers: OpaquePointer
             /// The uncompressed point `key` holds; nil when unknown.
             var loaded: [UInt8]?
 
-            init(curve: Curve, key: OpaquePointer, context: OpaquePointer) {
+            init(curve: Curve, key: OpaquePointer, numbers: OpaquePointer) {
                 self.curve = curve
                 self.key = key
-                self.context = context
+                self.numbers = numbers
             }
 
             deinit {
-                EVP_PKEY_CTX_free(context)
-                EVP_PKEY_free(key)
+                BN_CTX_free(numbers)
+                mdoc_ec_key_free(key)
             }
         }
 
@@ -74,17 +75,17 @@ extension PublicKey {
         private static func slot(for curve: Curve) throws -> Slot? {
             guard let scratch = ThreadScratch.current() else { return nil }
             if let slot = scratch.keys.first(where: { $0.curve == curve }) { return slot }
-            let template = try ECParameterTemplates.template(for: curve)
-            guard let key = EVP_PKEY_new() else { throw CryptoError.fromOpenSSL(.openSSL, "EVP_PKEY_new failed") }
-            guard EVP_PKEY_copy_parameters(key, template) == 1 else {
-                EVP_PKEY_free(key)
-                throw CryptoError.fromOpenSSL(.openSSL, "EVP_PKEY_copy_parameters(\(curve)) failed")
+            guard curve.kind == .weierstrass, let group = curve.groupName else {
+                throw CryptoError(.unsupportedCurve, "\(curve) is not an EC curve")
             }
-            guard let context = EVP_PKEY_CTX_new_from_pkey(nil, key, nil) else {
-                EVP_PKEY_free(key)
-                throw CryptoError.fromOpenSSL(.openSSL, "EVP_PKEY_CTX_new_from_pkey failed")
+            guard let key = mdoc_ec_key_new(cString(group)) else {
+                throw CryptoError.fromOpenSSL(.unsupportedCurve, "OpenSSL does not offer \(curve)")
             }
-            let slot = Slot(curve: curve, key: key, context: context)
+            guard let numbers = BN_CTX_new() else {
+                mdoc_ec_key_free(key)
+                throw CryptoError.fromOpenSSL(.openSSL, "BN_CTX_new failed")
+            }
+            let slot = Slot(curve: curve, key: key, numbers: numbers)
             scratch.keys.append(slot)
             return slot
         }
@@ -96,18 +97,18 @@ extension PublicKey {
             slot.loaded = nil
             let accepted = point.withUnsafeBufferPointer { buffer -> Bool in
                 guard let base = buffer.baseAddress else { return false }
-                return EVP_PKEY_set1_encoded_public_key(slot.key, base, buffer.count) == 1
+                return mdoc_ec_key_set_point(slot.key, base, buffer.count, slot.numbers) == 1
             }
             guard accepted else { throw CryptoError.fromOpenSSL(.invalidPoint, "not a valid point on \(slot.curve)") }
             slot.loaded = point
         }
 
         /// Validates an uncompressed point by loading it into this thread's key for `curve`
-        /// (`EVP_PKEY_set1_encoded_public_key` decodes it with `EC_POINT_oct2point`, which
-        /// refuses a coordinate outside the field and a point off the curve). False when the
-        /// thread has no slot (the caller validates otherwise). Decoded even when the slot
-        /// holds the same point already: every new key pays its own decoding, as in a batch of
-        /// different keys, and a benchmark repeating one key measures what such a batch costs.
+        /// (`EC_KEY_oct2key` decodes it with `EC_POINT_oct2point`, which refuses a coordinate
+        /// outside the field and a point off the curve). False when the thread has no slot (the
+        /// caller validates otherwise). Decoded even when the slot holds the same point
+        /// already: every new key pays its own decoding, as in a batch of different keys, and a
+        /// benchmark repeating one key measures what such a batch costs.
         /// - Throws: `.invalidPoint`.
         static func validate(curve: Curve, point: [UInt8]) throws -> Bool {
             guard let slot = try slot(for: curve) else { return false }
@@ -115,17 +116,18 @@ extension PublicKey {
             return true
         }
 
-        /// Runs `body` with this thread's context for `curve`, holding `point` and initialised
-        /// for `EVP_PKEY_verify`; nil when the thread has no slot.
-        static func withVerificationContext<R>(
-            curve: Curve, point: [UInt8], _ body: (OpaquePointer) throws -> R
-        ) throws -> R? {
+        /// ECDSA verification with this thread's key for `curve` holding `point`, of raw r‖s
+        /// (`rawSignature`, ``Curve/coordinateByteCount`` bytes each) over `digest`: 1 valid,
+        /// 0 invalid, below 0 an error (as `EVP_PKEY_verify`); nil when the thread has no slot.
+        static func verify(
+            curve: Curve, point: [UInt8], rawSignature: UnsafePointer<UInt8>,
+            digest: UnsafePointer<UInt8>, digestLength: Int
+        ) throws -> Int32? {
             guard let slot = try slot(for: curve) else { return nil }
             try load(point, into: slot, always: false)
-            guard EVP_PKEY_verify_init(slot.context) == 1 else {
-                throw CryptoError.fromOpenSSL(.openSSL, "EVP_PKEY_verify_init failed")
-            }
-            return try body(slot.context)
+            let n = Int32(curve.coordinateByteCount)
+            return mdoc_ecdsa_verify_raw(
+                slot.key, digest, Int32(digestLength), rawSignature, rawSignature + Int(n), n)
         }
     }
 

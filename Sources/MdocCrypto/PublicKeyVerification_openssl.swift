@@ -1,12 +1,14 @@
 internal import COpenSSL
 
-// Signature verification: ECDSA with raw r‖s (converted to DER here) and EdDSA.
+// Signature verification: ECDSA with raw r‖s (converted to DER for `EVP_PKEY_verify`, or taken
+// as two numbers by a key held as a point: ``ScratchKeys``) and EdDSA.
 extension PublicKey {
     /// Verifies a signature over `message`.
     ///
     /// - ECDSA (FIPS 186-4 §6.4): `signature` is raw `r‖s` as COSE uses it (RFC 9053 §2.1), each
-    ///   half exactly ``Curve/coordinateByteCount`` bytes; it is converted to DER with
-    ///   `ECDSA_SIG_set0` + `i2d_ECDSA_SIG`. `hash` is required; any SHA-2 function is accepted
+    ///   half exactly ``Curve/coordinateByteCount`` bytes; it is written as DER
+    ///   (``derSignature(r:s:halfLength:into:capacity:)``) for a key OpenSSL holds, taken as two
+    ///   numbers for a key held as a point. `hash` is required; any SHA-2 function is accepted
     ///   with any curve (which pairs are allowed is COSE's decision, not this function's).
     /// - EdDSA (RFC 8032, pure, empty context): raw signature, `hash` must be nil.
     ///
@@ -59,44 +61,54 @@ extension PublicKey {
             guard let digestLength, digestLength == hash.outputByteCount else {
                 throw CryptoError.fromOpenSSL(.openSSL, "EVP_Digest failed")
             }
-            return try withUnsafeTemporaryAllocation(of: UInt8.self, capacity: Self.maximumDERSignatureByteCount) {
-                derBuffer in
-                guard let derBase = derBuffer.baseAddress,
-                    let derLength = Self.derSignature(
-                        r: rawSignature, s: rawSignature + n, halfLength: n, into: derBase, capacity: derBuffer.count)
-                else { throw CryptoError(.invalidSignatureEncoding, "\(curve) signature does not fit a DER buffer") }
-                let verify = { (context: OpaquePointer) -> Int32 in
-                    EVP_PKEY_verify(context, derBase, derLength, digestBase, digestLength)
-                }
-                let result: Int32
-                if let template = verifyTemplate, let copy = EVP_PKEY_CTX_dup(template) {
-                    defer { EVP_PKEY_CTX_free(copy) }
-                    result = verify(copy)
-                } else if builtKey == nil, let point = uncompressedPoint,
-                    let scratch = try ScratchKeys.withVerificationContext(curve: curve, point: point, verify)
-                {
-                    result = scratch
-                } else {
-                    guard let fresh = EVP_PKEY_CTX_new_from_pkey(nil, try pkey, nil) else {
-                        throw CryptoError.fromOpenSSL(.openSSL, "EVP_PKEY_CTX_new_from_pkey failed")
-                    }
-                    defer { EVP_PKEY_CTX_free(fresh) }
-                    guard EVP_PKEY_verify_init(fresh) == 1 else {
-                        throw CryptoError.fromOpenSSL(.openSSL, "EVP_PKEY_verify_init failed")
-                    }
-                    result = verify(fresh)
-                }
-                switch result {
-                case 1:
-                    return true
-                case 0:
-                    ERR_clear_error()  // "bad signature" entries are not errors of ours
-                    return false
-                default:
-                    throw CryptoError.fromOpenSSL(.openSSL, "EVP_PKEY_verify failed (\(result))")
+            let result: Int32
+            if verifyTemplate == nil, builtKey == nil, let point = uncompressedPoint,
+                let scratch = try ScratchKeys.verify(
+                    curve: curve, point: point, rawSignature: rawSignature, digest: digestBase,
+                    digestLength: digestLength)
+            {
+                result = scratch
+            } else {
+                result = try withUnsafeTemporaryAllocation(
+                    of: UInt8.self, capacity: Self.maximumDERSignatureByteCount
+                ) { derBuffer in
+                    guard let derBase = derBuffer.baseAddress,
+                        let derLength = Self.derSignature(
+                            r: rawSignature, s: rawSignature + n, halfLength: n, into: derBase,
+                            capacity: derBuffer.count)
+                    else { throw CryptoError(.invalidSignatureEncoding, "\(curve) signature does not fit a DER buffer") }
+                    return try verifyDER(derBase, derLength, digest: digestBase, digestLength: digestLength)
                 }
             }
+            switch result {
+            case 1:
+                return true
+            case 0:
+                ERR_clear_error()  // "bad signature" entries are not errors of ours
+                return false
+            default:
+                throw CryptoError.fromOpenSSL(.openSSL, "EVP_PKEY_verify failed (\(result))")
+            }
         }
+    }
+
+    /// `EVP_PKEY_verify` of a DER signature over a digest, with a copy of ``verifyTemplate`` or
+    /// a context made for the key.
+    private func verifyDER(
+        _ der: UnsafePointer<UInt8>, _ derLength: Int, digest: UnsafePointer<UInt8>, digestLength: Int
+    ) throws -> Int32 {
+        if let template = verifyTemplate, let copy = EVP_PKEY_CTX_dup(template) {
+            defer { EVP_PKEY_CTX_free(copy) }
+            return EVP_PKEY_verify(copy, der, derLength, digest, digestLength)
+        }
+        guard let fresh = EVP_PKEY_CTX_new_from_pkey(nil, try pkey, nil) else {
+            throw CryptoError.fromOpenSSL(.openSSL, "EVP_PKEY_CTX_new_from_pkey failed")
+        }
+        defer { EVP_PKEY_CTX_free(fresh) }
+        guard EVP_PKEY_verify_init(fresh) == 1 else {
+            throw CryptoError.fromOpenSSL(.openSSL, "EVP_PKEY_verify_init failed")
+        }
+        return EVP_PKEY_verify(fresh, der, derLength, digest, digestLength)
     }
 
     /// Writes the DER ECDSA-Sig-Value (RFC 3279 §2.2.3: `SEQUENCE { r INTEGER, s INTEGER }`) of

@@ -8,7 +8,7 @@ import Musl
 
 /// A public key on one of the supported curves (``Curve/all``): an immutable OpenSSL `EVP_PKEY`,
 /// or, for an EC key made from a point, that validated point until an OpenSSL key of its own is
-/// needed (verification uses a per-thread scratch key and context meanwhile: ``ScratchKeys``).
+/// needed (verification uses a per-thread scratch key meanwhile: ``ScratchKeys``).
 ///
 /// Built once, a key can verify any number of signatures from any number of threads: OpenSSL 3
 /// keys are safe for concurrent use as long as nobody mutates them, and nothing here mutates a

@@ -1,4 +1,3 @@
-internal import COpenSSL
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Musl)
@@ -6,26 +5,12 @@ import Musl
 #endif
 
 /// What one thread keeps for itself between calls into OpenSSL: the scratch keys that verify
-/// with keys made from a point (``PublicKey/ScratchKeys``) and one digest context that every
-/// one-shot hash on the thread initialises again (``HashFunction/hash(_:_:into:)``).
+/// with keys made from a point (``PublicKey/ScratchKeys``).
 ///
 /// Only its own thread touches it (OpenSSL objects are not safe to share while they change),
 /// and never from inside a call that uses it, so no lock; it is freed when the thread exits.
 final class ThreadScratch {
     var keys: [PublicKey.ScratchKeys.Slot] = []
-    /// `EVP_MD_CTX`, made on first use.
-    private var digest: OpaquePointer?
-
-    deinit {
-        if let digest { EVP_MD_CTX_free(digest) }
-    }
-
-    /// This thread's context for one-shot digests; nil when OpenSSL cannot allocate one.
-    var digestContext: OpaquePointer? {
-        if let digest { return digest }
-        digest = EVP_MD_CTX_new()
-        return digest
-    }
 
     private static let threadKey: pthread_key_t? = {
         var key = pthread_key_t()

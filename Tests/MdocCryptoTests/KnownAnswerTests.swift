@@ -87,8 +87,8 @@ final class KnownAnswerTests: XCTestCase {
         XCTAssertFalse(sha512.equals(sha256.bytes))
     }
 
-    /// One-shot hashes share a digest context per thread: switching functions on one thread
-    /// and hashing on many threads at once give the FIPS 180-4 answers every time.
+    /// One-shot hashes keep no state between calls: switching functions on one thread and
+    /// hashing on many threads at once give the FIPS 180-4 answers every time.
     func testOneShotHashesOnOneAndManyThreads() async {
         let abc = Array("abc".utf8)
         let expected: [(HashFunction, [UInt8])] = [
@@ -116,6 +116,72 @@ final class KnownAnswerTests: XCTestCase {
             return await group.reduce(0, +)
         }
         XCTAssertEqual(mismatches, 0)
+    }
+
+    /// One-shot hashes at the block edges (SHA-256: 0, 55, 56, 63, 64, 65 bytes; SHA-384/512:
+    /// 111, 112, 127, 128, 129), from an unaligned slice, against answers computed elsewhere
+    /// (Python's hashlib) and against the incremental EVP path; and FIPS 180-4's one million
+    /// "a" (NIST CSRC examples), through every entry point.
+    func testOneShotHashesAtBlockEdgesAndLarge() {
+        let buffer = (0..<301).map { UInt8(truncatingIfNeeded: ($0 &- 1) &* 7 &+ 3) }.dropFirst()
+        let answers: [(HashFunction, Int, String)] = [
+            (.sha256, 0, "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855"),
+            (.sha256, 55, "e7313d333c272e639f790978283f9eb392e843d0f29b7016828bb1daa4aac70b"),
+            (.sha256, 56, "4324d65f3c103567f5589c710bc08f8523f929a9272e3af36fc968e52abc6c27"),
+            (.sha256, 63, "81c80242132f230c3bd41b3e63bbcff16107339549214a99614ff26664625055"),
+            (.sha256, 64, "39e3d7b6b5d075d37d053ad89b24b41bef4f3c29760c84447cab3f3be1882241"),
+            (.sha256, 65, "aacca6ff74fdbb296d165a45cecfa04e5127bc008770fbbdd48006f2d2fae95e"),
+            (.sha384, 111, "341388a9dc2275074e90cf394323761919761c805fd9e370977c9966a0e8c81a52135f02577670b0071638a4a26dbc31"),
+            (.sha384, 112, "619cc5d06138526d70659eccf602d197e63e1050e22039a7feb40a30a5b2b08fb03729e291df12f8c576e6f1cd8af22a"),
+            (.sha384, 127, "f8234ab81f5f9641c656680825a9bbb3c2616bcc80b65d5e479a4d96742e1b8742330c9e8256ef5f03caa932487044ca"),
+            (.sha384, 128, "e8480e9c4dd90f88104a79cbaccec48edbd798a142b4f241d726dc252f1502350e824c7d18dadd59d7d716919fb8f9bf"),
+            (.sha384, 129, "430173387764874661acba1e914e50f6d0fbac534809e859b1da4396fad3d5f24c25c6a2d02486d8fbda3994713d981a"),
+            (
+                .sha512, 111,
+                "68cffa6d0d76f309c9ce0d35280939f8e25990c43b7b086ccdf709be35b07d4ddba599541ff2b1c19d34ea49aeafb9659adb7ac3c0b078bb30a22d57fc6687ef"
+            ),
+            (
+                .sha512, 112,
+                "d0865c524d1dddf7c23b799c413f5adcd7caefd3f66a9b49750ec81066012c25a8bcf94ddea6dc525691673097ca40e0101e897fc97218cfdb0704084e2bef4b"
+            ),
+            (
+                .sha512, 127,
+                "e0b6a20f1c0c88970a9340152cd5a1c1ecf3d3b8de55102741879438079473540133b812706e5dbec322c8c9523b6fc8c6d16ee626e87ad5fe3d2916afedc369"
+            ),
+            (
+                .sha512, 128,
+                "99b16f17aa0b969a5b8f08f367719d516e330ccd2660b6f0688ec031dbc783de50a1cd185a2568dba75070a2403d17d4741d163578515dfd2ff756ddfe4d47b1"
+            ),
+            (
+                .sha512, 129,
+                "a1556e29185778aa5991e34b8884c840d589f0fbb4b8ed590e51e9ac4eb03a008125000db2671f8fe7f485b59a77b518670078ecb41a54b4cd02a7f1d2ca4c6d"
+            ),
+        ]
+        for (function, length, answer) in answers {
+            let slice = buffer.prefix(length)
+            XCTAssertEqual(slice.startIndex, 1)  // not at the start of its array
+            XCTAssertEqual(function.hash(slice), hex(answer), "\(function), \(length) bytes")
+            XCTAssertEqual(function.hash(Array(slice)), hex(answer), "\(function), \(length) bytes")
+            XCTAssertEqual(function.digest(slice).hex, answer, "\(function), \(length) bytes")
+            var context = DigestContext(function)
+            context.update(slice)
+            let incremental = context.finalize()
+            XCTAssertEqual(incremental, hex(answer), "\(function), \(length) bytes, EVP")
+        }
+        let million = [UInt8](repeating: 0x61, count: 1_000_000)
+        let millionAnswers: [(HashFunction, String)] = [
+            (.sha256, "cdc76e5c9914fb9281a1c7e284d73e67f1809a48a497200e046d39ccc7112cd0"),
+            (.sha384, "9d0e1809716474cb086e834e310a4a1ced149e9c00f248527972cec5704c2a5b07b8b3dc38ecc4ebae97ddd87f3d8985"),
+            (
+                .sha512,
+                "e718483d0ce769644e2e42c7bc15b4638e1f98b13b2044285632a803afa973ebde0ff244877ea60a4cb0432ce577c31beb009c5c2c49aa2e4eadb217ad8cc09b"
+            ),
+        ]
+        for (function, answer) in millionAnswers {
+            XCTAssertEqual(function.hash(million), hex(answer), "\(function), one million a")
+            XCTAssertEqual(function.digest(million[...]).hex, answer, "\(function), one million a")
+            XCTAssertEqual(function.hash(million.lazy.map { $0 }), hex(answer), "\(function), one million a, copied")
+        }
     }
 
     func testIncrementalDigestMatchesOneShot() {
