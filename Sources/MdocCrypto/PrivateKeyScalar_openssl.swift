@@ -72,32 +72,82 @@ extension PrivateKey {
         }
     }
 
-    /// Q = d·G as an uncompressed SEC1 point, after checking 1 ≤ d < n.
-    static func ecPublicPoint(curve: Curve, scalar: [UInt8]) throws -> [UInt8] {
-        let group = try ECGroups.group(for: curve)
+    /// d as a BIGNUM (to be freed with `BN_clear_free`), after checking 1 ≤ d < n.
+    private static func scalarNumber(curve: Curve, group: OpaquePointer, bytes: UnsafePointer<UInt8>, count: Int) throws -> OpaquePointer {
         guard let d = BN_secure_new() else { throw CryptoError.fromOpenSSL(.openSSL, "BN_secure_new failed") }
-        defer { BN_clear_free(d) }
-        guard scalar.withUnsafeBufferPointer({ BN_bin2bn($0.baseAddress, Int32($0.count), d) }) != nil else {
+        guard BN_bin2bn(bytes, Int32(count), d) != nil else {
+            BN_clear_free(d)
             throw CryptoError.fromOpenSSL(.openSSL, "BN_bin2bn failed")
         }
         guard let order = EC_GROUP_get0_order(group), BN_is_zero(d) == 0, BN_cmp(d, order) < 0 else {
+            BN_clear_free(d)
             throw CryptoError(.invalidKey, "\(curve) private scalar is not in [1, n-1]")
         }
-        guard let point = EC_POINT_new(group) else { throw CryptoError.fromOpenSSL(.openSSL, "EC_POINT_new failed") }
-        defer { EC_POINT_clear_free(point) }
-        guard EC_POINT_mul(group, point, d, nil, nil, nil) == 1 else {
+        return d
+    }
+
+    /// Checks 1 ≤ d < n for a raw EC scalar.
+    static func checkScalarRange(curve: Curve, scalar: [UInt8]) throws {
+        let group = try ECGroups.group(for: curve)
+        let d = try scalar.withUnsafeBufferPointer { buffer -> OpaquePointer in
+            guard let base = buffer.baseAddress else { throw CryptoError(.invalidKey, "empty private scalar") }
+            return try scalarNumber(curve: curve, group: group, bytes: base, count: buffer.count)
+        }
+        BN_clear_free(d)
+    }
+
+    /// d·G on the curve's shared group, in whatever coordinates OpenSSL leaves it (freed by `body`'s caller).
+    private static func withProduct<R>(
+        curve: Curve, scalar: SecureBytes, _ body: (_ group: OpaquePointer, _ product: OpaquePointer, _ context: OpaquePointer) throws -> R
+    ) throws -> R {
+        let group = try ECGroups.group(for: curve)
+        let d = try scalar.withNonNullPointer { try scalarNumber(curve: curve, group: group, bytes: $0, count: $1) }
+        defer { BN_clear_free(d) }
+        BN_set_flags(d, BN_FLG_CONSTTIME)
+        guard let context = BN_CTX_secure_new() else { throw CryptoError.fromOpenSSL(.openSSL, "BN_CTX_secure_new failed") }
+        defer { BN_CTX_free(context) }
+        guard let product = EC_POINT_new(group) else { throw CryptoError.fromOpenSSL(.openSSL, "EC_POINT_new failed") }
+        defer { EC_POINT_clear_free(product) }
+        guard EC_POINT_mul(group, product, d, nil, nil, context) == 1 else {
             throw CryptoError.fromOpenSSL(.openSSL, "EC_POINT_mul failed")
         }
-        let pointLength = EC_POINT_point2oct(group, point, POINT_CONVERSION_UNCOMPRESSED, nil, 0, nil)
-        guard pointLength == 1 + 2 * curve.coordinateByteCount else {
-            throw CryptoError.fromOpenSSL(.openSSL, "EC_POINT_point2oct failed")
+        return try body(group, product, context)
+    }
+
+    /// Q = d·G as an uncompressed SEC1 point.
+    static func ecPublicPoint(curve: Curve, scalar: SecureBytes) throws -> [UInt8] {
+        try withProduct(curve: curve, scalar: scalar) { group, point, context in
+            let pointLength = EC_POINT_point2oct(group, point, POINT_CONVERSION_UNCOMPRESSED, nil, 0, context)
+            guard pointLength == 1 + 2 * curve.coordinateByteCount else {
+                throw CryptoError.fromOpenSSL(.openSSL, "EC_POINT_point2oct failed")
+            }
+            var encodedPoint = [UInt8](repeating: 0, count: pointLength)
+            let written = encodedPoint.withUnsafeMutableBufferPointer {
+                EC_POINT_point2oct(group, point, POINT_CONVERSION_UNCOMPRESSED, $0.baseAddress, $0.count, context)
+            }
+            guard written == pointLength else { throw CryptoError.fromOpenSSL(.openSSL, "EC_POINT_point2oct failed") }
+            return encodedPoint
         }
-        var encodedPoint = [UInt8](repeating: 0, count: pointLength)
-        let written = encodedPoint.withUnsafeMutableBufferPointer {
-            EC_POINT_point2oct(group, point, POINT_CONVERSION_UNCOMPRESSED, $0.baseAddress, $0.count, nil)
+    }
+
+    /// Whether the uncompressed SEC1 point `encoded` is d·G. `EC_POINT_cmp` compares d·G as
+    /// computed (projective) with the affine point, so no field inversion is spent on turning
+    /// d·G into bytes. A point that does not decode (not on the curve) is not d·G.
+    static func ecProductEquals(curve: Curve, scalar: SecureBytes, encoded: [UInt8]) throws -> Bool {
+        try withProduct(curve: curve, scalar: scalar) { group, product, context in
+            guard let point = EC_POINT_new(group) else { throw CryptoError.fromOpenSSL(.openSSL, "EC_POINT_new failed") }
+            defer { EC_POINT_free(point) }
+            let decoded = encoded.withUnsafeBufferPointer { EC_POINT_oct2point(group, point, $0.baseAddress, $0.count, context) }
+            guard decoded == 1 else {
+                ERR_clear_error()
+                return false
+            }
+            switch EC_POINT_cmp(group, product, point, context) {
+            case 0: return true
+            case 1: return false
+            default: throw CryptoError.fromOpenSSL(.openSSL, "EC_POINT_cmp failed")
+            }
         }
-        guard written == pointLength else { throw CryptoError.fromOpenSSL(.openSSL, "EC_POINT_point2oct failed") }
-        return encodedPoint
     }
 
     /// Builds the OpenSSL key pair from d and Q (computed by ``ecPublicPoint(curve:scalar:)``,

@@ -12,8 +12,9 @@ package final class PrivateKey: @unchecked Sendable {
     // OpenSSL 3 keys are safe for concurrent read-only use.
 
     package let curve: Curve
-    /// The matching public key.
-    package let publicKey: PublicKey
+    /// The matching public key, once known: given at creation, computed at the first use of
+    /// ``publicKey``, or learnt from the point ``isPrivateKey(ofX:y:)`` proved it to be.
+    private let knownPublicKey: NIOLockedValueBox<PublicKey?>
     /// The OpenSSL key, once built.
     private let built: NIOLockedValueBox<KeyHandle?>
 
@@ -24,11 +25,15 @@ package final class PrivateKey: @unchecked Sendable {
     }
 
     /// For a key made from a raw EC scalar (``init(curve:rawPrivate:)``, ``init(pem:)``): the
-    /// scalar and Q = d·G, from which the OpenSSL key is built on first use. Importing an EC key
+    /// scalar, from which Q = d·G and the OpenSSL key are made on first use. Importing an EC key
     /// pair rebuilds the curve's group in OpenSSL 3.0, and a batch opens one reader key per
     /// transaction that is often only compared with EReaderKey. The scalar stays
     /// here (in ``SecureBytes``, wiped when this key goes away) after the OpenSSL key is built.
-    let pendingEC: (scalar: SecureBytes, point: [UInt8])?
+    let pendingEC: PendingEC?
+
+    struct PendingEC: Sendable {
+        let scalar: SecureBytes
+    }
 
     /// Whether the key lives in a PKCS#11 token (``init(pkcs11URI:environment:)``): it signs
     /// there, and its private value cannot be exported.
@@ -38,16 +43,57 @@ package final class PrivateKey: @unchecked Sendable {
         built = NIOLockedValueBox(KeyHandle(pointer: key))
         pendingEC = nil
         self.curve = curve
-        self.publicKey = publicKey
+        knownPublicKey = NIOLockedValueBox(publicKey)
         self.inToken = inToken
     }
 
-    private init(curve: Curve, scalar: SecureBytes, point: [UInt8], publicKey: PublicKey) {
+    private init(curve: Curve, scalar: SecureBytes) {
         built = NIOLockedValueBox(nil)
-        pendingEC = (scalar, point)
+        pendingEC = PendingEC(scalar: scalar)
         self.curve = curve
-        self.publicKey = publicKey
+        knownPublicKey = NIOLockedValueBox(nil)
         inToken = false
+    }
+
+    /// The matching public key. For a key kept as its EC scalar (whose range was checked when
+    /// it was made), Q = d·G is computed here the first time.
+    package var publicKey: PublicKey {
+        let curve = curve
+        let pendingEC = pendingEC
+        return knownPublicKey.withLockedValue { known in
+            if let known { return known }
+            // Only a key made from a checked scalar has no public key yet; d·G then fails only
+            // when OpenSSL cannot allocate.
+            guard let pendingEC, let point = try? Self.ecPublicPoint(curve: curve, scalar: pendingEC.scalar) else {
+                preconditionFailure("cannot compute the public key of a \(curve) private key: \(drainOpenSSLErrors())")
+            }
+            let made = PublicKey(curve: curve, computedPoint: point)
+            known = made
+            return made
+        }
+    }
+
+    /// Whether this is the private key of the EC public key with affine coordinates `x` and `y`
+    /// (big-endian, ``Curve/coordinateByteCount`` bytes each, as in a COSE_Key): d·G compared
+    /// with that point. `nil` when this key is not kept as its EC scalar (compare ``publicKey``).
+    package func isPrivateKey(ofX x: some Collection<UInt8>, y: some Collection<UInt8>) throws -> Bool? {
+        guard let pendingEC else { return nil }
+        if let known = knownPublicKey.withLockedValue({ $0 }), let (knownX, knownY) = known.affineCoordinates {
+            return knownX.elementsEqual(x) && knownY.elementsEqual(y)
+        }
+        let size = curve.coordinateByteCount
+        guard x.count == size, y.count == size else { return false }
+        var encoded = [UInt8](repeating: 0x04, count: 1)
+        encoded.reserveCapacity(1 + 2 * size)
+        encoded.append(contentsOf: x)
+        encoded.append(contentsOf: y)
+        guard try Self.ecProductEquals(curve: curve, scalar: pendingEC.scalar, encoded: encoded) else { return false }
+        // Q = d·G is that point, so its encoding is the public key's.
+        let curve = curve
+        knownPublicKey.withLockedValue { known in
+            if known == nil { known = PublicKey(curve: curve, computedPoint: encoded) }
+        }
+        return true
     }
 
     deinit {
@@ -87,8 +133,10 @@ package final class PrivateKey: @unchecked Sendable {
             let pendingEC = pendingEC
             return try built.withLockedValue { (key: inout KeyHandle?) throws -> KeyHandle in
                 if let key { return key }
-                guard let pendingEC else { throw CryptoError(.openSSL, "private key without key material") }
-                let made = KeyHandle(pointer: try Self.ecKeyPair(curve: curve, scalar: pendingEC.scalar, point: pendingEC.point))
+                guard let pendingEC, let point = self.publicKey.sec1UncompressedPoint else {
+                    throw CryptoError(.openSSL, "private key without key material")
+                }
+                let made = KeyHandle(pointer: try Self.ecKeyPair(curve: curve, scalar: pendingEC.scalar, point: point))
                 key = made
                 return made
             }.pointer
@@ -170,8 +218,9 @@ package final class PrivateKey: @unchecked Sendable {
         // Fast path for the common case, an unencrypted PKCS#8 EC key: OpenSSL's ASN.1 parsers
         // instead of its slower decoder framework (a batch opens one reader key per
         // transaction). Anything else takes the general path below.
-        if let blocks = try? PEM.blocks(in: pem, label: "PRIVATE KEY"), blocks.count == 1,
-            let (curve, scalar) = Self.ecScalar(pkcs8: blocks[0])
+        if let block = PEM.onlyBlock(in: pem, label: "PRIVATE KEY")
+            ?? (try? PEM.blocks(in: pem, label: "PRIVATE KEY")).flatMap({ $0.count == 1 ? $0[0] : nil }),
+            let (curve, scalar) = Self.ecScalar(pkcs8: block)
         {
             try self.init(curve: curve, rawPrivate: scalar)
             return
@@ -220,11 +269,10 @@ package final class PrivateKey: @unchecked Sendable {
                 "\(curve) private keys are \(curve.coordinateByteCount) bytes, got \(rawPrivate.count)")
         }
         if curve.kind == .weierstrass {
-            let point = try Self.ecPublicPoint(curve: curve, scalar: rawPrivate)
-            // Q = d·G as just computed: no read-back of the point from an OpenSSL key, and no
-            // import either until something needs one (comparing it with EReaderKey does not).
-            let publicKey = PublicKey(curve: curve, computedPoint: point)
-            self.init(curve: curve, scalar: SecureBytes(rawPrivate), point: point, publicKey: publicKey)
+            // Q = d·G and the OpenSSL key wait until something needs them: comparing the key
+            // with EReaderKey needs neither (``isPrivateKey(ofX:y:)``).
+            try Self.checkScalarRange(curve: curve, scalar: rawPrivate)
+            self.init(curve: curve, scalar: SecureBytes(rawPrivate))
             return
         }
         let created = rawPrivate.withUnsafeBufferPointer {

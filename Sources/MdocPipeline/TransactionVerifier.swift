@@ -146,6 +146,7 @@ package enum TransactionVerifier {
         inputs.transcript = files[transcriptFile] ?? context.fallbackTranscript
         inputs.deviceRequest = files["device-request.cbor"]
         inputs.deviceResponse = files["device-response.cbor"]
+        inputs.deviceResponseSHA256 = bundle.fileDigests["device-response.cbor"]
         inputs.uploadsManifest = files["documents/manifest.json"]
         for (path, bytes) in files where path.hasPrefix("documents/") && path != "documents/manifest.json" {
             inputs.uploadFiles[String(path.dropFirst("documents/".count))] = bytes

@@ -28,6 +28,9 @@ package struct TransactionInputs: Sendable {
     package var deviceRequest: [UInt8]?
     /// The DeviceResponse in plain form, when kept.
     package var deviceResponse: [UInt8]?
+    /// SHA-256 of ``deviceResponse``'s bytes when the reader computed it already; used instead
+    /// of hashing them again when they are the bytes verified.
+    package var deviceResponseSHA256: [UInt8]?
     /// `documents/manifest.json` of the document-scan uploads.
     package var uploadsManifest: [UInt8]?
     /// The files under `documents/` other than the manifest, by path relative to `documents/`.

@@ -424,6 +424,77 @@ final class KeyTests: XCTestCase {
         assertCode(.unsupportedCurve, try PublicKey(curve: .p256, raw: [UInt8](repeating: 1, count: 32)))
     }
 
+    /// A key read as its scalar is proved to be a point's private key by d·G, on every EC
+    /// curve: its own point is, another key's is not, nor a point of the wrong length, off the
+    /// curve or of another curve of the same size; the point proved becomes its public key.
+    /// A key not kept as its scalar answers nil (the caller compares its public key).
+    func testIsPrivateKeyOfPoint() throws {
+        for curve in Curve.all where curve.kind == .weierstrass {
+            let original = try PrivateKey.generate(curve: curve)
+            XCTAssertNil(try original.isPrivateKey(ofX: [UInt8](), y: [UInt8]()), "\(curve)")
+            guard let (x, y) = original.publicKey.affineCoordinates,
+                let (otherX, otherY) = try PrivateKey.generate(curve: curve).publicKey.affineCoordinates
+            else { return XCTFail("\(curve): no coordinates") }
+            let key = try PrivateKey(pem: Array(try original.pkcs8PEM().utf8))
+            XCTAssertEqual(try key.isPrivateKey(ofX: otherX, y: otherY), false, "\(curve)")
+            XCTAssertEqual(try key.isPrivateKey(ofX: x, y: otherY), false, "\(curve): off the curve")
+            XCTAssertEqual(try key.isPrivateKey(ofX: x.dropFirst(), y: y), false, "\(curve): short x")
+            XCTAssertEqual(try key.isPrivateKey(ofX: [0] + x, y: y), false, "\(curve): long x")
+            XCTAssertEqual(try key.isPrivateKey(ofX: x, y: y), true, "\(curve)")
+            XCTAssertEqual(key.publicKey.sec1UncompressedPoint, original.publicKey.sec1UncompressedPoint, "\(curve)")
+            XCTAssertEqual(try key.isPrivateKey(ofX: x, y: y), true, "\(curve): once its public key is known")
+            XCTAssertEqual(try key.isPrivateKey(ofX: otherX, y: otherY), false, "\(curve): once its public key is known")
+            // Proved, the key signs and agrees like the original.
+            let signature = try key.sign(message: [9], hash: .sha256)
+            XCTAssertTrue(try original.publicKey.verify(signature: signature, message: [9], hash: .sha256), "\(curve)")
+        }
+        // P-256 and brainpoolP256r1 points have the same size: one is not on the other's curve.
+        let p256 = try PrivateKey(pem: Array(try PrivateKey.generate(curve: .p256).pkcs8PEM().utf8))
+        guard let (bx, by) = try PrivateKey.generate(curve: .brainpoolP256r1).publicKey.affineCoordinates else {
+            return XCTFail("no coordinates")
+        }
+        XCTAssertEqual(try p256.isPrivateKey(ofX: bx, y: by), false)
+    }
+
+    /// The public key of a key read as its scalar is computed at its first use, and is d·G.
+    func testPublicKeyOfPEMKeyIsComputedWhenFirstUsed() throws {
+        for curve in Curve.all where curve.kind == .weierstrass {
+            let original = try PrivateKey.generate(curve: curve)
+            let key = try PrivateKey(pem: Array(try original.pkcs8PEM().utf8))
+            XCTAssertEqual(key.publicKey.sec1UncompressedPoint, original.publicKey.sec1UncompressedPoint, "\(curve)")
+            XCTAssertEqual(try key.sharedSecret(with: original.publicKey).bytes, try original.sharedSecret(with: original.publicKey).bytes)
+        }
+    }
+
+    /// A PKCS#8 PEM key read the short way (one block, nothing after it) and the long way
+    /// (other blocks before or after it) gives the same key; the first key block counts.
+    func testPKCS8PEMWithOtherBlocks() throws {
+        let first = try PrivateKey.generate(curve: .p256)
+        let second = try PrivateKey.generate(curve: .p384)
+        let firstPEM = try first.pkcs8PEM()
+        let secondPEM = try second.pkcs8PEM()
+        let certificate = "-----BEGIN CERTIFICATE-----\nAAAA\n-----END CERTIFICATE-----\n"
+        for (text, expected) in [
+            (firstPEM, first), ("comment before\n" + firstPEM + "and after\n", first), (firstPEM + certificate, first),
+            (certificate + firstPEM, first), (firstPEM + secondPEM, first), (secondPEM + firstPEM, second),
+        ] {
+            let key = try PrivateKey(pem: Array(text.utf8))
+            XCTAssertEqual(key.curve, expected.curve, text)
+            XCTAssertTrue(key.publicKey.isSameKey(as: expected.publicKey), text)
+        }
+        // A damaged block after the key: the key is still read (the first key block counts).
+        XCTAssertTrue(try PrivateKey(pem: Array((firstPEM + "-----BEGIN PRIVATE KEY-----\n!!\n").utf8)).publicKey.isSameKey(as: first.publicKey))
+        // d ≥ n in a PKCS#8 key alone is refused as a scalar out of range.
+        let outOfRange = """
+            -----BEGIN PRIVATE KEY-----
+            MEECAQAwEwYHKoZIzj0CAQYIKoZIzj0DAQcEJzAlAgEBBCD/////////////////
+            /////////////////////////w==
+            -----END PRIVATE KEY-----
+
+            """
+        assertCode(.invalidKey, try PrivateKey(pem: Array(outOfRange.utf8)))
+    }
+
     func testKeysOfDifferentCurvesAreNotTheSame() throws {
         let a = try PrivateKey.generate(curve: .p256)
         let b = try PrivateKey.generate(curve: .brainpoolP256r1)

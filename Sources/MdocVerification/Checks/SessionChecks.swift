@@ -107,7 +107,7 @@ struct SessionCheck: Check {
             do {
                 let key = try PrivateKey(pem: pem)
                 if let establishment {
-                    if try Self.matches(key.publicKey, establishment.eReaderKey) {
+                    if try Self.matches(key, establishment.eReaderKey) {
                         context.transaction.readerEphemeralKey = key
                         context.report(CheckResult(.sessionReaderKey, .pass, "reader-key.pem is the private key of eReaderKey"))
                     } else {
@@ -117,7 +117,7 @@ struct SessionCheck: Check {
                 } else if let transcript = context.transaction.sessionTranscript, let keyItem = try? transcript.eReaderKeyBytes.decodeEmbedded(),
                     let eReaderKey = try? COSEKey(keyItem)
                 {
-                    if try Self.matches(key.publicKey, eReaderKey) {
+                    if try Self.matches(key, eReaderKey) {
                         context.transaction.readerEphemeralKey = key
                         context.report(CheckResult(.sessionReaderKey, .pass, "reader-key.pem is the private key of the transcript's EReaderKey"))
                     } else {
@@ -262,10 +262,14 @@ struct SessionCheck: Check {
         }
     }
 
-    /// Whether `key` is the public key `coseKey` describes. Compares coordinates when the
-    /// COSE_Key carries both (no second EC key import); otherwise imports and compares.
-    static func matches(_ key: PublicKey, _ coseKey: COSEKey) throws -> Bool {
-        guard key.curve == coseKey.curve else { return false }
+    /// Whether `privateKey` is the private key of the public key `coseKey` describes. A key
+    /// kept as its EC scalar is compared as d·G with the COSE_Key's point; otherwise compares
+    /// coordinates when the COSE_Key carries both (no second EC key import), or imports and
+    /// compares.
+    static func matches(_ privateKey: PrivateKey, _ coseKey: COSEKey) throws -> Bool {
+        guard privateKey.curve == coseKey.curve else { return false }
+        if let coseY = coseKey.y, let same = try privateKey.isPrivateKey(ofX: coseKey.x, y: coseY) { return same }
+        let key = privateKey.publicKey
         if let (x, y) = key.affineCoordinates, let coseY = coseKey.y {
             return coseKey.x.elementsEqual(x) && coseY.elementsEqual(y)
         }

@@ -67,6 +67,35 @@ final class InputChecksTests: XCTestCase {
 
     /// The nesting is counted in one pass before anything is parsed: stray closers do not lower
     /// the count, and a file of the maximum size nested all the way is counted and refused.
+    /// What the parser of transaction.json does with JSON that other parsers read differently:
+    /// a repeated key keeps its last value, a lone surrogate or a number out of range makes the
+    /// whole file invalid (even in a field that is not read), a non-object is refused, wrong
+    /// types name their field, non-text scopes are dropped, null fields are absent.
+    func testMetadataParserEdges() throws {
+        func read(_ text: String) throws -> TransactionMetadata { try TransactionMetadata(json: Array(text.utf8)) }
+        func failure(_ text: String) -> String? {
+            do { _ = try read(text); return nil } catch { return "\(error)" }
+        }
+        XCTAssertEqual(try read(#"{"id": "first", "id": "last"}"#).id, "last")
+        XCTAssertEqual(try read(#"{"consent": {"reference": "a"}, "consent": {"reference": "b"}}"#).consent?.reference, "b")
+        XCTAssertEqual(try read(#"{"id": null, "source": "k", "consent": {"scopes": ["a", 1, null, "b"]}}"#).id, nil)
+        XCTAssertEqual(try read(#"{"consent": {"scopes": ["a", 1, null, "b"]}}"#).consent?.scopes, ["a", "b"])
+        for (text, message) in [
+            (#"{"id": "\ud800"}"#, "transaction.json is not valid JSON"),
+            (#"{"unread": 1e999}"#, "transaction.json is not valid JSON"),
+            (#"{"id": "x"} x"#, "transaction.json is not valid JSON"),
+            (#""id""#, "transaction.json is not valid JSON"),
+            (#"["id"]"#, "transaction.json is not a JSON object"),
+            (#"{"id": 1}"#, "transaction.json: id is not a string"),
+            (#"{"source": true}"#, "transaction.json: source is not a string"),
+            (#"{"consent": []}"#, "transaction.json: consent is not an object"),
+            (#"{"consent": {"scopes": null}}"#, "transaction.json: consent.scopes is not an array"),
+            (#"{"capture": 1}"#, "transaction.json: capture is not a capture record"),
+        ] {
+            XCTAssertEqual(failure(text), message, text)
+        }
+    }
+
     func testMetadataNestingIsCountedBeforeParsing() {
         func refusal(_ text: [UInt8]) -> String? {
             do { _ = try TransactionMetadata(json: text); return nil } catch { return "\(error)" }
