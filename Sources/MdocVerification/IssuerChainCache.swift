@@ -13,7 +13,8 @@ import NIOConcurrencyHelpers
 ///
 /// The results depend only on the chain's certificates, the trust store (whose anchors and CRLs
 /// never change), the subject they are reported for, the header the chain came in and, for the
-/// time-dependent ones, the instant judged and its time: that is the key.
+/// time-dependent ones, the instant judged and its time. The chain, subject and header select a
+/// ``Record`` (looked up once per document); the family and the instant select an entry in it.
 package final class IssuerChainCache: Sendable {
     /// What is cached for a chain: its results and the chain as validated (leaf first, anchor
     /// last; empty when it did not validate). Shared by every document that asks, never copied.
