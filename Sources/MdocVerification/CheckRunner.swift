@@ -17,9 +17,29 @@ struct CheckRunner: Sendable {
         case replay
     }
 
+    /// A check with what the runner asks of it, read once from the policy: its prerequisites,
+    /// and its ids split by whether the catalogue says they are judged at each instant.
+    struct Planned: Sendable {
+        let check: any Check
+        let scope: CheckScope
+        let prerequisites: [Prerequisite]
+        let untimedIDs: [CheckID]
+        let timedIDs: [CheckID]
+
+        init(_ check: any Check) {
+            self.check = check
+            self.scope = check.scope
+            self.prerequisites = check.prerequisites
+            let ids = check.ids
+            let timed = ids.map { CheckCatalogue.definition(for: $0)?.timeDependent == true }
+            self.untimedIDs = zip(ids, timed).filter { !$0.1 }.map(\.0)
+            self.timedIDs = zip(ids, timed).filter { $0.1 }.map(\.0)
+        }
+    }
+
     /// A check of the transaction or the response, or a run of consecutive document checks.
     struct Step: Sendable {
-        let checks: [any Check]
+        let checks: [Planned]
         let documents: Bool
     }
 
@@ -30,17 +50,17 @@ struct CheckRunner: Sendable {
     init(checks: [any Check]) {
         func steps(_ pass: Pass) -> [Step] {
             var steps: [Step] = []
-            var group: [any Check] = []
+            var group: [Planned] = []
             for check in checks {
                 if check.scope == .document {
-                    if Self.belongs(check, to: pass) { group.append(check) }
+                    if Self.belongs(check, to: pass) { group.append(Planned(check)) }
                     continue
                 }
                 if !group.isEmpty {
                     steps.append(Step(checks: group, documents: true))
                     group = []
                 }
-                if Self.belongs(check, to: pass) { steps.append(Step(checks: [check], documents: false)) }
+                if Self.belongs(check, to: pass) { steps.append(Step(checks: [Planned(check)], documents: false)) }
             }
             if !group.isEmpty { steps.append(Step(checks: group, documents: true)) }
             return steps
@@ -57,8 +77,9 @@ struct CheckRunner: Sendable {
                 runDocuments(step.checks, &context)
                 continue
             }
-            for check in step.checks where transactionScope || check.scope != .transaction {
-                run(check, &context)
+            // By index: the planned check is read in place, not copied out by an iterator.
+            for index in step.checks.indices where transactionScope || step.checks[index].scope != .transaction {
+                run(step.checks[index], &context)
             }
         }
     }
@@ -69,20 +90,23 @@ struct CheckRunner: Sendable {
         return waits == (pass == .replay)
     }
 
-    func runDocuments(_ group: [any Check], _ context: inout CheckContext) {
+    func runDocuments(_ group: [Planned], _ context: inout CheckContext) {
         guard let items = context.transaction.deviceResponse?.documents else { return }
         context.transaction.documents.reserveCapacity(items.count)
         for (index, item) in items.enumerated() {
             context.document = DocumentFacts(index: index, item: item)
-            for check in group { run(check, &context) }
-            context.transaction.documents.append(context.document.findings)
+            for check in group.indices { run(group[check], &context) }
+            // Moved out, not copied: the facts are dropped with the next document.
+            var findings = DocumentFindings(index: index)
+            swap(&findings, &context.document.findings)
+            context.transaction.documents.append(findings)
         }
         context.document = DocumentFacts(index: -1, item: nil)
     }
 
-    /// Runs `check`, or reports why it cannot run.
-    func run(_ check: any Check, _ context: inout CheckContext) {
-        for prerequisite in check.prerequisites {
+    /// Runs `planned`'s check, or reports why it cannot run.
+    func run(_ planned: Planned, _ context: inout CheckContext) {
+        for prerequisite in planned.prerequisites {
             // Asked of the context through inout, field by field, so that it is not copied.
             if CheckContext.isPresent(prerequisite.fact, in: &context) { continue }
             let reason: String
@@ -92,7 +116,7 @@ struct CheckRunner: Sendable {
             case .unchecked, .uncheckedBecause:
                 let absence = context.absence(of: prerequisite.fact)
                 if let absence, !absence.applies {
-                    report(check.ids, .skipped, absence.reason, scope: check.scope, &context)
+                    report(planned, .skipped, absence.reason, &context)
                     return
                 }
                 if case .uncheckedBecause(let given) = prerequisite.whenAbsent {
@@ -101,27 +125,20 @@ struct CheckRunner: Sendable {
                     reason = absence?.reason ?? prerequisite.fact.missingText
                 }
             }
-            report(check.ids, .unchecked, reason, scope: check.scope, &context)
+            report(planned, .unchecked, reason, &context)
             return
         }
-        check.run(&context)
+        planned.check.run(&context)
     }
 
-    /// Reports each of `ids` with `status` and `detail`: the time-independent ones first, then,
-    /// for each instant, the time-dependent ones.
-    func report(_ ids: [CheckID], _ status: CheckStatus, _ detail: String, scope: CheckScope, _ context: inout CheckContext) {
-        let subject = scope == .document ? context.document.subject : ""
-        var timed: [CheckID] = []
-        for id in ids {
-            if CheckCatalogue.definition(for: id)?.timeDependent == true {
-                timed.append(id)
-            } else {
-                context.report(CheckResult(id, status, detail, subject: subject))
-            }
-        }
-        guard !timed.isEmpty else { return }
+    /// Reports each of `planned`'s ids with `status` and `detail`: the time-independent ones
+    /// first, then, for each instant, the time-dependent ones.
+    func report(_ planned: Planned, _ status: CheckStatus, _ detail: String, _ context: inout CheckContext) {
+        let subject = planned.scope == .document ? context.document.subject : ""
+        for id in planned.untimedIDs { context.report(CheckResult(id, status, detail, subject: subject)) }
+        guard !planned.timedIDs.isEmpty else { return }
         for instant in context.instants {
-            for id in timed {
+            for id in planned.timedIDs {
                 context.report(CheckResult(id, status, detail, subject: subject, instant: instant.instant))
             }
         }

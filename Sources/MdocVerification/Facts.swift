@@ -120,6 +120,8 @@ package struct ReceivedChain: Sendable {
     /// Every certificate of x5chain, DS first.
     package var certificates: [Certificate]
     package var bucket: COSEHeaders.Bucket
+    /// The issuer-checks cache's record of this chain, subject and bucket.
+    var record: IssuerChainCache.Record
 }
 
 /// The facts of one document of the DeviceResponse.

@@ -13,13 +13,19 @@ import NIOConcurrencyHelpers
 ///
 /// The results depend only on the chain's certificates, the trust store (whose anchors and CRLs
 /// never change), the subject they are reported for, the header the chain came in and, for the
-/// time-dependent ones, the instant judged and its time: that is the key.
+/// time-dependent ones, the instant judged and its time. The chain, subject and header select a
+/// ``Record`` (looked up once per document); the family and the instant select an entry in it.
 package final class IssuerChainCache: Sendable {
     /// What is cached for a chain: its results and the chain as validated (leaf first, anchor
-    /// last; empty when it did not validate).
-    struct Entry: Sendable {
-        var results: [CheckResult]
-        var validated: [Certificate]
+    /// last; empty when it did not validate). Shared by every document that asks, never copied.
+    final class Entry: Sendable {
+        let results: [CheckResult]
+        let validated: [Certificate]
+
+        init(results: [CheckResult], validated: [Certificate]) {
+            self.results = results
+            self.validated = validated
+        }
     }
 
     /// Which results an entry holds: the chain's own (``IssuerChainCheck``), or those of another
@@ -55,21 +61,26 @@ package final class IssuerChainCache: Sendable {
         }
     }
 
-    /// The certificates of a chain by identity (the key holds them, so an identity is never
-    /// reused while cached; ``MdocTrust/TrustStore/certificate(der:)`` returns one object per
-    /// DER), the subject, the header bucket, the family, and the instant with its time.
-    struct Key: Hashable, Sendable {
+    /// The entries of one received chain, subject and header bucket, by family and instant: a
+    /// document looks its chain up once (``record(chain:subject:bucket:)``) and asks it for each
+    /// family (``entry(_:family:instant:time:compute:)``).
+    final class Record: Sendable {
+        /// The certificates by identity: the record holds them, so an identity is never reused
+        /// while cached (``MdocTrust/TrustStore/certificate(der:)`` returns one object per DER).
+        let chain: [Certificate]
+        fileprivate let entries = NIOLockedValueBox<[Detail: Entry]>([:])
+
+        fileprivate init(chain: [Certificate]) { self.chain = chain }
+    }
+
+    /// What selects a record: the chain by identity, the subject and the header bucket.
+    private struct Key: Hashable, Sendable {
         let chain: [Certificate]
         let subject: String
         let bucket: String
-        let family: Family
-        let instant: CheckInstant?
-        let time: Double
 
         static func == (lhs: Self, rhs: Self) -> Bool {
-            guard lhs.chain.count == rhs.chain.count, lhs.instant == rhs.instant, lhs.time == rhs.time,
-                lhs.subject == rhs.subject, lhs.bucket == rhs.bucket, lhs.family == rhs.family
-            else { return false }
+            guard lhs.chain.count == rhs.chain.count, lhs.subject == rhs.subject, lhs.bucket == rhs.bucket else { return false }
             for (a, b) in zip(lhs.chain, rhs.chain) where a !== b { return false }
             return true
         }
@@ -78,10 +89,14 @@ package final class IssuerChainCache: Sendable {
         // each, and hashing two texts per look-up cost more than the few extra comparisons.
         func hash(into hasher: inout Hasher) {
             for certificate in chain { hasher.combine(ObjectIdentifier(certificate)) }
-            hasher.combine(family)
-            hasher.combine(instant)
-            hasher.combine(time)
         }
+    }
+
+    /// What selects an entry of a record: the family, and the instant with its time.
+    fileprivate struct Detail: Hashable, Sendable {
+        let family: Family
+        let instant: CheckInstant?
+        let time: Double
     }
 
     /// How the cache was used over its life.
@@ -92,40 +107,73 @@ package final class IssuerChainCache: Sendable {
         package var reused: Int
     }
 
-    /// Bound on cached entries, so a hostile batch of unique certificates cannot grow memory
-    /// without limit.
-    package static let limit = 10_000
+    /// Bound on cached entries, so a hostile batch of unique certificates (or of unique capture
+    /// times) cannot grow memory without limit: records times entries per record.
+    package static let limit = recordLimit * entryLimit
+    /// Bound on records (received chains, subjects and buckets).
+    package static let recordLimit = 500
+    /// Bound on the entries of one record.
+    package static let entryLimit = 20
 
-    private let entries = NIOLockedValueBox<[Key: Entry]>([:])
+    private let records = NIOLockedValueBox<[Key: Record]>([:])
     private let computed = Atomic<Int>(0)
     private let reused = Atomic<Int>(0)
 
     init() {}
 
-    /// The entry of `family` for `chain`, `subject` and `bucket` (and `instant` at `time` for
-    /// the time-dependent results), computed by `compute` when not cached. `compute` must depend
-    /// on nothing else (besides the trust store).
+    /// The record of `chain` received in header `bucket`, for results reported for `subject`.
+    func record(chain: [Certificate], subject: String, bucket: String) -> Record {
+        let key = Key(chain: chain, subject: subject, bucket: bucket)
+        return records.withLockedValue { records in
+            if let record = records[key] { return record }
+            if records.count >= Self.recordLimit { records.removeAll(keepingCapacity: true) }
+            let record = Record(chain: chain)
+            records[key] = record
+            return record
+        }
+    }
+
+    /// The entry of `family` in `record` (and `instant` at `time` for the time-dependent
+    /// results), computed by `compute` when not cached. `compute` must depend on nothing else
+    /// than the record's chain, subject and bucket and the family's values (besides the trust
+    /// store).
     func entry(
-        chain: [Certificate], subject: String, bucket: String, family: Family = .chain, instant: CheckInstant? = nil,
-        time: Date? = nil, compute: () -> Entry
+        _ record: Record, family: Family = .chain, instant: CheckInstant? = nil, time: Date? = nil, compute: () -> Entry
     ) -> Entry {
-        let key = Key(
-            chain: chain, subject: subject, bucket: bucket, family: family, instant: instant,
-            time: time?.timeIntervalSinceReferenceDate ?? 0)
-        if let cached = entries.withLockedValue({ $0[key] }) {
+        let detail = Detail(family: family, instant: instant, time: time?.timeIntervalSinceReferenceDate ?? 0)
+        if let cached = record.entries.withLockedValue({ $0[detail] }) {
             reused.add(1, ordering: .relaxed)
             return cached
         }
         computed.add(1, ordering: .relaxed)
         let entry = compute()
-        entries.withLockedValue { cache in
-            if cache.count >= Self.limit { cache.removeAll(keepingCapacity: true) }
-            cache[key] = entry
+        record.entries.withLockedValue { entries in
+            if entries.count >= Self.entryLimit {
+                // The results at each instant go first: those of the chain itself are worth the most.
+                entries = entries.filter { $0.key.instant == nil }
+                if entries.count >= Self.entryLimit { entries.removeAll(keepingCapacity: true) }
+            }
+            entries[detail] = entry
         }
         return entry
     }
 
+    /// ``entry(_:family:instant:time:compute:)`` in the record of `chain`, `subject` and `bucket`.
+    func entry(
+        chain: [Certificate], subject: String, bucket: String, family: Family, compute: () -> Entry
+    ) -> Entry {
+        entry(record(chain: chain, subject: subject, bucket: bucket), family: family, compute: compute)
+    }
+
     package var statistics: Statistics {
         Statistics(computed: computed.load(ordering: .relaxed), reused: reused.load(ordering: .relaxed))
+    }
+}
+
+extension DocumentFacts {
+    /// The cache record of the received chain, or, without one, that of `fallback` with no
+    /// header bucket.
+    func issuerRecord(in cache: IssuerChainCache, orChain fallback: @autoclosure () -> [Certificate]) -> IssuerChainCache.Record {
+        receivedChain?.record ?? cache.record(chain: fallback(), subject: subject, bucket: "")
     }
 }

@@ -20,10 +20,9 @@ struct IACADocTypeCheck: Check {
             return
         }
         // The result depends only on the IACA, the docType and the subject: built once per run.
-        let chain = context.document.receivedChain?.certificates ?? []
-        let bucket = context.document.receivedChain?.bucket.rawValue ?? ""
-        let entry = context.settings.issuerCache.entry(
-            chain: chain, subject: subject, bucket: bucket, family: .iacaDocType(docType: docType, iaca: ObjectIdentifier(iaca))
+        let cache = context.settings.issuerCache
+        let entry = cache.entry(
+            context.document.issuerRecord(in: cache, orChain: []), family: .iacaDocType(docType: docType, iaca: ObjectIdentifier(iaca))
         ) {
             IssuerChainCache.Entry(
                 results: [Self.result(docType: docType, iaca: iaca, trust: context.settings.trust, subject: subject)], validated: [])

@@ -46,14 +46,16 @@ struct X5ChainCheck: Check {
         context.document.findings.dsCertificate = ds
         // The pass depends only on the chain, the header and the subject: built once per run.
         let bucket = x5chain.bucket.rawValue
-        let pass = context.settings.issuerCache.entry(chain: certificates, subject: subject, bucket: bucket, family: .x5chain) {
+        let cache = context.settings.issuerCache
+        let record = cache.record(chain: certificates, subject: subject, bucket: bucket)
+        let pass = cache.entry(record, family: .x5chain) {
             IssuerChainCache.Entry(
                 results: [CheckResult(
                     .issuerX5chain, .pass, "\(certificates.count) certificate(s) in the \(bucket) header", subject: subject,
                     evidence: [Evidence("ds.sha256", ds.fingerprintHex), Evidence("ds.subject", ds.subject.rfc2253)])],
                 validated: [])
         }
-        context.document.receivedChain = ReceivedChain(ds: ds, certificates: certificates, bucket: x5chain.bucket)
+        context.document.receivedChain = ReceivedChain(ds: ds, certificates: certificates, bucket: x5chain.bucket, record: record)
         for result in pass.results { context.report(result) }
     }
 }
@@ -76,16 +78,13 @@ struct IssuerChainCheck: Check {
         let subject = context.document.subject
         let trust = context.settings.trust
         let cache = context.settings.issuerCache
-        let bucket = received.bucket.rawValue
-        let fixed = cache.entry(chain: received.certificates, subject: subject, bucket: bucket) {
+        let fixed = cache.entry(received.record) {
             Self.timeIndependentChecks(received.certificates, trust: trust, subject: subject)
         }
         context.document.findings.chain = fixed.validated
         for result in fixed.results { context.report(result) }
         for instant in context.instants {
-            let atInstant = cache.entry(
-                chain: received.certificates, subject: subject, bucket: bucket, instant: instant.instant, time: instant.time
-            ) {
+            let atInstant = cache.entry(received.record, instant: instant.instant, time: instant.time) {
                 Self.checks(received.certificates, validated: fixed.validated, trust: trust, at: instant, subject: subject)
             }
             for result in atInstant.results { context.report(result) }

@@ -43,11 +43,8 @@ struct IssuerSignatureCheck: Check {
             return
         }
         // The two passes depend only on the algorithm, the DS key and the subject: built once per run.
-        let received = context.document.receivedChain
-        let passes = context.settings.issuerCache.entry(
-            chain: received?.certificates ?? [ds], subject: subject, bucket: received?.bucket.rawValue ?? "",
-            family: .issuerSignature(algorithm)
-        ) {
+        let cache = context.settings.issuerCache
+        let passes = cache.entry(context.document.issuerRecord(in: cache, orChain: [ds]), family: .issuerSignature(algorithm)) {
             IssuerChainCache.Entry(
                 results: [
                     CheckResult(

@@ -48,9 +48,9 @@ struct IssuingCountryCheck: Check {
         let iaca = context.document.findings.iacaCertificate
         let country = context.document.issuingCountry
         let jurisdiction = context.document.issuingJurisdiction
-        let received = context.document.receivedChain
-        let entry = context.settings.issuerCache.entry(
-            chain: received?.certificates ?? [ds], subject: subject, bucket: received?.bucket.rawValue ?? "",
+        let cache = context.settings.issuerCache
+        let entry = cache.entry(
+            context.document.issuerRecord(in: cache, orChain: [ds]),
             family: .issuingCountry(country: country, jurisdiction: jurisdiction, iaca: iaca.map(ObjectIdentifier.init))
         ) {
             IssuerChainCache.Entry(
