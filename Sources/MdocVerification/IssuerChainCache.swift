@@ -158,13 +158,6 @@ package final class IssuerChainCache: Sendable {
         return entry
     }
 
-    /// ``entry(_:family:instant:time:compute:)`` in the record of `chain`, `subject` and `bucket`.
-    func entry(
-        chain: [Certificate], subject: String, bucket: String, family: Family, compute: () -> Entry
-    ) -> Entry {
-        entry(record(chain: chain, subject: subject, bucket: bucket), family: family, compute: compute)
-    }
-
     package var statistics: Statistics {
         Statistics(computed: computed.load(ordering: .relaxed), reused: reused.load(ordering: .relaxed))
     }

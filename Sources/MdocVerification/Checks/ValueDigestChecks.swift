@@ -125,9 +125,8 @@ struct ValueDigestCheck: Check {
         }
         guard missing == 0 || (matched == checked && checked == total) else { return }
         // The passes depend only on the count, the algorithm and the subject: built once per run.
-        let passes = context.settings.issuerCache.entry(
-            chain: [], subject: subject, bucket: "", family: .valueDigests(count: total, hash: hash)
-        ) {
+        let cache = context.settings.issuerCache
+        let passes = cache.entry(cache.record(chain: [], subject: subject, bucket: ""), family: .valueDigests(count: total, hash: hash)) {
             IssuerChainCache.Entry(
                 results: [
                     CheckResult(.msoDigestId, .pass, "all \(total) digest ids present", subject: subject),
