@@ -32,6 +32,14 @@ final class PostgresQueueCLITests: PostgresTestCase {
         }
     }
 
+    /// A new database with the samples queued, a signing identity, and a reader of its store.
+    func queuedSamples() throws -> (db: String, signing: [String], store: PostgresStore) {
+        let uri = try database()
+        let db = clusterURI.with(database: try XCTUnwrap(uri.database)).text
+        XCTAssertEqual(try CLI.run(add + ["--db", db]).status, 0)
+        return (db, try identity(), try PostgresStore(uri: uri, access: .readOnly))
+    }
+
     func startWorker(_ arguments: [String]) throws -> Process {
         let process = Process()
         process.executableURL = CLI.binary
@@ -99,11 +107,7 @@ final class PostgresQueueCLITests: PostgresTestCase {
     /// A worker killed with SIGKILL holding a claim loses it when its lease expires; another
     /// takes the items over, and every transaction and proof is recorded once.
     func testAWorkerKilledMidBatchLosesItsClaimToAnother() throws {
-        let uri = try database()
-        let db = clusterURI.with(database: try XCTUnwrap(uri.database)).text
-        XCTAssertEqual(try CLI.run(add + ["--db", db]).status, 0)
-        let signing = try identity()
-        let store = try PostgresStore(uri: uri, access: .readOnly)
+        let (db, signing, store) = try queuedSamples()
 
         let doomed = try startWorker(["--db", db, "--claim", "24", "--jobs", "1", "--lease", "3", "--name", "doomed",
                                       "--out", temporaryFolder()] + signing)
@@ -137,11 +141,7 @@ final class PostgresQueueCLITests: PostgresTestCase {
     /// claims not done are given back at once (not left to their lease), and it exits 0; another
     /// worker then finishes the run, each transaction recorded once.
     func testSIGTERMStopsAWorkerCleanlyAndGivesItsClaimsBack() throws {
-        let uri = try database()
-        let db = clusterURI.with(database: try XCTUnwrap(uri.database)).text
-        XCTAssertEqual(try CLI.run(add + ["--db", db]).status, 0)
-        let signing = try identity()
-        let store = try PostgresStore(uri: uri, access: .readOnly)
+        let (db, signing, store) = try queuedSamples()
 
         let stopped = try startWorker(["--db", db, "--claim", "2", "--jobs", "1", "--name", "stopped",
                                        "--out", temporaryFolder()] + signing)
