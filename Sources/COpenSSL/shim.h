@@ -79,10 +79,11 @@ static inline int mdoc_sha2(int bits, const void *data, size_t count, unsigned c
 }
 #pragma clang diagnostic pop
 
-/* Verification with a device key held as a point: a per-thread EC_KEY takes the point
-   (EC_KEY_oct2key, the decoding EVP_PKEY_set1_encoded_public_key runs too) and ECDSA_do_verify
-   takes r and s as numbers, where EVP_PKEY_verify parses a DER signature, encodes it again to
-   compare and initialises a provider context for each key. The EC_KEY functions are
+/* ECDSA verification without EVP: a device key held as a point on a per-thread EC_KEY that
+   takes the point (EC_KEY_oct2key, the decoding EVP_PKEY_set1_encoded_public_key runs too), a
+   certificate's key on an EC_KEY of its own; ECDSA_do_verify takes r and s as numbers, where
+   EVP_PKEY_verify parses a DER signature, encodes it again to compare and wants a provider
+   context per key or a copy of one per call. The EC_KEY functions are
    deprecated in 3.0 but remain OpenSSL's own; these wrappers are their only callers. */
 #pragma clang diagnostic push
 #pragma clang diagnostic ignored "-Wdeprecated-declarations"
@@ -98,6 +99,19 @@ static inline void mdoc_ec_key_free(EC_KEY *key) { EC_KEY_free(key); }
 /* Sets key's public point from a SEC1 encoding; 0 when it is not a point on the curve. */
 static inline int mdoc_ec_key_set_point(EC_KEY *key, const unsigned char *point, size_t length, BN_CTX *context) {
     return EC_KEY_oct2key(key, point, length, context);
+}
+
+/* An EC_KEY on a copy of group holding the SEC1 point; NULL when the point is not on the curve.
+   Verified with concurrently afterwards (ECDSA_do_verify only reads the key), as OpenSSL's own
+   ECDSA provider does with the EC_KEY that every context made from one EVP_PKEY shares. */
+static inline EC_KEY *mdoc_ec_key_new_with_point(const EC_GROUP *group, const unsigned char *point, size_t length) {
+    EC_KEY *key = EC_KEY_new();
+    if (key == NULL) return NULL;
+    if (!EC_KEY_set_group(key, group) || !EC_KEY_oct2key(key, point, length, NULL)) {
+        EC_KEY_free(key);
+        return NULL;
+    }
+    return key;
 }
 
 /* ECDSA verification (FIPS 186-4 §6.4) of big-endian r and s, half_length bytes each, over a

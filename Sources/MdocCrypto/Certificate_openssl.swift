@@ -180,7 +180,8 @@ package final class Certificate: @unchecked Sendable, Hashable, CustomStringConv
         guard let key = X509_get0_pubkey(x509) else {
             throw CryptoError.fromOpenSSL(.unsupportedAlgorithm, "certificate public key cannot be decoded")
         }
-        let publicKey = try PublicKey(sharing: key)
+        let subjectPublicKey = asn1StringBytes(X509_get0_pubkey_bitstr(x509))
+        let publicKey = try PublicKey(sharing: key, receivedPoint: subjectPublicKey.isEmpty ? nil : subjectPublicKey)
 
         let flags = X509_get_extension_flags(x509)
         var basicConstraints: BasicConstraints?

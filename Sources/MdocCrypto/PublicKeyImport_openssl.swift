@@ -142,9 +142,8 @@ extension PublicKey {
     ///
     /// No `EVP_PKEY_public_check_quick` afterwards: the decoding already refused every point it
     /// would refuse (off the curve, coordinates out of range), the point at infinity is refused
-    /// above, and the context it needs is not made either: most of these keys verify once or
-    /// never (device keys, ephemeral keys), so ``verify(signature:message:hash:)`` makes one
-    /// when needed instead of keeping a template.
+    /// above, and the context it needs is not made either: these keys verify on an `EC_KEY`
+    /// (``verify(signature:message:hash:)``), never through an EVP context.
     static func ecParts(curve: Curve, point: [UInt8]) throws -> Parts {
         // OpenSSL would take `00` as the point at infinity: only the SEC1 forms of a finite point.
         guard let prefix = point.first, prefix == 0x02 || prefix == 0x03 || prefix == 0x04 else {
@@ -236,24 +235,20 @@ extension PublicKey {
             EVP_PKEY_free(key)
             throw CryptoError(.keyMismatch, "expected a \(expected) key, got \(curve)")
         }
-        guard curve.kind == .weierstrass, !validated else { return Parts(pkey: key, curve: curve, verifyTemplate: nil) }
+        guard curve.kind == .weierstrass, !validated else { return Parts(pkey: key, curve: curve) }
         guard let context = EVP_PKEY_CTX_new_from_pkey(nil, key, nil) else {
             EVP_PKEY_free(key)
             throw CryptoError.fromOpenSSL(.openSSL, "EVP_PKEY_CTX_new_from_pkey failed")
         }
         // Point at infinity, coordinates outside the field, point not on the curve. The n·Q = O
         // test of the full check is implied by cofactor 1 for every supported Weierstrass curve.
-        guard EVP_PKEY_public_check_quick(context) == 1 else {
-            EVP_PKEY_CTX_free(context)
+        let checked = EVP_PKEY_public_check_quick(context) == 1
+        EVP_PKEY_CTX_free(context)
+        guard checked else {
             EVP_PKEY_free(key)
             throw CryptoError.fromOpenSSL(.invalidPoint, "\(curve) public key fails validation")
         }
-        guard EVP_PKEY_verify_init(context) == 1 else {
-            EVP_PKEY_CTX_free(context)
-            EVP_PKEY_free(key)
-            throw CryptoError.fromOpenSSL(.openSSL, "EVP_PKEY_verify_init failed")
-        }
-        return Parts(pkey: key, curve: curve, verifyTemplate: context)
+        return Parts(pkey: key, curve: curve)
     }
 
     /// The supported curve of an OpenSSL key.

@@ -8,7 +8,9 @@ import Musl
 
 /// A public key on one of the supported curves (``Curve/all``): an immutable OpenSSL `EVP_PKEY`,
 /// or, for an EC key made from a point, that validated point until an OpenSSL key of its own is
-/// needed (verification uses a per-thread scratch key meanwhile: ``ScratchKeys``).
+/// needed (verification uses a per-thread scratch key meanwhile: ``ScratchKeys``). ECDSA keys
+/// verify with `ECDSA_do_verify` on an `EC_KEY`: the thread's scratch key for a key held as a
+/// point, else one of the key's own, made on its first verification.
 ///
 /// Built once, a key can verify any number of signatures from any number of threads: OpenSSL 3
 /// keys are safe for concurrent use as long as nobody mutates them, and nothing here mutates a
@@ -16,10 +18,10 @@ import Musl
 /// not the point at infinity); all supported Weierstrass curves have cofactor 1, so that is a
 /// full public-key validation (SEC1 §3.2.2.1).
 package final class PublicKey: @unchecked Sendable {
-    // @unchecked Sendable: `builtKey` and `verifyTemplate` are never mutated after init, a
-    // deferred key is built at most once under `deferredKey`'s lock and never mutated after;
-    // concurrent reads of an EVP_PKEY and EVP_PKEY_CTX_dup of a context nobody uses are
-    // thread-safe.
+    // @unchecked Sendable: `builtKey` is never mutated after init, a deferred key and the
+    // verifying `EC_KEY` are made at most once under their box's lock and never mutated after;
+    // concurrent reads of an EVP_PKEY and `ECDSA_do_verify` on one EC_KEY are thread-safe
+    // (OpenSSL's ECDSA provider verifies on the EC_KEY all of a key's contexts share).
 
     /// The OpenSSL key (owned), for keys imported when they were made.
     let builtKey: OpaquePointer?
@@ -35,6 +37,13 @@ package final class PublicKey: @unchecked Sendable {
     private struct KeyHandle: @unchecked Sendable {  // owned; freed in deinit
         let pointer: OpaquePointer
     }
+
+    /// For an ECDSA key that OpenSSL holds (or one on a thread without a scratch key): an
+    /// `EC_KEY` of its own, made on its first verification and only read after
+    /// (``verifyingECKey()``): a certificate's key verifies again and again, and
+    /// `EVP_PKEY_verify` would want a context per call and a DER signature it parses and encodes
+    /// again.
+    private let ownECKey = NIOLockedValueBox<KeyHandle?>(nil)
 
     /// The OpenSSL key (owned by this object), imported now if it was deferred.
     var pkey: OpaquePointer {
@@ -53,11 +62,10 @@ package final class PublicKey: @unchecked Sendable {
     }
     /// The key's curve.
     package let curve: Curve
-    /// For ECDSA keys read from certificates and SubjectPublicKeyInfo (DS keys, verified again and
-    /// again): a context already initialised for `EVP_PKEY_verify`. Each verification duplicates
-    /// it, which skips the per-call fetch of the signature implementation. Keys imported from a
-    /// point have none (see ``ecParts(curve:point:)``).
-    let verifyTemplate: OpaquePointer?
+    /// For an EC key read from a certificate: the SEC1 point as the certificate carries it
+    /// (its subjectPublicKey, RFC 5480 §2.2), which ``verifyingECKey()`` loads; nil otherwise
+    /// (then the point is asked from OpenSSL).
+    let receivedPoint: [UInt8]?
     /// For EC keys built from an uncompressed point: that point (`04‖x‖y`), so that the
     /// coordinates are read back without asking OpenSSL (which converts them from its internal
     /// representation with a modular inversion).
@@ -66,15 +74,15 @@ package final class PublicKey: @unchecked Sendable {
     struct Parts {
         let pkey: OpaquePointer
         let curve: Curve
-        let verifyTemplate: OpaquePointer?
         var uncompressedPoint: [UInt8]? = nil
+        var receivedPoint: [UInt8]? = nil
     }
 
     init(parts: Parts) {
         builtKey = parts.pkey
         curve = parts.curve
-        verifyTemplate = parts.verifyTemplate
         uncompressedPoint = parts.uncompressedPoint
+        receivedPoint = parts.curve.kind == .weierstrass ? parts.receivedPoint : nil
     }
 
     /// A key whose OpenSSL form is built on first use, from an uncompressed point `04‖x‖y` that
@@ -83,13 +91,15 @@ package final class PublicKey: @unchecked Sendable {
     init(curve: Curve, computedPoint point: [UInt8]) {
         builtKey = nil
         self.curve = curve
-        verifyTemplate = nil
         uncompressedPoint = point
+        receivedPoint = nil
     }
 
     deinit {
-        if let verifyTemplate { EVP_PKEY_CTX_free(verifyTemplate) }
         if let builtKey { EVP_PKEY_free(builtKey) }
+        ownECKey.withLockedValue { key in
+            if let key { mdoc_ec_key_free(key.pointer) }
+        }
         deferredKey.withLockedValue { key in
             if let key { EVP_PKEY_free(key.pointer) }
         }
@@ -145,7 +155,7 @@ package final class PublicKey: @unchecked Sendable {
             EVP_PKEY_new_raw_public_key_ex(nil, cString(curve.keyType), nil, $0.baseAddress, $0.count)
         }
         guard let key else { throw CryptoError.fromOpenSSL(.invalidKey, "\(curve) public key rejected") }
-        self.init(parts: Parts(pkey: key, curve: curve, verifyTemplate: nil))
+        self.init(parts: Parts(pkey: key, curve: curve))
     }
 
     /// A key from a DER SubjectPublicKeyInfo (RFC 5280 §4.1.2.7; RFC 5480 for EC, RFC 8410 for
@@ -187,10 +197,46 @@ package final class PublicKey: @unchecked Sendable {
         return written == der.count && encoded.elementsEqual(der)
     }
 
-    /// A second owner of an existing key (a certificate's), validated like any other.
-    convenience init(sharing key: OpaquePointer) throws {
+    /// A second owner of an existing key (a certificate's), validated like any other;
+    /// `receivedPoint`: the certificate's subjectPublicKey, the point `key` was decoded from.
+    convenience init(sharing key: OpaquePointer, receivedPoint: [UInt8]?) throws {
         guard EVP_PKEY_up_ref(key) == 1 else { throw CryptoError.fromOpenSSL(.openSSL, "EVP_PKEY_up_ref failed") }
-        self.init(parts: try Self.finish(taking: key))
+        var parts = try Self.finish(taking: key)
+        parts.receivedPoint = receivedPoint
+        self.init(parts: parts)
+    }
+
+    /// This key's own `EC_KEY` for `ECDSA_do_verify`, made on first use on a copy of the curve's
+    /// shared group from ``receivedPoint``, ``uncompressedPoint`` or the point OpenSSL holds.
+    /// - Throws: `.invalidPoint` when OpenSSL refuses the point, `.unsupportedCurve`.
+    func verifyingECKey() throws -> OpaquePointer {
+        try ownECKey.withLockedValue { (key: inout KeyHandle?) throws -> KeyHandle in
+            if let key { return key }
+            let point = try receivedPoint ?? uncompressedPoint ?? encodedPoint()
+            let group = try PrivateKey.ECGroups.group(for: curve)
+            let made = point.withUnsafeBufferPointer { buffer -> OpaquePointer? in
+                guard let base = buffer.baseAddress else { return nil }
+                return mdoc_ec_key_new_with_point(group, base, buffer.count)
+            }
+            guard let made else { throw CryptoError.fromOpenSSL(.invalidPoint, "not a valid point on \(curve)") }
+            let handle = KeyHandle(pointer: made)
+            key = handle
+            return handle
+        }.pointer
+    }
+
+    /// The SEC1 encoding of the point OpenSSL holds for this EC key.
+    private func encodedPoint() throws -> [UInt8] {
+        var out = [UInt8](repeating: 0, count: 1 + 2 * curve.coordinateByteCount)
+        var length = 0
+        let pkey = try pkey
+        let ok = out.withUnsafeMutableBufferPointer {
+            EVP_PKEY_get_octet_string_param(pkey, cString("encoded-pub-key"), $0.baseAddress, $0.count, &length) == 1
+        }
+        guard ok, length > 0, length <= out.count else {
+            throw CryptoError.fromOpenSSL(.openSSL, "the \(curve) key's point cannot be read")
+        }
+        return Array(out[..<length])
     }
 
     // MARK: Accessors

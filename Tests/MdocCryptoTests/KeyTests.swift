@@ -1,3 +1,4 @@
+import Foundation
 import MdocCrypto
 import MdocTestSupport
 import XCTest
@@ -631,6 +632,47 @@ final class KeyTests: XCTestCase {
         }
         XCTAssertEqual(results.count, 64)
         for index in 0..<64 { XCTAssertEqual(results[index], index % 2 == 0, "iteration \(index)") }
+    }
+
+    /// A certificate's key (a DS key) verifies on an `EC_KEY` of its own, made on its first
+    /// verification: many tasks verifying with it at once from the first use on, with valid and
+    /// altered messages, each get the right answer; so does the same key read from its
+    /// SubjectPublicKeyInfo, whose point is asked from OpenSSL.
+    func testCertificateKeyVerifiesConcurrentlyFromFirstUse() async throws {
+        let issuerKey = try PrivateKey.generate(curve: .p256)
+        let start = Date(timeIntervalSince1970: 1_767_225_600)
+        let issuer = try CertificateBuilder(
+            subject: [("CN", "issuer")], serialNumber: [0x01], notBefore: start,
+            notAfter: start.addingTimeInterval(86_400), publicKey: issuerKey.publicKey
+        ).sign(issuer: nil, issuerKey: issuerKey, hash: .sha256)
+        for curve in [Curve.p256, .p384, .brainpoolP256r1] {
+            let signer = try PrivateKey.generate(curve: curve)
+            let hash: HashFunction = curve == .p384 ? .sha384 : .sha256
+            let certificate = try Certificate(
+                der: try CertificateBuilder(
+                    subject: [("CN", "signer")], serialNumber: [0x02], notBefore: start,
+                    notAfter: start.addingTimeInterval(86_400), publicKey: signer.publicKey
+                ).sign(issuer: issuer, issuerKey: issuerKey, hash: .sha256).der)
+            let spki = try PublicKey(subjectPublicKeyInfoDER: signer.publicKey.subjectPublicKeyInfoDER)
+            let message = Array("signed on \(curve)".utf8)
+            let signature = try signer.sign(message: message, hash: hash)
+            for key in [certificate.publicKey, spki] {
+                let results = try await withThrowingTaskGroup(of: (Int, Bool).self) { group in
+                    for index in 0..<32 {
+                        group.addTask {
+                            var tampered = message
+                            if index % 2 == 1 { tampered[index % tampered.count] ^= 1 }
+                            return (index, try key.verify(signature: signature, message: tampered, hash: hash))
+                        }
+                    }
+                    var results: [Int: Bool] = [:]
+                    for try await (index, valid) in group { results[index] = valid }
+                    return results
+                }
+                XCTAssertEqual(results.count, 32)
+                for index in 0..<32 { XCTAssertEqual(results[index], index % 2 == 0, "\(curve), iteration \(index)") }
+            }
+        }
     }
 
     /// A key from a raw EC scalar builds its OpenSSL key pair on first use: many threads using

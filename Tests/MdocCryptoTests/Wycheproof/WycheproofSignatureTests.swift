@@ -1,12 +1,15 @@
+import Foundation
 import MdocCrypto
 import XCTest
 
 /// ECDSA with raw r‖s signatures (IEEE P1363, as COSE carries them: RFC 9053 §2.1) and EdDSA
 /// (RFC 8032), through ``PublicKey/verify(signature:message:hash:)``.
 ///
-/// Each group's key is built twice, from its SEC1 point (or raw OKP key) as a COSE_Key gives it
-/// and from its SubjectPublicKeyInfo as a certificate gives it; both keys must give the same
-/// outcome for every case (they verify through different OpenSSL contexts).
+/// Each group's key is built from its SEC1 point (or raw OKP key) as a COSE_Key gives it, from its
+/// SubjectPublicKeyInfo, and, for ECDSA, from a certificate that carries it (as a DS certificate
+/// does); every key must give the same outcome for every case. An ECDSA key from a point verifies
+/// on the thread's scratch key, the others each on an `EC_KEY` of their own (loaded from the
+/// certificate's subjectPublicKey, or from the point OpenSSL decoded).
 final class WycheproofSignatureTests: XCTestCase {
     struct SignatureCase: WycheproofCase {
         let tcId: Int
@@ -53,15 +56,33 @@ final class WycheproofSignatureTests: XCTestCase {
         return first ? .accepted : .refused(verdicts.map { "\($0.0): \($0.1)" }.joined(separator: ", "))
     }
 
+    /// A certificate for `key`, issued by a generated P-256 key, read back from its DER.
+    private static func certificate(for key: PublicKey) throws -> Certificate {
+        let issuerKey = try PrivateKey.generate(curve: .p256)
+        let start = Date(timeIntervalSince1970: 1_767_225_600)
+        let end = start.addingTimeInterval(86_400)
+        let issuer = try CertificateBuilder(
+            subject: [("CN", "Wycheproof issuer")], serialNumber: [0x01], notBefore: start, notAfter: end,
+            publicKey: issuerKey.publicKey
+        ).sign(issuer: nil, issuerKey: issuerKey, hash: .sha256)
+        let made = try CertificateBuilder(
+            subject: [("CN", "Wycheproof key")], serialNumber: [0x02], notBefore: start, notAfter: end, publicKey: key
+        ).sign(issuer: issuer, issuerKey: issuerKey, hash: .sha256)
+        return try Certificate(der: made.der)
+    }
+
     private func ecdsa(_ fileName: String) throws -> Wycheproof.Tally {
         try runWycheproof(fileName, ECDSAGroup.self) { group in
             let curve = try Wycheproof.curve(group.publicKey.curve)
             let hash = try Wycheproof.hash(group.sha)
+            let spki = try PublicKey(subjectPublicKeyInfoDER: group.publicKeyDer.bytes)
             let keys = [
                 ("SEC1 point", try PublicKey(curve: curve, sec1Point: group.publicKey.uncompressed.bytes)),
-                ("SubjectPublicKeyInfo", try PublicKey(subjectPublicKeyInfoDER: group.publicKeyDer.bytes)),
+                ("SubjectPublicKeyInfo", spki),
+                ("certificate", try Self.certificate(for: spki).publicKey),
             ]
             XCTAssertEqual(keys[1].1.curve, curve)
+            XCTAssertTrue(keys[2].1.isSameKey(as: spki))
             return { test in Self.outcome(keys: keys, test: test, hash: hash) }
         }
     }
