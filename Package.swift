@@ -222,7 +222,9 @@ let package = Package(
         .testTarget(name: "MdocIngestTests", dependencies: ["MdocIngest", "MdocSamples", "MdocTestSupport"]),
         .testTarget(
             name: "MdocStoreTests",
-            dependencies: ["MdocStore", "MdocChecks", "MdocTestSupport", .product(name: "GRDB", package: "GRDB.swift")]),
+            dependencies: [
+                "MdocStore", "MdocChecks", "MdocCrypto", "MdocTestSupport", .product(name: "GRDB", package: "GRDB.swift"),
+            ]),
         .testTarget(
             name: "MdocPipelineTests",
             dependencies: [

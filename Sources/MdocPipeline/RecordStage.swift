@@ -53,7 +53,7 @@ struct RecordStage: Sendable {
             let elements = document.elements.map { element in
                 ElementSummary(
                     namespace: element.namespace, identifier: element.identifier, digestID: element.digestID,
-                    digestHex: element.digestHex, valueJSON: keepValues ? element.value.map { valueJSON($0, keepPortraits: keepPortraits) } : nil)
+                    digest: element.digest, valueJSON: keepValues ? element.value.map { valueJSON($0, keepPortraits: keepPortraits) } : nil)
             }
             return DocumentSummary(
                 index: document.index, docType: document.docType ?? "", dsFingerprint: document.dsCertificate?.fingerprintHex,

@@ -24,6 +24,13 @@ struct PreparedOutcome {
     var proofSHA256Hex: String?
 
     init(_ outcome: TransactionOutcome) throws {
+        var formats = BatchFormats()
+        try self.init(outcome, formats: &formats)
+    }
+
+    /// The records of `outcome`, with what it shares with the batch's other outcomes taken
+    /// from `formats` (and added to it).
+    init(_ outcome: TransactionOutcome, formats: inout BatchFormats) throws {
         let keep = outcome.keepData
         let transactionID = outcome.transactionID
         transaction = TransactionRecord(
@@ -34,8 +41,8 @@ struct PreparedOutcome {
             firstRunID: "", firstSeenAt: "", inputs: keep ? try StoredResults.encode(inputs: outcome.inputHashes) : nil)
         let proof = keep ? outcome.proof : nil
         verification = VerificationRecord(
-            id: nil, transactionID: 0, runID: "", verifiedAt: "", verificationTime: try StoreTime.text(outcome.verificationTime),
-            trustSnapshot: try StoreHash.sha256(outcome.trustSnapshotHash, "the trust snapshot of \(transactionID)"),
+            id: nil, transactionID: 0, runID: "", verifiedAt: "", verificationTime: try formats.text(outcome.verificationTime),
+            trustSnapshot: try formats.sha256(outcome.trustSnapshotHash, "the trust snapshot of \(transactionID)"),
             verdictCapture: outcome.verdictAtCapture?.rawValue, verdictNow: outcome.verdictNow.rawValue,
             consentState: outcome.consentState.rawValue, dataKept: keep, proofFile: proof?.file, proofOffset: proof?.offset,
             proofLength: proof?.length,
@@ -68,8 +75,8 @@ struct PreparedOutcome {
             }
             return DocumentRecord(
                 verificationID: 0, idx: Int64(document.index), docType: document.docType,
-                dsFingerprint: try StoreHash.sha256(optional: document.dsFingerprint, "the DS fingerprint of \(transactionID)"),
-                iacaFingerprint: try StoreHash.sha256(
+                dsFingerprint: try formats.sha256(optional: document.dsFingerprint, "the DS fingerprint of \(transactionID)"),
+                iacaFingerprint: try formats.sha256(
                     optional: document.iacaFingerprint, "the IACA fingerprint of \(transactionID)"),
                 msoSigned: try StoreTime.text(document.msoSigned), msoValidFrom: try StoreTime.text(document.msoValidFrom),
                 msoValidUntil: try StoreTime.text(document.msoValidUntil),
@@ -84,13 +91,7 @@ struct PreparedOutcome {
             }
         }
         elements = try StoredResults.encode(elementsOf: outcome.documents)
-        certificates = try outcome.certificates.map { certificate in
-            CertificateRecord(
-                fingerprint: try StoreHash.sha256(certificate.fingerprint, "a certificate fingerprint"),
-                role: certificate.role.rawValue, subject: certificate.subject, issuer: certificate.issuer,
-                serialHex: certificate.serialHex, notBefore: try StoreTime.text(certificate.notBefore),
-                notAfter: try StoreTime.text(certificate.notAfter), country: certificate.country)
-        }
+        certificates = try outcome.certificates.map { try formats.certificate($0) }
         images = try outcome.images.enumerated().map { seq, image in
             ImageRecord(
                 verificationID: 0, seq: Int64(seq), uploadID: image.uploadID, documentType: image.documentType,
@@ -104,6 +105,52 @@ struct PreparedOutcome {
                 scaleDenominator: image.scaleDenominator.map(Int64.init), passes: Int64(image.passes),
                 outputPath: image.outputPath, supersedes: image.supersedes)
         }
+    }
+}
+
+/// What the outcomes of one batch share, formatted once for the batch: the verification time,
+/// the trust snapshot, and the certificates and their fingerprints (a batch's transactions come
+/// from a few issuers). Each value is looked up by equality with the one it was formatted from.
+struct BatchFormats {
+    /// How many hashes and certificates are kept: a batch of one issuer's transactions names a
+    /// handful; past that, values are formatted each time.
+    private static let capacity = 8
+    private var time: (date: Date, text: String)?
+    private var hashes: [(hex: String, bytes: Data)] = []
+    private var certificates: [(summary: CertificateSummary, record: CertificateRecord)] = []
+
+    /// The store text of `date`.
+    mutating func text(_ date: Date) throws -> String {
+        if let time, time.date == date { return time.text }
+        let text = try StoreTime.text(date)
+        time = (date, text)
+        return text
+    }
+
+    /// The 32 bytes of a SHA-256 in lower-case hex (``StoreHash/sha256(_:_:)``).
+    mutating func sha256(_ hex: String, _ field: @autoclosure () -> String) throws -> Data {
+        if let known = hashes.first(where: { $0.hex == hex }) { return known.bytes }
+        let bytes = try StoreHash.sha256(hex, field())
+        if hashes.count < Self.capacity { hashes.append((hex, bytes)) }
+        return bytes
+    }
+
+    /// ``sha256(_:_:)`` of an optional value.
+    mutating func sha256(optional hex: String?, _ field: @autoclosure () -> String) throws -> Data? {
+        guard let hex else { return nil }
+        return try sha256(hex, field())
+    }
+
+    /// The `certificate` row of `certificate`.
+    mutating func certificate(_ certificate: CertificateSummary) throws -> CertificateRecord {
+        if let known = certificates.first(where: { $0.summary == certificate }) { return known.record }
+        let record = CertificateRecord(
+            fingerprint: try sha256(certificate.fingerprint, "a certificate fingerprint"),
+            role: certificate.role.rawValue, subject: certificate.subject, issuer: certificate.issuer,
+            serialHex: certificate.serialHex, notBefore: try StoreTime.text(certificate.notBefore),
+            notAfter: try StoreTime.text(certificate.notAfter), country: certificate.country)
+        if certificates.count < Self.capacity { certificates.append((certificate, record)) }
+        return record
     }
 }
 

@@ -36,7 +36,8 @@ extension ReportStore {
             || batch.proofFileLength != nil
         else { return }
         // Formatting (times, hashes, CBOR) happens before taking the write lock.
-        let prepared = try batch.outcomes.map(PreparedOutcome.init)
+        var formats = BatchFormats()
+        let prepared = try batch.outcomes.map { try PreparedOutcome($0, formats: &formats) }
         let reused = try batch.reused.map { item in
             (sha256: try StoreHash.sha256(item.transactionID, "the transaction id"), item: item)
         }
@@ -99,14 +100,15 @@ struct BatchWriter {
     }
 
     mutating func record(_ outcome: PreparedOutcome, certificates: inout CertificateMemo) throws {
-        let transactionID = try transactionRow(outcome)
+        let (transactionID, inserted) = try transactionRow(outcome)
         var verification = outcome.verification
         verification.transactionID = transactionID
         verification.runID = runID
         verification.verifiedAt = audit.at
         var superseded: Int64?
         let runID = runID
-        if let (existingID, sameRun) = try db.fetchFirst(
+        // A transaction row inserted just now has no verification yet (rows are never deleted).
+        if !inserted, let (existingID, sameRun) = try db.fetchFirst(
             cached: """
                 SELECT id, run_id FROM verification
                 WHERE transaction_id = ? AND trust_snapshot = ? AND verification_time = ? AND superseded_by IS NULL
@@ -150,7 +152,7 @@ struct BatchWriter {
             image.verificationID = verificationID
             try image.insert(db)
         }
-        if runHasReuses {
+        if runHasReuses && !inserted {
             try db.execute(
                 sql: "DELETE FROM reused WHERE run_id = ? AND transaction_id = ?", arguments: [runID, transactionID])
         }
@@ -160,9 +162,9 @@ struct BatchWriter {
             db, event: entry.event, runID: runID, transactionID: outcome.transaction.sha256, details: entry.detailsJSON)
     }
 
-    /// The row id of the outcome's transaction, inserting the row when it is new. A stored
-    /// transaction is left as it is, but for the input hashes an earlier outcome did not keep.
-    private func transactionRow(_ outcome: PreparedOutcome) throws -> Int64 {
+    /// The row id of the outcome's transaction and whether it was inserted now, being new. A
+    /// stored transaction is left as it is, but for the input hashes an earlier outcome did not keep.
+    private func transactionRow(_ outcome: PreparedOutcome) throws -> (id: Int64, inserted: Bool) {
         if let (id, lacksInputs) = try db.fetchFirst(
             cached: "SELECT id, inputs IS NULL FROM txn WHERE sha256 = ?", { $0.add(outcome.transaction.sha256) },
             { row in (try Self.rowID(row), row.int64(1) == 1) })
@@ -170,13 +172,13 @@ struct BatchWriter {
             if lacksInputs, let inputs = outcome.transaction.inputs {
                 try db.execute(sql: "UPDATE txn SET inputs = ? WHERE id = ?", arguments: [inputs, id])
             }
-            return id
+            return (id, false)
         }
         var transaction = outcome.transaction
         transaction.firstRunID = runID
         transaction.firstSeenAt = audit.at
         do {
-            return try transaction.insertPositionally(db)
+            return (try transaction.insertPositionally(db), true)
         } catch let error as DatabaseError where error.extendedResultCode == .SQLITE_CONSTRAINT_UNIQUE {
             // The SHA-256 was looked up just above: the other UNIQUE column is the reference code.
             throw StoreError(

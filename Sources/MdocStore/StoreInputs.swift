@@ -1,5 +1,6 @@
 import Foundation
 import MdocChecks
+import MdocCrypto
 
 // The values the pipeline hands to the store. Plain data: the store judges nothing, it records.
 // Hashes and fingerprints are lower-case hex (`MdocCrypto.hexString`) of SHA-256 digests (an
@@ -60,7 +61,12 @@ package struct ElementSummary: Sendable, Hashable {
     /// The IssuerSignedItem digestID (ISO 18013-5 §9.1.2.4).
     package var digestID: UInt64?
     /// The MSO value digest, lower-case hex (its length is the digest algorithm's).
-    package var digestHex: String?
+    package var digestHex: String? {
+        get { digest?.hex }
+        set { digest = newValue.map(ElementDigest.hex) }
+    }
+    /// The digest as computed (its bytes) or as given (hex, checked when recorded).
+    var digest: ElementDigest?
     /// The element value as JSON, only with `--keep-values` (portraits as hashes unless asked).
     /// Must be valid JSON. `nil` by default: nothing personal is stored.
     package var valueJSON: String?
@@ -72,9 +78,36 @@ package struct ElementSummary: Sendable, Hashable {
         self.namespace = namespace
         self.identifier = identifier
         self.digestID = digestID
-        self.digestHex = digestHex
+        self.digest = digestHex.map(ElementDigest.hex)
         self.valueJSON = valueJSON
     }
+
+    /// An element whose digest is `digest` as computed: its bytes are stored as they are.
+    package init(namespace: String, identifier: String, digestID: UInt64?, digest: Digest?, valueJSON: String?) {
+        self.namespace = namespace
+        self.identifier = identifier
+        self.digestID = digestID
+        self.digest = digest.map(ElementDigest.bytes)
+        self.valueJSON = valueJSON
+    }
+}
+
+/// An element's digest: its bytes as computed, or lower-case hex as given through
+/// ``ElementSummary/digestHex``. Equal when the hex is.
+enum ElementDigest: Sendable, Hashable {
+    case bytes(Digest)
+    case hex(String)
+
+    var hex: String {
+        switch self {
+        case .bytes(let digest): digest.hex
+        case .hex(let text): text
+        }
+    }
+
+    static func == (a: ElementDigest, b: ElementDigest) -> Bool { a.hex == b.hex }
+
+    func hash(into hasher: inout Hasher) { hasher.combine(hex) }
 }
 
 /// One document of a DeviceResponse: its docType, who signed it, and the MSO validity

@@ -91,7 +91,11 @@ package enum StoredResults {
                 text(element.namespace, &out)
                 text(element.identifier, &out)
                 if let digestID = element.digestID { CBORNode.appendHead(major: 0, digestID, to: &out) } else { out.append(0xf6) }
-                if let hex = element.digestHex {
+                switch element.digest {
+                case .bytes(let digest):
+                    CBORNode.appendHead(major: 2, UInt64(digest.count), to: &out)
+                    digest.withUnsafeBytes { out.append(contentsOf: $0) }
+                case .hex(let hex):
                     CBORNode.appendHead(major: 2, UInt64(hex.utf8.count / 2), to: &out)
                     guard StoreHash.append(hex: hex, to: &out) else {
                         throw StoreError(
@@ -99,7 +103,7 @@ package enum StoredResults {
                             "the digest of \(element.namespace)/\(element.identifier) "
                                 + "is not lower-case hex with an even number of digits")
                     }
-                } else {
+                case nil:
                     out.append(0xf6)
                 }
                 if let value = element.valueJSON { text(value, &out) } else { out.append(0xf6) }
