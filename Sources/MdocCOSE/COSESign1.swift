@@ -154,18 +154,61 @@ package struct COSESign1: Sendable {
         payload: [UInt8], key: PrivateKey, protected extraProtected: [CBORNode.Entry] = [],
         unprotected: [CBORNode.Entry] = [], detached: Bool = false, tagged: Bool = true
     ) throws -> [UInt8] {
-        guard let algorithm = COSEAlgorithm.signing(for: key.curve) else {
-            throw COSEError(.unsupportedAlgorithm, "no COSE signature algorithm for \(key.curve)")
+        let headers = try SigningHeaders(key: key, protected: extraProtected, unprotected: unprotected)
+        return try sign(payload: payload, key: key, headers: headers, detached: detached, tagged: tagged)
+    }
+
+    /// The headers of messages signed with one key, encoded once for all of them (a run's
+    /// proofs): the algorithm for the key's curve, the protected header's bytes (alg first,
+    /// then `protected`) and the unprotected header map's bytes.
+    package struct SigningHeaders: Sendable {
+        let algorithm: COSEAlgorithm
+        let protectedBytes: [UInt8]
+        let unprotectedBytes: [UInt8]
+
+        package init(key: PrivateKey, protected extraProtected: [CBORNode.Entry] = [], unprotected: [CBORNode.Entry] = []) throws {
+            guard let algorithm = COSEAlgorithm.signing(for: key.curve) else {
+                throw COSEError(.unsupportedAlgorithm, "no COSE signature algorithm for \(key.curve)")
+            }
+            var protectedEntries = [CBORNode.Entry(.int(COSEHeaders.Label.algorithm), .int(algorithm.rawValue))]
+            protectedEntries.append(contentsOf: extraProtected)
+            self.algorithm = algorithm
+            protectedBytes = CBORNode.map(protectedEntries).encoded()
+            unprotectedBytes = CBORNode.map(unprotected).encoded()
         }
-        var protectedEntries = [CBORNode.Entry(.int(COSEHeaders.Label.algorithm), .int(algorithm.rawValue))]
-        protectedEntries.append(contentsOf: extraProtected)
-        let protectedBytes = CBORNode.map(protectedEntries).encoded()
-        let toBeSigned = signatureStructure(protected: protectedBytes[...], payload: payload[...])
-        let signature = try key.sign(message: toBeSigned, hash: algorithm.hashFunction)
-        let body = CBORNode.array([
-            .bytes(protectedBytes), .map(unprotected), detached ? .null : .bytes(payload), .bytes(signature),
-        ])
-        return (tagged ? CBORNode.tagged(tag, body) : body).encoded()
+    }
+
+    /// ``sign(payload:key:protected:unprotected:detached:tagged:)`` with `headers` made for
+    /// `key` beforehand. The Sig_structure and the message are each written once into a
+    /// buffer of their exact length, the payload copied once into each.
+    package static func sign(
+        payload: [UInt8], key: PrivateKey, headers: SigningHeaders, detached: Bool = false, tagged: Bool = true
+    ) throws -> [UInt8] {
+        let protected = headers.protectedBytes
+        let unprotected = headers.unprotectedBytes
+        let toBeSigned = signatureStructure(protected: protected[...], payload: payload[...])
+        let signature = try key.sign(message: toBeSigned, hash: headers.algorithm.hashFunction)
+        let total = (tagged ? HeadWriter.length(Int(tag)) : 0) + 1
+            + HeadWriter.length(protected.count) + protected.count + unprotected.count
+            + (detached ? 1 : HeadWriter.length(payload.count) + payload.count)
+            + HeadWriter.length(signature.count) + signature.count
+        return [UInt8](unsafeUninitializedCapacity: total) { out, initialized in
+            var writer = HeadWriter(out: out)
+            if tagged { writer.head(major: 6, Int(tag)) }
+            writer.head(major: 4, 4)
+            writer.head(major: 2, protected.count)
+            protected.withUnsafeBufferPointer { writer.bytes($0) }
+            unprotected.withUnsafeBufferPointer { writer.bytes($0) }
+            if detached {
+                writer.head(major: 7, 22)
+            } else {
+                writer.head(major: 2, payload.count)
+                payload.withUnsafeBufferPointer { writer.bytes($0) }
+            }
+            writer.head(major: 2, signature.count)
+            signature.withUnsafeBufferPointer { writer.bytes($0) }
+            initialized = writer.count
+        }
     }
 }
 

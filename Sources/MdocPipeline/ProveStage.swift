@@ -148,11 +148,13 @@ final class ProveStage: Sendable {
         var proofs: [SignedProof] = []
         var wanted: [(id: String, code: String)] = []
         var taken = Set<String>()
-        let known = appended.withLockedValue { $0.byReference }
         for judged in batch {
             if let proof = judged.signed ?? judged.reuse?.proof {
                 wanted.append((judged.transactionID, proof.referenceCode))
-                if known[proof.referenceCode] == nil, taken.insert(proof.referenceCode).inserted { proofs.append(proof) }
+                // Looked up under the lock, not read from a copy: a copy held while the map
+                // grows below would make it copy all the run's locations, batch after batch.
+                let known = appended.withLockedValue { $0.byReference[proof.referenceCode] != nil }
+                if !known, taken.insert(proof.referenceCode).inserted { proofs.append(proof) }
             } else if let code = signedInRun.withLockedValue({ $0[judged.transactionID] }) {
                 wanted.append((judged.transactionID, code))
             }
@@ -169,14 +171,19 @@ final class ProveStage: Sendable {
                 "cannot write the proofs to \(writer.path) (\(error)); this batch was not recorded: "
                     + "make room in or fix the permissions of \(outDirectory)/proofs, then run the same command again (it resumes)")
         }
+        // The batch's own locations, taken under the lock (not the run's whole map).
         let byReference = appended.withLockedValue { appended -> [String: RunFile.Location] in
             for location in placed {
                 appended.locations.append(location)
                 appended.byReference[location.referenceCode] = location
             }
-            return appended.byReference
+            var found: [String: RunFile.Location] = [:]
+            found.reserveCapacity(wanted.count)
+            for (_, code) in wanted { found[code] = appended.byReference[code] }
+            return found
         }
         var locations: [String: ProofLocation] = [:]
+        locations.reserveCapacity(wanted.count)
         for (id, code) in wanted {
             guard let location = byReference[code] else { continue }
             locations[id] = ProofLocation(
@@ -211,7 +218,8 @@ final class ProveStage: Sendable {
             try FileManager.default.createDirectory(
                 atPath: FilePaths.parent(of: path), withIntermediateDirectories: true)
             try Data(bytes).write(to: URL(fileURLWithPath: path), options: .atomic)
-            return (path, hexString(manifest.merkleRoot), bytes)
+            // The stated root: computed from the listed proofs when the manifest was built.
+            return (path, hexString(manifest.statedRoot), bytes)
         } catch {
             throw PipelineSetupError("cannot write the run manifest: \(error)")
         }

@@ -130,60 +130,60 @@ package struct ProofEvidence: Sendable {
         var out = ProofCBORWriter()
         out.reserve(2048 + checks.count)
         out.mapHead(trustLists.isEmpty ? 18 : 19)
-        out.text("name"); out.text(name)
-        out.text("runID"); out.text(runID)
-        out.text("checks")
+        out.fixed("name"); out.text(name)
+        out.fixed("runID"); out.text(runID)
+        out.fixed("checks")
         out.buffer.append(contentsOf: checks)
-        out.text("format"); out.text(ProofFormat.contentType)
-        out.text("inputs")
+        out.fixed("format"); out.text(ProofFormat.contentType)
+        out.fixed("inputs")
         out.arrayHead(inputs.count)
         for input in inputs {
             out.mapHead(2)
-            out.text("path"); out.text(input.path)
-            out.text("sha256"); out.bytes(input.sha256)
+            out.fixed("path"); out.text(input.path)
+            out.fixed("sha256"); out.bytes(input.sha256)
         }
-        out.text("source"); out.text(source)
-        out.text("uploads")
+        out.fixed("source"); out.text(source)
+        out.fixed("uploads")
         if uploads.isEmpty {
             out.arrayHead(0)
         } else {
             CBORNode.array(uploads.map(\.node)).encode(into: &out.buffer)
         }
-        out.text("verdict"); out.text(verdict.rawValue)
-        out.text("processor")
+        out.fixed("verdict"); out.text(verdict.rawValue)
+        out.fixed("processor")
         out.mapHead(2)
-        out.text("name"); out.text("mdocverify")
-        out.text("version"); out.text(processorVersion)
-        out.text("capturedAt"); out.date(capturedAt)
+        out.fixed("name"); out.fixed("mdocverify")
+        out.fixed("version"); out.text(processorVersion)
+        out.fixed("capturedAt"); out.date(capturedAt)
         if !trustLists.isEmpty {
-            out.text("trustLists")
+            out.fixed("trustLists")
             out.arrayHead(trustLists.count)
             for list in trustLists {
                 out.mapHead(list.issueID == nil ? 4 : 5)
-                out.text("date"); out.date(list.date)
-                out.text("kind"); out.text(list.kind)
-                out.text("sha256"); out.text(list.sha256)
+                out.fixed("date"); out.date(list.date)
+                out.fixed("kind"); out.text(list.kind)
+                out.fixed("sha256"); out.text(list.sha256)
                 if let issue = list.issueID {
-                    out.text("issueID"); out.head(0, issue)
+                    out.fixed("issueID"); out.head(0, issue)
                 }
-                out.text("provider"); out.text(list.provider)
+                out.fixed("provider"); out.text(list.provider)
             }
         }
-        out.text("verifiedAt"); out.date(verifiedAt)
-        out.text("certificates")
+        out.fixed("verifiedAt"); out.date(verifiedAt)
+        out.fixed("certificates")
         out.arrayHead(certificates.count)
         for certificate in certificates {
             out.mapHead(3)
-            out.text("role"); out.text(certificate.role)
-            out.text("sha256"); out.text(certificate.sha256)
-            out.text("subject"); out.text(certificate.subject)
+            out.fixed("role"); out.text(certificate.role)
+            out.fixed("sha256"); out.text(certificate.sha256)
+            out.fixed("subject"); out.text(certificate.subject)
         }
-        out.text("referenceCode"); out.text(referenceCode)
+        out.fixed("referenceCode"); out.text(referenceCode)
         out.text(Self.transactionIDKey); out.text(transactionID)
-        out.text("trustSnapshot"); out.text(trustSnapshot)
-        out.text("consentReference"); out.optionalText(consentReference)
-        out.text("verdictAtCapture"); out.optionalText(verdictAtCapture?.rawValue)
-        out.text("verificationTime"); out.date(verificationTime)
+        out.fixed("trustSnapshot"); out.text(trustSnapshot)
+        out.fixed("consentReference"); out.optionalText(consentReference)
+        out.fixed("verdictAtCapture"); out.optionalText(verdictAtCapture?.rawValue)
+        out.fixed("verificationTime"); out.date(verificationTime)
         return out.buffer
     }
 }
@@ -215,6 +215,13 @@ struct ProofCBORWriter {
     mutating func mapHead(_ count: Int) { head(5, UInt64(count)) }
 
     mutating func text(_ value: String) { CBORNode.appendText(value, to: &buffer) }
+
+    /// A text string written in the program (a map key, a fixed value): its head and bytes
+    /// appended directly, without reading a `String`.
+    mutating func fixed(_ value: StaticString) {
+        head(3, UInt64(value.utf8CodeUnitCount))
+        value.withUTF8Buffer { buffer.append(contentsOf: $0) }
+    }
 
     mutating func optionalText(_ value: String?) {
         if let value { text(value) } else { buffer.append(0xf6) }

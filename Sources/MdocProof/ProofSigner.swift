@@ -24,14 +24,22 @@ package struct SignedProof: Sendable, Hashable {
 /// protected header, so that any COSE library can check them.
 package struct ProofSigner: Sendable {
     package let identity: ProcessorIdentity
+    /// A proof's headers, the same in every proof this signer signs: encoded once. Nil when the
+    /// key has no COSE algorithm (signing then fails with that error).
+    private let proofHeaders: COSESign1.SigningHeaders?
 
     package init(identity: ProcessorIdentity) {
         self.identity = identity
+        proofHeaders = try? Self.headers(identity: identity, contentType: ProofFormat.contentType)
     }
 
     /// A transaction's proof: deterministic CBOR of its evidence, signed.
     package func sign(evidence: ProofEvidence) throws -> SignedProof {
-        SignedProof(referenceCode: evidence.referenceCode, bytes: try sign(payload: evidence.cbor(), contentType: ProofFormat.contentType))
+        guard let proofHeaders else {
+            return SignedProof(referenceCode: evidence.referenceCode, bytes: try sign(payload: evidence.cbor(), contentType: ProofFormat.contentType))
+        }
+        let bytes = try COSESign1.sign(payload: evidence.cbor(), key: identity.key, headers: proofHeaders, detached: false, tagged: true)
+        return SignedProof(referenceCode: evidence.referenceCode, bytes: bytes)
     }
 
     /// A run's manifest, signed.
@@ -41,9 +49,15 @@ package struct ProofSigner: Sendable {
 
     func sign(payload: [UInt8], contentType: String) throws -> [UInt8] {
         try COSESign1.sign(
-            payload: payload, key: identity.key,
-            protected: [.init(.int(3), .text(contentType))],
-            unprotected: [.init(.int(33), .bytes(identity.certificate.der))], detached: false, tagged: true)
+            payload: payload, key: identity.key, headers: Self.headers(identity: identity, contentType: contentType),
+            detached: false, tagged: true)
+    }
+
+    /// Content type (3) protected, the processor certificate in x5chain (33) unprotected.
+    private static func headers(identity: ProcessorIdentity, contentType: String) throws -> COSESign1.SigningHeaders {
+        try COSESign1.SigningHeaders(
+            key: identity.key, protected: [.init(.int(3), .text(contentType))],
+            unprotected: [.init(.int(33), .bytes(identity.certificate.der))])
     }
 }
 

@@ -8,28 +8,37 @@ package import MdocCrypto
 /// enforces uniqueness).
 package enum ReferenceCode {
     static let alphabet = Array("0123456789ABCDEFGHJKMNPQRSTVWXYZ")
+    /// The alphabet as ASCII bytes, by 5-bit value.
+    static let alphabetBytes: [UInt8] = Array("0123456789ABCDEFGHJKMNPQRSTVWXYZ".utf8)
+    /// Whether each ASCII byte is a letter of the alphabet.
+    static let inAlphabet: [Bool] = (0..<128).map { alphabetBytes.contains(UInt8($0)) }
 
     package static func make(contentHash: [UInt8]) -> String {
-        let bytes = Array(contentHash.prefix(10)) + [UInt8](repeating: 0, count: max(0, 10 - contentHash.count))
-        var characters: [Character] = []
-        var buffer: UInt32 = 0
-        var bits = 0
-        for byte in bytes {
-            buffer = (buffer << 8) | UInt32(byte)
-            bits += 8
-            while bits >= 5 {
-                bits -= 5
-                characters.append(alphabet[Int((buffer >> UInt32(bits)) & 31)])
+        // 80 bits, zero-padded: 16 characters of 5 bits, in four groups of four (19 bytes).
+        var bytes = [UInt8](repeating: 0, count: 10)
+        for index in 0..<min(10, contentHash.count) { bytes[index] = contentHash[index] }
+        return String(unsafeUninitializedCapacity: 19) { out in
+            var buffer: UInt32 = 0
+            var bits = 0
+            var written = 0
+            var characters = 0
+            for byte in bytes {
+                buffer = (buffer << 8) | UInt32(byte)
+                bits += 8
+                while bits >= 5 {
+                    bits -= 5
+                    if characters > 0 && characters % 4 == 0 {
+                        out[written] = UInt8(ascii: "-")
+                        written += 1
+                    }
+                    out[written] = alphabetBytes[Int((buffer >> UInt32(bits)) & 31)]
+                    written += 1
+                    characters += 1
+                }
+                buffer &= (1 << UInt32(bits)) - 1
             }
-            buffer &= (1 << UInt32(bits)) - 1
+            return written
         }
-        var groups: [String] = []
-        var index = 0
-        while index < characters.count {
-            groups.append(String(characters[index..<min(index + 4, characters.count)]))
-            index += 4
-        }
-        return groups.joined(separator: "-")
     }
 
     /// The reference code of the transaction whose id (the hex SHA-256 of its content) is
@@ -41,6 +50,17 @@ package enum ReferenceCode {
 
     /// Whether `text` has the shape of a reference code.
     package static func isWellFormed(_ text: String) -> Bool {
+        // ASCII, byte by byte; any other text by characters, as compared by Swift (a Kelvin sign
+        // is canonically equivalent to K).
+        let utf8 = text.utf8
+        if utf8.allSatisfy({ $0 < 0x80 }) {
+            guard utf8.count == 19 else { return false }
+            for (offset, byte) in utf8.enumerated() {
+                let ok = offset % 5 == 4 ? byte == UInt8(ascii: "-") : inAlphabet[Int(byte)]
+                guard ok else { return false }
+            }
+            return true
+        }
         let groups = text.split(separator: "-", omittingEmptySubsequences: false)
         return groups.count == 4 && groups.allSatisfy { $0.count == 4 && $0.allSatisfy { alphabet.contains($0) } }
     }
@@ -52,14 +72,26 @@ package enum ReferenceCode {
 package enum MerkleTree {
     package static func root(leaves: [[UInt8]]) -> [UInt8] {
         guard !leaves.isEmpty else { return HashFunction.sha256.hash([UInt8]()) }
-        var level = leaves.map { HashFunction.sha256.hash([0x00] + $0) }
+        // One scratch buffer for what each hash covers: no array made per leaf or node.
+        var scratch: [UInt8] = []
+        scratch.reserveCapacity(65)
+        var level = leaves.map { leaf in
+            scratch.removeAll(keepingCapacity: true)
+            scratch.append(0x00)
+            scratch.append(contentsOf: leaf)
+            return HashFunction.sha256.hash(scratch)
+        }
         while level.count > 1 {
             var next: [[UInt8]] = []
             next.reserveCapacity((level.count + 1) / 2)
             var i = 0
             while i < level.count {
                 if i + 1 < level.count {
-                    next.append(HashFunction.sha256.hash([0x01] + level[i] + level[i + 1]))
+                    scratch.removeAll(keepingCapacity: true)
+                    scratch.append(0x01)
+                    scratch.append(contentsOf: level[i])
+                    scratch.append(contentsOf: level[i + 1])
+                    next.append(HashFunction.sha256.hash(scratch))
                 } else {
                     next.append(level[i])
                 }

@@ -1,3 +1,5 @@
+import Foundation
+
 /// A JSON value with ordered object keys, serialized compactly (one line: JSON Lines).
 enum JSONValue: ExpressibleByDictionaryLiteral, ExpressibleByStringLiteral, ExpressibleByArrayLiteral {
     case string(String)
@@ -49,23 +51,64 @@ struct JSONWriter {
     mutating func beginArray() { open(UInt8(ascii: "[")) }
     mutating func endArray() { close(UInt8(ascii: "]")) }
 
-    /// A member's key; its value comes next.
-    mutating func key(_ key: String) {
+    /// A member's key from the input (escaped); its value comes next.
+    mutating func key(escaping key: String) {
         separate()
         escape(key)
         bytes.append(UInt8(ascii: ":"))
         first = true
     }
 
+    /// A member's key written in the program: appended as it is, with nothing to escape
+    /// (``isPlain(_:)``, asserted).
+    mutating func key(_ key: StaticString) {
+        separate()
+        bytes.append(UInt8(ascii: "\""))
+        appendPlain(key)
+        bytes.append(UInt8(ascii: "\""))
+        bytes.append(UInt8(ascii: ":"))
+        first = true
+    }
+
     /// A member whose value is a string, or `null` when nil.
-    mutating func member(_ name: String, _ value: String?) {
+    mutating func member(_ name: StaticString, _ value: String?) {
         key(name)
         string(value)
+    }
+
+    /// A member whose key is from the input.
+    mutating func member(escapingKey name: String, _ value: String?) {
+        key(escaping: name)
+        string(value)
+    }
+
+    /// A member whose value is one of the program's own words (a status, an instant): appended
+    /// as it is, like the key.
+    mutating func member(_ name: StaticString, plain value: StaticString) {
+        key(name)
+        string(plain: value)
+    }
+
+    /// Ends the record with a newline and writes it to `stream` in one `fwrite`: stdout keeps
+    /// it in order with `print`, which writes through the same stream. No `String` is made.
+    mutating func writeLine(to stream: UnsafeMutablePointer<FILE>) {
+        bytes.append(UInt8(ascii: "\n"))
+        bytes.withUnsafeBufferPointer { buffer in
+            if let base = buffer.baseAddress { _ = fwrite(base, 1, buffer.count, stream) }
+        }
     }
 
     mutating func string(_ s: String) {
         separate()
         escape(s)
+    }
+
+    /// A string that is one of the program's own words, appended as it is.
+    mutating func string(plain word: StaticString) {
+        separate()
+        bytes.append(UInt8(ascii: "\""))
+        appendPlain(word)
+        bytes.append(UInt8(ascii: "\""))
     }
 
     /// The string, or `null` when nil.
@@ -85,12 +128,12 @@ struct JSONWriter {
 
     mutating func bool(_ b: Bool) {
         separate()
-        bytes.append(contentsOf: (b ? "true" : "false").utf8)
+        appendPlain(b ? "true" : "false")
     }
 
     mutating func null() {
         separate()
-        bytes.append(contentsOf: "null".utf8)
+        appendPlain("null")
     }
 
     mutating func value(_ value: JSONValue) {
@@ -107,7 +150,7 @@ struct JSONWriter {
         case .object(let pairs):
             beginObject()
             for (name, member) in pairs {
-                key(name)
+                key(escaping: name)
                 self.value(member)
             }
             endObject()
@@ -132,6 +175,18 @@ struct JSONWriter {
         } else {
             bytes.append(UInt8(ascii: ","))
         }
+    }
+
+    /// Whether `text` can stand inside a JSON string literal as it is: printable ASCII with no
+    /// quote and no backslash (RFC 8259 §7).
+    static func isPlain(_ text: StaticString) -> Bool {
+        text.withUTF8Buffer { utf8 in utf8.allSatisfy { $0 >= 0x20 && $0 < 0x7f && $0 != 0x22 && $0 != 0x5c } }
+    }
+
+    /// Appends `text`, which needs no escaping, byte for byte.
+    private mutating func appendPlain(_ text: StaticString) {
+        assert(Self.isPlain(text), "\(text) needs escaping")
+        text.withUTF8Buffer { bytes.append(contentsOf: $0) }
     }
 
     /// Whether any byte of `word` may be a quote, a backslash or a control character (no false

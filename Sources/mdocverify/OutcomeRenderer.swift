@@ -1,3 +1,4 @@
+@preconcurrency import Glibc
 import Foundation
 import MdocChecks
 import MdocModel
@@ -67,7 +68,7 @@ final class OutcomeRenderer {
         case .json:
             record.reset()
             write(outcome, to: &record)
-            print(String(decoding: record.bytes, as: UTF8.self))
+            record.writeLine(to: stdout)
         case .text: print(detail == .full ? text(outcome) : line(outcome))
         }
     }
@@ -94,13 +95,14 @@ final class OutcomeRenderer {
     /// A transaction's JSON Lines record, written member by member from the outcome.
     func write(_ outcome: TransactionOutcomeView, to json: inout JSONWriter) {
         json.beginObject()
-        json.member("type", "transaction")
+        json.member("type", plain: "transaction")
         json.member("runID", runID)
         json.member("transactionID", outcome.transactionID)
         json.member("displayName", outcome.name)
         json.member("source", outcome.source)
-        json.member("verdict", outcome.verdict.rawValue)
-        json.member("verdictAtCapture", outcome.verdictAtCapture?.rawValue)
+        json.member("verdict", plain: outcome.verdict.word)
+        json.key("verdictAtCapture")
+        if let verdict = outcome.verdictAtCapture { json.string(plain: verdict.word) } else { json.null() }
         json.member("verificationTime", RFC3339.format(outcome.verificationTime))
         json.key("reused")
         json.bool(outcome.reused)
@@ -109,14 +111,14 @@ final class OutcomeRenderer {
         }
         json.key("failureClasses")
         json.beginArray()
-        for failureClass in FailureClasses.of(outcome.checks) { json.string(failureClass.rawValue) }
+        for failureClass in FailureClasses.of(outcome.checks) { json.string(plain: failureClass.word) }
         json.endArray()
         json.member("referenceCode", outcome.referenceCode)
         json.member("proofPath", outcome.proofPath)
         json.key("checks")
         json.beginArray()
         // By index: the element is borrowed from the array, not copied with its references.
-        for index in outcome.checks.indices { write(outcome.checks[index], to: &json) }
+        for index in outcome.checks.indices { write(outcome.checks, at: index, to: &json) }
         json.endArray()
         json.key("documents")
         json.beginArray()
@@ -125,25 +127,28 @@ final class OutcomeRenderer {
         json.endObject()
     }
 
-    func write(_ check: CheckResult, to json: inout JSONWriter) {
+    /// One check result; `checks[index]` is read in place, field by field, never copied whole.
+    func write(_ checks: [CheckResult], at index: Int, to json: inout JSONWriter) {
         json.beginObject()
-        json.member("id", check.id.rawValue)
-        json.member("status", check.status.rawValue)
-        json.member("detail", check.detail)
-        if check.status == .fail {
-            json.member("failureClass", FailureClasses.of(check.id).rawValue)
+        json.member("id", checks[index].id.rawValue)
+        let status = checks[index].status
+        json.member("status", plain: status.word)
+        json.member("detail", checks[index].detail)
+        if status == .fail {
+            json.member("failureClass", plain: FailureClasses.of(checks[index].id).word)
         }
-        if !check.subject.isEmpty {
-            json.member("subject", check.subject)
+        if !checks[index].subject.isEmpty {
+            json.member("subject", checks[index].subject)
         }
-        if let instant = check.instant {
-            json.member("instant", instant.rawValue)
+        if let instant = checks[index].instant {
+            json.member("instant", plain: instant.word)
         }
-        if !check.evidence.isEmpty {
+        let evidence = checks[index].evidence
+        if !evidence.isEmpty {
             json.key("evidence")
             json.beginObject()
-            for evidence in check.evidence {
-                json.member(evidence.key, evidence.value)
+            for item in evidence.indices {
+                json.member(escapingKey: evidence[item].key, evidence[item].value)
             }
             json.endObject()
         }
@@ -296,11 +301,75 @@ final class OutcomeRenderer {
 enum FailureClasses {
     static func of(_ id: CheckID) -> FailureClass { FailureClass.of(id) }
 
-    /// The distinct classes of the failed checks, in ``FailureClass`` order.
-    static func of(_ checks: [CheckResult]) -> [FailureClass] { FailureClass.of(checks) }
+    /// The distinct classes of the failed checks, in ``FailureClass`` order: ``FailureClass``'s
+    /// own answer, asked only when a check failed (the results read by index, none copied).
+    static func of(_ checks: [CheckResult]) -> [FailureClass] {
+        anyFailed(checks) ? FailureClass.of(checks) : []
+    }
+
+    /// Whether any of `checks` failed.
+    static func anyFailed(_ checks: [CheckResult]) -> Bool {
+        for index in checks.indices where checks[index].status == .fail { return true }
+        return false
+    }
 
     /// Whether revocation could not be checked (no CRL or status for the issuer).
     static func revocationUnchecked(_ checks: [CheckResult]) -> Bool {
-        checks.contains { $0.id == .issuerRevocation && $0.status == .unchecked }
+        for index in checks.indices where checks[index].status == .unchecked && checks[index].id == .issuerRevocation {
+            return true
+        }
+        return false
+    }
+}
+
+// The words of the JSON Lines for statuses, instants, verdicts and failure classes, written as
+// they are: each is its enum's raw value (asserted), ASCII with nothing to escape.
+
+extension CheckStatus {
+    var word: StaticString {
+        let word: StaticString = switch self {
+        case .pass: "pass"
+        case .fail: "fail"
+        case .warn: "warn"
+        case .skipped: "skipped"
+        case .unchecked: "unchecked"
+        }
+        assert(word.description == rawValue)
+        return word
+    }
+}
+
+extension CheckInstant {
+    var word: StaticString {
+        let word: StaticString = switch self {
+        case .capture: "capture"
+        case .verification: "verification"
+        }
+        assert(word.description == rawValue)
+        return word
+    }
+}
+
+extension Verdict {
+    var word: StaticString {
+        let word: StaticString = switch self {
+        case .valid: "valid"
+        case .invalid: "invalid"
+        case .indeterminate: "indeterminate"
+        }
+        assert(word.description == rawValue)
+        return word
+    }
+}
+
+extension FailureClass {
+    var word: StaticString {
+        let word: StaticString = switch self {
+        case .authenticity: "authenticity"
+        case .validity: "validity"
+        case .policy: "policy"
+        }
+        assert(word.description == rawValue)
+        return word
     }
 }

@@ -1,3 +1,4 @@
+@preconcurrency import Glibc
 import Dispatch
 import Foundation
 import NIOConcurrencyHelpers
@@ -54,9 +55,11 @@ final class StopSignals: @unchecked Sendable {
     }
 
     /// Called after each result printed: flushes it (a reader sees each result as it comes), and
-    /// when the write failed (the reader went away), the run stops as it does for Ctrl-C.
+    /// when the write failed (the reader went away), the run stops as it does for Ctrl-C. A
+    /// record longer than stdout's buffer is written past it, so its failure leaves nothing to
+    /// flush: the stream's error flag tells it.
     func flushOutput() {
-        guard fflush(nil) != 0 else { return }
+        guard fflush(nil) != 0 || ferror(stdout) != 0 else { return }
         let already = outputClosed.withLockedValue { closed in
             defer { closed = true }
             return closed

@@ -37,4 +37,36 @@ final class JSONLinesCLITests: TemporaryFolderTestCase {
         }
         XCTAssertEqual(Set(seen), Set(names.enumerated().map { "\($0.offset)-\($0.element).cbor" }))
     }
+
+    /// Statuses, instants, verdicts and failure classes are written as the program's own words
+    /// (no escaping): each must be its raw value, and the record must still parse.
+    func testTheWordsOfAStatusAnInstantAVerdictAndAClassAreTheirRawValues() throws {
+        let result = try CLI.run([
+            "verify", "samples/transactions", "--trust", "samples/trust", "--at", "2026-11-26T12:00:00Z", "--out", "\(out)/r",
+            "--format", "json",
+        ])
+        XCTAssertEqual(result.status, 1, result.stderr)
+        var statuses = Set<String>(), instants = Set<String>(), verdicts = Set<String>(), classes = Set<String>()
+        for line in result.records("transaction") {
+            let object = try XCTUnwrap(try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any], String(line))
+            verdicts.insert(try XCTUnwrap(object["verdict"] as? String))
+            if let atCapture = object["verdictAtCapture"] as? String { verdicts.insert(atCapture) }
+            for name in try XCTUnwrap(object["failureClasses"] as? [String]) { classes.insert(name) }
+            for check in try XCTUnwrap(object["checks"] as? [[String: Any]]) {
+                let status = try XCTUnwrap(check["status"] as? String)
+                statuses.insert(status)
+                if let instant = check["instant"] as? String { instants.insert(instant) }
+                if status == "fail" { classes.insert(try XCTUnwrap(check["failureClass"] as? String)) }
+            }
+        }
+        // Only documented words, and those the samples give (a debug build asserts each word
+        // equal to its raw value as it writes it).
+        XCTAssertTrue(statuses.isSubset(of: ["pass", "fail", "warn", "skipped", "unchecked"]), "\(statuses)")
+        XCTAssertTrue(Set(["pass", "fail", "skipped", "unchecked"]).isSubset(of: statuses), "\(statuses)")
+        XCTAssertEqual(instants, ["capture", "verification"])
+        XCTAssertTrue(verdicts.isSubset(of: ["valid", "invalid", "indeterminate"]), "\(verdicts)")
+        XCTAssertTrue(Set(["valid", "invalid"]).isSubset(of: verdicts), "\(verdicts)")
+        XCTAssertTrue(classes.isSubset(of: ["authenticity", "validity", "policy"]), "\(classes)")
+        XCTAssertTrue(Set(["authenticity", "policy"]).isSubset(of: classes), "\(classes)")
+    }
 }

@@ -39,6 +39,49 @@ final class RunManifestTests: XCTestCase {
         XCTAssertNil(payload.map?["runId"])
     }
 
+    /// The payload is written straight into bytes: they must be those of the same map built as
+    /// `CBORNode` values, with a run file and without, for small and large offsets and counts.
+    func testThePayloadIsTheDeterministicEncodingOfItsMap() throws {
+        var proofs: [RunFile.Location] = []
+        var offset = 0
+        for n in 0..<300 {
+            let length = n == 7 ? 70_000 : 20 + n
+            proofs.append(location(ReferenceCode.make(contentHash: [UInt8(truncatingIfNeeded: n), UInt8(n / 256), 9]), offset, length, UInt8(truncatingIfNeeded: n)))
+            offset += length
+        }
+        for count in [0, 1, 23, 24, 300] {
+            let inFile = try RunManifest(runID: "20261124T172000Z-abcdef", createdAt: now, runFileLength: offset, proofs: Array(proofs.prefix(count)))
+            XCTAssertEqual(inFile.payload(), Self.reference(inFile), "\(count) proofs in a run file")
+            let files = try RunManifest(
+                runID: "r-\(count)", createdAt: now, proofFiles: proofs.prefix(count).map { ($0.referenceCode, $0.sha256) })
+            XCTAssertEqual(files.payload(), Self.reference(files), "\(count) proof files")
+        }
+    }
+
+    /// The manifest as `CBORNode` values (map entries sorted when encoded).
+    static func reference(_ manifest: RunManifest) -> [UInt8] {
+        var fields: [CBORNode.Entry] = [
+            .init(.text("format"), .text(ProofFormat.manifestContentType)),
+            .init(.text("runID"), .text(manifest.runID)),
+            .init(.text("createdAt"), .tagged(0, .text(manifest.createdAt))),
+            .init(.text("proofCount"), .unsigned(UInt64(manifest.statedCount))),
+            .init(.text("merkleRoot"), .bytes(manifest.statedRoot)),
+            .init(.text("proofs"), .array(manifest.entries.map { entry in
+                var fields: [CBORNode] = [.text(entry.referenceCode), .bytes(entry.sha256)]
+                if let offset = entry.offset, let length = entry.length {
+                    fields += [.unsigned(UInt64(offset)), .unsigned(UInt64(length))]
+                }
+                return .array(fields)
+            })),
+        ]
+        if let runFile = manifest.runFile {
+            fields.append(.init(.text("runFile"), .map([
+                .init(.text("name"), .text(runFile.name)), .init(.text("length"), .unsigned(UInt64(runFile.length))),
+            ])))
+        }
+        return CBORNode.map(fields).encoded()
+    }
+
     func testTwoProofsForOneReferenceCodeAreRefused() throws {
         let code = ReferenceCode.make(contentHash: Array(repeating: 7, count: 32))
         XCTAssertThrowsError(try RunManifest(
