@@ -15,6 +15,8 @@ import NIOConcurrencyHelpers
 /// never change), the subject they are reported for, the header the chain came in and, for the
 /// time-dependent ones, the instant judged and its time. The chain, subject and header select a
 /// ``Record`` (looked up once per document); the family and the instant select an entry in it.
+/// A family's texts are not hashed but kept beside its entry: a record holds one entry per
+/// family case, numbers and instant, replaced when asked for with other texts.
 package final class IssuerChainCache: Sendable {
     /// What is cached for a chain: its results and the chain as validated (leaf first, anchor
     /// last; empty when it did not validate). Shared by every document that asks, never copied.
@@ -31,7 +33,7 @@ package final class IssuerChainCache: Sendable {
     /// Which results an entry holds: the chain's own (``IssuerChainCheck``), or those of another
     /// check that depend only on the received chain, the subject, the header bucket and the
     /// values the case carries.
-    enum Family: Hashable, Sendable {
+    enum Family: Equatable, Sendable {
         case chain
         /// ``X5ChainCheck``'s pass.
         case x5chain
@@ -45,20 +47,42 @@ package final class IssuerChainCache: Sendable {
         /// ``ValueDigestCheck``'s passes for a count of elements and a digest function (no chain).
         case valueDigests(count: Int, hash: HashFunction)
 
-        // Only the case is hashed; the values it carries are compared (`==`, derived): a chain
-        // comes with a handful of each, and hashing their texts cost more than comparing them.
-        func hash(into hasher: inout Hasher) {
+        /// The family's case and numbers, without its texts: what a record's entries are found by.
+        fileprivate var slot: Slot {
             switch self {
-            case .chain: hasher.combine(0)
-            case .x5chain: hasher.combine(1)
-            case .issuingCountry: hasher.combine(2)
-            case .iacaDocType: hasher.combine(3)
-            case .issuerSignature: hasher.combine(4)
-            case .valueDigests(let count, _):
-                hasher.combine(5)
-                hasher.combine(count)
+            case .chain: Slot(kind: 0)
+            case .x5chain: Slot(kind: 1)
+            case .issuingCountry(_, _, let iaca): Slot(kind: 2, iaca: iaca)
+            case .iacaDocType(_, let iaca): Slot(kind: 3, iaca: iaca)
+            case .issuerSignature(let algorithm): Slot(kind: 4, number: algorithm.rawValue)
+            case .valueDigests(let count, let hash):
+                Slot(kind: 5, number: Int64(count), hash: hash.slot)
             }
         }
+
+        /// Whether the family carries texts, which are then kept beside its entry and compared.
+        fileprivate var hasTexts: Bool {
+            switch self {
+            case .issuingCountry, .iacaDocType: true
+            case .chain, .x5chain, .issuerSignature, .valueDigests: false
+            }
+        }
+    }
+
+    /// A family without its texts: plain numbers, so finding an entry compares no text.
+    fileprivate struct Slot: Equatable, Sendable {
+        var kind: Int8
+        var number: Int64 = 0
+        var hash: Int8 = 0
+        var iaca: ObjectIdentifier? = nil
+    }
+
+    /// A cached entry, with the family it was computed for when that carries texts: a look-up
+    /// whose texts differ is a miss, and its entry replaces this one.
+    fileprivate struct Stored: Sendable {
+        let detail: Detail
+        let texts: Family?
+        let entry: Entry
     }
 
     /// The entries of one received chain, subject and header bucket, by family and instant: a
@@ -68,7 +92,7 @@ package final class IssuerChainCache: Sendable {
         /// The certificates by identity: the record holds them, so an identity is never reused
         /// while cached (``MdocTrust/TrustStore/certificate(der:)`` returns one object per DER).
         let chain: [Certificate]
-        fileprivate let entries = NIOLockedValueBox<[Detail: Entry]>([:])
+        fileprivate let entries = NIOLockedValueBox<[Stored]>([])
 
         fileprivate init(chain: [Certificate]) { self.chain = chain }
     }
@@ -92,9 +116,9 @@ package final class IssuerChainCache: Sendable {
         }
     }
 
-    /// What selects an entry of a record: the family, and the instant with its time.
-    fileprivate struct Detail: Hashable, Sendable {
-        let family: Family
+    /// What selects an entry of a record: the family's slot, and the instant with its time.
+    fileprivate struct Detail: Equatable, Sendable {
+        let slot: Slot
         let instant: CheckInstant?
         let time: Double
     }
@@ -140,20 +164,31 @@ package final class IssuerChainCache: Sendable {
     func entry(
         _ record: Record, family: Family = .chain, instant: CheckInstant? = nil, time: Date? = nil, compute: () -> Entry
     ) -> Entry {
-        let detail = Detail(family: family, instant: instant, time: time?.timeIntervalSinceReferenceDate ?? 0)
-        if let cached = record.entries.withLockedValue({ $0[detail] }) {
+        let detail = Detail(slot: family.slot, instant: instant, time: time?.timeIntervalSinceReferenceDate ?? 0)
+        // A record holds a handful of entries: a scan comparing numbers costs less than hashing.
+        let cached = record.entries.withLockedValue { entries -> Entry? in
+            guard let stored = entries.first(where: { $0.detail == detail }) else { return nil }
+            if let texts = stored.texts, texts != family { return nil }
+            return stored.entry
+        }
+        if let cached {
             reused.add(1, ordering: .relaxed)
             return cached
         }
         computed.add(1, ordering: .relaxed)
         let entry = compute()
+        let stored = Stored(detail: detail, texts: family.hasTexts ? family : nil, entry: entry)
         record.entries.withLockedValue { entries in
+            if let index = entries.firstIndex(where: { $0.detail == detail }) {
+                entries[index] = stored
+                return
+            }
             if entries.count >= Self.entryLimit {
                 // The results at each instant go first: those of the chain itself are worth the most.
-                entries = entries.filter { $0.key.instant == nil }
+                entries.removeAll { $0.detail.instant != nil }
                 if entries.count >= Self.entryLimit { entries.removeAll(keepingCapacity: true) }
             }
-            entries[detail] = entry
+            entries.append(stored)
         }
         return entry
     }
@@ -168,5 +203,16 @@ extension DocumentFacts {
     /// header bucket.
     func issuerRecord(in cache: IssuerChainCache, orChain fallback: @autoclosure () -> [Certificate]) -> IssuerChainCache.Record {
         receivedChain?.record ?? cache.record(chain: fallback(), subject: subject, bucket: "")
+    }
+}
+
+extension HashFunction {
+    /// The function as a number, for ``IssuerChainCache``'s keys.
+    fileprivate var slot: Int8 {
+        switch self {
+        case .sha256: 0
+        case .sha384: 1
+        case .sha512: 2
+        }
     }
 }

@@ -67,4 +67,25 @@ final class IssuerChainCacheBoundsTests: XCTestCase {
         _ = cache.entry(record, family: .valueDigests(count: 0, hash: .sha256)) { recomputed = true; return self.entry("again") }
         XCTAssertTrue(recomputed)
     }
+
+    func testAFamilyAskedWithOtherTextsIsRecomputed() {
+        let cache = IssuerChainCache()
+        let record = cache.record(chain: [], subject: "doc[0]", bucket: "")
+        let iaca = ObjectIdentifier(record)
+        let mdl = cache.entry(record, family: .iacaDocType(docType: "org.iso.18013.5.1.mDL", iaca: iaca)) { self.entry("mDL") }
+        let other = cache.entry(record, family: .iacaDocType(docType: "org.example.other", iaca: iaca)) { self.entry("other") }
+        XCTAssertEqual(other.results.first?.detail, "other")
+        let again = cache.entry(record, family: .iacaDocType(docType: "org.iso.18013.5.1.mDL", iaca: iaca)) { self.entry("mDL again") }
+        XCTAssertFalse(mdl === again)
+        XCTAssertEqual(again.results.first?.detail, "mDL again")
+        var recomputed = false
+        let same = cache.entry(record, family: .iacaDocType(docType: "org.iso.18013.5.1.mDL", iaca: iaca)) { recomputed = true; return self.entry("x") }
+        XCTAssertFalse(recomputed)
+        XCTAssertTrue(same === again)
+        // The texts of one family never answer for another family's look-up.
+        let country = cache.entry(record, family: .issuingCountry(country: "US", jurisdiction: nil, iaca: iaca)) { self.entry("US") }
+        let none = cache.entry(record, family: .issuingCountry(country: .some(nil), jurisdiction: nil, iaca: iaca)) { self.entry("none") }
+        XCTAssertFalse(country === none)
+        XCTAssertEqual(cache.statistics, IssuerChainCache.Statistics(computed: 5, reused: 1))
+    }
 }
