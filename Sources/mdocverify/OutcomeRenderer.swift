@@ -58,6 +58,11 @@ final class OutcomeRenderer {
         self.format = format
         self.runID = runID
         self.width = width
+        // Every word of every case, not only those a run meets, equals its raw value (debug builds).
+        assert(CheckStatus.allCases.allSatisfy { $0.word.description == $0.rawValue })
+        assert(CheckInstant.allCases.allSatisfy { $0.word.description == $0.rawValue })
+        assert(Verdict.allCases.allSatisfy { $0.word.description == $0.rawValue })
+        assert(FailureClass.allCases.allSatisfy { $0.word.description == $0.rawValue })
     }
 
     /// The JSON Lines record being written: one buffer, reused from record to record.
