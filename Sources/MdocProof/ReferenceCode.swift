@@ -7,9 +7,10 @@ package import MdocCrypto
 /// the same code; 80 bits make collisions within a store vanishingly unlikely (the store also
 /// enforces uniqueness).
 package enum ReferenceCode {
-    static let alphabet = Array("0123456789ABCDEFGHJKMNPQRSTVWXYZ")
     /// The alphabet as ASCII bytes, by 5-bit value.
     static let alphabetBytes: [UInt8] = Array("0123456789ABCDEFGHJKMNPQRSTVWXYZ".utf8)
+    /// The same letters as characters, for text that is not ASCII (``isWellFormed(_:)``).
+    static let alphabet: [Character] = alphabetBytes.map { Character(Unicode.Scalar($0)) }
     /// Whether each ASCII byte is a letter of the alphabet.
     static let inAlphabet: [Bool] = (0..<128).map { alphabetBytes.contains(UInt8($0)) }
 
