@@ -9,83 +9,61 @@ enum PEM {
     /// Blocks with other labels are skipped (they still count towards ``maximumBlockCount``).
     /// - Throws: `.invalidPEM` for a malformed block (bad base64, missing END line) or too many blocks.
     static func blocks(in bytes: [UInt8], label: String) throws -> [[UInt8]] {
-        let bio = try makeMemoryBIO(bytes)
-        defer { BIO_free(bio) }
-        ERR_clear_error()
-        var bodies: [[UInt8]] = []
-        var blockCount = 0
-        while true {
-            var name: UnsafeMutablePointer<CChar>?
-            var header: UnsafeMutablePointer<CChar>?
-            var data: UnsafeMutablePointer<UInt8>?
-            var length = 0
-            guard PEM_read_bio(bio, &name, &header, &data, &length) == 1 else {
-                let error = ERR_peek_last_error()
-                if ERR_GET_LIB(error) == ERR_LIB_PEM, ERR_GET_REASON(error) == PEM_R_NO_START_LINE {
-                    ERR_clear_error()  // the normal end of input
-                    break
+        guard !bytes.isEmpty else { return [] }
+        return try bytes.withUnsafeBytes { buffer throws(CryptoError) -> [[UInt8]] in
+            // A read-only memory BIO over the caller's bytes: no copy, and it reports what is
+            // left unread in place.
+            guard let base = buffer.baseAddress, let count = Int32(exactly: buffer.count) else {
+                throw CryptoError(.invalidPEM, "PEM input of \(buffer.count) bytes is too large")
+            }
+            guard let bio = BIO_new_mem_buf(base, count) else { throw CryptoError.fromOpenSSL(.openSSL, "BIO_new_mem_buf failed") }
+            defer { BIO_free(bio) }
+            ERR_clear_error()
+            var bodies: [[UInt8]] = []
+            var blockCount = 0
+            while true {
+                var name: UnsafeMutablePointer<CChar>?
+                var header: UnsafeMutablePointer<CChar>?
+                var data: UnsafeMutablePointer<UInt8>?
+                var length = 0
+                guard PEM_read_bio(bio, &name, &header, &data, &length) == 1 else {
+                    let error = ERR_peek_last_error()
+                    if ERR_GET_LIB(error) == ERR_LIB_PEM, ERR_GET_REASON(error) == PEM_R_NO_START_LINE {
+                        ERR_clear_error()  // the normal end of input
+                        break
+                    }
+                    throw CryptoError.fromOpenSSL(.invalidPEM, "malformed PEM block after \(blockCount) block(s)")
                 }
-                throw CryptoError.fromOpenSSL(.invalidPEM, "malformed PEM block after \(blockCount) block(s)")
+                defer {
+                    mdoc_OPENSSL_free(name)
+                    mdoc_OPENSSL_free(header)
+                    mdoc_OPENSSL_free(data)
+                }
+                blockCount += 1
+                guard blockCount <= maximumBlockCount else {
+                    throw CryptoError(.invalidPEM, "more than \(maximumBlockCount) PEM blocks")
+                }
+                if let name, String(cString: name) == label {
+                    bodies.append(data.map { Array(UnsafeBufferPointer(start: $0, count: max(0, length))) } ?? [])
+                }
+                // Stop when no block can follow, rather than read on until OpenSSL reports the
+                // end of the input as an error (a reader key per transaction is one block).
+                guard mayHoldAnotherBlock(bio) else { break }
             }
-            defer {
-                mdoc_OPENSSL_free(name)
-                mdoc_OPENSSL_free(header)
-                mdoc_OPENSSL_free(data)
-            }
-            blockCount += 1
-            guard blockCount <= maximumBlockCount else {
-                throw CryptoError(.invalidPEM, "more than \(maximumBlockCount) PEM blocks")
-            }
-            guard let name, String(cString: name) == label else { continue }
-            if let data, length > 0 {
-                bodies.append(Array(UnsafeBufferPointer(start: data, count: length)))
-            } else {
-                bodies.append([])
-            }
+            return bodies
         }
-        return bodies
     }
 
-    /// The body of the one PEM block in `bytes` when it is labelled `label` and no other block
-    /// can follow it (no `-----BEGIN ` after its END line); `nil` otherwise, or for a malformed
-    /// block, for the caller to read the text with ``blocks(in:label:)``. One `PEM_read_bio`
-    /// over a memory BIO on the caller's bytes, instead of reading on until OpenSSL reports the
-    /// end of the input.
-    static func onlyBlock(in bytes: [UInt8], label: String) -> [UInt8]? {
-        bytes.withUnsafeBytes { buffer -> [UInt8]? in
-            guard let base = buffer.baseAddress, let length = Int32(exactly: buffer.count),
-                let bio = BIO_new_mem_buf(base, length)
-            else { return nil }
-            defer { BIO_free(bio) }
-            var name: UnsafeMutablePointer<CChar>?
-            var header: UnsafeMutablePointer<CChar>?
-            var data: UnsafeMutablePointer<UInt8>?
-            var bodyLength = 0
-            guard PEM_read_bio(bio, &name, &header, &data, &bodyLength) == 1 else {
-                ERR_clear_error()
-                return nil
-            }
-            defer {
-                mdoc_OPENSSL_free(name)
-                mdoc_OPENSSL_free(header)
-                mdoc_OPENSSL_free(data)
-            }
-            guard let name, String(cString: name) == label, let data, bodyLength > 0 else { return nil }
-            // What the block left unread: a read-only memory BIO reports it in place.
-            var rest: UnsafeMutablePointer<CChar>?
-            let restLength = BIO_ctrl(bio, BIO_CTRL_INFO, 0, &rest)
-            guard restLength >= 0, restLength <= buffer.count else { return nil }
-            if restLength > 0 {
-                guard let rest else { return nil }
-                let start = Array("-----BEGIN ".utf8)
-                let tail = UnsafeRawBufferPointer(start: rest, count: restLength)
-                if tail.count >= start.count, (0...(tail.count - start.count)).contains(where: { offset in
-                    tail[offset] == start[0] && tail[offset..<(offset + start.count)].elementsEqual(start)
-                }) {
-                    return nil
-                }
-            }
-            return Array(UnsafeBufferPointer(start: data, count: bodyLength))
+    /// Whether the unread part of a memory BIO holds a `-----BEGIN ` line (RFC 7468 §2).
+    private static func mayHoldAnotherBlock(_ bio: OpaquePointer) -> Bool {
+        var rest: UnsafeMutablePointer<CChar>?
+        let count = BIO_ctrl(bio, BIO_CTRL_INFO, 0, &rest)
+        guard count > 0, let rest else { return count != 0 }
+        let begin = Array("-----BEGIN ".utf8)
+        let tail = UnsafeRawBufferPointer(start: rest, count: count)
+        guard tail.count >= begin.count else { return false }
+        return (0...(tail.count - begin.count)).contains { offset in
+            tail[offset] == begin[0] && tail[offset..<(offset + begin.count)].elementsEqual(begin)
         }
     }
 

@@ -218,9 +218,8 @@ package final class PrivateKey: @unchecked Sendable {
         // Fast path for the common case, an unencrypted PKCS#8 EC key: OpenSSL's ASN.1 parsers
         // instead of its slower decoder framework (a batch opens one reader key per
         // transaction). Anything else takes the general path below.
-        if let block = PEM.onlyBlock(in: pem, label: "PRIVATE KEY")
-            ?? (try? PEM.blocks(in: pem, label: "PRIVATE KEY")).flatMap({ $0.count == 1 ? $0[0] : nil }),
-            let (curve, scalar) = Self.ecScalar(pkcs8: block)
+        if let blocks = try? PEM.blocks(in: pem, label: "PRIVATE KEY"), blocks.count == 1,
+            let (curve, scalar) = Self.ecScalar(pkcs8: blocks[0])
         {
             try self.init(curve: curve, rawPrivate: scalar)
             return
