@@ -91,7 +91,12 @@ struct PreparedOutcome {
             }
         }
         elements = try StoredResults.encode(elementsOf: outcome.documents)
-        for certificate in outcome.certificates { try certificate.sha256.check("a certificate fingerprint") }
+        for certificate in outcome.certificates {
+            try certificate.sha256.check("a certificate fingerprint")
+            // Refused as any instant is, whether or not the row is written (the store may have it).
+            _ = try StoreTime.milliseconds(certificate.notBefore)
+            _ = try StoreTime.milliseconds(certificate.notAfter)
+        }
         certificates = outcome.certificates
         images = try outcome.images.enumerated().map { seq, image in
             ImageRecord(
