@@ -73,7 +73,7 @@ package enum JSONText {
     /// A JSON object with the members in the given order.
     package static func object(_ members: [(String, Value)]) -> String {
         var out: [UInt8] = []
-        // Room for the usual members (an audit entry's are under 40 bytes each): no regrowth.
+        // Room for short members (an audit entry's): one allocation.
         out.reserveCapacity(2 + members.count * 40)
         out.append(UInt8(ascii: "{"))
         for (index, (key, value)) in members.enumerated() {

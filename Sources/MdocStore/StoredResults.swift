@@ -19,8 +19,8 @@ package enum StoredResults {
 
     static func encode(_ results: [CheckResult]) -> Data {
         var out: [UInt8] = []
-        // Room for the usual result (id, status, a short detail and evidence: ~110 bytes): one
-        // allocation for most lists, regrown for long details or evidence.
+        // Room for a usual result (id, status, a short detail, a little evidence): one allocation
+        // for most lists, regrown for long details or evidence.
         out.reserveCapacity(16 + results.count * 128)
         CBORNode.appendHead(major: 4, UInt64(results.count), to: &out)
         for result in results {
