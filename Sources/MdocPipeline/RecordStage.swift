@@ -12,21 +12,37 @@ struct RecordStage: Sendable {
     let store: any PipelineStore
     let runID: String
     let verificationTime: Date
-    let trustSnapshotHash: String
+    /// The trust snapshot's SHA-256, decoded once for the run's outcomes.
+    let trustSnapshot: SHA256Digest
     let keepValues: Bool
     let keepPortraits: Bool
+
+    init(
+        store: any PipelineStore, runID: String, verificationTime: Date, trustSnapshotHash: String, keepValues: Bool,
+        keepPortraits: Bool
+    ) {
+        self.store = store
+        self.runID = runID
+        self.verificationTime = verificationTime
+        trustSnapshot = SHA256Digest(hex: trustSnapshotHash)
+        self.keepValues = keepValues
+        self.keepPortraits = keepPortraits
+    }
+
+    /// ``trustSnapshot`` in lower-case hex (as given).
+    var trustSnapshotHash: String { trustSnapshot.hex }
 
     /// The store's record of a verified transaction (its proof's place comes with the batch).
     func outcome(_ verified: VerifiedTransaction) -> TransactionOutcome {
         Self.outcome(
-            verified, verificationTime: verificationTime, trustSnapshotHash: trustSnapshotHash, keepValues: keepValues,
+            verified, verificationTime: verificationTime, trustSnapshot: trustSnapshot, keepValues: keepValues,
             keepPortraits: keepPortraits)
     }
 
     /// The store's record of `verified`, judged at `verificationTime` against the trust snapshot
-    /// `trustSnapshotHash`; element values only with `keepValues`.
+    /// `trustSnapshot`; element values only with `keepValues`. Its hashes go as their bytes.
     static func outcome(
-        _ verified: VerifiedTransaction, verificationTime: Date, trustSnapshotHash: String, keepValues: Bool = false,
+        _ verified: VerifiedTransaction, verificationTime: Date, trustSnapshot: SHA256Digest, keepValues: Bool = false,
         keepPortraits: Bool = false
     ) -> TransactionOutcome {
         var consentState = ConsentState.none
@@ -42,11 +58,11 @@ struct RecordStage: Sendable {
         let documents: [DocumentSummary] = verified.documents.map { document in
             for (role, certificate) in [(CertificateSummary.Role.ds, document.dsCertificate), (.iaca, document.iacaCertificate)] {
                 // Two certificates per document: a scan of the few kept beats a set per transaction.
-                guard let certificate, !certificates.contains(where: { $0.fingerprint == certificate.fingerprintHex }) else {
+                guard let certificate, !certificates.contains(where: { $0.sha256.bytes == certificate.sha256Fingerprint }) else {
                     continue
                 }
                 certificates.append(CertificateSummary(
-                    fingerprint: certificate.fingerprintHex, role: role, subject: certificate.subject.rfc2253,
+                    sha256: SHA256Digest(bytes: certificate.sha256Fingerprint), role: role, subject: certificate.subject.rfc2253,
                     issuer: certificate.issuer.rfc2253, serialHex: certificate.serialNumberHex, notBefore: certificate.notBefore,
                     notAfter: certificate.notAfter, country: certificate.subject.countryName))
             }
@@ -56,21 +72,22 @@ struct RecordStage: Sendable {
                     digest: element.digest, valueJSON: keepValues ? element.value.map { valueJSON($0, keepPortraits: keepPortraits) } : nil)
             }
             return DocumentSummary(
-                index: document.index, docType: document.docType ?? "", dsFingerprint: document.dsCertificate?.fingerprintHex,
-                iacaFingerprint: document.iacaCertificate?.fingerprintHex, msoSigned: document.msoSigned,
+                index: document.index, docType: document.docType ?? "",
+                dsSHA256: document.dsCertificate.map { SHA256Digest(bytes: $0.sha256Fingerprint) },
+                iacaSHA256: document.iacaCertificate.map { SHA256Digest(bytes: $0.sha256Fingerprint) }, msoSigned: document.msoSigned,
                 msoValidFrom: document.msoValidFrom, msoValidUntil: document.msoValidUntil,
                 msoExpectedUpdate: document.msoExpectedUpdate, digestAlgorithm: document.digestAlgorithm?.rawValue,
                 elements: elements)
         }
         return TransactionOutcome(
             transactionID: verified.transactionID, displayName: verified.name, source: verified.origin ?? verified.inputPath,
-            capturedAt: verified.metadata.capturedAt, responseSHA256: verified.responseSHA256.map(hexString),
+            capturedAt: verified.metadata.capturedAt, responseDigest: verified.responseSHA256.map(SHA256Digest.init(bytes:)),
             consentReference: verified.metadata.consent?.reference, consentExpiresAt: verified.metadata.consent?.expiresAt,
-            consentState: consentState, verificationTime: verificationTime, trustSnapshotHash: trustSnapshotHash,
+            consentState: consentState, verificationTime: verificationTime, trustSnapshot: trustSnapshot,
             verdictAtCapture: verified.verdictAtCapture, verdictNow: verified.verdict, referenceCode: verified.referenceCode,
             checks: verified.checks, documents: documents, certificates: certificates, images: verified.uploads,
-            inputHashes: verified.fileDigests.map { InputHash(path: $0.path, sha256: hexString($0.sha256)) },
-            keepData: verified.keepData)
+            inputHashes: verified.fileDigests.map { InputHash(path: $0.path, digest: SHA256Digest(bytes: $0.sha256)) },
+            proof: nil, keepData: verified.keepData)
     }
 
     /// An element value for `--keep-values`: byte strings (portraits) as their SHA-256 unless
@@ -130,6 +147,6 @@ extension VerifiedTransaction {
     /// What the store keeps of this transaction verified at `verificationTime` against the trust
     /// snapshot `trustSnapshotHash`, without element values (a central intake's record).
     package func storeOutcome(verificationTime: Date, trustSnapshotHash: String) -> TransactionOutcome {
-        RecordStage.outcome(self, verificationTime: verificationTime, trustSnapshotHash: trustSnapshotHash)
+        RecordStage.outcome(self, verificationTime: verificationTime, trustSnapshot: SHA256Digest(hex: trustSnapshotHash))
     }
 }

@@ -63,16 +63,19 @@ package enum JSONText {
     static func appendValue(_ value: Value, to out: inout [UInt8]) {
         switch value {
         case .string(let s): appendQuoted(s, to: &out)
-        case .int(let i): out.append(contentsOf: Array(String(i).utf8))
-        case .bool(let b): out.append(contentsOf: Array((b ? "true" : "false").utf8))
-        case .null: out.append(contentsOf: Array("null".utf8))
-        case .raw(let json): out.append(contentsOf: Array(json.utf8))
+        case .int(let i): out.append(contentsOf: String(i).utf8)
+        case .bool(let b): out.append(contentsOf: (b ? "true" : "false").utf8)
+        case .null: out.append(contentsOf: "null".utf8)
+        case .raw(let json): out.append(contentsOf: json.utf8)
         }
     }
 
     /// A JSON object with the members in the given order.
     package static func object(_ members: [(String, Value)]) -> String {
-        var out = [UInt8(ascii: "{")]
+        var out: [UInt8] = []
+        // Room for short members (an audit entry's): one allocation.
+        out.reserveCapacity(2 + members.count * 40)
+        out.append(UInt8(ascii: "{"))
         for (index, (key, value)) in members.enumerated() {
             if index > 0 { out.append(UInt8(ascii: ",")) }
             appendQuoted(key, to: &out)

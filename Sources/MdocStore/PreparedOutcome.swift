@@ -1,7 +1,7 @@
 import Foundation
 import MdocChecks
 
-/// An outcome turned into records (times formatted, hashes decoded, CBOR encoded) before the
+/// An outcome turned into records (times formatted, hashes checked, CBOR encoded) before the
 /// write lock is taken. Ids only the database knows (transaction, verification) are filled in
 /// while inserting.
 struct PreparedOutcome {
@@ -17,38 +17,39 @@ struct PreparedOutcome {
     var documents: [DocumentRecord]
     /// The documents' elements, as stored in `disclosure`; `nil` when there are none.
     var elements: Data?
-    var certificates: [CertificateRecord]
+    /// The certificates seen, their fingerprints checked: a row is made for those the store
+    /// lacks (``CertificateMemo``).
+    var certificates: [CertificateSummary]
     var images: [ImageRecord]
     /// What the audit entry says in hex (the store keeps bytes).
     var trustSnapshotHex: String
     var proofSHA256Hex: String?
 
     init(_ outcome: TransactionOutcome) throws {
-        var formats = BatchFormats()
-        try self.init(outcome, formats: &formats)
+        try self.init(outcome, verificationTime: try StoreTime.text(outcome.verificationTime))
     }
 
-    /// The records of `outcome`, with what it shares with the batch's other outcomes taken
-    /// from `formats` (and added to it).
-    init(_ outcome: TransactionOutcome, formats: inout BatchFormats) throws {
+    /// The records of `outcome`, whose verification time is `verificationTime` in store text
+    /// (formatted once for a batch's outcomes, which share it).
+    init(_ outcome: TransactionOutcome, verificationTime: String) throws {
         let keep = outcome.keepData
         let transactionID = outcome.transactionID
         transaction = TransactionRecord(
             id: nil, sha256: try StoreHash.sha256(transactionID, "the transaction id"), referenceCode: outcome.referenceCode,
             displayName: outcome.displayName, source: outcome.source, capturedAt: try StoreTime.text(outcome.capturedAt),
-            responseSHA256: try StoreHash.sha256(optional: outcome.responseSHA256, "the response SHA-256 of \(transactionID)"),
+            responseSHA256: try outcome.responseDigest.map { try $0.data("the response SHA-256 of \(transactionID)") },
             consentReference: outcome.consentReference, consentExpiresAt: try StoreTime.text(outcome.consentExpiresAt),
             firstRunID: "", firstSeenAt: "", inputs: keep ? try StoredResults.encode(inputs: outcome.inputHashes) : nil)
         let proof = keep ? outcome.proof : nil
         verification = VerificationRecord(
-            id: nil, transactionID: 0, runID: "", verifiedAt: "", verificationTime: try formats.text(outcome.verificationTime),
-            trustSnapshot: try formats.sha256(outcome.trustSnapshotHash, "the trust snapshot of \(transactionID)"),
+            id: nil, transactionID: 0, runID: "", verifiedAt: "", verificationTime: verificationTime,
+            trustSnapshot: try outcome.trustSnapshot.data("the trust snapshot of \(transactionID)"),
             verdictCapture: outcome.verdictAtCapture?.rawValue, verdictNow: outcome.verdictNow.rawValue,
             consentState: outcome.consentState.rawValue, dataKept: keep, proofFile: proof?.file, proofOffset: proof?.offset,
             proofLength: proof?.length,
             proofSHA256: try StoreHash.sha256(optional: proof?.sha256, "the proof SHA-256 of \(transactionID)"),
             supersededBy: nil)
-        trustSnapshotHex = outcome.trustSnapshotHash
+        trustSnapshotHex = outcome.trustSnapshot.hex
         proofSHA256Hex = proof?.sha256
 
         let kept = keep ? outcome.checks : outcome.checks.filter { $0.id == Self.consentWindowCheck }
@@ -75,9 +76,8 @@ struct PreparedOutcome {
             }
             return DocumentRecord(
                 verificationID: 0, idx: Int64(document.index), docType: document.docType,
-                dsFingerprint: try formats.sha256(optional: document.dsFingerprint, "the DS fingerprint of \(transactionID)"),
-                iacaFingerprint: try formats.sha256(
-                    optional: document.iacaFingerprint, "the IACA fingerprint of \(transactionID)"),
+                dsFingerprint: try document.dsSHA256.map { try $0.data("the DS fingerprint of \(transactionID)") },
+                iacaFingerprint: try document.iacaSHA256.map { try $0.data("the IACA fingerprint of \(transactionID)") },
                 msoSigned: try StoreTime.text(document.msoSigned), msoValidFrom: try StoreTime.text(document.msoValidFrom),
                 msoValidUntil: try StoreTime.text(document.msoValidUntil),
                 msoExpectedUpdate: try StoreTime.text(document.msoExpectedUpdate), digestAlgorithm: document.digestAlgorithm)
@@ -91,7 +91,13 @@ struct PreparedOutcome {
             }
         }
         elements = try StoredResults.encode(elementsOf: outcome.documents)
-        certificates = try outcome.certificates.map { try formats.certificate($0) }
+        for certificate in outcome.certificates {
+            try certificate.sha256.check("a certificate fingerprint")
+            // Refused as any instant is, whether or not the row is written (the store may have it).
+            _ = try StoreTime.milliseconds(certificate.notBefore)
+            _ = try StoreTime.milliseconds(certificate.notAfter)
+        }
+        certificates = outcome.certificates
         images = try outcome.images.enumerated().map { seq, image in
             ImageRecord(
                 verificationID: 0, seq: Int64(seq), uploadID: image.uploadID, documentType: image.documentType,
@@ -108,63 +114,28 @@ struct PreparedOutcome {
     }
 }
 
-/// What the outcomes of one batch share, formatted once for the batch: the verification time,
-/// the trust snapshot, and the certificates and their fingerprints (a batch's transactions come
-/// from a few issuers). Each value is looked up by equality with the one it was formatted from.
-struct BatchFormats {
-    /// How many hashes and certificates are kept: a batch of one issuer's transactions names a
-    /// handful; past that, values are formatted each time.
-    private static let capacity = 8
-    private var time: (date: Date, text: String)?
-    private var hashes: [(hex: String, bytes: Data)] = []
-    private var certificates: [(summary: CertificateSummary, record: CertificateRecord)] = []
-
-    /// The store text of `date`.
-    mutating func text(_ date: Date) throws -> String {
-        if let time, time.date == date { return time.text }
-        let text = try StoreTime.text(date)
-        time = (date, text)
-        return text
-    }
-
-    /// The 32 bytes of a SHA-256 in lower-case hex (``StoreHash/sha256(_:_:)``).
-    mutating func sha256(_ hex: String, _ field: @autoclosure () -> String) throws -> Data {
-        if let known = hashes.first(where: { $0.hex == hex }) { return known.bytes }
-        let bytes = try StoreHash.sha256(hex, field())
-        if hashes.count < Self.capacity { hashes.append((hex, bytes)) }
-        return bytes
-    }
-
-    /// ``sha256(_:_:)`` of an optional value.
-    mutating func sha256(optional hex: String?, _ field: @autoclosure () -> String) throws -> Data? {
-        guard let hex else { return nil }
-        return try sha256(hex, field())
-    }
-
-    /// The `certificate` row of `certificate`.
-    mutating func certificate(_ certificate: CertificateSummary) throws -> CertificateRecord {
-        if let known = certificates.first(where: { $0.summary == certificate }) { return known.record }
-        let record = CertificateRecord(
-            fingerprint: try sha256(certificate.fingerprint, "a certificate fingerprint"),
-            role: certificate.role.rawValue, subject: certificate.subject, issuer: certificate.issuer,
-            serialHex: certificate.serialHex, notBefore: try StoreTime.text(certificate.notBefore),
-            notAfter: try StoreTime.text(certificate.notAfter), country: certificate.country)
-        if certificates.count < Self.capacity { certificates.append((certificate, record)) }
-        return record
-    }
-}
-
 /// The certificates one batch need not insert: those the store had written or found before it
 /// (``ReportStore/knownCertificates``), and those this batch already inserted. What it inserts
 /// joins the store's set only once the batch committed.
 struct CertificateMemo {
-    let known: Set<Data>
-    private(set) var stored: Set<Data> = []
+    let known: Set<SHA256Digest>
+    private(set) var stored: Set<SHA256Digest> = []
 
-    init(known: Set<Data>) { self.known = known }
+    init(known: Set<SHA256Digest>) { self.known = known }
 
     /// Whether `fingerprint` may still need its insert; remembers that it is done.
-    mutating func needsInsert(_ fingerprint: Data) -> Bool {
+    mutating func needsInsert(_ fingerprint: SHA256Digest) -> Bool {
         !known.contains(fingerprint) && stored.insert(fingerprint).inserted
+    }
+}
+
+extension CertificateRecord {
+    /// The `certificate` row of `certificate`.
+    init(_ certificate: CertificateSummary) throws {
+        self.init(
+            fingerprint: try certificate.sha256.data("a certificate fingerprint"), role: certificate.role.rawValue,
+            subject: certificate.subject, issuer: certificate.issuer, serialHex: certificate.serialHex,
+            notBefore: try StoreTime.text(certificate.notBefore), notAfter: try StoreTime.text(certificate.notAfter),
+            country: certificate.country)
     }
 }

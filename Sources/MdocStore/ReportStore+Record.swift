@@ -36,8 +36,14 @@ extension ReportStore {
             || batch.proofFileLength != nil
         else { return }
         // Formatting (times, hashes, CBOR) happens before taking the write lock.
-        var formats = BatchFormats()
-        let prepared = try batch.outcomes.map { try PreparedOutcome($0, formats: &formats) }
+        var time: (date: Date, text: String)?
+        let prepared = try batch.outcomes.map { outcome in
+            // A batch's outcomes share their verification time: formatted once.
+            if let time, time.date == outcome.verificationTime { return try PreparedOutcome(outcome, verificationTime: time.text) }
+            let text = try StoreTime.text(outcome.verificationTime)
+            time = (outcome.verificationTime, text)
+            return try PreparedOutcome(outcome, verificationTime: text)
+        }
         let reused = try batch.reused.map { item in
             (sha256: try StoreHash.sha256(item.transactionID, "the transaction id"), item: item)
         }
@@ -138,8 +144,9 @@ struct BatchWriter {
             try failure.insertPositionally(db)
         }
         // Certificates first: documents refer to them.
-        for certificate in outcome.certificates where certificates.needsInsert(certificate.fingerprint) {
-            if try !certificate.exists(db) { try certificate.insert(db) }
+        for certificate in outcome.certificates where certificates.needsInsert(certificate.sha256) {
+            let record = try CertificateRecord(certificate)
+            if try !record.exists(db) { try record.insert(db) }
         }
         for var document in outcome.documents {
             document.verificationID = verificationID

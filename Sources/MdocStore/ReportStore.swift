@@ -56,7 +56,7 @@ package final class ReportStore: Sendable {
     let clock: @Sendable () -> Date
     /// Fingerprints of the certificates this store has written or found in the file (rows of
     /// `certificate` are never changed nor deleted): ``record(_:runID:)`` does not insert them again.
-    let knownCertificates = NIOLockedValueBox<Set<Data>>([])
+    let knownCertificates = NIOLockedValueBox<Set<SHA256Digest>>([])
     /// The runs this store has begun and holds the lease of (RunLeases).
     let leases: RunLeases
 

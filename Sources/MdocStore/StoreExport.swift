@@ -58,7 +58,7 @@ package struct ExportedOutcome: Sendable {
     }
     /// `certificate` rows, with their fingerprints.
     package var certificates: [(fingerprint: [UInt8], row: StoreRow)] {
-        get throws { try prepared.certificates.map { (Array($0.fingerprint), try StoreRow($0)) } }
+        get throws { try prepared.certificates.map { ($0.sha256.bytes, try StoreRow(CertificateRecord($0))) } }
     }
     /// `document` rows without `verification_id`.
     package var documents: [StoreRow] {

@@ -3,8 +3,9 @@ import MdocChecks
 import MdocCrypto
 
 // The values the pipeline hands to the store. Plain data: the store judges nothing, it records.
-// Hashes and fingerprints are lower-case hex (`MdocCrypto.hexString`) of SHA-256 digests (an
-// element's digest: of its MSO's algorithm); the store refuses anything else before writing.
+// Hashes and fingerprints travel as their bytes (``SHA256Digest``; an element's digest: of its
+// MSO's algorithm), readable and settable as lower-case hex (`MdocCrypto.hexString`); the store
+// refuses hex that is not a digest before writing.
 
 /// One run of `mdocverify verify`: what it was asked to do and with which trust material.
 package struct RunInfo: Sendable, Hashable {
@@ -116,10 +117,20 @@ package struct DocumentSummary: Sendable, Hashable {
     /// Position in the DeviceResponse `documents` array.
     package var index: Int
     package var docType: String
-    /// SHA-256 of the DS certificate DER, lower-case hex.
-    package var dsFingerprint: String?
-    /// SHA-256 of the IACA certificate DER it chained to, lower-case hex.
-    package var iacaFingerprint: String?
+    /// SHA-256 of the DS certificate DER.
+    package var dsSHA256: SHA256Digest?
+    /// SHA-256 of the IACA certificate DER it chained to.
+    package var iacaSHA256: SHA256Digest?
+    /// ``dsSHA256`` in lower-case hex.
+    package var dsFingerprint: String? {
+        get { dsSHA256?.hex }
+        set { dsSHA256 = newValue.map(SHA256Digest.init(hex:)) }
+    }
+    /// ``iacaSHA256`` in lower-case hex.
+    package var iacaFingerprint: String? {
+        get { iacaSHA256?.hex }
+        set { iacaSHA256 = newValue.map(SHA256Digest.init(hex:)) }
+    }
     package var msoSigned: Date?
     package var msoValidFrom: Date?
     package var msoValidUntil: Date?
@@ -133,10 +144,23 @@ package struct DocumentSummary: Sendable, Hashable {
         msoSigned: Date? = nil, msoValidFrom: Date? = nil, msoValidUntil: Date? = nil,
         msoExpectedUpdate: Date? = nil, digestAlgorithm: String? = nil, elements: [ElementSummary] = []
     ) {
+        self.init(
+            index: index, docType: docType, dsSHA256: dsFingerprint.map(SHA256Digest.init(hex:)),
+            iacaSHA256: iacaFingerprint.map(SHA256Digest.init(hex:)), msoSigned: msoSigned, msoValidFrom: msoValidFrom,
+            msoValidUntil: msoValidUntil, msoExpectedUpdate: msoExpectedUpdate, digestAlgorithm: digestAlgorithm,
+            elements: elements)
+    }
+
+    /// A document whose certificates' fingerprints are given as computed (their bytes).
+    package init(
+        index: Int, docType: String, dsSHA256: SHA256Digest?, iacaSHA256: SHA256Digest?, msoSigned: Date?,
+        msoValidFrom: Date?, msoValidUntil: Date?, msoExpectedUpdate: Date?, digestAlgorithm: String?,
+        elements: [ElementSummary]
+    ) {
         self.index = index
         self.docType = docType
-        self.dsFingerprint = dsFingerprint
-        self.iacaFingerprint = iacaFingerprint
+        self.dsSHA256 = dsSHA256
+        self.iacaSHA256 = iacaSHA256
         self.msoSigned = msoSigned
         self.msoValidFrom = msoValidFrom
         self.msoValidUntil = msoValidUntil
@@ -164,8 +188,13 @@ package struct CertificateSummary: Sendable, Hashable {
         package static let processor = Role(rawValue: "processor")
     }
 
-    /// SHA-256 of the certificate DER, lower-case hex.
-    package var fingerprint: String
+    /// SHA-256 of the certificate DER.
+    package var sha256: SHA256Digest
+    /// ``sha256`` in lower-case hex.
+    package var fingerprint: String {
+        get { sha256.hex }
+        set { sha256 = SHA256Digest(hex: newValue) }
+    }
     package var role: Role
     /// RFC 4514 string of the subject DN.
     package var subject: String
@@ -182,7 +211,17 @@ package struct CertificateSummary: Sendable, Hashable {
         fingerprint: String, role: Role, subject: String, issuer: String, serialHex: String,
         notBefore: Date, notAfter: Date, country: String? = nil
     ) {
-        self.fingerprint = fingerprint
+        self.init(
+            sha256: SHA256Digest(hex: fingerprint), role: role, subject: subject, issuer: issuer, serialHex: serialHex,
+            notBefore: notBefore, notAfter: notAfter, country: country)
+    }
+
+    /// A certificate whose fingerprint is given as computed (its bytes).
+    package init(
+        sha256: SHA256Digest, role: Role, subject: String, issuer: String, serialHex: String,
+        notBefore: Date, notAfter: Date, country: String?
+    ) {
+        self.sha256 = sha256
         self.role = role
         self.subject = subject
         self.issuer = issuer
@@ -265,12 +304,21 @@ package struct ImageSummary: Sendable, Hashable {
 package struct InputHash: Sendable, Hashable {
     /// Path inside the bundle (e.g. `device-response.cbor`).
     package var path: String
-    /// Lower-case hex SHA-256 of the file's bytes.
-    package var sha256: String
+    /// SHA-256 of the file's bytes.
+    package var digest: SHA256Digest
+    /// ``digest`` in lower-case hex.
+    package var sha256: String {
+        get { digest.hex }
+        set { digest = SHA256Digest(hex: newValue) }
+    }
 
     package init(path: String, sha256: String) {
+        self.init(path: path, digest: SHA256Digest(hex: sha256))
+    }
+
+    package init(path: String, digest: SHA256Digest) {
         self.path = path
-        self.sha256 = sha256
+        self.digest = digest
     }
 }
 
@@ -295,14 +343,25 @@ package struct TransactionOutcome: Sendable, Hashable {
     /// Where the capture came from (`transaction.json` source, e.g. "kiosk-17").
     package var source: String
     package var capturedAt: Date?
-    /// Lower-case hex SHA-256 of the DeviceResponse bytes, for replay detection.
-    package var responseSHA256: String?
+    /// SHA-256 of the DeviceResponse bytes, for replay detection.
+    package var responseDigest: SHA256Digest?
+    /// ``responseDigest`` in lower-case hex.
+    package var responseSHA256: String? {
+        get { responseDigest?.hex }
+        set { responseDigest = newValue.map(SHA256Digest.init(hex:)) }
+    }
     package var consentReference: String?
     package var consentExpiresAt: Date?
     package var consentState: ConsentState
     /// The instant the checks were judged at (the run's verification time).
     package var verificationTime: Date
-    package var trustSnapshotHash: String
+    /// SHA-256 of the trust snapshot the checks were judged against.
+    package var trustSnapshot: SHA256Digest
+    /// ``trustSnapshot`` in lower-case hex.
+    package var trustSnapshotHash: String {
+        get { trustSnapshot.hex }
+        set { trustSnapshot = SHA256Digest(hex: newValue) }
+    }
     /// The verdict at the capture time; `nil` when the capture time is unknown.
     package var verdictAtCapture: Verdict?
     package var verdictNow: Verdict
@@ -334,16 +393,33 @@ package struct TransactionOutcome: Sendable, Hashable {
         certificates: [CertificateSummary] = [], images: [ImageSummary] = [],
         inputHashes: [InputHash] = [], proof: ProofLocation? = nil, keepData: Bool = true
     ) {
+        self.init(
+            transactionID: transactionID, displayName: displayName, source: source, capturedAt: capturedAt,
+            responseDigest: responseSHA256.map(SHA256Digest.init(hex:)), consentReference: consentReference,
+            consentExpiresAt: consentExpiresAt, consentState: consentState, verificationTime: verificationTime,
+            trustSnapshot: SHA256Digest(hex: trustSnapshotHash), verdictAtCapture: verdictAtCapture, verdictNow: verdictNow,
+            referenceCode: referenceCode, checks: checks, documents: documents, certificates: certificates, images: images,
+            inputHashes: inputHashes, proof: proof, keepData: keepData)
+    }
+
+    /// An outcome whose hashes are given as computed (their bytes).
+    package init(
+        transactionID: String, displayName: String, source: String, capturedAt: Date?, responseDigest: SHA256Digest?,
+        consentReference: String?, consentExpiresAt: Date?, consentState: ConsentState, verificationTime: Date,
+        trustSnapshot: SHA256Digest, verdictAtCapture: Verdict?, verdictNow: Verdict, referenceCode: String,
+        checks: [CheckResult], documents: [DocumentSummary], certificates: [CertificateSummary], images: [ImageSummary],
+        inputHashes: [InputHash], proof: ProofLocation?, keepData: Bool
+    ) {
         self.transactionID = transactionID
         self.displayName = displayName
         self.source = source
         self.capturedAt = capturedAt
-        self.responseSHA256 = responseSHA256
+        self.responseDigest = responseDigest
         self.consentReference = consentReference
         self.consentExpiresAt = consentExpiresAt
         self.consentState = consentState
         self.verificationTime = verificationTime
-        self.trustSnapshotHash = trustSnapshotHash
+        self.trustSnapshot = trustSnapshot
         self.verdictAtCapture = verdictAtCapture
         self.verdictNow = verdictNow
         self.referenceCode = referenceCode
@@ -355,103 +431,5 @@ package struct TransactionOutcome: Sendable, Hashable {
         self.inputHashes = inputHashes
         self.proof = proof
         self.keepData = keepData
-    }
-}
-
-/// A transaction whose earlier result a run reuses instead of verifying again.
-package struct ReusedResult: Sendable, Hashable {
-    package var transactionID: String
-    /// The ``PriorVerification/verificationID`` of the verification reused.
-    package var verificationID: Int64
-
-    package init(transactionID: String, verificationID: Int64) {
-        self.transactionID = transactionID
-        self.verificationID = verificationID
-    }
-}
-
-/// An input that did not become a transaction (unreadable archive, bundle over a limit, ...).
-package struct IngestFailure: Sendable, Hashable {
-    /// The input path or archive entry.
-    package var source: String
-    /// The stable error code of the ingest error.
-    package var code: String
-    /// The error's reason text (identifiers only).
-    package var reason: String
-
-    package init(source: String, code: String, reason: String) {
-        self.source = source
-        self.code = code
-        self.reason = reason
-    }
-}
-
-/// Where a proof (a tagged COSE_Sign1) is: a byte range of a file under the output folder. A
-/// run's proof file holds one record per proof (a CBOR sequence, RFC 8742); a proof that is a
-/// file of its own is the whole file (offset 0).
-package struct ProofLocation: Sendable, Hashable {
-    /// The file, relative to the output folder.
-    package var file: String
-    /// Where the proof's bytes start in the file.
-    package var offset: Int64
-    /// How many bytes the proof has.
-    package var length: Int64
-    /// Lower-case hex SHA-256 of the proof's bytes.
-    package var sha256: String
-
-    package init(file: String, offset: Int64, length: Int64, sha256: String) {
-        self.file = file
-        self.offset = offset
-        self.length = length
-        self.sha256 = sha256
-    }
-}
-
-/// What one batch of a run records, in one database transaction.
-package struct StoreBatch: Sendable {
-    /// Transactions verified by the run.
-    package var outcomes: [TransactionOutcome]
-    /// Transactions whose earlier result the run reuses.
-    package var reused: [ReusedResult]
-    /// Inputs that did not become transactions.
-    package var ingestFailures: [IngestFailure]
-    /// The length of the run's proof file once this batch's proofs are in it: what the
-    /// committed batches cover (a later run cuts a torn tail back to it). `nil` leaves it as it is.
-    package var proofFileLength: Int64?
-    /// The bytes this batch appended to the run's proof file, at `offset`: kept by a store whose
-    /// ``PipelineStore/keepsProofs`` (workers share no folder); `nil` for the others.
-    package var proofBytes: (offset: Int64, bytes: [UInt8])?
-    /// The signed proof of each outcome (by transaction id) that a store placing proofs itself
-    /// appends to the run's proof file, where it ends when the batch commits (a queued run's
-    /// workers share one file), and only for outcomes this batch records: a batch taken over
-    /// from a worker that died adds no proof twice.
-    package var signedProofs: [String: ProofRecord]
-    /// The kiosk records of the batch's transactions (a central intake took their records in),
-    /// each beside its outcome in ``outcomes`` or its reused result in ``reused``.
-    package var kioskRecords: [KioskIntakeRecord]
-
-    package init(
-        outcomes: [TransactionOutcome] = [], reused: [ReusedResult] = [], ingestFailures: [IngestFailure] = [],
-        proofFileLength: Int64? = nil, proofBytes: (offset: Int64, bytes: [UInt8])? = nil,
-        signedProofs: [String: ProofRecord] = [:], kioskRecords: [KioskIntakeRecord] = []
-    ) {
-        self.signedProofs = signedProofs
-        self.kioskRecords = kioskRecords
-        self.outcomes = outcomes
-        self.reused = reused
-        self.ingestFailures = ingestFailures
-        self.proofFileLength = proofFileLength
-        self.proofBytes = proofBytes
-    }
-}
-
-/// A signed proof as its run's file holds it: the bytes, and their SHA-256 (lower-case hex).
-package struct ProofRecord: Sendable, Hashable {
-    package var bytes: [UInt8]
-    package var sha256: String
-
-    package init(bytes: [UInt8], sha256: String) {
-        self.bytes = bytes
-        self.sha256 = sha256
     }
 }

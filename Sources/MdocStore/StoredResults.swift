@@ -19,8 +19,9 @@ package enum StoredResults {
 
     static func encode(_ results: [CheckResult]) -> Data {
         var out: [UInt8] = []
-        // Allocated once at its exact length (a few kilobytes per transaction), never grown.
-        out.reserveCapacity(encodedLength(results))
+        // Room for a usual result (id, status, a short detail, a little evidence): one allocation
+        // for most lists, regrown for long details or evidence.
+        out.reserveCapacity(16 + results.count * 128)
         CBORNode.appendHead(major: 4, UInt64(results.count), to: &out)
         for result in results {
             CBORNode.appendHead(major: 4, 6, to: &out)
@@ -37,18 +38,6 @@ package enum StoredResults {
             }
         }
         return Data(out)
-    }
-
-    /// The length of ``encode(_:)``'s output for `results`.
-    static func encodedLength(_ results: [CheckResult]) -> Int {
-        var length = headSize(results.count)
-        for result in results {
-            length += headSize(6) + textSize(result.id.rawValue) + textSize(result.status.rawValue)
-                + (result.instant.map { textSize($0.rawValue) } ?? 1) + textSize(result.subject) + textSize(result.detail)
-                + headSize(result.evidence.count)
-            for item in result.evidence { length += headSize(2) + textSize(item.key) + textSize(item.value) }
-        }
-        return length
     }
 
     package static func decodeResults(_ data: Data, verificationID: Int64) throws -> [CheckResult] {
@@ -163,11 +152,11 @@ package enum StoredResults {
         out.reserveCapacity(8 + inputs.count * 80)
         CBORNode.appendHead(major: 4, UInt64(inputs.count), to: &out)
         for input in inputs {
-            let hash = try StoreHash.sha256(input.sha256, "the SHA-256 of input file \(input.path)")
+            try input.digest.check("the SHA-256 of input file \(input.path)")
             CBORNode.appendHead(major: 4, 2, to: &out)
             text(input.path, &out)
-            CBORNode.appendHead(major: 2, UInt64(hash.count), to: &out)
-            out.append(contentsOf: hash)
+            CBORNode.appendHead(major: 2, UInt64(input.digest.bytes.count), to: &out)
+            out.append(contentsOf: input.digest.bytes)
         }
         return Data(out)
     }
@@ -177,26 +166,9 @@ package enum StoredResults {
         guard let items = try? CBOR(decoding: [UInt8](data)).array else { throw corrupt }
         return try items.map { item in
             guard let pair = item.array, pair.count == 2, let path = pair[0].text, let hash = pair[1].bytes else { throw corrupt }
-            return InputHash(path: path, sha256: StoreHash.hex(Data(hash)))
+            return InputHash(path: path, digest: SHA256Digest(bytes: Array(hash)))
         }
     }
 
     private static func text(_ value: String, _ out: inout [UInt8]) { CBORNode.appendText(value, to: &out) }
-
-    /// The length of a head whose argument is `argument` (RFC 8949 §3: 1, 2, 3, 5 or 9 bytes).
-    static func headSize(_ argument: Int) -> Int {
-        switch argument {
-        case ..<24: 1
-        case ..<0x100: 2
-        case ..<0x1_0000: 3
-        case ..<0x1_0000_0000: 5
-        default: 9
-        }
-    }
-
-    /// The length of `value` encoded as a text string.
-    private static func textSize(_ value: String) -> Int {
-        let count = value.utf8.count
-        return headSize(count) + count
-    }
 }
