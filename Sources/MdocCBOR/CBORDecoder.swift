@@ -258,7 +258,10 @@ struct CBORParser {
         case 2, 3:
             let text = head.major == 3
             node.kind = text ? .text : .bytes
-            let length = try checkedLength(head, start: start, what: text ? "text string" : "byte string")
+            // Checked on the parser's fields one by one: a call on the whole parser copies it.
+            guard let length = Self.checked(head.argument, limit: maxLength, available: buffer.count &- position) else {
+                throw lengthError(head, start: start, what: text ? "text string" : "byte string")
+            }
             if text {
                 let content = UnsafeBufferPointer(rebasing: buffer[position..<(position &+ length)])
                 guard UTF8Validation.isValid(content) else { throw invalidText(at: start) }
@@ -319,7 +322,9 @@ struct CBORParser {
                     .invalidIndefiniteString, at: chunkStart,
                     "chunk of an \(what) is not a definite-length string of the same type")
             }
-            let length = try checkedLength(chunk, start: chunkStart, what: "string chunk")
+            guard let length = Self.checked(chunk.argument, limit: maxLength, available: buffer.count &- position) else {
+                throw lengthError(chunk, start: chunkStart, what: "string chunk")
+            }
             guard length <= maxLength &- (chunks.count &- contentStart) else {
                 throw error(
                     .lengthLimitExceeded, at: start, "\(what) is longer than the limit of \(maxLength) bytes,")
@@ -345,7 +350,9 @@ struct CBORParser {
             count = UInt64(pending.count &- base)
             return movePending(from: base)
         }
-        let n = try checkedCount(head, start: start, perElement: 1, what: "array")
+        guard let n = Self.checked(head.argument, limit: maxLength, available: buffer.count &- position) else {
+            throw countError(head, start: start, perElement: 1, what: "array")
+        }
         return try readChildren(n, depth: depth)  // n <= bytes remaining
     }
 
@@ -366,11 +373,16 @@ struct CBORParser {
             n = (pending.count &- base) / 2
             first = movePending(from: base)
         } else {
-            n = try checkedCount(head, start: start, perElement: 2, what: "map")
+            guard let entries = Self.checked(head.argument, limit: maxLength, available: (buffer.count &- position) / 2) else {
+                throw countError(head, start: start, perElement: 2, what: "map")
+            }
+            n = entries
             first = try readChildren(2 &* n, depth: depth)  // keys and values; 2 * n <= bytes remaining
         }
         count = UInt64(n)
-        if rejectDuplicateKeys, let duplicate = firstDuplicateKey(first: first, count: n) {
+        if rejectDuplicateKeys, n > 1,
+            let duplicate = Self.firstDuplicateKey(nodes: nodes, chunks: chunks, input: buffer, first: first, count: n)
+        {
             throw duplicateKeyError(map: start, entry: duplicate, first: first)
         }
         return first

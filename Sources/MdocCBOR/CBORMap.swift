@@ -154,6 +154,13 @@ package struct CBORMap: Sendable, RandomAccessCollection {
     /// Whether a key is the text string `key` (`self[key] != nil`).
     package func containsKey(_ key: String) -> Bool { valueIndex(forText: key) != nil }
 
+    /// Whether the value of text key `key` is a byte string: `self[key].map { $0.bytes != nil }`,
+    /// read from the node without making a slice (`nil` when the key is absent).
+    package func hasBytesValue(forKey key: String) -> Bool? {
+        guard let node = valueNode(forText: key) else { return nil }
+        return node.kind == .bytes
+    }
+
     /// Whether a key is the integer `key` (`self[key] != nil`).
     package func containsKey(_ key: Int64) -> Bool { valueIndex { CBORTree.isInteger($0, key) } != nil }
 

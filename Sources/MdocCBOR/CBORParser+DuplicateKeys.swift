@@ -11,12 +11,14 @@ extension CBORParser {
     /// order) are distinct; other small maps are compared pairwise; larger
     /// ones through a sorted list of their positions, where a repeated key lands next to its
     /// predecessor and the smallest such later position is the first repetition in received
-    /// order.
-    func firstDuplicateKey(first: Int, count: Int) -> Int? {
+    /// order. Static, given the parser's arrays: a call on the parser would copy it.
+    static func firstDuplicateKey(
+        nodes: [CBORTree.Node], chunks: [UInt8], input: UnsafeBufferPointer<UInt8>, first: Int, count: Int
+    ) -> Int? {
         guard count > 1 else { return nil }
         return nodes.withUnsafeBufferPointer { nodes in
             chunks.withUnsafeBufferPointer { chunks in
-                let keys = KeyReader(nodes: nodes, input: buffer, chunks: chunks, first: first)
+                let keys = KeyReader(nodes: nodes, input: input, chunks: chunks, first: first)
                 // Keys in strictly increasing order, as deterministic encoding sorts them (RFC 8949
                 // §4.2.1), are all distinct: one pass settles it.
                 var increasing = true

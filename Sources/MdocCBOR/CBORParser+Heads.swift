@@ -58,16 +58,22 @@ extension CBORParser {
     }
 
     /// Reads the 1, 2, 4 or 8 bytes of argument that additional information `info` (24...27)
-    /// announces, big-endian; `nil` (nothing read) when fewer bytes remain.
+    /// announces, big-endian, with one load once they are known to be there; `nil` (nothing
+    /// read) when fewer bytes remain.
     @inline(__always)
     mutating func readArgument(info: UInt8) -> UInt64? {
         let width = 1 << Int(info &- 24)  // 1, 2, 4, 8
-        guard remaining >= width else { return nil }
-        var argument: UInt64 = 0
-        for _ in 0..<width {
-            argument = argument << 8 | UInt64(buffer[position])
-            position &+= 1
+        // `baseAddress` is nil only for an empty buffer, where no width fits.
+        guard buffer.count &- position >= width, let base = buffer.baseAddress else { return nil }
+        let bytes = UnsafeRawPointer(base + position)
+        let argument: UInt64
+        switch info {
+        case 24: argument = UInt64(bytes.load(as: UInt8.self))
+        case 25: argument = UInt64(UInt16(bigEndian: bytes.loadUnaligned(as: UInt16.self)))
+        case 26: argument = UInt64(UInt32(bigEndian: bytes.loadUnaligned(as: UInt32.self)))
+        default: argument = UInt64(bigEndian: bytes.loadUnaligned(as: UInt64.self))
         }
+        position &+= width
         return argument
     }
 
@@ -113,17 +119,18 @@ extension CBORParser {
         return head
     }
 
-    /// Converts a declared string length, checking it against `maxLength` and then against the
-    /// bytes remaining. Nothing is read or allocated before both checks pass.
+    /// A declared string length or element count `argument` as an `Int`, when it is within
+    /// `limit` (`maxLength`) and `available` (the bytes remaining, divided by the least bytes per
+    /// element); `nil` otherwise, and the caller throws ``lengthError(_:start:what:)`` or
+    /// ``countError(_:start:perElement:what:)``, which say which. Nothing is read or allocated
+    /// before it passes.
     @inline(__always)
-    func checkedLength(_ head: Head, start: Int, what: StaticString) throws(CBORError) -> Int {
-        guard let length = Int(exactly: head.argument), length <= maxLength, length <= remaining else {
-            throw lengthError(head, start: start, what: what)
-        }
-        return length
+    static func checked(_ argument: UInt64, limit: Int, available: Int) -> Int? {
+        guard let value = Int(exactly: argument), value <= limit, value <= available else { return nil }
+        return value
     }
 
-    /// The error of a string length that ``checkedLength(_:start:what:)`` refused (kept out of
+    /// The error of a string length that ``checked(_:limit:available:)`` refused (kept out of
     /// line, away from the decoding loops).
     @inline(never)
     func lengthError(_ head: Head, start: Int, what: StaticString) -> CBORError {
@@ -135,17 +142,7 @@ extension CBORParser {
         return error(.truncated, at: start, "\(what) declares \(length) bytes but \(remaining) remain, starting")
     }
 
-    /// Converts a declared element count (`perElement` = minimum bytes per element), checking it
-    /// against `maxLength` and against the bytes remaining.
-    @inline(__always)
-    func checkedCount(_ head: Head, start: Int, perElement: Int, what: StaticString) throws(CBORError) -> Int {
-        guard let count = Int(exactly: head.argument), count <= maxLength, count <= remaining / perElement else {
-            throw countError(head, start: start, perElement: perElement, what: what)
-        }
-        return count
-    }
-
-    /// The error of an element count that ``checkedCount(_:start:perElement:what:)`` refused.
+    /// The error of an element count that ``checked(_:limit:available:)`` refused.
     @inline(never)
     func countError(_ head: Head, start: Int, perElement: Int, what: StaticString) -> CBORError {
         guard let count = Int(exactly: head.argument), count <= maxLength else {

@@ -154,10 +154,16 @@ package struct IssuerSignedItem: Sendable {
     /// The encoded `#6.24(bstr)` exactly as received: what the MSO digest covers.
     package let itemBytes: ArraySlice<UInt8>
     package let digestID: UInt64
-    package let random: ArraySlice<UInt8>
     package let elementIdentifier: String
+    /// The item's map: `random` and `elementValue`, checked while reading, are made from it on
+    /// request (a slice and an item per element cost retains that most readers never use).
+    let map: CBORMap
+    let keepsValue: Bool
+
+    /// The salt (checked to be a byte string while reading).
+    package var random: ArraySlice<UInt8> { map["random"]?.bytes ?? [] }
     /// The element value; `nil` when read with `decodingValue: false`.
-    package let elementValue: CBOR?
+    package var elementValue: CBOR? { keepsValue ? map["elementValue"] : nil }
 
     /// Reads IssuerSignedItemBytes. With `decodingValue: false` the element value is checked
     /// well-formed (the decoder reads it) but not kept: the verifier keeps no values by default.
@@ -165,16 +171,20 @@ package struct IssuerSignedItem: Sendable {
         let inner = try item.requireEmbedded(at: path)
         let map = try inner.requireMap(at: path)
         let digestID = try map.requiredUInt("digestID", at: path)
-        let random = try map.required("random", at: path)
-        guard let randomBytes = random.bytes else {
+        guard let randomIsBytes = map.hasBytesValue(forKey: "random") else {
+            throw ModelError(.missingField, "\(path).random", "random is missing")
+        }
+        guard randomIsBytes else {
             throw ModelError(.wrongType, "\(path).random", "random is not a byte string")
         }
         let elementIdentifier = try map.requiredText("elementIdentifier", at: path)
-        let elementValue = try map.required("elementValue", at: path)
+        guard map.containsKey("elementValue") else {
+            throw ModelError(.missingField, "\(path).elementValue", "elementValue is missing")
+        }
         self.itemBytes = item.encoded
         self.digestID = digestID
-        self.random = randomBytes
         self.elementIdentifier = elementIdentifier
-        self.elementValue = decodingValue ? elementValue : nil
+        self.map = map
+        self.keepsValue = decodingValue
     }
 }

@@ -81,7 +81,9 @@ final class SameBytesTests: XCTestCase {
 /// accessor: absent, present of another type, or the value; the first of repeated keys.
 final class MapTypedLookupTests: XCTestCase {
     func testAgreesWithSubscriptAndAccessor() throws {
-        let values: [CBORNode] = [.text("a"), .unsigned(7), .int(-3), .bytes([1, 2]), .map([]), .array([.int(1)]), .null, .bool(true)]
+        let values: [CBORNode] = [
+            .text("a"), .unsigned(7), .int(-3), .bytes([1, 2]), .bytes([]), .map([]), .array([.int(1)]), .null, .bool(true),
+        ]
         var random = SplitMix64(seed: 5_6)
         let textKeys = ["version", "status", "documents", "x", ""]
         let intKeys: [Int64] = [1, -1, -2, -3, 0, 33]
@@ -110,6 +112,7 @@ final class MapTypedLookupTests: XCTestCase {
                 XCTAssertEqual(map.mapValue(forKey: key).map { $0 == nil }, map[key].map { $0.map == nil })
                 XCTAssertEqual(map.arrayValue(forKey: key)?.map { $0.count }, map[key].map { $0.array?.count })
                 XCTAssertEqual(map.arrayValue(forKey: key).map { $0 == nil }, map[key].map { $0.array == nil })
+                XCTAssertEqual(map.hasBytesValue(forKey: key), map[key].map { $0.bytes != nil })
             }
             for key in intKeys {
                 XCTAssertEqual(map.intValue(forKey: key), map[key: key].map { $0.int })
