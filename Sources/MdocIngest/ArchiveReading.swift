@@ -202,11 +202,13 @@ final class ArchiveScanner {
 
     /// ``pathComponents(_:)`` of an all-ASCII path; nil when a byte is not ASCII.
     static func asciiPathComponents(_ bytes: UnsafeBufferPointer<UInt8>) -> [String]? {
-        var components: [String] = []
-        var start = 0
-        var index = 0
         let slash = UInt8(ascii: "/")
         let dot = UInt8(ascii: ".")
+        // Room for every component at once: the array is not grown once per component.
+        var components: [String] = []
+        components.reserveCapacity(bytes.reduce(1) { $1 == slash ? $0 + 1 : $0 })
+        var start = 0
+        var index = 0
         while index <= bytes.count {
             if index < bytes.count {
                 let byte = bytes[index]

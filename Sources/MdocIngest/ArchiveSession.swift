@@ -208,7 +208,10 @@ final class ArchiveSession {
             _ = try scanner.readData(of: entry, keep: false)
             return
         }
-        let relative = entry.components.dropFirst(depth).joined(separator: "/")
+        // A file directly in its transaction folder (the usual case) is its last component.
+        let relative =
+            entry.components.count == depth + 1
+            ? entry.components[depth] : entry.components.dropFirst(depth).joined(separator: "/")
         var problem: IngestError?
         if group.files[relative] != nil {
             problem = IngestError(.duplicatePath, "\(relative) appears twice in \(group.source)")

@@ -25,8 +25,9 @@ package struct TransactionBundle: Sendable {
     /// ``name`` and ``source`` do not.
     package let contentHash: [UInt8]
 
-    /// Lower-case hex of ``contentHash``.
-    package var contentHashHex: String { hexString(contentHash) }
+    /// Lower-case hex of ``contentHash``: the transaction's id, asked for several times per
+    /// transaction by the pipeline, so written once.
+    package let contentHashHex: String
 
     /// Builds a bundle and computes its digests.
     package init(name: String, source: String, files: [String: [UInt8]]) {
@@ -40,6 +41,7 @@ package struct TransactionBundle: Sendable {
         self.files = files
         self.fileDigests = digests
         self.contentHash = Self.contentHash(fileDigests: digests)
+        self.contentHashHex = hexString(contentHash)
     }
 
     /// Removes the bytes of the file at `path` and returns them; its digest, and so the
@@ -126,7 +128,7 @@ package struct TransactionBundle: Sendable {
     package static func sessionDataAmbiguity(paths: some Sequence<String>) -> String? {
         var single = false
         var numbered: [String] = []
-        for path in paths where isMarkerFileName(path) && path.hasPrefix("session-data") {
+        for path in paths where path.hasPrefix("session-data") && isMarkerFileName(path) {
             if path == "session-data.cbor" { single = true } else { numbered.append(path) }
         }
         if single, let other = numbered.min() {

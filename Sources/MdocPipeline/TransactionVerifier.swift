@@ -57,7 +57,7 @@ package final class PendingTransaction: Sendable {
     }
 
     /// SHA-256 of the DeviceResponse as received, for the replay lookup; `nil` without one.
-    package var responseSHA256: [UInt8]? { pending.facts.responseSHA256 }
+    package var responseSHA256: [UInt8]? { pending.responseSHA256 }
 
     /// Runs the replay check with what the pipeline found and judges the verdict. The session
     /// goes on (its owner ends it once the transaction is recorded and reported).
@@ -143,7 +143,12 @@ package enum TransactionVerifier {
         let sessionData = sessionDataFiles(files)
         inputs.sessionData = sessionData.map(\.bytes)
         inputs.sessionDataNames = sessionData.map(\.name)
-        inputs.transcript = files[transcriptFile] ?? context.fallbackTranscript
+        if let given = files[transcriptFile] {
+            inputs.transcript = given
+            inputs.transcriptSHA256 = bundle.fileDigests[transcriptFile]
+        } else {
+            inputs.transcript = context.fallbackTranscript
+        }
         inputs.deviceRequest = files["device-request.cbor"]
         inputs.deviceResponse = files["device-response.cbor"]
         inputs.deviceResponseSHA256 = bundle.fileDigests["device-response.cbor"]

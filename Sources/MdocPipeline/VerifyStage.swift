@@ -146,11 +146,15 @@ final class VerifyStage: Sendable {
     /// For each transaction, the earlier presentations of its DeviceResponse: in the store
     /// (committed batches and earlier runs), then earlier in this run, in input order.
     private func replayLookup(_ pending: [PendingTransaction?]) throws -> [EarlierPresentations] {
+        // Each transaction's response digest, with its hex (the store's key), read once.
+        let digests = pending.map { transaction -> (bytes: [UInt8], hex: String)? in
+            guard let response = transaction?.responseSHA256 else { return nil }
+            return (response, hexString(response))
+        }
         var responses: [String] = []
         var seen = Set<[UInt8]>()
-        for case let transaction? in pending {
-            guard let response = transaction.responseSHA256, seen.insert(response).inserted else { continue }
-            responses.append(hexString(response))
+        for case let digest? in digests where seen.insert(digest.bytes).inserted {
+            responses.append(digest.hex)
         }
         let stored: [String: [String]]
         do {
@@ -159,10 +163,11 @@ final class VerifyStage: Sendable {
             throw PipelineSetupError("cannot look up earlier presentations in the report database: \(error)")
         }
         return firstPresentations.withLockedValue { first in
-            pending.map { transaction in
-                guard let transaction, let response = transaction.responseSHA256 else { return .none }
+            zip(pending, digests).map { transaction, digest in
+                guard let transaction, let digest else { return .none }
+                let response = digest.bytes
                 let id = transaction.bundle.contentHashHex
-                let found = stored[hexString(response), default: []]
+                let found = stored[digest.hex, default: []]
                 // The lookup returns one more than the limit: then there may be more.
                 let partial = found.count > ReportStore.Limits.earlierPresentations
                 let inStore = Array(found.lazy.filter { $0 != id }.prefix(ReportStore.Limits.earlierPresentations))

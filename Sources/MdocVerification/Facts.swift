@@ -24,6 +24,9 @@ package struct TransactionInputs: Sendable {
     package var readerKeyPEM: [UInt8]?
     /// SessionTranscriptBytes given as they are (non-QR handovers).
     package var transcript: [UInt8]?
+    /// SHA-256 of ``transcript``'s bytes when the reader computed it already; used instead of
+    /// hashing them again when they are SessionTranscriptBytes as given.
+    package var transcriptSHA256: [UInt8]?
     /// The DeviceRequest in plain form, when kept.
     package var deviceRequest: [UInt8]?
     /// The DeviceResponse in plain form, when kept.

@@ -115,6 +115,8 @@ package struct PendingVerification: Sendable {
     package var checks: [CheckResult] { context.results }
     /// What the checks found.
     package var facts: TransactionFacts { context.transaction }
+    /// SHA-256 of the DeviceResponse verified, read without copying all the facts.
+    package var responseSHA256: [UInt8]? { context.transaction.responseSHA256 }
 
     /// Runs the checks that need the replay lookup (`earlier`), then judges the verdict at the
     /// verification time and, when known, at the capture time: once, after every check.

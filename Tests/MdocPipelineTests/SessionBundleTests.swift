@@ -148,6 +148,30 @@ final class SessionBundleTests: XCTestCase {
         XCTAssertNotEqual(withPlainFile.responseSHA256, HashFunction.sha256.hash([0xa0]))
     }
 
+    /// The reader's digest of `session-transcript.cbor` goes with the file's bytes to the
+    /// transcript check; a transcript given to the run (`--transcript`) comes without one.
+    func testTranscriptDigestIsTheFiles() throws {
+        let transcript = try AnnexD.sessionTranscriptBytes()
+        let response = try AnnexD.deviceResponse()
+        var context = context(trust: TrustStore(anchors: []))
+        let bundle = TransactionBundle(
+            name: "t", source: "m", files: ["session-transcript.cbor": transcript, "device-response.cbor": response])
+        let expected = [Evidence("sha256", hexString(HashFunction.sha256.hash(transcript)))]
+        func evidence(_ pending: PendingTransaction) -> [Evidence]? {
+            pending.pending.checks.first { $0.id == .sessionTranscript }?.evidence
+        }
+        let given = TransactionVerifier.verify(bundle, context: context)
+        XCTAssertEqual(given.pending.facts.inputs.transcriptSHA256, bundle.fileDigests["session-transcript.cbor"])
+        XCTAssertEqual(evidence(given), expected)
+
+        context.fallbackTranscript = transcript
+        let fallback = TransactionVerifier.verify(
+            TransactionBundle(name: "t", source: "m", files: ["device-response.cbor": response]), context: context)
+        XCTAssertNil(fallback.pending.facts.inputs.transcriptSHA256)
+        XCTAssertEqual(fallback.pending.facts.inputs.transcript, transcript)
+        XCTAssertEqual(evidence(fallback), expected)
+    }
+
     func testWrongReaderKey() throws {
         let scenario = try SessionScenario()
         var files = try scenario.files()

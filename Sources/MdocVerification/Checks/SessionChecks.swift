@@ -71,9 +71,14 @@ struct SessionCheck: Check {
                     mismatches.append("its EReaderKeyBytes differ from SessionEstablishment.eReaderKey")
                 }
                 if mismatches.isEmpty {
+                    // The reader's digest of the file is that of SessionTranscriptBytes when the
+                    // file holds them (tag 24), not when it holds the bare array.
+                    let digest =
+                        inputs.transcriptSHA256.flatMap { $0.count == 32 && transcript.bytes == given ? $0 : nil }
+                        ?? HashFunction.sha256.hash(transcript.bytes)
                     context.report(CheckResult(
                         .sessionTranscript, .pass, "session-transcript.cbor given (handover: \(Self.handoverName(transcript.handover)))",
-                        evidence: [Evidence("sha256", hexString(HashFunction.sha256.hash(transcript.bytes)))]))
+                        evidence: [Evidence("sha256", hexString(digest))]))
                 } else {
                     context.report(CheckResult(
                         .sessionTranscript, .fail, "the given transcript does not belong to this exchange: " + mismatches.joined(separator: "; ")))

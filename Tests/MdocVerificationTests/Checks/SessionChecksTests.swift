@@ -1,6 +1,7 @@
 import Foundation
 import MdocChecks
 import MdocCrypto
+import MdocModel
 import MdocTestSupport
 import MdocTrust
 import MdocVerification
@@ -116,5 +117,31 @@ final class SessionChecksTests: XCTestCase {
         // A digest of the wrong length is not a SHA-256.
         inputs.deviceResponseSHA256 = [1, 2, 3]
         XCTAssertEqual(verify(inputs).facts.responseSHA256, HashFunction.sha256.hash(response))
+    }
+
+    /// The transcript's SHA-256 handed over by the reader is the evidence only for the bytes it
+    /// was computed over: SessionTranscriptBytes as given, not a bare array that gets wrapped.
+    func testTheGivenTranscriptDigestCountsOnlyForItsBytes() throws {
+        func evidence(_ transcript: [UInt8], digest: [UInt8]?) throws -> String? {
+            var inputs = try annexDSession()
+            inputs.transcript = transcript
+            inputs.transcriptSHA256 = digest
+            let result = openSession(inputs).checks.of(.sessionTranscript)
+            XCTAssertEqual(result.map(\.status), [.pass])
+            return result.first?.evidence.first { $0.key == "sha256" }?.value
+        }
+        let wrapped = try AnnexD.sessionTranscriptBytes()
+        let computed = hexString(HashFunction.sha256.hash(wrapped))
+        XCTAssertEqual(try evidence(wrapped, digest: nil), computed)
+        // The reader's digest is taken as given for its bytes (not computed again): a marker shows it.
+        let marker = [UInt8](repeating: 7, count: 32)
+        XCTAssertEqual(try evidence(wrapped, digest: marker), hexString(marker))
+        // A digest of the wrong length is not a SHA-256.
+        XCTAssertEqual(try evidence(wrapped, digest: [1, 2, 3]), computed)
+        // The bare array is wrapped before hashing: the file's digest is not the transcript's.
+        let bare = Array(try SessionTranscript(decoding: wrapped).transcript.encoded)
+        XCTAssertNotEqual(bare, wrapped)
+        XCTAssertEqual(try evidence(bare, digest: marker), computed)
+        XCTAssertEqual(try evidence(bare, digest: HashFunction.sha256.hash(bare)), computed)
     }
 }
