@@ -307,11 +307,13 @@ struct JSONWriter: ~Copyable {
         var runStart = 0
         var index = 0
         while index < length {
-            // Eight bytes at a time while none of them needs escaping.
-            if length - index >= 8 {
-                let word = UInt64(littleEndian: UnsafeRawPointer(start + index).loadUnaligned(as: UInt64.self))
+            // Eight bytes at a time while none of them needs escaping; the last few as the
+            // string's last eight (read again, which changes nothing), not one by one.
+            if length >= 8 {
+                let at = Swift.min(index, length - 8)
+                let word = UInt64(littleEndian: UnsafeRawPointer(start + at).loadUnaligned(as: UInt64.self))
                 if !Self.mayNeedEscaping(word) {
-                    index += 8
+                    index = at + 8
                     continue
                 }
             }
