@@ -24,25 +24,39 @@ enum JSONValue: ExpressibleByDictionaryLiteral, ExpressibleByStringLiteral, Expr
     func serialized() -> String {
         var writer = JSONWriter()
         writer.value(self)
-        return String(decoding: writer.bytes, as: UTF8.self)
+        return writer.text
     }
 }
 
 /// Compact JSON written straight into a byte buffer: the one serializer of the CLI's JSON, for
 /// a ``JSONValue`` and for a record written member by member (a transaction's JSON Lines
-/// record, thousands per second, with no tree built first).
-struct JSONWriter {
-    private(set) var bytes: [UInt8] = []
+/// record, thousands per second, with no tree built first). The buffer is its own: each piece
+/// is copied in after one check of the room left, with no array's uniqueness and growth checks
+/// per append.
+struct JSONWriter: ~Copyable {
+    private var base: UnsafeMutablePointer<UInt8>
+    private var capacity: Int
+    /// How many bytes are written.
+    private(set) var count = 0
     /// Whether the next member or element of the open object or array is its first (no comma).
     private var first = true
 
     init(reserving capacity: Int = 1024) {
-        bytes.reserveCapacity(capacity)
+        self.capacity = Swift.max(capacity, 64)
+        base = .allocate(capacity: self.capacity)
     }
+
+    deinit { base.deallocate() }
+
+    /// The bytes written.
+    var bytes: [UInt8] { [UInt8](UnsafeBufferPointer(start: base, count: count)) }
+
+    /// The text written.
+    var text: String { String(decoding: UnsafeBufferPointer(start: base, count: count), as: UTF8.self) }
 
     /// Empties the buffer, keeping its capacity, for the next record.
     mutating func reset() {
-        bytes.removeAll(keepingCapacity: true)
+        count = 0
         first = true
     }
 
@@ -55,18 +69,21 @@ struct JSONWriter {
     mutating func key(escaping key: String) {
         separate()
         escape(key)
-        bytes.append(UInt8(ascii: ":"))
+        reserve(1)
+        put(UInt8(ascii: ":"))
         first = true
     }
 
     /// A member's key written in the program: appended as it is, with nothing to escape
-    /// (``isPlain(_:)``, asserted).
+    /// (``isPlain(_:)``, asserted), with its quotes, colon and comma in one piece of room.
     mutating func key(_ key: StaticString) {
-        separate()
-        bytes.append(UInt8(ascii: "\""))
-        appendPlain(key)
-        bytes.append(UInt8(ascii: "\""))
-        bytes.append(UInt8(ascii: ":"))
+        assert(Self.isPlain(key), "\(key) needs escaping")
+        reserve(key.utf8CodeUnitCount + 4)
+        if first { first = false } else { put(UInt8(ascii: ",")) }
+        put(UInt8(ascii: "\""))
+        put(key.utf8Start, key.utf8CodeUnitCount)
+        put(UInt8(ascii: "\""))
+        put(UInt8(ascii: ":"))
         first = true
     }
 
@@ -83,19 +100,44 @@ struct JSONWriter {
     }
 
     /// A member whose value is one of the program's own words (a status, an instant): appended
-    /// as it is, like the key.
+    /// as it is, like the key, in the same piece of room.
     mutating func member(_ name: StaticString, plain value: StaticString) {
-        key(name)
-        string(plain: value)
+        assert(Self.isPlain(name) && Self.isPlain(value), "\(name): \(value) needs escaping")
+        reserve(name.utf8CodeUnitCount + value.utf8CodeUnitCount + 6)
+        if first { first = false } else { put(UInt8(ascii: ",")) }
+        put(UInt8(ascii: "\""))
+        put(name.utf8Start, name.utf8CodeUnitCount)
+        put(UInt8(ascii: "\""))
+        put(UInt8(ascii: ":"))
+        put(UInt8(ascii: "\""))
+        put(value.utf8Start, value.utf8CodeUnitCount)
+        put(UInt8(ascii: "\""))
+    }
+
+    /// A member whose value is `true` or `false`.
+    mutating func member(_ name: StaticString, _ value: Bool) {
+        member(name, literal: value ? "true" : "false")
+    }
+
+    /// A member whose value is a literal written in the program (`true`, `false`): the key and
+    /// the value in one piece of room.
+    private mutating func member(_ name: StaticString, literal value: StaticString) {
+        assert(Self.isPlain(name) && Self.isPlain(value), "\(name): \(value) needs escaping")
+        reserve(name.utf8CodeUnitCount + value.utf8CodeUnitCount + 4)
+        if first { first = false } else { put(UInt8(ascii: ",")) }
+        put(UInt8(ascii: "\""))
+        put(name.utf8Start, name.utf8CodeUnitCount)
+        put(UInt8(ascii: "\""))
+        put(UInt8(ascii: ":"))
+        put(value.utf8Start, value.utf8CodeUnitCount)
     }
 
     /// Ends the record with a newline and writes it to `stream` in one `fwrite`: stdout keeps
     /// it in order with `print`, which writes through the same stream. No `String` is made.
     mutating func writeLine(to stream: UnsafeMutablePointer<FILE>) {
-        bytes.append(UInt8(ascii: "\n"))
-        bytes.withUnsafeBufferPointer { buffer in
-            if let base = buffer.baseAddress { _ = fwrite(base, 1, buffer.count, stream) }
-        }
+        reserve(1)
+        put(UInt8(ascii: "\n"))
+        _ = fwrite(base, 1, count, stream)
     }
 
     mutating func string(_ s: String) {
@@ -105,10 +147,12 @@ struct JSONWriter {
 
     /// A string that is one of the program's own words, appended as it is.
     mutating func string(plain word: StaticString) {
-        separate()
-        bytes.append(UInt8(ascii: "\""))
-        appendPlain(word)
-        bytes.append(UInt8(ascii: "\""))
+        assert(Self.isPlain(word), "\(word) needs escaping")
+        reserve(word.utf8CodeUnitCount + 3)
+        if first { first = false } else { put(UInt8(ascii: ",")) }
+        put(UInt8(ascii: "\""))
+        put(word.utf8Start, word.utf8CodeUnitCount)
+        put(UInt8(ascii: "\""))
     }
 
     /// The string, or `null` when nil.
@@ -118,12 +162,12 @@ struct JSONWriter {
 
     mutating func integer(_ i: Int64) {
         separate()
-        bytes.append(contentsOf: String(i).utf8)
+        appendUTF8(String(i))
     }
 
     mutating func number(_ d: Double) {
         separate()
-        bytes.append(contentsOf: (d.isFinite ? String(d) : "null").utf8)
+        appendUTF8(d.isFinite ? String(d) : "null")
     }
 
     mutating func bool(_ b: Bool) {
@@ -158,13 +202,15 @@ struct JSONWriter {
     }
 
     private mutating func open(_ bracket: UInt8) {
-        separate()
-        bytes.append(bracket)
+        reserve(2)
+        if first { first = false } else { put(UInt8(ascii: ",")) }
+        put(bracket)
         first = true
     }
 
     private mutating func close(_ bracket: UInt8) {
-        bytes.append(bracket)
+        reserve(1)
+        put(bracket)
         first = false
     }
 
@@ -173,8 +219,39 @@ struct JSONWriter {
         if first {
             first = false
         } else {
-            bytes.append(UInt8(ascii: ","))
+            reserve(1)
+            put(UInt8(ascii: ","))
         }
+    }
+
+    /// Room for `needed` more bytes: the buffer doubles (at least) when it is short.
+    @inline(__always)
+    private mutating func reserve(_ needed: Int) {
+        if capacity &- count < needed { grow(needed) }
+    }
+
+    private mutating func grow(_ needed: Int) {
+        let wanted = count + needed
+        let larger = Swift.max(wanted, capacity * 2)
+        let moved = UnsafeMutablePointer<UInt8>.allocate(capacity: larger)
+        moved.initialize(from: base, count: count)
+        base.deallocate()
+        base = moved
+        capacity = larger
+    }
+
+    /// Appends a byte into room reserved beforehand.
+    @inline(__always)
+    private mutating func put(_ byte: UInt8) {
+        base[count] = byte
+        count &+= 1
+    }
+
+    /// Appends `length` bytes into room reserved beforehand.
+    @inline(__always)
+    private mutating func put(_ bytes: UnsafePointer<UInt8>, _ length: Int) {
+        (base + count).initialize(from: bytes, count: length)
+        count &+= length
     }
 
     /// Whether `text` can stand inside a JSON string literal as it is: printable ASCII with no
@@ -186,12 +263,22 @@ struct JSONWriter {
     /// Appends `text`, which needs no escaping, byte for byte.
     private mutating func appendPlain(_ text: StaticString) {
         assert(Self.isPlain(text), "\(text) needs escaping")
-        text.withUTF8Buffer { bytes.append(contentsOf: $0) }
+        reserve(text.utf8CodeUnitCount)
+        put(text.utf8Start, text.utf8CodeUnitCount)
+    }
+
+    /// Appends the UTF-8 of `text` (a number's digits) as it is.
+    private mutating func appendUTF8(_ text: String) {
+        for byte in text.utf8 {
+            reserve(1)
+            put(byte)
+        }
     }
 
     /// Whether any byte of `word` may be a quote, a backslash or a control character (no false
     /// negatives): a byte below 0x20 makes `word - 0x20…` borrow into its top bit, and an
     /// equal byte makes the XOR zero, found the same way.
+    @inline(__always)
     private static func mayNeedEscaping(_ word: UInt64) -> Bool {
         let ones: UInt64 = 0x0101_0101_0101_0101
         let highs: UInt64 = 0x8080_8080_8080_8080
@@ -200,42 +287,64 @@ struct JSONWriter {
         return hasByteBelow(word, 0x20) || hasZeroByte(word ^ (ones &* 0x22)) || hasZeroByte(word ^ (ones &* 0x5c))
     }
 
-    /// Appends `s` as a JSON string literal. Runs of bytes that need no escaping are appended
-    /// in one piece.
+    /// Appends `s` as a JSON string literal (RFC 8259 §7), read in place from its UTF-8.
     private mutating func escape(_ s: String) {
-        var s = s
-        bytes.append(UInt8(ascii: "\""))
-        s.withUTF8 { utf8 in
-            var runStart = 0
-            var index = 0
-            while index < utf8.count {
-                // Eight bytes at a time while none of them needs escaping.
-                if utf8.count - index >= 8 {
-                    let word = UInt64(littleEndian: UnsafeRawBufferPointer(utf8).loadUnaligned(fromByteOffset: index, as: UInt64.self))
-                    if !Self.mayNeedEscaping(word) {
-                        index += 8
-                        continue
-                    }
+        let done: Void? = s.utf8.withContiguousStorageIfAvailable { escape($0) }
+        guard done == nil else { return }
+        var contiguous = s
+        contiguous.withUTF8 { escape($0) }
+    }
+
+    /// Appends `utf8` as a JSON string literal: the bytes up to the next one that needs escaping
+    /// are found eight at a time and copied in one piece; `"`, `\\`, newline, return and tab
+    /// get their short escapes, other control characters `\\u00xx`.
+    private mutating func escape(_ utf8: UnsafeBufferPointer<UInt8>) {
+        let length = utf8.count
+        // The quotes and every byte as it is: all a string with nothing to escape needs.
+        reserve(length + 2)
+        put(UInt8(ascii: "\""))
+        guard let start = utf8.baseAddress else { return put(UInt8(ascii: "\"")) }
+        var runStart = 0
+        var index = 0
+        while index < length {
+            // Eight bytes at a time while none of them needs escaping; the last few as the
+            // string's last eight (read again, which changes nothing), not one by one.
+            if length >= 8 {
+                let at = Swift.min(index, length - 8)
+                let word = UInt64(littleEndian: UnsafeRawPointer(start + at).loadUnaligned(as: UInt64.self))
+                if !Self.mayNeedEscaping(word) {
+                    index = at + 8
+                    continue
                 }
-                let byte = utf8[index]
-                index += 1
-                guard byte == 0x22 || byte == 0x5c || byte < 0x20 else { continue }
-                let at = index - 1
-                bytes.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[runStart..<at]))
-                switch byte {
-                case 0x22: bytes.append(contentsOf: [0x5c, 0x22])
-                case 0x5c: bytes.append(contentsOf: [0x5c, 0x5c])
-                case 0x0a: bytes.append(contentsOf: [0x5c, 0x6e])
-                case 0x0d: bytes.append(contentsOf: [0x5c, 0x72])
-                case 0x09: bytes.append(contentsOf: [0x5c, 0x74])
-                default:
-                    let digits = Array("0123456789abcdef".utf8)
-                    bytes.append(contentsOf: [0x5c, 0x75, 0x30, 0x30, digits[Int(byte >> 4)], digits[Int(byte & 0x0f)]])
-                }
-                runStart = index
             }
-            bytes.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[runStart..<utf8.count]))
+            let byte = start[index]
+            index += 1
+            guard byte == 0x22 || byte == 0x5c || byte < 0x20 else { continue }
+            put(start + runStart, index - 1 - runStart)
+            // The longest escape, then the rest as it is and the closing quote.
+            reserve(6 + length - index + 1)
+            put(0x5c)
+            switch byte {
+            case 0x22: put(0x22)
+            case 0x5c: put(0x5c)
+            case 0x0a: put(UInt8(ascii: "n"))
+            case 0x0d: put(UInt8(ascii: "r"))
+            case 0x09: put(UInt8(ascii: "t"))
+            default:
+                put(UInt8(ascii: "u"))
+                put(UInt8(ascii: "0"))
+                put(UInt8(ascii: "0"))
+                put(Self.hexDigit(byte >> 4))
+                put(Self.hexDigit(byte & 0x0f))
+            }
+            runStart = index
         }
-        bytes.append(UInt8(ascii: "\""))
+        put(start + runStart, length - runStart)
+        put(UInt8(ascii: "\""))
+    }
+
+    /// The lowercase hexadecimal digit of `nibble` (0...15).
+    private static func hexDigit(_ nibble: UInt8) -> UInt8 {
+        nibble < 10 ? UInt8(ascii: "0") + nibble : UInt8(ascii: "a") + nibble - 10
     }
 }

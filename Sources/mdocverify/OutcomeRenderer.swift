@@ -109,8 +109,7 @@ final class OutcomeRenderer {
         json.key("verdictAtCapture")
         if let verdict = outcome.verdictAtCapture { json.string(plain: verdict.word) } else { json.null() }
         json.member("verificationTime", RFC3339.format(outcome.verificationTime))
-        json.key("reused")
-        json.bool(outcome.reused)
+        json.member("reused", outcome.reused)
         if let run = outcome.reusedFromRunID {
             json.member("reusedFromRunID", run)
         }
@@ -127,7 +126,7 @@ final class OutcomeRenderer {
         json.endArray()
         json.key("documents")
         json.beginArray()
-        for document in outcome.documents { write(document, to: &json) }
+        for index in outcome.documents.indices { write(outcome.documents, at: index, to: &json) }
         json.endArray()
         json.endObject()
     }
@@ -160,29 +159,29 @@ final class OutcomeRenderer {
         json.endObject()
     }
 
-    func write(_ document: DocumentFindings, to json: inout JSONWriter) {
+    /// One document's findings, read in place like the check results; its elements too.
+    func write(_ documents: [DocumentFindings], at index: Int, to json: inout JSONWriter) {
         json.beginObject()
-        json.member("docType", document.docType)
-        json.member("ds", document.dsCertificate?.fingerprintHex)
-        json.member("iaca", document.iacaCertificate?.fingerprintHex)
-        json.member("digestAlgorithm", document.digestAlgorithm?.rawValue)
-        json.member("signed", document.msoSigned.map(RFC3339.format))
-        json.member("validFrom", document.msoValidFrom.map(RFC3339.format))
-        json.member("validUntil", document.msoValidUntil.map(RFC3339.format))
-        json.member("deviceAuthentication", document.deviceAuthentication?.rawValue)
+        json.member("docType", documents[index].docType)
+        json.member("ds", documents[index].dsCertificate?.fingerprintHex)
+        json.member("iaca", documents[index].iacaCertificate?.fingerprintHex)
+        json.member("digestAlgorithm", documents[index].digestAlgorithm?.rawValue)
+        json.member("signed", documents[index].msoSigned.map(RFC3339.format))
+        json.member("validFrom", documents[index].msoValidFrom.map(RFC3339.format))
+        json.member("validUntil", documents[index].msoValidUntil.map(RFC3339.format))
+        json.member("deviceAuthentication", documents[index].deviceAuthentication?.rawValue)
         json.key("elements")
         json.beginArray()
-        for element in document.elements {
+        let elements = documents[index].elements
+        for item in elements.indices {
             json.beginObject()
-            json.member("namespace", element.namespace)
-            json.member("identifier", element.identifier)
-            json.key("verified")
-            json.bool(element.verified)
-            if element.deviceSigned {
-                json.key("deviceSigned")
-                json.bool(true)
+            json.member("namespace", elements[item].namespace)
+            json.member("identifier", elements[item].identifier)
+            json.member("verified", elements[item].verified)
+            if elements[item].deviceSigned {
+                json.member("deviceSigned", true)
             }
-            if let value = element.value {
+            if let value = elements[item].value {
                 json.member("value", value.diagnostic(expandEmbedded: false, pretty: false))
             }
             json.endObject()

@@ -38,6 +38,45 @@ final class JSONLinesCLITests: TemporaryFolderTestCase {
         XCTAssertEqual(Set(seen), Set(names.enumerated().map { "\($0.offset)-\($0.element).cbor" }))
     }
 
+    /// Each byte that needs escaping has the one form the writer gives it (RFC 8259 §7): the
+    /// short escapes for a quote, a backslash, newline, return and tab, `\u00xx` in lowercase
+    /// for the other control characters; DEL and text beyond ASCII as they are.
+    func testEachEscapeHasItsOneForm() throws {
+        let response = try Data(contentsOf: CLI.packageRoot.appendingPathComponent("samples/annex-d/device-response.cbor"))
+        let name = "e-\u{1}\u{8}\u{c}\u{1f}\u{7f}\"\\\t\n\rü-\u{1b}[31m.cbor"
+        try response.write(to: URL(fileURLWithPath: "\(out)/\(name)"))
+        let result = try CLI.run(
+            ["verify", "\(out)/\(name)", "--trust", "samples/annex-d/trust", "--at", "2021-01-01T00:00:00Z", "--out", "\(out)/r", "--format", "json"])
+        let line = try XCTUnwrap(result.records("transaction").first, result.stderr)
+        let written = #""displayName":"e-\u0001\u0008\u000c\u001f"# + "\u{7f}" + #"\"\\\t\n\rü-\u001b[31m.cbor","#
+        XCTAssertTrue(line.contains(written), String(line))
+    }
+
+    /// A record longer than the buffer the writer starts with (a source path of thousands of
+    /// control characters, each written as six bytes): the buffer grows in the middle of a
+    /// string, and the record comes out whole. The same for a rejected input's record.
+    func testARecordLongerThanTheFirstBufferComesOutWhole() throws {
+        let response = try Data(contentsOf: CLI.packageRoot.appendingPathComponent("samples/annex-d/device-response.cbor"))
+        var folder = "\(out)/deep"
+        for level in 0..<16 { folder += "/\(level)" + String(repeating: "\u{1}", count: 200) }
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        let path = "\(folder)/response.cbor"
+        try response.write(to: URL(fileURLWithPath: path))
+        let archive = "\(folder)/not-an-archive.tar.gz"
+        try Data("not an archive".utf8).write(to: URL(fileURLWithPath: archive))
+        let result = try CLI.run(
+            ["verify", path, archive, "--trust", "samples/annex-d/trust", "--at", "2021-01-01T00:00:00Z", "--out", "\(out)/r", "--format", "json"])
+        let line = try XCTUnwrap(result.records("transaction").first, result.stderr)
+        XCTAssertGreaterThan(line.utf8.count, 16_384 + 1_000)
+        let object = try XCTUnwrap(try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])
+        XCTAssertEqual(object["source"] as? String, path)
+        XCTAssertNotNil(object["documents"] as? [Any], String(line.suffix(200)))
+        let rejected = try XCTUnwrap(result.records("rejectedInput").first, result.stdout)
+        XCTAssertGreaterThan(rejected.utf8.count, 1_024 + 1_000)
+        let record = try XCTUnwrap(try JSONSerialization.jsonObject(with: Data(rejected.utf8)) as? [String: Any])
+        XCTAssertEqual(record["source"] as? String, archive)
+    }
+
     /// Statuses, instants, verdicts and failure classes are written as the program's own words
     /// (no escaping): each must be its raw value, and the record must still parse.
     func testTheWordsOfAStatusAnInstantAVerdictAndAClassAreTheirRawValues() throws {
