@@ -75,16 +75,23 @@ struct JSONWriter: ~Copyable {
     }
 
     /// A member's key written in the program: appended as it is, with nothing to escape
-    /// (``isPlain(_:)``, asserted), with its quotes, colon and comma in one piece of room.
+    /// (``isPlain(_:)``, asserted); its value comes next.
     mutating func key(_ key: StaticString) {
-        assert(Self.isPlain(key), "\(key) needs escaping")
-        reserve(key.utf8CodeUnitCount + 4)
+        plainKey(key, reservingAfter: 0)
+        first = true
+    }
+
+    /// The comma if one is due, then `"name":`, in one piece of room with `extra` bytes more
+    /// for what the caller writes after it.
+    @inline(__always)
+    private mutating func plainKey(_ name: StaticString, reservingAfter extra: Int) {
+        assert(Self.isPlain(name), "\(name) needs escaping")
+        reserve(name.utf8CodeUnitCount + 4 + extra)
         if first { first = false } else { put(UInt8(ascii: ",")) }
         put(UInt8(ascii: "\""))
-        put(key.utf8Start, key.utf8CodeUnitCount)
+        put(name.utf8Start, name.utf8CodeUnitCount)
         put(UInt8(ascii: "\""))
         put(UInt8(ascii: ":"))
-        first = true
     }
 
     /// A member whose value is a string, or `null` when nil.
@@ -102,13 +109,8 @@ struct JSONWriter: ~Copyable {
     /// A member whose value is one of the program's own words (a status, an instant): appended
     /// as it is, like the key, in the same piece of room.
     mutating func member(_ name: StaticString, plain value: StaticString) {
-        assert(Self.isPlain(name) && Self.isPlain(value), "\(name): \(value) needs escaping")
-        reserve(name.utf8CodeUnitCount + value.utf8CodeUnitCount + 6)
-        if first { first = false } else { put(UInt8(ascii: ",")) }
-        put(UInt8(ascii: "\""))
-        put(name.utf8Start, name.utf8CodeUnitCount)
-        put(UInt8(ascii: "\""))
-        put(UInt8(ascii: ":"))
+        assert(Self.isPlain(value), "\(value) needs escaping")
+        plainKey(name, reservingAfter: value.utf8CodeUnitCount + 2)
         put(UInt8(ascii: "\""))
         put(value.utf8Start, value.utf8CodeUnitCount)
         put(UInt8(ascii: "\""))
@@ -122,13 +124,8 @@ struct JSONWriter: ~Copyable {
     /// A member whose value is a literal written in the program (`true`, `false`): the key and
     /// the value in one piece of room.
     private mutating func member(_ name: StaticString, literal value: StaticString) {
-        assert(Self.isPlain(name) && Self.isPlain(value), "\(name): \(value) needs escaping")
-        reserve(name.utf8CodeUnitCount + value.utf8CodeUnitCount + 4)
-        if first { first = false } else { put(UInt8(ascii: ",")) }
-        put(UInt8(ascii: "\""))
-        put(name.utf8Start, name.utf8CodeUnitCount)
-        put(UInt8(ascii: "\""))
-        put(UInt8(ascii: ":"))
+        assert(Self.isPlain(value), "\(value) needs escaping")
+        plainKey(name, reservingAfter: value.utf8CodeUnitCount)
         put(value.utf8Start, value.utf8CodeUnitCount)
     }
 
