@@ -114,19 +114,24 @@ struct ResponseFixture: Sendable {
 func batchResponseFixture(folder: String) throws -> ResponseFixture {
     let archives = try FileManager.default.contentsOfDirectory(atPath: folder).filter { $0.hasSuffix(".tar.gz") }.sorted()
     guard let archive = archives.first else { fail("no .tar.gz in \(folder): write one with --write-batch") }
+    return try batchResponseFixture(archive: folder + "/" + archive, trust: folder + "/trust")
+}
+
+/// The first transaction of `archive` as a fixture, verified against `trust` (a folder) now.
+func batchResponseFixture(archive: String, trust: String) throws -> ResponseFixture {
     var first: TransactionBundle?
-    for case .transaction(let bundle) in InputReader(inputs: [folder + "/" + archive]) {
+    for case .transaction(let bundle) in InputReader(inputs: [archive]) {
         first = bundle
         break
     }
     guard let files = first?.files, let response = files["device-response.cbor"], let transcript = files["session-transcript.cbor"],
         let pem = files["reader-key.pem"]
-    else { fail("the batch's first transaction lacks device-response.cbor, session-transcript.cbor or reader-key.pem") }
+    else { fail("the first transaction of \(archive) lacks device-response.cbor, session-transcript.cbor or reader-key.pem") }
     let fixture = ResponseFixture(
-        response: response, verifier: Verifier(trust: try TrustStore(directory: folder + "/trust"), verificationTime: Date()),
+        response: response, verifier: Verifier(trust: try TrustStore(directory: trust), verificationTime: Date()),
         captureTime: nil, transcript: try SessionTranscript(decoding: transcript), readerKey: try PrivateKey(pem: pem))
     let result = fixture.verify()
-    guard result.verdict == .valid else { fail("the batch's first response does not verify: \(result.checks.filter { $0.status == .fail })") }
+    guard result.verdict == .valid else { fail("the first response of \(archive) does not verify: \(result.checks.filter { $0.status == .fail })") }
     return fixture
 }
 

@@ -255,23 +255,6 @@ if options.pipeline {
     }
 }
 
-// (d') Issue 15's end-to-end line: the pipeline's CPU per transaction over the one-core CPU
-//      cost of verifying a P-256 response of the bench's shape, both measured in this run.
-//      Both in CPU time (the thread's for the response), so that other work on the cores
-//      moves neither; the response's cost is the median of five rounds.
-if let cpu = figures.first(where: { $0.name == "pipeline.10000tx.CPU per transaction" })?.value,
-    let fixture = try? responseFixture(curve: .p256)
-{
-    let rates = (0..<5).map { _ in cpuRate(seconds: max(1, options.seconds / 3)) { fixture.verify().verdict == .valid } }
-    if let rate = median(rates), rate > 0 {
-        let response = 1_000 / rate
-        record(Figure(name: "response.P-256.verify.1core.cpu", value: rate, unit: "resp/cpu-s",
-                      note: "per second of the thread's CPU, median of 5 rounds: " + rates.map { String(format: "%.0f", $0) }.joined(separator: " ")))
-        record(Figure(name: "pipeline.10000tx.CPU per transaction over one-core response", value: cpu / response, unit: "x",
-                      note: String(format: "%.3f ms against %.3f ms of CPU per response", cpu, response)))
-    }
-}
-
 // (e) Reports: `mdocverify report` over a synthetic store (ReportBench.swift), as a child process.
 if options.report {
     let binary = mdocverifyBinary()
