@@ -47,9 +47,9 @@ struct BenchOptions {
           --seconds S    time per measurement (default 3)
           --threads N    threads for the all-cores figures (default: all cores)
           --rounds N     rounds of the paired one-core P-256 measurement: each round measures the
-                         response, the same without CRLs in the trust store, and its bounds
-                         (MdocCrypto, `openssl speed`) one after the other,
-                         and the ratio targets take the median round (default 5; 0: unpaired only)
+                         response, the same without CRLs in the trust store and MdocCrypto's bound
+                         interleaved in CPU time, and `openssl speed` beside them;
+                         the ratio targets take the median round (default 5; 0: unpaired only)
           --out FILE     JSON results (default reports/bench.json)
           --no-imaging   skip the imaging benchmarks
           --no-openssl   skip `openssl speed`

@@ -173,9 +173,10 @@ func benchSample(curve: Curve, statusListURI: String? = nil) throws -> (SampleFa
     return (factory, response, transcript, json)
 }
 
-/// One round of the paired measurement: P-256 responses on one core and, right before or after
-/// them, the same response against a trust store without CRLs and the bounds (through
-/// MdocCrypto; `openssl speed` when `openssl` is true and present).
+/// One round of the paired measurement: P-256 responses on one core and, interleaved with them,
+/// the same response against a trust store without CRLs and the bound (through MdocCrypto), all
+/// in the thread's CPU time; `openssl speed` (which also divides by CPU time) right before or
+/// after them when `openssl` is true and present.
 struct PairedRound {
     var responses: Double
     var responsesWithoutCRLs: Double
@@ -183,10 +184,10 @@ struct PairedRound {
     var openssl: Double?
 }
 
-/// `rounds` rounds of P-256 responses and their bounds on the current thread, measured one after
-/// the other in each round (the order reversed every other round), `seconds` each (`openssl speed`
-/// takes whole seconds, at least one). The machine's speed drifts between minutes (a virtual
-/// machine's neighbours, frequency): a ratio of figures taken seconds apart is steadier than one of
+/// `rounds` rounds of P-256 responses and their bounds on the current thread, `seconds` each
+/// (`openssl speed` takes whole seconds, at least one; before the others in even rounds, after
+/// them in odd ones). The machine's speed drifts between minutes (a virtual machine's
+/// neighbours, frequency): a ratio of figures interleaved within seconds is steadier than one of
 /// figures taken a minute apart, and the median round is steadier still.
 func pairedRounds(
     _ fixture: ResponseFixture, withoutCRLs: ResponseFixture, rounds: Int, seconds: Double, openssl: Bool
@@ -195,13 +196,12 @@ func pairedRounds(
     var results: [PairedRound] = []
     for round in 0..<rounds {
         var result = PairedRound(responses: 0, responsesWithoutCRLs: 0, bound: 0, openssl: nil)
-        let steps: [() -> Void] = [
-            { result.responses = rate(seconds: seconds) { fixture.verify().verdict == .valid } },
-            { result.responsesWithoutCRLs = rate(seconds: seconds) { withoutCRLs.verify().verdict == .valid } },
-            { result.bound = rate(seconds: seconds, bound) },
-            { if openssl { result.openssl = opensslSpeed(seconds: seconds, multi: 1) } },
-        ]
-        for step in round % 2 == 0 ? steps : steps.reversed() { step() }
+        if openssl, round % 2 == 0 { result.openssl = opensslSpeed(seconds: seconds, multi: 1) }
+        let rates = interleavedCPURates(seconds: seconds, [
+            { fixture.verify().verdict == .valid }, { withoutCRLs.verify().verdict == .valid }, bound,
+        ])
+        (result.responses, result.responsesWithoutCRLs, result.bound) = (rates[0], rates[1], rates[2])
+        if openssl, round % 2 == 1 { result.openssl = opensslSpeed(seconds: seconds, multi: 1) }
         results.append(result)
     }
     return results

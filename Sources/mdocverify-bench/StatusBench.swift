@@ -102,6 +102,31 @@ func cpuRate(seconds: Double, _ body: () -> Bool) -> Double {
     return Double(calls) / spent
 }
 
+/// `bodies` in turn, in slices of about `slice` seconds of the thread's CPU each, until each has
+/// had `seconds`; calls per CPU second of each. Interleaving pairs the figures more tightly than
+/// measuring one after the other: a drift of the machine's speed touches all of them alike.
+func interleavedCPURates(seconds: Double, slice: Double = 0.25, _ bodies: [() -> Bool]) -> [Double] {
+    var calls = [Int](repeating: 0, count: bodies.count)
+    var spent = [Double](repeating: 0, count: bodies.count)
+    for body in bodies {
+        for _ in 0..<16 { guard body() else { fail("a verification gave a wrong result") } }
+    }
+    let slices = max(1, Int((seconds / slice).rounded()))
+    for _ in 0..<slices {
+        for (index, body) in bodies.enumerated() {
+            let start = threadCPUSeconds()
+            var used = 0.0
+            while used < seconds / Double(slices) {
+                for _ in 0..<16 { guard body() else { fail("a verification gave a wrong result") } }
+                calls[index] += 16
+                used = threadCPUSeconds() - start
+            }
+            spent[index] += used
+        }
+    }
+    return zip(calls, spent).map { Double($0) / $1 }
+}
+
 /// One round: the response with its status resolved, and without, one after the other (the
 /// order reversed every other round), `seconds` of the thread's CPU each.
 func statusRounds(_ fixture: StatusFixture, rounds: Int, seconds: Double) -> [(with: Double, without: Double)] {

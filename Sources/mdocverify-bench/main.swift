@@ -170,7 +170,7 @@ do {
     }
 
     // (b') The P-256 one-core ratios, paired: each round measures the responses and both bounds
-    //      within seconds of each other; the targets take the median round.
+    //      in the thread's CPU time, interleaved (ResponseBench.swift); the targets take the median round.
     if options.rounds > 0 {
         let paired = try pairedRounds(
             try responseFixture(curve: .p256), withoutCRLs: try responseFixture(curve: .p256, withCRLs: false),
@@ -179,7 +179,7 @@ do {
         let opensslShares = paired.compactMap { round in round.openssl.map { round.responses / ($0 / 2) } }
         func list(_ values: [Double]) -> String { values.map { percent($0) }.joined(separator: " ") }
         if let share = median(shares), let responses = median(paired.map(\.responses)) {
-            record(Figure(name: "response.P-256.paired.verify.1core", value: responses, unit: "resp/s",
+            record(Figure(name: "response.P-256.paired.verify.1core", value: responses, unit: "resp/cpu-s",
                           note: "median of \(paired.count) rounds: " + paired.map { String(format: "%.0f", $0.responses) }.joined(separator: " ")))
             record(Figure(name: "response.P-256.paired.ratio.1core", value: share, unit: "of bound/2",
                           note: "median round, MdocCrypto bound/2; rounds: " + list(shares)))
@@ -187,7 +187,7 @@ do {
         // The CRL's cost per response, as the median round's ratio of the two rates.
         let ratios = paired.map { $0.responsesWithoutCRLs / $0.responses }
         if let ratio = median(ratios), let responses = median(paired.map(\.responsesWithoutCRLs)) {
-            record(Figure(name: "response.P-256.paired.noCRL.verify.1core", value: responses, unit: "resp/s",
+            record(Figure(name: "response.P-256.paired.noCRL.verify.1core", value: responses, unit: "resp/cpu-s",
                           note: "no CRL in the trust store, median of \(paired.count) rounds; × the rate with the CRL: median "
                               + String(format: "%.3f", ratio) + ", rounds " + ratios.map { String(format: "%.3f", $0) }.joined(separator: " ")))
         }
