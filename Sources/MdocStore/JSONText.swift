@@ -1,3 +1,5 @@
+import Foundation
+
 /// A minimal, deterministic JSON writer (RFC 8259) for the JSON columns the store fills itself:
 /// run inputs and audit details (one per recorded transaction), and for the JSON values its
 /// callers hand it (a run's options, kept element values). Keys keep the order they are given
@@ -11,6 +13,8 @@ package enum JSONText {
         case null
         /// Already serialized JSON, inserted as is (the caller vouches for it).
         case raw(String)
+        /// Bytes (a hash) as a string of lower-case hex.
+        case hex(Data)
     }
 
     /// `s` as a JSON string literal: quotes, backslash and control characters escaped,
@@ -67,6 +71,15 @@ package enum JSONText {
         case .bool(let b): out.append(contentsOf: (b ? "true" : "false").utf8)
         case .null: out.append(contentsOf: "null".utf8)
         case .raw(let json): out.append(contentsOf: json.utf8)
+        case .hex(let bytes):
+            out.append(UInt8(ascii: "\""))
+            bytes.withUnsafeBytes { raw in
+                for byte in raw {
+                    out.append(hex[Int(byte >> 4)])
+                    out.append(hex[Int(byte & 0x0f)])
+                }
+            }
+            out.append(UInt8(ascii: "\""))
         }
     }
 
