@@ -73,10 +73,18 @@ package enum JSONText {
         case .raw(let json): out.append(contentsOf: json.utf8)
         case .hex(let bytes):
             out.append(UInt8(ascii: "\""))
-            bytes.withUnsafeBytes { raw in
-                for byte in raw {
-                    out.append(hex[Int(byte >> 4)])
-                    out.append(hex[Int(byte & 0x0f)])
+            // Room made once, the digits written in place: no append per digit.
+            var index = out.count
+            out.append(contentsOf: repeatElement(0, count: bytes.count * 2))
+            out.withUnsafeMutableBufferPointer { digits in
+                hex.withUnsafeBufferPointer { table in
+                    bytes.withUnsafeBytes { raw in
+                        for byte in raw {
+                            digits[index] = table[Int(byte >> 4)]
+                            digits[index + 1] = table[Int(byte & 0x0f)]
+                            index += 2
+                        }
+                    }
                 }
             }
             out.append(UInt8(ascii: "\""))
