@@ -79,8 +79,9 @@ package final class Orchestrator: Sendable {
         self.verify = VerifyStage(
             store: store, context: context, jobs: BoundedConcurrency(limit: configuration.jobs), reusePolicy: reusePolicy)
         self.record = RecordStage(
-            store: store, runID: runID, verificationTime: verificationTime, trustSnapshotHash: trust.snapshotHash,
-            keepValues: configuration.keepValues, keepPortraits: configuration.keepPortraits)
+            store: store, runID: runID, verificationTime: verificationTime,
+            trustSnapshot: RecordStage.trustSnapshot(hex: trust.snapshotHash), keepValues: configuration.keepValues,
+            keepPortraits: configuration.keepPortraits)
     }
 
     /// A new run's id: its start instant, and 6 random hex digits.
@@ -416,7 +417,7 @@ extension Orchestrator {
                 let record = orchestrator.record
                 claims[count] = Claim(fed: fed, recording: RecordStage(
                     store: fed.store, runID: record.runID, verificationTime: record.verificationTime,
-                    trustSnapshotHash: record.trustSnapshotHash, keepValues: record.keepValues, keepPortraits: record.keepPortraits))
+                    trustSnapshot: record.trustSnapshot, keepValues: record.keepValues, keepPortraits: record.keepPortraits))
                 reader = orchestrator.reader(fed.inputs)
                 reading = count
             }

@@ -12,25 +12,28 @@ struct RecordStage: Sendable {
     let store: any PipelineStore
     let runID: String
     let verificationTime: Date
-    /// The trust snapshot's SHA-256, decoded once for the run's outcomes.
+    /// The trust snapshot's SHA-256, shared by the run's outcomes.
     let trustSnapshot: SHA256Digest
     let keepValues: Bool
     let keepPortraits: Bool
 
     init(
-        store: any PipelineStore, runID: String, verificationTime: Date, trustSnapshotHash: String, keepValues: Bool,
+        store: any PipelineStore, runID: String, verificationTime: Date, trustSnapshot: SHA256Digest, keepValues: Bool,
         keepPortraits: Bool
     ) {
         self.store = store
         self.runID = runID
         self.verificationTime = verificationTime
-        trustSnapshot = SHA256Digest(hex: trustSnapshotHash)
+        self.trustSnapshot = trustSnapshot
         self.keepValues = keepValues
         self.keepPortraits = keepPortraits
     }
 
-    /// ``trustSnapshot`` in lower-case hex (as given).
-    var trustSnapshotHash: String { trustSnapshot.hex }
+    /// The bytes of a trust snapshot's hash as a trust store writes it (64 lower-case hex
+    /// digits); other text gives no bytes, which the store refuses when recording.
+    static func trustSnapshot(hex: String) -> SHA256Digest {
+        SHA256Digest(hex: hex) ?? SHA256Digest(bytes: [])
+    }
 
     /// The store's record of a verified transaction (its proof's place comes with the batch).
     func outcome(_ verified: VerifiedTransaction) -> TransactionOutcome {
@@ -69,7 +72,7 @@ struct RecordStage: Sendable {
             let elements = document.elements.map { element in
                 ElementSummary(
                     namespace: element.namespace, identifier: element.identifier, digestID: element.digestID,
-                    digest: element.digest, valueJSON: keepValues ? element.value.map { valueJSON($0, keepPortraits: keepPortraits) } : nil)
+                    digest: element.digest?.bytes, valueJSON: keepValues ? element.value.map { valueJSON($0, keepPortraits: keepPortraits) } : nil)
             }
             return DocumentSummary(
                 index: document.index, docType: document.docType ?? "",
@@ -145,8 +148,10 @@ extension RecordStage {
 
 extension VerifiedTransaction {
     /// What the store keeps of this transaction verified at `verificationTime` against the trust
-    /// snapshot `trustSnapshotHash`, without element values (a central intake's record).
+    /// snapshot whose hash is `trustSnapshotHash` (lower-case hex, as a trust store gives it),
+    /// without element values (a central intake's record).
     package func storeOutcome(verificationTime: Date, trustSnapshotHash: String) -> TransactionOutcome {
-        RecordStage.outcome(self, verificationTime: verificationTime, trustSnapshot: SHA256Digest(hex: trustSnapshotHash))
+        RecordStage.outcome(
+            self, verificationTime: verificationTime, trustSnapshot: RecordStage.trustSnapshot(hex: trustSnapshotHash))
     }
 }

@@ -1,3 +1,5 @@
+import Foundation
+
 /// A minimal, deterministic JSON writer (RFC 8259) for the JSON columns the store fills itself:
 /// run inputs and audit details (one per recorded transaction), and for the JSON values its
 /// callers hand it (a run's options, kept element values). Keys keep the order they are given
@@ -11,6 +13,8 @@ package enum JSONText {
         case null
         /// Already serialized JSON, inserted as is (the caller vouches for it).
         case raw(String)
+        /// Bytes (a hash) as a string of lower-case hex.
+        case hex(Data)
     }
 
     /// `s` as a JSON string literal: quotes, backslash and control characters escaped,
@@ -67,6 +71,23 @@ package enum JSONText {
         case .bool(let b): out.append(contentsOf: (b ? "true" : "false").utf8)
         case .null: out.append(contentsOf: "null".utf8)
         case .raw(let json): out.append(contentsOf: json.utf8)
+        case .hex(let bytes):
+            out.append(UInt8(ascii: "\""))
+            // Room made once, the digits written in place: no append per digit.
+            var index = out.count
+            out.append(contentsOf: repeatElement(0, count: bytes.count * 2))
+            out.withUnsafeMutableBufferPointer { digits in
+                hex.withUnsafeBufferPointer { table in
+                    bytes.withUnsafeBytes { raw in
+                        for byte in raw {
+                            digits[index] = table[Int(byte >> 4)]
+                            digits[index + 1] = table[Int(byte & 0x0f)]
+                            index += 2
+                        }
+                    }
+                }
+            }
+            out.append(UInt8(ascii: "\""))
         }
     }
 

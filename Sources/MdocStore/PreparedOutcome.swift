@@ -21,9 +21,6 @@ struct PreparedOutcome {
     /// lacks (``CertificateMemo``).
     var certificates: [CertificateSummary]
     var images: [ImageRecord]
-    /// What the audit entry says in hex (the store keeps bytes).
-    var trustSnapshotHex: String
-    var proofSHA256Hex: String?
 
     init(_ outcome: TransactionOutcome) throws {
         try self.init(outcome, verificationTime: try StoreTime.text(outcome.verificationTime))
@@ -49,8 +46,6 @@ struct PreparedOutcome {
             proofLength: proof?.length,
             proofSHA256: try StoreHash.sha256(optional: proof?.sha256, "the proof SHA-256 of \(transactionID)"),
             supersededBy: nil)
-        trustSnapshotHex = outcome.trustSnapshot.hex
-        proofSHA256Hex = proof?.sha256
 
         let kept = keep ? outcome.checks : outcome.checks.filter { $0.id == Self.consentWindowCheck }
         results = keep ? outcome.encodedChecks : StoredResults.encode(kept)
@@ -90,7 +85,7 @@ struct PreparedOutcome {
                 }
             }
         }
-        elements = try StoredResults.encode(elementsOf: outcome.documents)
+        elements = StoredResults.encode(elementsOf: outcome.documents)
         for certificate in outcome.certificates {
             try certificate.sha256.check("a certificate fingerprint")
             // Refused as any instant is, whether or not the row is written (the store may have it).

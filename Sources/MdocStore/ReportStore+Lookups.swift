@@ -1,6 +1,7 @@
 import Foundation
 import GRDB
 import MdocChecks
+import MdocCrypto
 
 extension ReportStore {
     /// The verifications run `:run` counts: those it made (`reused` 0) and those it reused (1).
@@ -44,23 +45,30 @@ extension ReportStore {
         let contextBytes = try StoreHash.sha256(optional: context, "the context")
         let hashes = try transactionIDs.map { try StoreHash.sha256($0, "the transaction id") }
         return try read { db in
-            let statement = try db.cachedStatement(
-                sql: """
-                    SELECT v.id, t.sha256, v.run_id, v.verification_time, v.verdict_capture, v.verdict_now,
-                           v.consent_state, v.data_kept, v.proof_file, v.proof_offset, v.proof_length, v.proof_sha256,
-                           t.reference_code
-                    FROM txn t JOIN verification v ON v.transaction_id = t.id JOIN run r ON r.id = v.run_id
-                    WHERE t.sha256 = ? AND v.trust_snapshot = ? AND v.superseded_by IS NULL
-                      AND v.verification_time BETWEEN ? AND ? AND (? IS NULL OR r.context = ?)
-                    ORDER BY v.verification_time DESC, v.id DESC
-                    LIMIT 1
-                    """)
             var found: [String: PriorVerification] = [:]
             for (hex, hash) in zip(transactionIDs, hashes) where found[hex] == nil {
-                let arguments: StatementArguments = [hash, snapshot, lowerText, upperText, contextBytes, contextBytes]
-                if let row = try Row.fetchOne(statement, arguments: arguments) {
-                    found[hex] = try PriorVerification(row: row)
-                }
+                // Bound and stepped in place: nearly every transaction of a run is new (no row).
+                let prior = try db.fetchFirst(
+                    cached: """
+                        SELECT v.id, t.sha256, v.run_id, v.verification_time, v.verdict_capture, v.verdict_now,
+                               v.consent_state, v.data_kept, v.proof_file, v.proof_offset, v.proof_length, v.proof_sha256,
+                               t.reference_code
+                        FROM txn t JOIN verification v ON v.transaction_id = t.id JOIN run r ON r.id = v.run_id
+                        WHERE t.sha256 = ? AND v.trust_snapshot = ? AND v.superseded_by IS NULL
+                          AND v.verification_time BETWEEN ? AND ? AND (? IS NULL OR r.context = ?)
+                        ORDER BY v.verification_time DESC, v.id DESC
+                        LIMIT 1
+                        """,
+                    {
+                        $0.add(hash)
+                        $0.add(snapshot)
+                        $0.add(lowerText)
+                        $0.add(upperText)
+                        $0.add(contextBytes)
+                        $0.add(contextBytes)
+                    },
+                    PriorVerification.init(row:))
+                if let prior { found[hex] = prior }
             }
             return found
         }
@@ -129,10 +137,20 @@ extension ReportStore {
         guard !responseSHA256s.isEmpty else { return [:] }
         let hashes = try responseSHA256s.map { try StoreHash.sha256($0, "a response SHA-256") }
         return try read { db in
-            let statement = try db.cachedStatement(sql: "SELECT sha256 FROM txn WHERE response_sha256 = ? ORDER BY id LIMIT ?")
             var found: [String: [String]] = [:]
             for (hex, hash) in zip(responseSHA256s, hashes) where found[hex] == nil {
-                let ids = try Data.fetchAll(statement, arguments: [hash, Limits.earlierPresentations + 1]).map(StoreHash.hex)
+                var ids: [String] = []
+                // Bound and stepped in place: nearly every response of a run is new (no row).
+                try db.forEachRow(
+                    cached: "SELECT sha256 FROM txn WHERE response_sha256 = ? ORDER BY id LIMIT ?",
+                    {
+                        $0.add(hash)
+                        $0.add(Int64(Limits.earlierPresentations + 1))
+                    },
+                    { row in
+                        guard let id = row.blob(0) else { throw StoreError(.corruptRow, "txn.sha256 is not a BLOB") }
+                        ids.append(hexString(id))
+                    })
                 if !ids.isEmpty { found[hex] = ids }
             }
             return found
@@ -196,19 +214,26 @@ extension ProofEntry {
 
 extension PriorVerification {
     /// From the columns of ``ReportStore/priorVerifications(transactionIDs:trustSnapshotHash:verificationTime:freshFor:context:)``.
-    init(row: Row) throws {
+    init(row: SQLiteRow) throws {
+        let corrupt = StoreError(.corruptRow, "verification row does not have the schema's shape")
+        guard let id = row.int64(0), let transaction = row.blob(1), let runID = row.text(2), let time = row.text(3),
+            let now = row.text(5), let consent = row.text(6), let kept = row.int64(7), let referenceCode = row.text(12)
+        else { throw corrupt }
+        var capture: String?
+        if !row.isNull(4) {
+            guard let text = row.text(4) else { throw corrupt }
+            capture = text
+        }
         var proof: ProofLocation?
-        if let file: String = try row.decode(atIndex: 8) {
-            proof = ProofLocation(
-                file: file, offset: try row.decode(atIndex: 9), length: try row.decode(atIndex: 10),
-                sha256: StoreHash.hex(try row.decode(Data.self, atIndex: 11)))
+        if !row.isNull(8) {
+            guard let file = row.text(8), let offset = row.int64(9), let length = row.int64(10), let sha256 = row.blob(11)
+            else { throw corrupt }
+            proof = ProofLocation(file: file, offset: offset, length: length, sha256: hexString(sha256))
         }
         try self.init(
-            verificationID: try row.decode(atIndex: 0), transactionID: StoreHash.hex(try row.decode(Data.self, atIndex: 1)),
-            runID: try row.decode(atIndex: 2), verificationTimeText: try row.decode(atIndex: 3),
-            verdictAtCaptureText: try row.decode(atIndex: 4), verdictNowText: try row.decode(atIndex: 5),
-            consentStateText: try row.decode(atIndex: 6), dataKept: try row.decode(atIndex: 7),
-            referenceCode: try row.decode(atIndex: 12), proof: proof)
+            verificationID: id, transactionID: hexString(transaction), runID: runID, verificationTimeText: time,
+            verdictAtCaptureText: capture, verdictNowText: now, consentStateText: consent, dataKept: kept != 0,
+            referenceCode: referenceCode, proof: proof)
     }
 
     /// From the stored texts of a verification (either store's row).

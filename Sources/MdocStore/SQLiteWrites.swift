@@ -48,6 +48,16 @@ extension Database {
         }
     }
 
+    /// Each row of cached query `sql`, its parameters bound by `bind` in order, as `body` reads it.
+    func forEachRow(
+        cached sql: String, _ bind: (inout SQLiteParameters) -> Void, _ body: (SQLiteRow) throws -> Void
+    ) throws {
+        try withBound(sql, bind) { handle in
+            let columns = sqlite3_column_count(handle)
+            while try step(handle, sql) { try body(SQLiteRow(handle: handle, count: columns)) }
+        }
+    }
+
     private func withBound<T>(
         _ sql: String, _ bind: (inout SQLiteParameters) -> Void, _ body: (OpaquePointer) throws -> T
     ) throws -> T {

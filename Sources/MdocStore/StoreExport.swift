@@ -86,11 +86,11 @@ package struct ExportedOutcome: Sendable {
             ("referenceCode", .string(prepared.transaction.referenceCode)),
             ("verdictNow", .string(verification.verdictNow)),
             ("verdictAtCapture", verification.verdictCapture.map { .string($0) } ?? .null),
-            ("trustSnapshot", .string(prepared.trustSnapshotHex)),
+            ("trustSnapshot", .hex(verification.trustSnapshot)),
             ("verificationTime", .string(verification.verificationTime)),
             ("consentState", .string(verification.consentState)),
             ("dataKept", .bool(verification.dataKept)),
-            ("proofSHA256", prepared.proofSHA256Hex.map { .string($0) } ?? .null),
+            ("proofSHA256", verification.proofSHA256.map { .hex($0) } ?? .null),
         ]
         if let supersedes { details.append(("supersedes", .int(supersedes))) }
         return (supersedes == nil ? "transaction.verified" : "transaction.reverified", JSONText.object(details))

@@ -73,38 +73,35 @@ enum StoreHash {
     }
 }
 
-/// A SHA-256 on its way to the store: its 32 bytes as computed (nothing to decode), or
-/// lower-case hex as given through the API's text properties, decoded once when made. Hex that
-/// is not a SHA-256 is kept as given and refused with ``StoreError/Code/invalidArgument`` when
-/// recorded. Equal when the bytes are.
+/// A SHA-256 on its way to the store: its bytes, as computed (nothing to decode). Text is
+/// read at the edge that has it (``init(hex:)``); a value of another length than 32 bytes is
+/// refused with ``StoreError/Code/invalidArgument`` when recorded. Equal when the bytes are.
 package struct SHA256Digest: Sendable, Hashable {
-    /// The digest's bytes: 32 for a SHA-256, fewer or more for text that is not one.
+    /// The digest's bytes: 32 for a SHA-256.
     package let bytes: [UInt8]
-    /// The hex it was made from, kept for whoever writes it as text again (the audit log).
-    private let text: String?
 
     package init(bytes: [UInt8]) {
         self.bytes = bytes
-        text = nil
     }
 
-    package init(hex: String) {
+    /// The digest written as 64 lower-case hex digits; `nil` for any other text.
+    package init?(hex: String) {
         var bytes: [UInt8] = []
         bytes.reserveCapacity(32)
-        self.bytes = hex.utf8.count == 64 && StoreHash.append(hex: hex, to: &bytes) ? bytes : []
-        text = hex
+        guard hex.utf8.count == 64, StoreHash.append(hex: hex, to: &bytes) else { return nil }
+        self.bytes = bytes
     }
 
-    /// Lower-case hex (the text it was made from, if any).
-    package var hex: String { text ?? hexString(bytes) }
+    /// Lower-case hex, for whoever writes it as text (the audit log, reports).
+    package var hex: String { hexString(bytes) }
 
-    /// Whether it is 32 bytes (made from bytes, or from 64 lower-case hex digits).
+    /// Whether it is 32 bytes.
     var isSHA256: Bool { bytes.count == 32 }
 
     /// Refuses anything but a SHA-256; `field` names it in the error.
     func check(_ field: @autoclosure () -> String) throws {
         guard isSHA256 else {
-            throw StoreError(.invalidArgument, "\(field()) is not a SHA-256 in lower-case hex (64 digits)")
+            throw StoreError(.invalidArgument, "\(field()) is not a SHA-256 (32 bytes)")
         }
     }
 
@@ -114,12 +111,7 @@ package struct SHA256Digest: Sendable, Hashable {
         return Data(bytes)
     }
 
-    package static func == (a: SHA256Digest, b: SHA256Digest) -> Bool {
-        a.bytes == b.bytes && (a.isSHA256 || a.hex == b.hex)
-    }
-
     package func hash(into hasher: inout Hasher) {
         bytes.withUnsafeBytes { hasher.combine(bytes: $0) }
-        if !isSHA256 { hasher.combine(hex) }
     }
 }

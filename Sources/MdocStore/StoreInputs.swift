@@ -4,8 +4,8 @@ import MdocCrypto
 
 // The values the pipeline hands to the store. Plain data: the store judges nothing, it records.
 // Hashes and fingerprints travel as their bytes (``SHA256Digest``; an element's digest: of its
-// MSO's algorithm), readable and settable as lower-case hex (`MdocCrypto.hexString`); the store
-// refuses hex that is not a digest before writing.
+// MSO's algorithm), from where they are computed; whoever has text reads it
+// at its own edge (``SHA256Digest/init(hex:)``). The store refuses a hash of the wrong length.
 
 /// One run of `mdocverify verify`: what it was asked to do and with which trust material.
 package struct RunInfo: Sendable, Hashable {
@@ -61,54 +61,22 @@ package struct ElementSummary: Sendable, Hashable {
     package var identifier: String
     /// The IssuerSignedItem digestID (ISO 18013-5 §9.1.2.4).
     package var digestID: UInt64?
-    /// The MSO value digest, lower-case hex (its length is the digest algorithm's).
-    package var digestHex: String? {
-        get { digest?.hex }
-        set { digest = newValue.map(ElementDigest.hex) }
-    }
-    /// The digest as computed (its bytes) or as given (hex, checked when recorded).
-    var digest: ElementDigest?
+    /// The MSO value digest's bytes (ISO 18013-5 §9.1.2.5), of the MSO's digest algorithm.
+    package var digest: [UInt8]?
     /// The element value as JSON, only with `--keep-values` (portraits as hashes unless asked).
     /// Must be valid JSON. `nil` by default: nothing personal is stored.
     package var valueJSON: String?
 
+    /// An element whose digest is `digest` as computed: its bytes are stored as they are.
     package init(
-        namespace: String, identifier: String, digestID: UInt64? = nil, digestHex: String? = nil,
-        valueJSON: String? = nil
+        namespace: String, identifier: String, digestID: UInt64? = nil, digest: [UInt8]? = nil, valueJSON: String? = nil
     ) {
         self.namespace = namespace
         self.identifier = identifier
         self.digestID = digestID
-        self.digest = digestHex.map(ElementDigest.hex)
+        self.digest = digest
         self.valueJSON = valueJSON
     }
-
-    /// An element whose digest is `digest` as computed: its bytes are stored as they are.
-    package init(namespace: String, identifier: String, digestID: UInt64?, digest: Digest?, valueJSON: String?) {
-        self.namespace = namespace
-        self.identifier = identifier
-        self.digestID = digestID
-        self.digest = digest.map(ElementDigest.bytes)
-        self.valueJSON = valueJSON
-    }
-}
-
-/// An element's digest: its bytes as computed, or lower-case hex as given through
-/// ``ElementSummary/digestHex``. Equal when the hex is.
-enum ElementDigest: Sendable, Hashable {
-    case bytes(Digest)
-    case hex(String)
-
-    var hex: String {
-        switch self {
-        case .bytes(let digest): digest.hex
-        case .hex(let text): text
-        }
-    }
-
-    static func == (a: ElementDigest, b: ElementDigest) -> Bool { a.hex == b.hex }
-
-    func hash(into hasher: inout Hasher) { hasher.combine(hex) }
 }
 
 /// One document of a DeviceResponse: its docType, who signed it, and the MSO validity
@@ -121,16 +89,6 @@ package struct DocumentSummary: Sendable, Hashable {
     package var dsSHA256: SHA256Digest?
     /// SHA-256 of the IACA certificate DER it chained to.
     package var iacaSHA256: SHA256Digest?
-    /// ``dsSHA256`` in lower-case hex.
-    package var dsFingerprint: String? {
-        get { dsSHA256?.hex }
-        set { dsSHA256 = newValue.map(SHA256Digest.init(hex:)) }
-    }
-    /// ``iacaSHA256`` in lower-case hex.
-    package var iacaFingerprint: String? {
-        get { iacaSHA256?.hex }
-        set { iacaSHA256 = newValue.map(SHA256Digest.init(hex:)) }
-    }
     package var msoSigned: Date?
     package var msoValidFrom: Date?
     package var msoValidUntil: Date?
@@ -140,22 +98,9 @@ package struct DocumentSummary: Sendable, Hashable {
     package var elements: [ElementSummary]
 
     package init(
-        index: Int, docType: String, dsFingerprint: String? = nil, iacaFingerprint: String? = nil,
-        msoSigned: Date? = nil, msoValidFrom: Date? = nil, msoValidUntil: Date? = nil,
-        msoExpectedUpdate: Date? = nil, digestAlgorithm: String? = nil, elements: [ElementSummary] = []
-    ) {
-        self.init(
-            index: index, docType: docType, dsSHA256: dsFingerprint.map(SHA256Digest.init(hex:)),
-            iacaSHA256: iacaFingerprint.map(SHA256Digest.init(hex:)), msoSigned: msoSigned, msoValidFrom: msoValidFrom,
-            msoValidUntil: msoValidUntil, msoExpectedUpdate: msoExpectedUpdate, digestAlgorithm: digestAlgorithm,
-            elements: elements)
-    }
-
-    /// A document whose certificates' fingerprints are given as computed (their bytes).
-    package init(
-        index: Int, docType: String, dsSHA256: SHA256Digest?, iacaSHA256: SHA256Digest?, msoSigned: Date?,
-        msoValidFrom: Date?, msoValidUntil: Date?, msoExpectedUpdate: Date?, digestAlgorithm: String?,
-        elements: [ElementSummary]
+        index: Int, docType: String, dsSHA256: SHA256Digest? = nil, iacaSHA256: SHA256Digest? = nil,
+        msoSigned: Date? = nil, msoValidFrom: Date? = nil, msoValidUntil: Date? = nil, msoExpectedUpdate: Date? = nil,
+        digestAlgorithm: String? = nil, elements: [ElementSummary] = []
     ) {
         self.index = index
         self.docType = docType
@@ -190,11 +135,6 @@ package struct CertificateSummary: Sendable, Hashable {
 
     /// SHA-256 of the certificate DER.
     package var sha256: SHA256Digest
-    /// ``sha256`` in lower-case hex.
-    package var fingerprint: String {
-        get { sha256.hex }
-        set { sha256 = SHA256Digest(hex: newValue) }
-    }
     package var role: Role
     /// RFC 4514 string of the subject DN.
     package var subject: String
@@ -208,18 +148,8 @@ package struct CertificateSummary: Sendable, Hashable {
     package var country: String?
 
     package init(
-        fingerprint: String, role: Role, subject: String, issuer: String, serialHex: String,
-        notBefore: Date, notAfter: Date, country: String? = nil
-    ) {
-        self.init(
-            sha256: SHA256Digest(hex: fingerprint), role: role, subject: subject, issuer: issuer, serialHex: serialHex,
-            notBefore: notBefore, notAfter: notAfter, country: country)
-    }
-
-    /// A certificate whose fingerprint is given as computed (its bytes).
-    package init(
         sha256: SHA256Digest, role: Role, subject: String, issuer: String, serialHex: String,
-        notBefore: Date, notAfter: Date, country: String?
+        notBefore: Date, notAfter: Date, country: String? = nil
     ) {
         self.sha256 = sha256
         self.role = role
@@ -306,16 +236,6 @@ package struct InputHash: Sendable, Hashable {
     package var path: String
     /// SHA-256 of the file's bytes.
     package var digest: SHA256Digest
-    /// ``digest`` in lower-case hex.
-    package var sha256: String {
-        get { digest.hex }
-        set { digest = SHA256Digest(hex: newValue) }
-    }
-
-    package init(path: String, sha256: String) {
-        self.init(path: path, digest: SHA256Digest(hex: sha256))
-    }
-
     package init(path: String, digest: SHA256Digest) {
         self.path = path
         self.digest = digest
@@ -345,11 +265,6 @@ package struct TransactionOutcome: Sendable, Hashable {
     package var capturedAt: Date?
     /// SHA-256 of the DeviceResponse bytes, for replay detection.
     package var responseDigest: SHA256Digest?
-    /// ``responseDigest`` in lower-case hex.
-    package var responseSHA256: String? {
-        get { responseDigest?.hex }
-        set { responseDigest = newValue.map(SHA256Digest.init(hex:)) }
-    }
     package var consentReference: String?
     package var consentExpiresAt: Date?
     package var consentState: ConsentState
@@ -357,11 +272,6 @@ package struct TransactionOutcome: Sendable, Hashable {
     package var verificationTime: Date
     /// SHA-256 of the trust snapshot the checks were judged against.
     package var trustSnapshot: SHA256Digest
-    /// ``trustSnapshot`` in lower-case hex.
-    package var trustSnapshotHash: String {
-        get { trustSnapshot.hex }
-        set { trustSnapshot = SHA256Digest(hex: newValue) }
-    }
     /// The verdict at the capture time; `nil` when the capture time is unknown.
     package var verdictAtCapture: Verdict?
     package var verdictNow: Verdict
@@ -386,29 +296,11 @@ package struct TransactionOutcome: Sendable, Hashable {
 
     package init(
         transactionID: String, displayName: String, source: String, capturedAt: Date? = nil,
-        responseSHA256: String? = nil, consentReference: String? = nil, consentExpiresAt: Date? = nil,
-        consentState: ConsentState = .none, verificationTime: Date, trustSnapshotHash: String,
-        verdictAtCapture: Verdict? = nil, verdictNow: Verdict, referenceCode: String,
-        checks: [CheckResult] = [], documents: [DocumentSummary] = [],
-        certificates: [CertificateSummary] = [], images: [ImageSummary] = [],
+        responseDigest: SHA256Digest? = nil, consentReference: String? = nil, consentExpiresAt: Date? = nil,
+        consentState: ConsentState = .none, verificationTime: Date, trustSnapshot: SHA256Digest,
+        verdictAtCapture: Verdict? = nil, verdictNow: Verdict, referenceCode: String, checks: [CheckResult] = [],
+        documents: [DocumentSummary] = [], certificates: [CertificateSummary] = [], images: [ImageSummary] = [],
         inputHashes: [InputHash] = [], proof: ProofLocation? = nil, keepData: Bool = true
-    ) {
-        self.init(
-            transactionID: transactionID, displayName: displayName, source: source, capturedAt: capturedAt,
-            responseDigest: responseSHA256.map(SHA256Digest.init(hex:)), consentReference: consentReference,
-            consentExpiresAt: consentExpiresAt, consentState: consentState, verificationTime: verificationTime,
-            trustSnapshot: SHA256Digest(hex: trustSnapshotHash), verdictAtCapture: verdictAtCapture, verdictNow: verdictNow,
-            referenceCode: referenceCode, checks: checks, documents: documents, certificates: certificates, images: images,
-            inputHashes: inputHashes, proof: proof, keepData: keepData)
-    }
-
-    /// An outcome whose hashes are given as computed (their bytes).
-    package init(
-        transactionID: String, displayName: String, source: String, capturedAt: Date?, responseDigest: SHA256Digest?,
-        consentReference: String?, consentExpiresAt: Date?, consentState: ConsentState, verificationTime: Date,
-        trustSnapshot: SHA256Digest, verdictAtCapture: Verdict?, verdictNow: Verdict, referenceCode: String,
-        checks: [CheckResult], documents: [DocumentSummary], certificates: [CertificateSummary], images: [ImageSummary],
-        inputHashes: [InputHash], proof: ProofLocation?, keepData: Bool
     ) {
         self.transactionID = transactionID
         self.displayName = displayName

@@ -66,7 +66,7 @@ package enum StoredResults {
     // MARK: Disclosed elements
 
     /// The elements of each document, by document index; `nil` when no document has any.
-    static func encode(elementsOf documents: [DocumentSummary]) throws -> Data? {
+    static func encode(elementsOf documents: [DocumentSummary]) -> Data? {
         guard documents.contains(where: { !$0.elements.isEmpty }) else { return nil }
         var out: [UInt8] = []
         out.reserveCapacity(documents.reduce(8) { $0 + $1.elements.count * 96 })
@@ -80,19 +80,10 @@ package enum StoredResults {
                 text(element.namespace, &out)
                 text(element.identifier, &out)
                 if let digestID = element.digestID { CBORNode.appendHead(major: 0, digestID, to: &out) } else { out.append(0xf6) }
-                switch element.digest {
-                case .bytes(let digest):
+                if let digest = element.digest {
                     CBORNode.appendHead(major: 2, UInt64(digest.count), to: &out)
-                    digest.withUnsafeBytes { out.append(contentsOf: $0) }
-                case .hex(let hex):
-                    CBORNode.appendHead(major: 2, UInt64(hex.utf8.count / 2), to: &out)
-                    guard StoreHash.append(hex: hex, to: &out) else {
-                        throw StoreError(
-                            .invalidArgument,
-                            "the digest of \(element.namespace)/\(element.identifier) "
-                                + "is not lower-case hex with an even number of digits")
-                    }
-                case nil:
+                    out.append(contentsOf: digest)
+                } else {
                     out.append(0xf6)
                 }
                 if let value = element.valueJSON { text(value, &out) } else { out.append(0xf6) }
@@ -130,10 +121,10 @@ package enum StoredResults {
             guard let value = fields[2].uint else { return nil }
             digestID = value
         }
-        var digestHex: String?
+        var digest: [UInt8]?
         if !fields[3].isNull {
             guard let bytes = fields[3].bytes else { return nil }
-            digestHex = StoreHash.hex(Data(bytes))
+            digest = Array(bytes)
         }
         var valueJSON: String?
         if !fields[4].isNull {
@@ -141,7 +132,7 @@ package enum StoredResults {
             valueJSON = text
         }
         return ElementSummary(
-            namespace: namespace, identifier: identifier, digestID: digestID, digestHex: digestHex, valueJSON: valueJSON)
+            namespace: namespace, identifier: identifier, digestID: digestID, digest: digest, valueJSON: valueJSON)
     }
 
     // MARK: Input files

@@ -127,8 +127,17 @@ enum StoreBenchOutcome {
         String(format: "%016llx%016llx%016llx%016llx", UInt64(salt), UInt64(n), UInt64(n &* 2_654_435_761), UInt64(salt &+ 7))
     }
 
+    /// The 32 bytes ``hex(_:salt:)`` spells.
+    static func digest(_ n: Int, salt: Int) -> SHA256Digest {
+        var bytes: [UInt8] = []
+        for word in [UInt64(salt), UInt64(n), UInt64(n &* 2_654_435_761), UInt64(salt &+ 7)] {
+            withUnsafeBytes(of: word.bigEndian) { bytes.append(contentsOf: $0) }
+        }
+        return SHA256Digest(bytes: bytes)
+    }
+
     static func make(_ n: Int, time: Date) -> TransactionOutcome {
-        let ds = hex(n % 20, salt: 0xd5), iaca = hex(n % 5, salt: 0x1a)
+        let ds = digest(n % 20, salt: 0xd5), iaca = digest(n % 5, salt: 0x1a)
         let ids = CheckCatalogue.all.map(\.id)
         var checks: [CheckResult] = (0..<checkCount).map { index in
             let evidence = index % 3 == 0 ? [Evidence("sha256", hex(n, salt: index)), Evidence("subject", "CN=Utopia P-256 DS,O=Utopia Motor Vehicles,C=UT")] : []
@@ -146,31 +155,31 @@ enum StoreBenchOutcome {
         let elements = (0..<12).map { index in
             ElementSummary(
                 namespace: "org.iso.18013.5.1", identifier: "element_identifier_\(index)", digestID: UInt64(index * 3 + 1),
-                digestHex: hex(n * 16 + index, salt: 0xe1))
+                digest: digest(n * 16 + index, salt: 0xe1).bytes)
         }
         let document = DocumentSummary(
-            index: 0, docType: "org.iso.18013.5.1.mDL", dsFingerprint: ds, iacaFingerprint: iaca, msoSigned: time,
+            index: 0, docType: "org.iso.18013.5.1.mDL", dsSHA256: ds, iacaSHA256: iaca, msoSigned: time,
             msoValidFrom: time, msoValidUntil: time.addingTimeInterval(86_400 * 365), digestAlgorithm: "SHA-256",
             elements: elements)
         let certificates = [
             CertificateSummary(
-                fingerprint: ds, role: .ds, subject: "CN=Utopia DS \(n % 20),O=Utopia Motor Vehicles,C=UT",
+                sha256: ds, role: .ds, subject: "CN=Utopia DS \(n % 20),O=Utopia Motor Vehicles,C=UT",
                 issuer: "CN=Utopia IACA \(n % 5),O=Utopia Motor Vehicles,C=UT", serialHex: "0a1b",
                 notBefore: time, notAfter: time.addingTimeInterval(86_400 * 400), country: "UT"),
             CertificateSummary(
-                fingerprint: iaca, role: .iaca, subject: "CN=Utopia IACA \(n % 5),O=Utopia Motor Vehicles,C=UT",
+                sha256: iaca, role: .iaca, subject: "CN=Utopia IACA \(n % 5),O=Utopia Motor Vehicles,C=UT",
                 issuer: "CN=Utopia IACA \(n % 5),O=Utopia Motor Vehicles,C=UT", serialHex: "01",
                 notBefore: time, notAfter: time.addingTimeInterval(86_400 * 4000), country: "UT"),
         ]
         let reference = String(format: "BN%02X-%04X-%04X", n % 256, (n / 256) % 65536, (n * 7919) % 65536)
         return TransactionOutcome(
             transactionID: hex(n, salt: 1), displayName: "tx-\(n)", source: "kiosk-\(n % 50)",
-            capturedAt: time.addingTimeInterval(-Double(n % 86_400)), responseSHA256: hex(n, salt: 2),
-            verificationTime: time, trustSnapshotHash: hex(1, salt: 9), verdictAtCapture: invalid ? .invalid : .valid,
+            capturedAt: time.addingTimeInterval(-Double(n % 86_400)), responseDigest: digest(n, salt: 2),
+            verificationTime: time, trustSnapshot: digest(1, salt: 9), verdictAtCapture: invalid ? .invalid : .valid,
             verdictNow: invalid ? .invalid : .valid, referenceCode: reference, checks: checks, documents: [document],
             certificates: certificates,
             inputHashes: ["transaction.json", "engagement.txt", "session-establishment.cbor", "session-data.cbor"].enumerated().map {
-                InputHash(path: $0.element, sha256: hex(n * 4 + $0.offset, salt: 3))
+                InputHash(path: $0.element, digest: digest(n * 4 + $0.offset, salt: 3))
             },
             proof: ProofLocation(file: "proofs/store-bench.cbor-seq", offset: Int64(n) * 3_000, length: 3_000, sha256: hex(n, salt: 4)))
     }

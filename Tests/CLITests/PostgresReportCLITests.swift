@@ -25,7 +25,7 @@ final class PostgresReportCLITests: PostgresTestCase {
         try store.record(StoreBatch(outcomes: (1...3).map { n in
             TransactionOutcome(
                 transactionID: String(repeating: "0\(n)", count: 32), displayName: "bundle-\(n)", source: "kiosk",
-                verificationTime: at, trustSnapshotHash: snapshot, verdictNow: n == 2 ? .invalid : .valid,
+                verificationTime: at, trustSnapshot: SHA256Digest(bytes: [UInt8](repeating: 0xab, count: 32)), verdictNow: n == 2 ? .invalid : .valid,
                 referenceCode: "REF-\(n)",
                 checks: [CheckResult(.msoDigest, n == 2 ? .fail : .pass, n == 2 ? "digest differs" : "ok", subject: "doc[0]")])
         }), runID: "cli-run")

@@ -43,7 +43,7 @@ final class PostgresStoreTests: PostgresTestCase {
             try store.beginRun(ParityFixture.run("a"))
             let outcomes = (0..<(limit + 10)).map { n in
                 var outcome = ParityFixture.outcome(n, verdict: .valid)
-                outcome.responseSHA256 = response
+                outcome.responseDigest = ParityFixture.digest(response)
                 return outcome
             }
             try store.record(StoreBatch(outcomes: outcomes), runID: "a")

@@ -18,6 +18,13 @@ enum ParityFixture {
         String(format: "%032llx%032llx", UInt64(kind), UInt64(n) &* 2_654_435_761)
     }
 
+    /// ``sha(_:kind:)`` as the bytes an outcome carries (no bytes for text that is not a
+    /// SHA-256, which the stores refuse).
+    static func digest(_ hex: String) -> SHA256Digest { SHA256Digest(hex: hex) ?? SHA256Digest(bytes: []) }
+
+    /// ``sha(_:kind:)`` as an element's digest.
+    static func elementDigest(_ hex: String) -> [UInt8]? { digest(hex).bytes }
+
     static func run(_ id: String, startedAt: Date = verifiedAt) -> RunInfo {
         RunInfo(
             id: id, startedAt: startedAt, verificationTime: verifiedAt, verificationTimeIsNow: false,
@@ -56,14 +63,14 @@ enum ParityFixture {
     /// without issuers: one verification is the first of two issuer pairs, in document order.
     static func documents(_ n: Int) -> [DocumentSummary] {
         var document = DocumentSummary(
-            index: 0, docType: "org.iso.18013.5.1.mDL", dsFingerprint: ds, iacaFingerprint: iaca,
+            index: 0, docType: "org.iso.18013.5.1.mDL", dsSHA256: digest(ds), iacaSHA256: digest(iaca),
             msoSigned: Date(timeIntervalSince1970: 1_700_000_000), msoValidFrom: Date(timeIntervalSince1970: 1_700_000_000),
             msoValidUntil: Date(timeIntervalSince1970: 1_730_000_000), digestAlgorithm: "SHA-256",
             elements: [
                 ElementSummary(namespace: "org.iso.18013.5.1", identifier: "family_name", digestID: 1,
-                               digestHex: sha(n, kind: 3), valueJSON: #""Doe \#(n)""#),
+                               digest: elementDigest(sha(n, kind: 3)), valueJSON: #""Doe \#(n)""#),
                 ElementSummary(namespace: "org.iso.18013.5.1", identifier: "age_over_18", digestID: 2,
-                               digestHex: sha(n, kind: 4), valueJSON: "true"),
+                               digest: elementDigest(sha(n, kind: 4)), valueJSON: "true"),
             ])
         guard n % 3 == 1 else { return [document] }
         document.index = 1
@@ -78,16 +85,16 @@ enum ParityFixture {
         return TransactionOutcome(
             transactionID: sha(n, kind: 1), displayName: "bundle-\(n)", source: ["kiosk-é", "kiosk-B", "kiosk-a"][n % 3],
             capturedAt: n % 4 == 0 ? nil : Date(timeIntervalSince1970: 1_709_000_000 + Double(n) * 50_000),
-            responseSHA256: sha(n % 5, kind: 2), consentReference: "consent-\(n)",
+            responseDigest: digest(sha(n % 5, kind: 2)), consentReference: "consent-\(n)",
             consentExpiresAt: Date(timeIntervalSince1970: 1_710_000_000), consentState: consent,
-            verificationTime: verifiedAt, trustSnapshotHash: trust, verdictAtCapture: n % 4 == 0 ? nil : verdict,
+            verificationTime: verifiedAt, trustSnapshot: digest(trust), verdictAtCapture: n % 4 == 0 ? nil : verdict,
             verdictNow: verdict, referenceCode: "R\(n)-\(n * 7)", checks: results(verdict, n),
             documents: documents(n),
             certificates: [
-                CertificateSummary(fingerprint: ds, role: .ds, subject: "C=UT, CN=DS", issuer: "C=UT, CN=IACA",
+                CertificateSummary(sha256: digest(ds), role: .ds, subject: "C=UT, CN=DS", issuer: "C=UT, CN=IACA",
                                    serialHex: "0b", notBefore: Date(timeIntervalSince1970: 1_690_000_000),
                                    notAfter: Date(timeIntervalSince1970: 1_712_000_000), country: "UT"),
-                CertificateSummary(fingerprint: iaca, role: .iaca, subject: "C=UT, CN=IACA", issuer: "C=UT, CN=IACA",
+                CertificateSummary(sha256: digest(iaca), role: .iaca, subject: "C=UT, CN=IACA", issuer: "C=UT, CN=IACA",
                                    serialHex: "01", notBefore: Date(timeIntervalSince1970: 1_600_000_000),
                                    notAfter: Date(timeIntervalSince1970: 1_900_000_000), country: "UT"),
             ],
@@ -96,7 +103,7 @@ enum ParityFixture {
                 originalSHA256: sha(n, kind: 5), originalBytes: 1_500_000 + n, originalFormat: "jpeg",
                 outputSHA256: n % 2 == 0 ? nil : sha(n, kind: 6), outputBytes: n % 2 == 0 ? nil : 900_000,
                 quality: n % 2 == 0 ? nil : 80, passes: 2)] : [],
-            inputHashes: [InputHash(path: "device-response.cbor", sha256: sha(n, kind: 7))],
+            inputHashes: [InputHash(path: "device-response.cbor", digest: digest(sha(n, kind: 7)))],
             proof: ProofLocation(file: "proofs/parity.cbor-seq", offset: Int64(n * 100), length: 90, sha256: sha(n, kind: 8)),
             keepData: keep)
     }

@@ -134,7 +134,7 @@ final class CrashTests: XCTestCase {
             var reused: [ReusedResult] = []
             for outcome in Self.batch(index) {
                 if let prior = try store.priorVerification(
-                    transactionID: outcome.transactionID, trustSnapshotHash: outcome.trustSnapshotHash,
+                    transactionID: outcome.transactionID, trustSnapshotHash: outcome.trustSnapshot.hex,
                     verificationTime: outcome.verificationTime, freshFor: nil)
                 {
                     reused.append(ReusedResult(transactionID: outcome.transactionID, verificationID: prior.verificationID))

@@ -33,6 +33,12 @@ enum Fixture {
         return bytes
     }
 
+    /// A SHA-256 given as hex, as an outcome carries it.
+    static func digest(_ hex: String) -> SHA256Digest { SHA256Digest(bytes: bytes(hex)) }
+
+    /// An element's digest given as hex.
+    static func elementDigest(_ hex: String) -> [UInt8]? { bytes(hex) }
+
     /// A hash as the store keeps it, for comparing query results.
     static func blob(_ hex: String) -> StoreValue { .blob(bytes(hex)) }
 
@@ -74,8 +80,8 @@ enum Fixture {
 
     static func document(valueJSON: String? = nil, elements: Int = 12) -> DocumentSummary {
         DocumentSummary(
-            index: 0, docType: "org.iso.18013.5.1.mDL", dsFingerprint: dsFingerprint,
-            iacaFingerprint: iacaFingerprint,
+            index: 0, docType: "org.iso.18013.5.1.mDL", dsSHA256: digest(dsFingerprint),
+            iacaSHA256: digest(iacaFingerprint),
             msoSigned: Date(timeIntervalSince1970: 1_601_559_002),
             msoValidFrom: Date(timeIntervalSince1970: 1_601_559_002),
             msoValidUntil: Date(timeIntervalSince1970: 1_633_095_002),
@@ -83,18 +89,18 @@ enum Fixture {
             elements: (0..<elements).map { index in
                 ElementSummary(
                     namespace: "org.iso.18013.5.1", identifier: "element_\(index)", digestID: UInt64(index),
-                    digestHex: hex(index, salt: 0xd1), valueJSON: index == 0 ? valueJSON : nil)
+                    digest: elementDigest(hex(index, salt: 0xd1)), valueJSON: index == 0 ? valueJSON : nil)
             })
     }
 
     static var certificates: [CertificateSummary] {
         [
             CertificateSummary(
-                fingerprint: dsFingerprint, role: .ds, subject: "C=US, CN=Utopia DS", issuer: "C=US, CN=Utopia IACA",
+                sha256: digest(dsFingerprint), role: .ds, subject: "C=US, CN=Utopia DS", issuer: "C=US, CN=Utopia IACA",
                 serialHex: "0a1b", notBefore: Date(timeIntervalSince1970: 1_601_559_002),
                 notAfter: Date(timeIntervalSince1970: 1_664_631_002), country: "US"),
             CertificateSummary(
-                fingerprint: iacaFingerprint, role: .iaca, subject: "C=US, CN=Utopia IACA",
+                sha256: digest(iacaFingerprint), role: .iaca, subject: "C=US, CN=Utopia IACA",
                 issuer: "C=US, CN=Utopia IACA", serialHex: "01", notBefore: Date(timeIntervalSince1970: 1_601_559_002),
                 notAfter: Date(timeIntervalSince1970: 1_917_091_002), country: "US"),
         ]
@@ -117,17 +123,17 @@ enum Fixture {
         TransactionOutcome(
             transactionID: transactionID(n), displayName: "capture-\(n)", source: "kiosk-\(n % 3)",
             capturedAt: Date(timeIntervalSince1970: 1_633_000_000 + Double(n) * 3600),
-            responseSHA256: responseSHA256 ?? hex(n, salt: 2),
+            responseDigest: digest(responseSHA256 ?? hex(n, salt: 2)),
             consentReference: consentState == .none ? nil : "consent-\(n)",
             consentExpiresAt: consentState == .none ? nil : Date(timeIntervalSince1970: 1_640_000_000),
-            consentState: consentState, verificationTime: time, trustSnapshotHash: snapshot,
+            consentState: consentState, verificationTime: time, trustSnapshot: digest(snapshot),
             verdictAtCapture: verdict, verdictNow: verdict,
             referenceCode: referenceCode ?? "REF-\(n)", checks: checks(for: verdict),
             documents: [document(valueJSON: valueJSON)], certificates: certificates,
             images: withImage ? [image(n)] : [],
             inputHashes: [
-                InputHash(path: "transaction.json", sha256: hex(n, salt: 3)),
-                InputHash(path: "device-response.cbor", sha256: hex(n, salt: 2)),
+                InputHash(path: "transaction.json", digest: digest(hex(n, salt: 3))),
+                InputHash(path: "device-response.cbor", digest: digest(hex(n, salt: 2))),
             ],
             proof: ProofLocation(file: "proofs/REF-\(n).cose", offset: 0, length: Int64(1000 + n), sha256: hex(n, salt: 4)),
             keepData: keepData)

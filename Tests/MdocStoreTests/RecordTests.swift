@@ -42,8 +42,8 @@ final class RecordTests: XCTestCase {
         XCTAssertEqual(
             try store.inputHashes(transactionID: Fixture.transactionID(2)),
             [
-                InputHash(path: "transaction.json", sha256: Fixture.hex(2, salt: 3)),
-                InputHash(path: "device-response.cbor", sha256: Fixture.hex(2, salt: 2)),
+                InputHash(path: "transaction.json", digest: Fixture.digest(Fixture.hex(2, salt: 3))),
+                InputHash(path: "device-response.cbor", digest: Fixture.digest(Fixture.hex(2, salt: 2))),
             ])
 
         // Direct SQL: the values as stored.
@@ -85,7 +85,7 @@ final class RecordTests: XCTestCase {
         XCTAssertEqual(
             try store.elements(verificationID: 1)[0]?[7],
             ElementSummary(
-                namespace: "org.iso.18013.5.1", identifier: "element_7", digestID: 7, digestHex: Fixture.hex(7, salt: 0xd1)))
+                namespace: "org.iso.18013.5.1", identifier: "element_7", digestID: 7, digest: Fixture.elementDigest(Fixture.hex(7, salt: 0xd1))))
         XCTAssertEqual(
             try store.query(sql: "SELECT outcome, output_bytes, quality, scale_denominator, passes FROM image"),
             [[.text("reencoded"), .integer(998_000), .integer(85), .integer(2), .integer(4)]])
@@ -397,7 +397,7 @@ final class RecordTests: XCTestCase {
         func minimal(_ n: Int) -> TransactionOutcome {
             TransactionOutcome(
                 transactionID: Fixture.transactionID(n), displayName: "m\(n)", source: "s",
-                verificationTime: Fixture.t0, trustSnapshotHash: Fixture.snapshot, verdictNow: .indeterminate,
+                verificationTime: Fixture.t0, trustSnapshot: Fixture.digest(Fixture.snapshot), verdictNow: .indeterminate,
                 referenceCode: "M-\(n)")
         }
         assertStoreError(.batchTooLarge) { try store.record((0...limit).map(minimal), runID: "r1") }
@@ -525,15 +525,15 @@ final class RecordTests: XCTestCase {
         outcome.displayName = "bündel name"
         outcome.source = ""
         outcome.documents[0].elements[1].namespace = "org.iso.18013.5.1.ΑΒΓ"
-        outcome.documents[0].elements[1].digestHex = nil
+        outcome.documents[0].elements[1].digest = nil
         outcome.checks[0] = CheckResult("input.metadata", .warn, long, subject: "", evidence: [Evidence("k", long)])
         try store.record([outcome, Fixture.outcome(2)], runID: "r1")
         XCTAssertEqual(
             try store.query(sql: "SELECT display_name, source FROM txn WHERE reference_code = 'REF-1'"),
             [[.text("bündel name"), .text("")]])
         XCTAssertEqual(try store.elements(verificationID: 1)[0]?[1].namespace, "org.iso.18013.5.1.ΑΒΓ")
-        XCTAssertNil(try store.elements(verificationID: 1)[0]?[1].digestHex)
-        XCTAssertEqual(try store.elements(verificationID: 2)[0]?[1].digestHex, Fixture.hex(1, salt: 0xd1))
+        XCTAssertNil(try store.elements(verificationID: 1)[0]?[1].digest)
+        XCTAssertEqual(try store.elements(verificationID: 2)[0]?[1].digest, Fixture.bytes(Fixture.hex(1, salt: 0xd1)))
         XCTAssertEqual(try store.elements(verificationID: 1)[0]?[0].valueJSON, #""Ærøskøbing \u0000 日本""#)
         let results = try store.checkResults(verificationIDs: [1])
         XCTAssertEqual(results[1]?.first, outcome.checks[0])
@@ -559,7 +559,7 @@ final class RecordTests: XCTestCase {
         let outcomes = counts.enumerated().map { index, count in
             var outcome = Fixture.outcome(index + 1, verdict: .invalid)
             outcome.documents = [Fixture.document(elements: count)]
-            outcome.inputHashes = (0..<count).map { InputHash(path: "file-\($0)", sha256: Fixture.hex($0, salt: 9)) }
+            outcome.inputHashes = (0..<count).map { InputHash(path: "file-\($0)", digest: Fixture.digest(Fixture.hex($0, salt: 9))) }
             outcome.checks = (0..<count).map { CheckResult(.msoDigest, .fail, "digest \($0)", subject: "doc[0]") }
             return outcome
         }

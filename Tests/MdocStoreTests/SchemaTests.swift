@@ -310,7 +310,7 @@ final class SchemaTests: XCTestCase {
         XCTAssertEqual(error?.sqliteExtendedCode, 275)  // SQLITE_CONSTRAINT_CHECK
         XCTAssertEqual(try store.rowCounts(), before)
         var fingerprint = Fixture.outcome(3)
-        fingerprint.documents[0].dsFingerprint = "D5"  // not lower-case hex SHA-256
+        fingerprint.documents[0].dsSHA256 = SHA256Digest(bytes: [0xd5])  // not a SHA-256
         assertStoreError(.invalidArgument) { try store.record([Fixture.outcome(1), fingerprint], runID: "r1") }
         XCTAssertEqual(try store.rowCounts(), before)
 
