@@ -114,7 +114,14 @@ package struct TransactionBundle: Sendable {
     /// Whether `name` (one path component) marks a transaction folder (see ``markerFileNames``;
     /// `session-data-1.cbor`, `session-data-2.cbor`, … also do).
     package static func isMarkerFileName(_ name: String) -> Bool {
-        if markerFileNames.contains(name) { return true }
+        // The same names as ``markerFileNames``, compared (a length, then bytes) instead of hashed.
+        switch name {
+        case "transaction.json", "engagement.png", "engagement.jpg", "engagement.jpeg", "engagement.txt",
+            "device-response.cbor", "session-establishment.cbor", "session-data.cbor", "reader-key.pem",
+            "session-transcript.cbor", "device-request.cbor":
+            return true
+        default: break
+        }
         let prefix = "session-data-"
         let suffix = ".cbor"
         guard name.hasPrefix(prefix), name.hasSuffix(suffix) else { return false }
