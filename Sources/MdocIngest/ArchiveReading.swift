@@ -382,10 +382,10 @@ extension ArchiveScanner: ArchiveEntrySource {
     }
 }
 
-/// The file entries of a first pass with their bytes, handed on in archive order; each entry's
-/// bytes are let go as they are handed on. Checked by the first pass already: nothing to refuse.
+/// The file entries of a first pass with their bytes, handed on in archive order; each entry and
+/// its bytes are let go as they are handed on. Checked by the first pass already: nothing to refuse.
 final class KeptFiles: ArchiveEntrySource {
-    private var entries: [ArchiveEntry] = []
+    private var entries: [ArchiveEntry?] = []
     private var bytes: [[UInt8]] = []
     private var next = 0
 
@@ -396,8 +396,10 @@ final class KeptFiles: ArchiveEntrySource {
 
     func nextEntry() -> ArchiveEntry? {
         guard next < entries.count else { return nil }
+        let entry = entries[next]
+        entries[next] = nil
         next += 1
-        return entries[next - 1]
+        return entry
     }
 
     func readData(of entry: ArchiveEntry, keep: Bool) -> [UInt8] {

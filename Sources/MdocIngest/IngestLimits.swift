@@ -27,8 +27,12 @@ package struct IngestLimits: Sendable, Hashable {
     package var maxTransactionBytes: Int
     /// Bytes of an archive's files (their buffers' capacity) held from its first pass to its
     /// second: an archive whose files fit is read once, and its second pass hands on the bytes
-    /// the first read; a larger one is read again. 0: always read again.
+    /// the first read; a larger one is read again. 0 (the default): always read again; a
+    /// verification run keeps up to ``runKeptBytes``.
     package var maxBytesKeptBetweenPasses: Int64
+
+    /// ``maxBytesKeptBetweenPasses`` of a verification run: 64 MiB.
+    package static let runKeptBytes: Int64 = 64 << 20
 
     /// Expanded bytes of an archive before ``maxCompressionRatio`` is enforced: 1 MiB.
     package static let compressionRatioGraceBytes: Int64 = 1 << 20
@@ -42,7 +46,7 @@ package struct IngestLimits: Sendable, Hashable {
         maxPathDepth: Int = 32,
         maxPathBytes: Int = 4096,
         maxTransactionBytes: Int = 256 << 20,
-        maxBytesKeptBetweenPasses: Int64 = 64 << 20
+        maxBytesKeptBetweenPasses: Int64 = 0
     ) {
         self.maxEntriesPerArchive = maxEntriesPerArchive
         self.maxEntryBytes = maxEntryBytes
@@ -56,7 +60,7 @@ package struct IngestLimits: Sendable, Hashable {
     }
 
     /// 1,000,000 entries; 64 MiB per entry; 64 GiB per archive; ratio 200; 10,000 files and
-    /// 256 MiB per transaction; 32 path components of at most 4096 bytes; 64 MiB kept between
+    /// 256 MiB per transaction; 32 path components of at most 4096 bytes; nothing kept between
     /// an archive's passes.
     package static let `default` = IngestLimits()
 }

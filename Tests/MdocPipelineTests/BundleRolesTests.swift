@@ -35,6 +35,14 @@ final class BundleRolesTests: XCTestCase {
         XCTAssertNil(inputs.readerKeyPEM)
     }
 
+    /// A run keeps an archive's files between its passes; a reader with the default limits does not.
+    func testARunKeepsAnArchivesFilesBetweenPasses() {
+        let configuration = RunConfiguration(inputs: ["a.tar.gz"], trustDirectory: "trust", outDirectory: "out")
+        XCTAssertEqual(configuration.ingestLimits.maxBytesKeptBetweenPasses, IngestLimits.runKeptBytes)
+        XCTAssertGreaterThan(IngestLimits.runKeptBytes, 0)
+        XCTAssertEqual(IngestLimits.default.maxBytesKeptBetweenPasses, 0)
+    }
+
     func testPreferencesAndFallbacks() {
         let files: [String: [UInt8]] = [
             "engagement.jpg": bytes("jpg"), "engagement.jpeg": bytes("jpeg"), "session-data.cbor": bytes("single"),
