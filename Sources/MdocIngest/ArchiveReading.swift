@@ -140,7 +140,8 @@ final class ArchiveScanner {
         guard path.utf8.count <= limits.maxPathBytes else {
             throw IngestError(.pathTooLong, "entry path of \(path.utf8.count) bytes, limit \(limits.maxPathBytes)")
         }
-        guard !path.hasPrefix("/") else {
+        // The first byte first: `hasPrefix` compares characters, and is asked only when it is `/`.
+        guard path.utf8.first != UInt8(ascii: "/") || !path.hasPrefix("/") else {
             throw IngestError(.absolutePath, "entry \(path) has an absolute path")
         }
         let components = Self.pathComponents(path)
@@ -251,10 +252,11 @@ final class ArchiveScanner {
     /// else an empty array. Enforces ``IngestLimits/maxEntryBytes``,
     /// ``IngestLimits/maxTotalBytesPerArchive`` and ``IngestLimits/maxCompressionRatio`` after
     /// every block; a truncated or damaged entry is `corruptArchive` with libarchive's message.
-    func readData(of entry: ArchiveEntry, keep: Bool) throws(IngestError) -> [UInt8] {
+    /// `reservingAtMost` bounds the room reserved ahead from the header's size.
+    func readData(of entry: ArchiveEntry, keep: Bool, reservingAtMost reserve: Int64) throws(IngestError) -> [UInt8] {
         var bytes: [UInt8] = []
         if keep, entry.declaredSize > 0 {
-            bytes.reserveCapacity(Int(min(entry.declaredSize, Int64(max(limits.maxEntryBytes, 0)))))
+            bytes.reserveCapacity(Int(min(entry.declaredSize, Int64(max(limits.maxEntryBytes, 0)), max(reserve, 0))))
         }
         var produced: Int64 = 0
         while true {
@@ -312,6 +314,9 @@ struct ArchiveLayout {
     var roots: Set<PathKey> = []
     /// Directories whose entries resumed after entries outside them had begun.
     var resumed: Set<PathKey> = []
+    /// Every file entry with its bytes, in archive order, when they fit
+    /// ``IngestLimits/maxBytesKeptBetweenPasses``; nil when the second pass reads the archive again.
+    var kept: KeptFiles?
 
     /// The first pass: reads every header and all data (discarded), enforcing every limit, and
     /// records transaction folders and directories whose entries are not contiguous.
@@ -320,10 +325,16 @@ struct ArchiveLayout {
     /// that the next entry leaves are "closed"; a closed directory that a later entry enters again
     /// is "resumed". Memory: one key per distinct directory, bounded by
     /// ``IngestLimits/maxEntriesPerArchive`` (`tooManyEntries` beyond).
+    ///
+    /// File bytes are kept for the second pass while their buffers add up to at most
+    /// ``IngestLimits/maxBytesKeptBetweenPasses``; past that, all are dropped and none is kept.
     static func scan(_ scanner: ArchiveScanner) throws(IngestError) -> ArchiveLayout {
         var layout = ArchiveLayout()
         var closed: Set<PathKey> = []
         var chain = DirectoryChain()
+        let budget = scanner.limits.maxBytesKeptBetweenPasses
+        var kept: KeptFiles? = budget > 0 ? KeptFiles() : nil
+        var keptBytes: Int64 = 0
         while let entry = try scanner.nextEntry() {
             let directories = entry.isDirectory ? entry.components[...] : entry.components.dropLast()
             chain.move(
@@ -338,10 +349,64 @@ struct ArchiveLayout {
                 if let name = entry.components.last, TransactionBundle.isMarkerFileName(name) {
                     layout.roots.insert(chain.keys.last ?? .root)
                 }
-                _ = try scanner.readData(of: entry, keep: false)
+                if let files = kept {
+                    let bytes = try scanner.readData(of: entry, keep: true, reservingAtMost: budget - keptBytes)
+                    keptBytes += Int64(max(bytes.capacity, bytes.count))
+                    if keptBytes <= budget {
+                        files.append(entry, bytes)
+                    } else {
+                        kept = nil
+                    }
+                } else {
+                    _ = try scanner.readData(of: entry, keep: false)
+                }
             }
         }
+        layout.kept = kept
         return layout
+    }
+}
+
+/// Where the second pass takes its entries from: the archive read again, or the files the
+/// first pass kept.
+protocol ArchiveEntrySource: AnyObject {
+    /// The next entry's header, checked; nil at the end of the archive.
+    func nextEntry() throws(IngestError) -> ArchiveEntry?
+    /// The current entry's bytes if `keep`, else an empty array.
+    func readData(of entry: ArchiveEntry, keep: Bool) throws(IngestError) -> [UInt8]
+}
+
+extension ArchiveScanner: ArchiveEntrySource {
+    func readData(of entry: ArchiveEntry, keep: Bool) throws(IngestError) -> [UInt8] {
+        try readData(of: entry, keep: keep, reservingAtMost: .max)
+    }
+}
+
+/// The file entries of a first pass with their bytes, handed on in archive order; each entry and
+/// its bytes are let go as they are handed on. Checked by the first pass already: nothing to refuse.
+final class KeptFiles: ArchiveEntrySource {
+    private var entries: [ArchiveEntry?] = []
+    private var bytes: [[UInt8]] = []
+    private var next = 0
+
+    func append(_ entry: ArchiveEntry, _ data: [UInt8]) {
+        entries.append(entry)
+        bytes.append(data)
+    }
+
+    func nextEntry() -> ArchiveEntry? {
+        guard next < entries.count else { return nil }
+        let entry = entries[next]
+        entries[next] = nil
+        next += 1
+        return entry
+    }
+
+    func readData(of entry: ArchiveEntry, keep: Bool) -> [UInt8] {
+        guard next > 0, next <= bytes.count else { return [] }
+        let data = bytes[next - 1]
+        bytes[next - 1] = []
+        return keep ? data : []
     }
 }
 

@@ -8,7 +8,8 @@ import Darwin
 
 /// Streams the transactions of one archive in the two passes ``InputReader`` describes
 /// ("Archives") over the same file descriptor: pass one is ``ArchiveLayout/scan(_:)``, pass two
-/// groups regular file entries by transaction folder, by the rules of folder inputs:
+/// (the archive read again, or the files pass one kept) groups regular file entries by
+/// transaction folder, by the rules of folder inputs:
 /// - the transaction of a file is the outermost directory above it that directly contains a
 ///   marker file (``TransactionBundle/isMarkerFileName(_:)``); its path inside the bundle is
 ///   relative to that directory (the archive root itself can be the transaction folder);
@@ -19,11 +20,13 @@ import Darwin
 /// too many bytes `transactionTooLarge`: a failure for that transaction only. Pass two enforces
 /// the limits of pass one again (the file may have changed in between).
 ///
-/// Memory: one transaction's files at a time, plus one 16-byte key per directory of the archive.
+/// Memory: one transaction's files at a time, plus one 16-byte key per directory of the archive;
+/// or, for an archive whose files fit ``IngestLimits/maxBytesKeptBetweenPasses``, those files,
+/// each let go as it is handed on.
 final class ArchiveSession {
     private enum Phase {
         case notStarted
-        case streaming(ArchiveScanner)
+        case streaming(any ArchiveEntrySource)
         case finished
     }
 
@@ -100,7 +103,7 @@ final class ArchiveSession {
 
     /// The next item of this archive, or nil when it has no more.
     func next() -> IngestItem? {
-        let scanner: ArchiveScanner
+        let scanner: any ArchiveEntrySource
         switch phase {
         case .finished:
             return nil
@@ -110,7 +113,12 @@ final class ArchiveSession {
             do {
                 layout = try ArchiveLayout.scan(try openPass(first: true))
                 rootIsTransaction = layout.roots.contains(.root)
-                scanner = try openPass(first: false)
+                if let kept = layout.kept {
+                    scanner = kept
+                    layout.kept = nil
+                } else {
+                    scanner = try openPass(first: false)
+                }
             } catch {
                 phase = .finished
                 return fail(error)
@@ -128,7 +136,7 @@ final class ArchiveSession {
     }
 
     /// Pass two, up to the next item. Errors thrown are archive-level.
-    private func advance(_ scanner: ArchiveScanner) throws(IngestError) -> IngestItem? {
+    private func advance(_ scanner: any ArchiveEntrySource) throws(IngestError) -> IngestItem? {
         while true {
             let entry: ArchiveEntry
             if let waiting = pending {
@@ -203,7 +211,7 @@ final class ArchiveSession {
         return .ignored
     }
 
-    private func add(_ entry: ArchiveEntry, depth: Int, to group: Group, scanner: ArchiveScanner) throws(IngestError) {
+    private func add(_ entry: ArchiveEntry, depth: Int, to group: Group, scanner: any ArchiveEntrySource) throws(IngestError) {
         guard group.failure == nil else {
             _ = try scanner.readData(of: entry, keep: false)
             return
@@ -235,7 +243,7 @@ final class ArchiveSession {
         group.files[relative] = bytes
     }
 
-    private func loneTransaction(_ entry: ArchiveEntry, scanner: ArchiveScanner) throws(IngestError) -> IngestItem {
+    private func loneTransaction(_ entry: ArchiveEntry, scanner: any ArchiveEntrySource) throws(IngestError) -> IngestItem {
         let source = "\(path)!/\(entry.components.joined(separator: "/"))"
         let bytes = try scanner.readData(of: entry, keep: true)
         guard bytes.count <= limits.maxTransactionBytes else {

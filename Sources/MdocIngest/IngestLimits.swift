@@ -25,6 +25,14 @@ package struct IngestLimits: Sendable, Hashable {
     /// Bytes of all files of one transaction together: the memory one ``TransactionBundle`` may
     /// hold.
     package var maxTransactionBytes: Int
+    /// Bytes of an archive's files (their buffers' capacity) held from its first pass to its
+    /// second: an archive whose files fit is read once, and its second pass hands on the bytes
+    /// the first read; a larger one is read again. 0 (the default): always read again; a
+    /// verification run keeps up to ``runKeptBytes``.
+    package var maxBytesKeptBetweenPasses: Int64
+
+    /// ``maxBytesKeptBetweenPasses`` of a verification run: 64 MiB.
+    package static let runKeptBytes: Int64 = 64 << 20
 
     /// Expanded bytes of an archive before ``maxCompressionRatio`` is enforced: 1 MiB.
     package static let compressionRatioGraceBytes: Int64 = 1 << 20
@@ -37,7 +45,8 @@ package struct IngestLimits: Sendable, Hashable {
         maxFilesPerTransaction: Int = 10_000,
         maxPathDepth: Int = 32,
         maxPathBytes: Int = 4096,
-        maxTransactionBytes: Int = 256 << 20
+        maxTransactionBytes: Int = 256 << 20,
+        maxBytesKeptBetweenPasses: Int64 = 0
     ) {
         self.maxEntriesPerArchive = maxEntriesPerArchive
         self.maxEntryBytes = maxEntryBytes
@@ -47,9 +56,11 @@ package struct IngestLimits: Sendable, Hashable {
         self.maxPathDepth = maxPathDepth
         self.maxPathBytes = maxPathBytes
         self.maxTransactionBytes = maxTransactionBytes
+        self.maxBytesKeptBetweenPasses = maxBytesKeptBetweenPasses
     }
 
     /// 1,000,000 entries; 64 MiB per entry; 64 GiB per archive; ratio 200; 10,000 files and
-    /// 256 MiB per transaction; 32 path components of at most 4096 bytes.
+    /// 256 MiB per transaction; 32 path components of at most 4096 bytes; nothing kept between
+    /// an archive's passes.
     package static let `default` = IngestLimits()
 }

@@ -41,8 +41,9 @@ import Darwin
 ///    encrypted entries and data libarchive reports as damaged or truncated are refused. Any
 ///    violation yields **one** failure item (source: the archive path) and nothing else from
 ///    that archive: no transaction of a hostile archive is ever handed out;
-/// 2. only after a clean first pass, the archive is read again and its transactions are
-///    yielded one at a time, by the same rules as folders applied to entry paths (the archive
+/// 2. only after a clean first pass, the archive is read again (or, when its files fit
+///    ``IngestLimits/maxBytesKeptBetweenPasses``, the bytes the first pass read are taken) and
+///    its transactions are yielded one at a time, by the same rules as folders applied to entry paths (the archive
 ///    root itself may be the transaction folder; it is then named by the archive's file name).
 ///    Sources are `"<archive path>!/<folder inside>"`.
 ///
@@ -59,7 +60,8 @@ import Darwin
 /// last transaction may lack files. Compressed tars detect every truncation.
 ///
 /// Memory: at most one transaction's files at a time, plus the listings of the directories
-/// being walked and 16 bytes per directory of the archive being read.
+/// being walked and 16 bytes per directory of the archive being read; an archive whose files
+/// fit ``IngestLimits/maxBytesKeptBetweenPasses`` is held whole between its passes.
 /// This type does not interpret `-`: the caller reads path lists with ``readPathList(from:)``.
 package struct InputReader: Sequence, Sendable {
     package let inputs: [String]

@@ -69,6 +69,8 @@ package struct RunConfiguration: Sendable {
         self.keepValues = false
         self.imageLimit = 1_000_000
         self.ingestLimits = .default
+        // A run hands on the bytes an archive's first pass read when they fit.
+        ingestLimits.maxBytesKeptBetweenPasses = IngestLimits.runKeptBytes
         self.writeProofs = true
         self.batchSize = 256
     }

@@ -134,28 +134,7 @@ package enum TransactionVerifier {
     package static func verify(
         _ bundle: TransactionBundle, in session: VerifierSession, context: TransactionContext, advancing: Bool = true
     ) -> PendingTransaction {
-        let files = bundle.files
-        var inputs = TransactionInputs()
-        inputs.metadataJSON = files["transaction.json"]
-        inputs.engagementText = files["engagement.txt"]
-        inputs.engagementImage = ["engagement.png", "engagement.jpg", "engagement.jpeg"].lazy.compactMap { files[$0] }.first
-        inputs.sessionEstablishment = files["session-establishment.cbor"]
-        let sessionData = sessionDataFiles(files)
-        inputs.sessionData = sessionData.map(\.bytes)
-        inputs.sessionDataNames = sessionData.map(\.name)
-        if let given = files[transcriptFile] {
-            inputs.transcript = given
-            inputs.transcriptSHA256 = bundle.fileDigests[transcriptFile]
-        } else {
-            inputs.transcript = context.fallbackTranscript
-        }
-        inputs.deviceRequest = files["device-request.cbor"]
-        inputs.deviceResponse = files["device-response.cbor"]
-        inputs.deviceResponseSHA256 = bundle.fileDigests["device-response.cbor"]
-        inputs.uploadsManifest = files["documents/manifest.json"]
-        for (path, bytes) in files where path.hasPrefix("documents/") && path != "documents/manifest.json" {
-            inputs.uploadFiles[String(path.dropFirst("documents/".count))] = bytes
-        }
+        var inputs = Self.inputs(of: bundle, fallbackTranscript: context.fallbackTranscript)
 
         if advancing {
             if inputs.engagementText != nil || inputs.engagementImage != nil { session.reach(.processingEngagement) }
@@ -178,14 +157,64 @@ package enum TransactionVerifier {
         return PendingTransaction(bundle: bundle, referenceCode: referenceCode, pending: pending, session: session)
     }
 
-    /// `session-data.cbor`, or `session-data-1.cbor`, `session-data-2.cbor`, ... in numeric order.
-    static func sessionDataFiles(_ files: [String: [UInt8]]) -> [(name: String, bytes: [UInt8])] {
-        if let single = files["session-data.cbor"] { return [("session-data.cbor", single)] }
-        var numbered: [(number: Int, name: String, bytes: [UInt8])] = []
-        for (path, bytes) in files where path.hasPrefix("session-data-") && path.hasSuffix(".cbor") {
-            let middle = path.dropFirst("session-data-".count).dropLast(".cbor".count)
-            if let n = Int(middle) { numbered.append((n, path, bytes)) }
+    /// The bundle's files as the verifier's inputs, by role (the bundle layout in the README);
+    /// `fallbackTranscript` when the bundle has no `session-transcript.cbor`. The reader key is
+    /// not among them: the session holds it.
+    package static func inputs(of bundle: TransactionBundle, fallbackTranscript: [UInt8]?) -> TransactionInputs {
+        var inputs = TransactionInputs()
+        var roles = BundleRoles()
+        // One walk over the files, each named by a switch on its path: no hashed look-up per role.
+        for (path, bytes) in bundle.files { roles.take(path, bytes, into: &inputs) }
+        inputs.engagementImage = roles.png ?? roles.jpg ?? roles.jpeg
+        let sessionData = roles.sessionData()
+        inputs.sessionData = sessionData.map(\.bytes)
+        inputs.sessionDataNames = sessionData.map(\.name)
+        if inputs.transcript != nil {
+            inputs.transcriptSHA256 = bundle.fileDigests[transcriptFile]
+        } else {
+            inputs.transcript = fallbackTranscript
         }
-        return numbered.sorted { $0.number < $1.number }.map { ($0.name, $0.bytes) }
+        inputs.deviceResponseSHA256 = bundle.fileDigests["device-response.cbor"]
+        return inputs
+    }
+}
+
+/// The bundle's files by role, found in one walk over their paths.
+private struct BundleRoles {
+    var png: [UInt8]?
+    var jpg: [UInt8]?
+    var jpeg: [UInt8]?
+    var singleSessionData: [UInt8]?
+    var numberedSessionData: [(number: Int, name: String, bytes: [UInt8])] = []
+
+    /// Puts the file at `path` where its role goes: a field of `inputs`, or here for the roles
+    /// that need every file first (the engagement image's order of preference, session data).
+    mutating func take(_ path: String, _ bytes: [UInt8], into inputs: inout TransactionInputs) {
+        switch path {
+        case "transaction.json": inputs.metadataJSON = bytes
+        case "engagement.txt": inputs.engagementText = bytes
+        case "engagement.png": png = bytes
+        case "engagement.jpg": jpg = bytes
+        case "engagement.jpeg": jpeg = bytes
+        case "session-establishment.cbor": inputs.sessionEstablishment = bytes
+        case "session-data.cbor": singleSessionData = bytes
+        case TransactionVerifier.transcriptFile: inputs.transcript = bytes
+        case "device-request.cbor": inputs.deviceRequest = bytes
+        case "device-response.cbor": inputs.deviceResponse = bytes
+        case "documents/manifest.json": inputs.uploadsManifest = bytes
+        default:
+            if path.hasPrefix("documents/") {
+                inputs.uploadFiles[String(path.dropFirst("documents/".count))] = bytes
+            } else if path.hasPrefix("session-data-") && path.hasSuffix(".cbor") {
+                let middle = path.dropFirst("session-data-".count).dropLast(".cbor".count)
+                if let n = Int(middle) { numberedSessionData.append((n, path, bytes)) }
+            }
+        }
+    }
+
+    /// `session-data.cbor`, or `session-data-1.cbor`, `session-data-2.cbor`, ... in numeric order.
+    func sessionData() -> [(name: String, bytes: [UInt8])] {
+        if let single = singleSessionData { return [("session-data.cbor", single)] }
+        return numberedSessionData.sorted { $0.number < $1.number }.map { ($0.name, $0.bytes) }
     }
 }

@@ -53,8 +53,14 @@ package struct TransactionMetadata: Sendable, Equatable {
         }
         guard let map = object as? [String: Any] else { throw Failure(description: "transaction.json is not a JSON object") }
         func string(_ key: String, in map: [String: Any]) throws -> String? {
-            guard let value = map[key], !(value is NSNull) else { return nil }
-            guard let text = value as? String else { throw Failure(description: "transaction.json: \(key) is not a string") }
+            guard let value = map[key] else { return nil }
+            // A string is the usual value: one cast for it, a second only for anything else.
+            let text: String
+            switch value {
+            case let string as String: text = string
+            case is NSNull: return nil
+            default: throw Failure(description: "transaction.json: \(key) is not a string")
+            }
             guard text.utf8.count <= Self.maxTextBytes else {
                 throw Failure(description: "transaction.json: \(key) has \(text.utf8.count) bytes, over the limit of \(Self.maxTextBytes)")
             }

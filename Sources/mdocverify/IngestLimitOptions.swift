@@ -33,6 +33,7 @@ struct IngestLimitOptions: ParsableArguments {
     /// The library defaults with the options given applied.
     var limits: IngestLimits {
         var limits = IngestLimits.default
+        limits.maxBytesKeptBetweenPasses = IngestLimits.runKeptBytes
         if let maxArchiveEntries { limits.maxEntriesPerArchive = maxArchiveEntries }
         if let maxEntryBytes { limits.maxEntryBytes = maxEntryBytes }
         if let maxArchiveBytes { limits.maxTotalBytesPerArchive = maxArchiveBytes }

@@ -58,6 +58,49 @@ final class IngestFormsTests: XCTestCase {
         }
     }
 
+    /// The second pass gives the same items whether it takes the bytes the first pass kept, reads
+    /// the archive again (nothing kept), or reads it again after the first pass ran out of room.
+    func testKeptOrReadAgainGivesTheSameBundles() throws {
+        let dir = try TemporaryFolder()
+        let tree = try Fixture.tree()
+        let forms: [(String, ArchiveWriter.Format)] = [("batch.tar", .tar), ("batch.tar.gz", .tarGzip), ("batch.zip", .zip)]
+        for (fileName, format) in forms {
+            let path = dir.url(fileName)
+            try writeArchive(tree, to: path, format: format, prefix: "batch/")
+            for budget: Int64 in [64 << 20, 300_000, 100_000, 1, 0] {
+                var limits = IngestLimits.default
+                limits.maxBytesKeptBetweenPasses = budget
+                assertFixture(readAll([path], limits: limits), sourcePrefix: path + "!/batch/", tree: tree)
+            }
+        }
+    }
+
+    /// With the files kept, the second pass reads nothing of the file: cutting it after the first
+    /// transaction changes nothing. Read again (nothing kept), the cut is the archive's failure
+    /// after the transactions already handed on.
+    func testSecondPassTakesTheKeptBytes() throws {
+        let dir = try TemporaryFolder()
+        let tree = try Fixture.tree()
+        for budget: Int64 in [64 << 20, 0] {
+            let path = dir.url("batch-\(budget).tar")
+            try writeArchive(tree, to: path, format: .tar)
+            var limits = IngestLimits.default
+            limits.maxBytesKeptBetweenPasses = budget
+            var iterator = InputReader(inputs: [path], limits: limits).makeIterator()
+            var items: [IngestItem] = []
+            if let first = iterator.next() { items.append(first) }
+            XCTAssertNotNil(items.first?.bundle)
+            XCTAssertEqual(truncate(path, 1024), 0)
+            while let item = iterator.next() { items.append(item) }
+            if budget > 0 {
+                assertFixture(items, sourcePrefix: path + "!/", tree: tree)
+            } else {
+                XCTAssertLessThan(items.filter { $0.bundle != nil }.count, Fixture.expected(tree).count)
+                XCTAssertEqual(items.last?.failure?.error.code, .corruptArchive, "\(items.map(\.source))")
+            }
+        }
+    }
+
     func testArchiveIsDetectedByContentNotName() throws {
         let dir = try TemporaryFolder()
         let tree = try Fixture.tree()
@@ -326,9 +369,13 @@ final class ContentHashTests: XCTestCase {
         ] {
             XCTAssertTrue(TransactionBundle.isMarkerFileName(name), name)
         }
+        for name in TransactionBundle.markerFileNames {
+            XCTAssertTrue(TransactionBundle.isMarkerFileName(name), name)
+        }
         for name in [
             "session-data-.cbor", "session-data-1a.cbor", "session-data-x.cbor", "Transaction.json", "documents",
-            "manifest.json", "engagement.gif", "device-response.cbor.bak",
+            "manifest.json", "engagement.gif", "device-response.cbor.bak", "", "transaction.jso", "transaction.jsonx",
+            "engagement.PNG", "reader-key.pe", " reader-key.pem", "device-response.cbor\u{0}",
         ] {
             XCTAssertFalse(TransactionBundle.isMarkerFileName(name), name)
         }

@@ -80,6 +80,11 @@ final class InputChecksTests: XCTestCase {
         XCTAssertEqual(try read(#"{"consent": {"reference": "a"}, "consent": {"reference": "b"}}"#).consent?.reference, "b")
         XCTAssertEqual(try read(#"{"id": null, "source": "k", "consent": {"scopes": ["a", 1, null, "b"]}}"#).id, nil)
         XCTAssertEqual(try read(#"{"consent": {"scopes": ["a", 1, null, "b"]}}"#).consent?.scopes, ["a", "b"])
+        let nulls = try read(#"{"capturedAt": null, "source": null, "consent": {"grantedAt": null, "reference": null}}"#)
+        XCTAssertNil(nulls.capturedAt)
+        XCTAssertNil(nulls.source)
+        XCTAssertNil(nulls.consent?.grantedAt)
+        XCTAssertNil(nulls.consent?.reference)
         for (text, message) in [
             (#"{"id": "\ud800"}"#, "transaction.json is not valid JSON"),
             (#"{"unread": 1e999}"#, "transaction.json is not valid JSON"),
@@ -88,6 +93,9 @@ final class InputChecksTests: XCTestCase {
             (#"["id"]"#, "transaction.json is not a JSON object"),
             (#"{"id": 1}"#, "transaction.json: id is not a string"),
             (#"{"source": true}"#, "transaction.json: source is not a string"),
+            (#"{"id": {}}"#, "transaction.json: id is not a string"),
+            (#"{"capturedAt": ["2026-05-28T10:00:00Z"]}"#, "transaction.json: capturedAt is not a string"),
+            (#"{"consent": {"reference": 0}}"#, "transaction.json: reference is not a string"),
             (#"{"consent": []}"#, "transaction.json: consent is not an object"),
             (#"{"consent": {"scopes": null}}"#, "transaction.json: consent.scopes is not an array"),
             (#"{"capture": 1}"#, "transaction.json: capture is not a capture record"),
