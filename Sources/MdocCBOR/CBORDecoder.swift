@@ -55,8 +55,9 @@
 //
 // One pass over the input, no Foundation. The result is a flat tree (`CBORTree`): one node per
 // item, holding offsets into the input, in one array; no reference count, slice or `String` per
-// item. Per decode: the tree, its node array (reserved from the input's length), and a buffer
-// for the contents of indefinite-length strings when there are any. Duplicate-key checks read
+// item. Per decode: the parser's node buffer (`NodeBuffer`, reserved from the input's length),
+// the tree and its node array (the buffer copied once, at the end), and a buffer for the
+// contents of indefinite-length strings when there are any. Duplicate-key checks read
 // the key nodes and the input in place; only maps above 16 entries whose keys are not in
 // increasing order allocate (an index per key).
 
@@ -121,7 +122,7 @@ struct CBORParser {
     /// Heads read so far.
     var itemCount = 0
     /// The nodes made so far: the children of each array, map and tag, consecutive.
-    var nodes: [CBORTree.Node] = []
+    var nodes: NodeBuffer
     /// The children of the indefinite-length arrays and maps being read, innermost on top (their
     /// count is known only at the break).
     var pending: [CBORTree.Node] = []
@@ -143,17 +144,16 @@ struct CBORParser {
         self.rejectDuplicateKeys = options.rejectDuplicateKeys
         self.requireMinimalEncoding = options.requireMinimalEncoding
         // About one item per eight bytes in ISO 18013-5 structures (strings, digests and
-        // portraits are single items); the array grows if there are more.
-        nodes.reserveCapacity(buffer.count / 8 &+ 4)
+        // portraits are single items); the buffer grows if there are more.
+        self.nodes = NodeBuffer(capacity: buffer.count / 8 &+ 4)
     }
 
-    /// The tree of the decode, with `root` (the top-level item) as its last node. The node and
-    /// chunk arrays move to the tree (swapped out, not copied): no reference count per decode.
+    /// The tree of the decode, with `root` (the top-level item) as its last node. The nodes are
+    /// copied into the tree's array at once; the chunk array moves to the tree (swapped out).
     mutating func finish(_ root: CBORTree.Node) -> CBOR {
         nodes.append(root)
-        var treeNodes: [CBORTree.Node] = []
+        let treeNodes = nodes.array
         var treeChunks: [UInt8] = []
-        swap(&treeNodes, &nodes)
         swap(&treeChunks, &chunks)
         let tree = CBORTree(input: input, nodes: treeNodes, chunks: treeChunks, options: options)
         return CBOR(tree: tree, index: tree.nodes.count &- 1)
@@ -414,10 +414,7 @@ struct CBORParser {
     /// Appends `n` placeholder nodes, to be filled in order; returns the index of the first.
     @inline(__always)
     mutating func reserveNodes(_ n: Int) -> Int {
-        let first = nodes.count
-        let placeholder = CBORTree.Node(kind: .simple, start: 0, end: 0, argument: 0)
-        for _ in 0..<n { nodes.append(placeholder) }
-        return first
+        nodes.append(CBORTree.Node(kind: .simple, start: 0, end: 0, argument: 0), times: n)
     }
 
     /// Decodes the item embedded in byte string `content` (the content of a tag 24 at nesting
@@ -449,7 +446,7 @@ struct CBORParser {
             nodes[slot] = root
             return true
         }
-        nodes.removeSubrange(saved.nodes...)
+        nodes.removeAll(from: saved.nodes)
         pending.removeSubrange(saved.pending...)
         chunks.removeSubrange(saved.chunks...)
         return false

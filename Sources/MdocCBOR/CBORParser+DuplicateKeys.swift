@@ -11,9 +11,9 @@ extension CBORParser {
     /// order) are distinct; other small maps are compared pairwise; larger
     /// ones through a sorted list of their positions, where a repeated key lands next to its
     /// predecessor and the smallest such later position is the first repetition in received
-    /// order. Static, given the parser's arrays: a call on the parser would copy it.
+    /// order. Static, given the parser's nodes and chunks: a call on the parser would copy it.
     static func firstDuplicateKey(
-        nodes: [CBORTree.Node], chunks: [UInt8], input: UnsafeBufferPointer<UInt8>, first: Int, count: Int
+        nodes: NodeBuffer, chunks: [UInt8], input: UnsafeBufferPointer<UInt8>, first: Int, count: Int
     ) -> Int? {
         guard count > 1 else { return nil }
         return nodes.withUnsafeBufferPointer { nodes in

@@ -106,24 +106,29 @@ struct CheckRunner: Sendable {
 
     /// Runs `planned`'s check, or reports why it cannot run.
     func run(_ planned: Planned, _ context: inout CheckContext) {
-        for prerequisite in planned.prerequisites {
+        // By index, the fact alone read while it is present: copying a prerequisite out copies
+        // (retains) its reason text, once per check and document.
+        for index in planned.prerequisites.indices {
+            let fact = planned.prerequisites[index].fact
             // Asked of the context through inout, field by field, so that it is not copied.
-            if CheckContext.isPresent(prerequisite.fact, in: &context) { continue }
+            if CheckContext.isPresent(fact, in: &context) { continue }
             let reason: String
-            switch prerequisite.whenAbsent {
+            switch planned.prerequisites[index].whenAbsent {
             case .nothing:
                 return
-            case .unchecked, .uncheckedBecause:
-                let absence = context.absence(of: prerequisite.fact)
+            case .unchecked:
+                let absence = context.absence(of: fact)
                 if let absence, !absence.applies {
                     report(planned, .skipped, absence.reason, &context)
                     return
                 }
-                if case .uncheckedBecause(let given) = prerequisite.whenAbsent {
-                    reason = given
-                } else {
-                    reason = absence?.reason ?? prerequisite.fact.missingText
+                reason = absence?.reason ?? fact.missingText
+            case .uncheckedBecause(let given):
+                if let absence = context.absence(of: fact), !absence.applies {
+                    report(planned, .skipped, absence.reason, &context)
+                    return
                 }
+                reason = given
             }
             report(planned, .unchecked, reason, &context)
             return

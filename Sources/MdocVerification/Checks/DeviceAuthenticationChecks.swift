@@ -29,16 +29,20 @@ struct DeviceSignedCheck: Check {
             Self.setAbsent("deviceSigned is malformed", &context)
             return
         }
-        context.document.deviceSigned = deviceSigned
         context.report(CheckResult(.deviceStructure, .pass, "DeviceNameSpacesBytes and deviceAuth present", subject: subject))
-        for (namespace, identifiers) in deviceSigned.elements {
-            for identifier in identifiers {
+        // Read from the local value, which is then moved into the facts: read back from the
+        // facts, DeviceSigned would be copied out (retaining all it holds) for each question.
+        var anyElement = false
+        for index in deviceSigned.elements.indices {
+            let namespace = deviceSigned.elements[index].namespace
+            for identifier in deviceSigned.elements[index].identifiers {
+                anyElement = true
                 context.document.findings.elements.append(DisclosedElement(
                     namespace: namespace, identifier: identifier, digestID: nil, digest: nil, verified: false,
                     deviceSigned: true, value: nil))
             }
         }
-        if deviceSigned.elements.allSatisfy({ $0.identifiers.isEmpty }) {
+        if !anyElement {
             context.setAbsent(.deviceSignedElements, .notApplicable("no device-signed element"))
         }
         context.document.findings.deviceAuthentication = deviceSigned.authentication.kind
@@ -50,6 +54,7 @@ struct DeviceSignedCheck: Check {
             context.document.deviceMac = mac
             context.setAbsent(.deviceSignature, .notApplicable("the document uses deviceMac"))
         }
+        context.document.deviceSigned = consume deviceSigned
     }
 
     static func setAbsent(_ reason: String, _ context: inout CheckContext) {

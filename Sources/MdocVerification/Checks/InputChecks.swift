@@ -31,11 +31,12 @@ struct ResponsePresenceCheck: Check {
     var prerequisites: [Prerequisite] { [] }
 
     func run(_ context: inout CheckContext) {
-        let facts = context.transaction
-        guard facts.deviceResponseBytes == nil else { return }
-        if facts.undecryptedReason != nil && !facts.inputs.sessionData.isEmpty { return }
+        // The facts are read field by field: bound whole, they would be copied (retaining
+        // every buffer they hold) once per transaction.
+        guard context.transaction.deviceResponseBytes == nil else { return }
+        if context.transaction.undecryptedReason != nil && !context.transaction.inputs.sessionData.isEmpty { return }
         // A live capture that ended early has already said why there is no response.
-        if let capture = facts.metadata.capture, capture.ending != .completed { return }
+        if let ending = context.transaction.metadata.capture?.ending, ending != .completed { return }
         guard !context.results.contains(where: { $0.status == .fail }) else { return }
         context.report(CheckResult(
             .inputReadable, .fail,

@@ -15,9 +15,10 @@ struct ResponseDecodingCheck: Check {
 
     func run(_ context: inout CheckContext) {
         guard let bytes = context.transaction.deviceResponseBytes else { return }
-        let inputs = context.transaction.inputs
-        if let digest = inputs.deviceResponseSHA256, digest.count == HashFunction.sha256.outputByteCount, let plain = inputs.deviceResponse,
-            plain == bytes
+        // The inputs are read field by field: bound whole, they would be copied (retaining every
+        // file they hold) once per transaction.
+        if let digest = context.transaction.inputs.deviceResponseSHA256, digest.count == HashFunction.sha256.outputByteCount,
+            let plain = context.transaction.inputs.deviceResponse, plain == bytes
         {
             context.transaction.responseSHA256 = digest  // the same bytes, hashed as read
         } else {
