@@ -77,6 +77,29 @@ static inline int mdoc_sha2(int bits, const void *data, size_t count, unsigned c
     }
     return 0;
 }
+
+/* mdoc_sha2 of the concatenation of count parts (parts[i] of lengths[i] bytes), hashed where
+   they lie: a COSE Sig_structure is hashed from its pieces, never copied into one buffer. */
+static inline int mdoc_sha2_parts(int bits, const unsigned char *const *parts, const size_t *lengths, int count,
+                                  unsigned char *out) {
+    if (bits == 256) {
+        SHA256_CTX context;
+        if (!SHA256_Init(&context)) return 0;
+        for (int i = 0; i < count; i++)
+            if (!SHA256_Update(&context, parts[i], lengths[i])) return 0;
+        return SHA256_Final(out, &context) ? SHA256_DIGEST_LENGTH : 0;
+    }
+    if (bits == 384 || bits == 512) {
+        SHA512_CTX context;
+        if (!(bits == 384 ? SHA384_Init(&context) : SHA512_Init(&context))) return 0;
+        for (int i = 0; i < count; i++)
+            if (!(bits == 384 ? SHA384_Update(&context, parts[i], lengths[i]) : SHA512_Update(&context, parts[i], lengths[i])))
+                return 0;
+        if (!(bits == 384 ? SHA384_Final(out, &context) : SHA512_Final(out, &context))) return 0;
+        return bits == 384 ? SHA384_DIGEST_LENGTH : SHA512_DIGEST_LENGTH;
+    }
+    return 0;
+}
 #pragma clang diagnostic pop
 
 /* ECDSA verification without EVP: a device key held as a point on a per-thread EC_KEY that
@@ -130,6 +153,26 @@ static inline int mdoc_ecdsa_verify_raw(EC_KEY *key, const unsigned char *digest
     int result = ECDSA_do_verify(digest, digest_length, signature, key);
     ECDSA_SIG_free(signature);
     return result;
+}
+
+/* The EC_KEY of an EC EVP_PKEY (a reference, freed with mdoc_ec_key_free), NULL for another type.
+   For a provider key OpenSSL 3.0 exports it once and keeps it with the EVP_PKEY. */
+static inline EC_KEY *mdoc_ec_key_of(EVP_PKEY *key) { return EVP_PKEY_get1_EC_KEY(key); }
+
+/* ECDSA signature (FIPS 186-4 §6.4, OpenSSL's nonce) of a digest with key, written as big-endian
+   r and s of half_length bytes each into out (2 * half_length bytes): 1 signed, 0 failed.
+   ECDSA_do_sign only reads the key, as the ECDSA provider's contexts made from one EVP_PKEY
+   share its EC_KEY; no EVP_PKEY_CTX per signature, no DER to encode and decode again. */
+static inline int mdoc_ecdsa_sign_raw(EC_KEY *key, const unsigned char *digest, int digest_length, unsigned char *out,
+                                      int half_length) {
+    ECDSA_SIG *signature = ECDSA_do_sign(digest, digest_length, key);
+    if (signature == NULL) return 0;
+    const BIGNUM *r = NULL, *s = NULL;
+    ECDSA_SIG_get0(signature, &r, &s);
+    int ok = r != NULL && s != NULL && BN_bn2binpad(r, out, half_length) == half_length
+             && BN_bn2binpad(s, out + half_length, half_length) == half_length;
+    ECDSA_SIG_free(signature);
+    return ok;
 }
 #pragma clang diagnostic pop
 

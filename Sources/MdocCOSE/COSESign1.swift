@@ -101,6 +101,34 @@ package struct COSESign1: Sendable {
         return writer.count
     }
 
+    /// The `hash` of the Sig_structure of these parts (RFC 9052 §4.4, no external AAD), hashed
+    /// from the parts where they lie: the heads, the protected bytes and the payload.
+    static func signatureStructureDigest(protected: ArraySlice<UInt8>, payload: ArraySlice<UInt8>, hash: HashFunction) -> Digest {
+        let context = signatureContext
+        // Array head, context text and the protected bstr's head; then the empty external_aad
+        // and the payload bstr's head: at most 1 + 1 + 10 + 9 and 1 + 9 bytes.
+        return withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 32) { heads in
+            var writer = HeadWriter(out: heads)
+            writer.head(major: 4, 4)
+            writer.head(major: 3, context.utf8CodeUnitCount)
+            writer.bytes(UnsafeBufferPointer(start: context.utf8Start, count: context.utf8CodeUnitCount))
+            writer.head(major: 2, protected.count)
+            let first = writer.count
+            writer.head(major: 2, 0)
+            writer.head(major: 2, payload.count)
+            let second = writer.count
+            let base = UnsafeRawBufferPointer(heads)
+            return protected.withUnsafeBytes { protectedBytes in
+                payload.withUnsafeBytes { payloadBytes in
+                    hash.digest(parts: [
+                        UnsafeRawBufferPointer(rebasing: base[..<first]), protectedBytes,
+                        UnsafeRawBufferPointer(rebasing: base[first..<second]), payloadBytes,
+                    ])
+                }
+            }
+        }
+    }
+
     /// Calls `body` with the Sig_structure of these parts (the bytes of
     /// ``signatureStructure(protected:payload:externalAAD:)``) in a temporary buffer, on the
     /// stack when it fits: verification needs the bytes only while they are hashed.
@@ -179,15 +207,20 @@ package struct COSESign1: Sendable {
     }
 
     /// ``sign(payload:key:protected:unprotected:detached:tagged:)`` with `headers` made for
-    /// `key` beforehand. The Sig_structure and the message are each written once into a
-    /// buffer of their exact length, the payload copied once into each.
+    /// `key` beforehand. For ECDSA the Sig_structure is hashed from its pieces, never built;
+    /// the message is written once into a buffer of its exact length, the payload copied once.
     package static func sign(
         payload: [UInt8], key: PrivateKey, headers: SigningHeaders, detached: Bool = false, tagged: Bool = true
     ) throws -> [UInt8] {
         let protected = headers.protectedBytes
         let unprotected = headers.unprotectedBytes
-        let toBeSigned = signatureStructure(protected: protected[...], payload: payload[...])
-        let signature = try key.sign(message: toBeSigned, hash: headers.algorithm.hashFunction)
+        let signature: [UInt8]
+        if let hash = headers.algorithm.hashFunction {
+            signature = try key.sign(digest: signatureStructureDigest(protected: protected[...], payload: payload[...], hash: hash))
+        } else {
+            // EdDSA signs the message itself (RFC 8032, pure).
+            signature = try key.sign(message: signatureStructure(protected: protected[...], payload: payload[...]), hash: nil)
+        }
         let total = (tagged ? HeadWriter.length(Int(tag)) : 0) + 1
             + HeadWriter.length(protected.count) + protected.count + unprotected.count
             + (detached ? 1 : HeadWriter.length(payload.count) + payload.count)

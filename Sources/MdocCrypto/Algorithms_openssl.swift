@@ -55,4 +55,14 @@ extension HashFunction {
         let length = mdoc_sha2(bits, data, count, out)
         return length == outputByteCount ? Int(length) : nil
     }
+
+    /// `hash` of the concatenation of `parts`, each read where it lies, written into `out` (at
+    /// least 64 bytes); returns the digest length. An empty part adds nothing (OpenSSL's
+    /// update takes no bytes when the length is 0, whatever the address).
+    func hash(parts: [UnsafeRawBufferPointer], into out: UnsafeMutablePointer<UInt8>) -> Int? {
+        let pointers = parts.map { $0.baseAddress?.assumingMemoryBound(to: UInt8.self) }
+        let lengths = parts.map(\.count)
+        let length = mdoc_sha2_parts(bits, pointers, lengths, Int32(parts.count), out)
+        return length == outputByteCount ? Int(length) : nil
+    }
 }

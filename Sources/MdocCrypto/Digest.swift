@@ -57,6 +57,16 @@ package enum HashFunction: String, Sendable, CaseIterable, Codable {
         }
     }
 
+    /// The digest of the concatenation of `parts`, each hashed where it lies: a COSE
+    /// Sig_structure is hashed from its pieces instead of being copied into one buffer first.
+    package func digest(parts: [UnsafeRawBufferPointer]) -> Digest {
+        var digest = Digest()
+        let written = digest.withUnsafeMutableStorage { hash(parts: parts, into: $0) }
+        precondition(written == outputByteCount, "SHA-2 digest failed")
+        digest.count = outputByteCount
+        return digest
+    }
+
     private func digest(_ pointer: UnsafePointer<UInt8>, _ length: Int) -> [UInt8] {
         let count = outputByteCount
         return [UInt8](unsafeUninitializedCapacity: count) { out, initialized in

@@ -24,25 +24,53 @@ extension PrivateKey {
         }
     }
 
+    /// The ECDSA signature of `digest`, computed beforehand with the hash the signature names
+    /// (a COSE Sig_structure hashed from its pieces): raw `r‖s` as ``sign(message:hash:)``
+    /// returns it. Signatures are randomised.
+    /// - Throws: `.unsupportedAlgorithm` for a key that does not sign with ECDSA.
+    package func sign(digest: Digest) throws -> [UInt8] {
+        guard curve.kind == .weierstrass else {
+            throw CryptoError(.unsupportedAlgorithm, "\(curve) keys do not sign a digest (EdDSA signs the message)")
+        }
+        return try digest.withUnsafeBytes { try signECDSA(digest: $0) }
+    }
+
     private func signECDSA(message: some Collection<UInt8>, hash: HashFunction) throws -> [UInt8] {
         let digest = hash.hash(message)
+        return try digest.withUnsafeBytes { try signECDSA(digest: $0) }
+    }
+
+    /// ECDSA over a digest. A key held here signs with `ECDSA_do_sign` on its EC_KEY, made once
+    /// (``ecSigningKey()``); a key in a PKCS#11 token signs through its engine's EVP method.
+    private func signECDSA(digest: UnsafeRawBufferPointer) throws -> [UInt8] {
+        let half = curve.coordinateByteCount
+        let digestBytes = digest.baseAddress?.assumingMemoryBound(to: UInt8.self)
+        guard inToken else {
+            let key = try ecSigningKey()
+            return try [UInt8](unsafeUninitializedCapacity: 2 * half) { out, initialized in
+                guard mdoc_ecdsa_sign_raw(key, digestBytes, Int32(digest.count), out.baseAddress, Int32(half)) == 1 else {
+                    throw CryptoError.fromOpenSSL(.openSSL, "ECDSA_do_sign failed")
+                }
+                initialized = 2 * half
+            }
+        }
         guard let context = EVP_PKEY_CTX_dup(try signTemplate()) else {
             throw CryptoError.fromOpenSSL(.openSSL, "EVP_PKEY_CTX_dup failed")
         }
         defer { EVP_PKEY_CTX_free(context) }
         var length = 0
-        guard EVP_PKEY_sign(context, nil, &length, digest, digest.count) == 1, length > 0 else {
+        guard EVP_PKEY_sign(context, nil, &length, digestBytes, digest.count) == 1, length > 0 else {
             throw CryptoError.fromOpenSSL(.openSSL, "EVP_PKEY_sign (size) failed")
         }
         var der = [UInt8](repeating: 0, count: length)
         guard
-            der.withUnsafeMutableBufferPointer({ EVP_PKEY_sign(context, $0.baseAddress, &length, digest, digest.count) }
+            der.withUnsafeMutableBufferPointer({ EVP_PKEY_sign(context, $0.baseAddress, &length, digestBytes, digest.count) }
             ) == 1,
             length <= der.count
         else { throw CryptoError.fromOpenSSL(.openSSL, "EVP_PKEY_sign failed") }
         // The pkcs11 engine's legacy path queues an error even when it signs; drop it.
-        if inToken { ERR_clear_error() }
-        return try Self.rawSignature(der: Array(der.prefix(length)), halfLength: curve.coordinateByteCount)
+        ERR_clear_error()
+        return try Self.rawSignature(der: Array(der.prefix(length)), halfLength: half)
     }
 
     /// Converts a DER ECDSA-Sig-Value to raw `r‖s` with each half `halfLength` bytes.

@@ -72,13 +72,17 @@ extension PrivateKey {
         }
     }
 
-    /// d as a BIGNUM (to be freed with `BN_clear_free`), after checking 1 ≤ d < n.
-    private static func scalarNumber(curve: Curve, group: OpaquePointer, bytes: UnsafePointer<UInt8>, count: Int) throws -> OpaquePointer {
+    /// d as a BIGNUM (to be freed with `BN_clear_free`), after checking 1 ≤ d < n unless
+    /// `checkingRange` is false (a scalar checked when its key was made).
+    private static func scalarNumber(
+        curve: Curve, group: OpaquePointer, bytes: UnsafePointer<UInt8>, count: Int, checkingRange: Bool = true
+    ) throws -> OpaquePointer {
         guard let d = BN_secure_new() else { throw CryptoError.fromOpenSSL(.openSSL, "BN_secure_new failed") }
         guard BN_bin2bn(bytes, Int32(count), d) != nil else {
             BN_clear_free(d)
             throw CryptoError.fromOpenSSL(.openSSL, "BN_bin2bn failed")
         }
+        guard checkingRange else { return d }
         guard let order = EC_GROUP_get0_order(group), BN_is_zero(d) == 0, BN_cmp(d, order) < 0 else {
             BN_clear_free(d)
             throw CryptoError(.invalidKey, "\(curve) private scalar is not in [1, n-1]")
@@ -97,11 +101,15 @@ extension PrivateKey {
     }
 
     /// d·G on the curve's shared group, in whatever coordinates OpenSSL leaves it (freed by `body`'s caller).
+    /// One fixed-base multiplication: OpenSSL's P-256 code takes G's multiples from its
+    /// precomputed table. The scalar's range was checked when the key was made.
     private static func withProduct<R>(
         curve: Curve, scalar: SecureBytes, _ body: (_ group: OpaquePointer, _ product: OpaquePointer, _ context: OpaquePointer) throws -> R
     ) throws -> R {
         let group = try ECGroups.group(for: curve)
-        let d = try scalar.withNonNullPointer { try scalarNumber(curve: curve, group: group, bytes: $0, count: $1) }
+        let d = try scalar.withNonNullPointer {
+            try scalarNumber(curve: curve, group: group, bytes: $0, count: $1, checkingRange: false)
+        }
         defer { BN_clear_free(d) }
         BN_set_flags(d, BN_FLG_CONSTTIME)
         guard let context = BN_CTX_secure_new() else { throw CryptoError.fromOpenSSL(.openSSL, "BN_CTX_secure_new failed") }

@@ -18,8 +18,8 @@ package final class PrivateKey: @unchecked Sendable {
     /// The OpenSSL key, once built.
     private let built: NIOLockedValueBox<KeyHandle?>
 
-    /// An owned OpenSSL pointer (an `EVP_PKEY`, or an `EVP_PKEY_CTX` template that is only
-    /// duplicated), freed in `deinit` and never mutated once made.
+    /// An owned OpenSSL pointer (an `EVP_PKEY`, its `EC_KEY`, or an `EVP_PKEY_CTX` template
+    /// that is only duplicated), freed in `deinit` and never mutated once made.
     private struct KeyHandle: @unchecked Sendable {
         let pointer: OpaquePointer
     }
@@ -100,15 +100,34 @@ package final class PrivateKey: @unchecked Sendable {
         signContext.withLockedValue { context in
             if let context { EVP_PKEY_CTX_free(context.pointer) }
         }
+        ecKey.withLockedValue { key in
+            if let key { mdoc_ec_key_free(key.pointer) }
+        }
         built.withLockedValue { key in
             if let key { EVP_PKEY_free(key.pointer) }
         }
     }
 
-    /// A context initialised for `EVP_PKEY_sign`, made at the first ECDSA signature (a
-    /// processor key signs one proof per transaction): each signature duplicates it instead of
-    /// fetching the signature implementation again, which takes OpenSSL 3.0's global locks.
+    /// A context initialised for `EVP_PKEY_sign`, made at the first ECDSA signature of a key in
+    /// a token: each signature duplicates it instead of fetching the signature implementation
+    /// again, which takes OpenSSL 3.0's global locks.
     private let signContext = NIOLockedValueBox<KeyHandle?>(nil)
+
+    /// The key's `EC_KEY`, taken from the OpenSSL key at the first ECDSA signature (a processor
+    /// key signs one proof per transaction) and only read afterwards, by every thread.
+    private let ecKey = NIOLockedValueBox<KeyHandle?>(nil)
+
+    func ecSigningKey() throws -> OpaquePointer {
+        let key = try pkey
+        return try ecKey.withLockedValue { (ecKey: inout KeyHandle?) throws -> KeyHandle in
+            if let ecKey { return ecKey }
+            guard let made = mdoc_ec_key_of(key) else {
+                throw CryptoError.fromOpenSSL(.openSSL, "EVP_PKEY_get1_EC_KEY failed")
+            }
+            ecKey = KeyHandle(pointer: made)
+            return KeyHandle(pointer: made)
+        }.pointer
+    }
 
     func signTemplate() throws -> OpaquePointer {
         let key = try pkey

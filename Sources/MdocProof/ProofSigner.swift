@@ -24,21 +24,19 @@ package struct SignedProof: Sendable, Hashable {
 /// protected header, so that any COSE library can check them.
 package struct ProofSigner: Sendable {
     package let identity: ProcessorIdentity
-    /// A proof's headers, the same in every proof this signer signs: encoded once. Nil when the
-    /// key has no COSE algorithm (signing then fails with that error).
-    private let proofHeaders: COSESign1.SigningHeaders?
+    /// A proof's headers, the same in every proof this signer signs: encoded once, or the
+    /// error of a key without a COSE algorithm, which every signature then throws.
+    private let proofHeaders: Result<COSESign1.SigningHeaders, any Error>
 
     package init(identity: ProcessorIdentity) {
         self.identity = identity
-        proofHeaders = try? Self.headers(identity: identity, contentType: ProofFormat.contentType)
+        proofHeaders = Result { try Self.headers(identity: identity, contentType: ProofFormat.contentType) }
     }
 
     /// A transaction's proof: deterministic CBOR of its evidence, signed.
     package func sign(evidence: ProofEvidence) throws -> SignedProof {
-        guard let proofHeaders else {
-            return SignedProof(referenceCode: evidence.referenceCode, bytes: try sign(payload: evidence.cbor(), contentType: ProofFormat.contentType))
-        }
-        let bytes = try COSESign1.sign(payload: evidence.cbor(), key: identity.key, headers: proofHeaders, detached: false, tagged: true)
+        let bytes = try COSESign1.sign(
+            payload: evidence.cbor(), key: identity.key, headers: proofHeaders.get(), detached: false, tagged: true)
         return SignedProof(referenceCode: evidence.referenceCode, bytes: bytes)
     }
 
