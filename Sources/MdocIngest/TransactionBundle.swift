@@ -114,22 +114,7 @@ package struct TransactionBundle: Sendable {
     /// Whether `name` (one path component) marks a transaction folder (see ``markerFileNames``;
     /// `session-data-1.cbor`, `session-data-2.cbor`, … also do).
     package static func isMarkerFileName(_ name: String) -> Bool {
-        // The same names as ``markerFileNames``, compared instead of hashed, and only with names
-        // of the same length: equal strings of ASCII names are equal bytes.
-        switch name.utf8.count {
-        case 14:
-            if name == "reader-key.pem" || name == "engagement.png" || name == "engagement.jpg" || name == "engagement.txt" {
-                return true
-            }
-        case 15: if name == "engagement.jpeg" { return true }
-        case 16: if name == "transaction.json" { return true }
-        case 17: if name == "session-data.cbor" { return true }
-        case 19: if name == "device-request.cbor" { return true }
-        case 20: if name == "device-response.cbor" { return true }
-        case 23: if name == "session-transcript.cbor" { return true }
-        case 26: if name == "session-establishment.cbor" { return true }
-        default: break
-        }
+        if markerFileNames.contains(name) { return true }
         let prefix = "session-data-"
         let suffix = ".cbor"
         guard name.hasPrefix(prefix), name.hasSuffix(suffix) else { return false }
