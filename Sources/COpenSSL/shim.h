@@ -62,22 +62,6 @@ static inline const ASN1_OBJECT *mdoc_algor_object_param(const X509_ALGOR *a) {
    caller of these functions, so the deprecation warnings stay here. */
 #pragma clang diagnostic push
 #pragma clang diagnostic ignored "-Wdeprecated-declarations"
-static inline int mdoc_sha2(int bits, const void *data, size_t count, unsigned char *out) {
-    if (bits == 256) {
-        SHA256_CTX context;
-        if (!SHA256_Init(&context) || !SHA256_Update(&context, data, count) || !SHA256_Final(out, &context)) return 0;
-        return SHA256_DIGEST_LENGTH;
-    }
-    if (bits == 384 || bits == 512) {
-        SHA512_CTX context;
-        int ok = bits == 384 ? SHA384_Init(&context) && SHA384_Update(&context, data, count) && SHA384_Final(out, &context)
-                             : SHA512_Init(&context) && SHA512_Update(&context, data, count) && SHA512_Final(out, &context);
-        if (!ok) return 0;
-        return bits == 384 ? SHA384_DIGEST_LENGTH : SHA512_DIGEST_LENGTH;
-    }
-    return 0;
-}
-
 /* mdoc_sha2 of the concatenation of count parts (parts[i] of lengths[i] bytes), hashed where
    they lie: a COSE Sig_structure is hashed from its pieces, never copied into one buffer. */
 static inline int mdoc_sha2_parts(int bits, const unsigned char *const *parts, const size_t *lengths, int count,
@@ -99,6 +83,11 @@ static inline int mdoc_sha2_parts(int bits, const unsigned char *const *parts, c
         return bits == 384 ? SHA384_DIGEST_LENGTH : SHA512_DIGEST_LENGTH;
     }
     return 0;
+}
+/* mdoc_sha2_parts of one buffer. */
+static inline int mdoc_sha2(int bits, const void *data, size_t count, unsigned char *out) {
+    const unsigned char *part = data;
+    return mdoc_sha2_parts(bits, &part, &count, 1, out);
 }
 #pragma clang diagnostic pop
 
