@@ -90,16 +90,7 @@ func threadCPUSeconds() -> Double {
 /// CPU second. On a machine whose cores are shared with other work, CPU time is what a
 /// verification costs, whatever share of the core the thread got meanwhile.
 func cpuRate(seconds: Double, _ body: () -> Bool) -> Double {
-    for _ in 0..<16 { guard body() else { fail("a verification gave a wrong result") } }
-    let start = threadCPUSeconds()
-    var calls = 0
-    var spent = 0.0
-    while spent < seconds {
-        for _ in 0..<16 { guard body() else { fail("a verification gave a wrong result") } }
-        calls += 16
-        spent = threadCPUSeconds() - start
-    }
-    return Double(calls) / spent
+    withoutActuallyEscaping(body) { interleavedCPURates(seconds: seconds, slice: seconds, [$0])[0] }
 }
 
 /// `bodies` in turn, in slices of about `slice` seconds of the thread's CPU each, until each has
