@@ -208,10 +208,14 @@ package struct CheckContext: Sendable {
     /// The document being checked (for checks of ``CheckScope/document``).
     package var document: DocumentFacts
     package private(set) var results: [CheckResult] = []
+    /// Whether the response's SHA-256 is recorded in ``TransactionFacts/responseSHA256`` while
+    /// it is read: a transaction's is (replay lookup, proof); a lone response's is made on request.
+    let digestsResponse: Bool
 
-    init(settings: VerificationSettings, services: VerificationServices, inputs: TransactionInputs) {
+    init(settings: VerificationSettings, services: VerificationServices, inputs: TransactionInputs, digestsResponse: Bool = true) {
         self.settings = settings
         self.services = services
+        self.digestsResponse = digestsResponse
         self.transaction = TransactionFacts(inputs: inputs)
         self.document = DocumentFacts(index: -1, item: nil)
         results.reserveCapacity(64)

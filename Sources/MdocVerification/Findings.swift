@@ -75,8 +75,12 @@ package struct DocumentFindings: Sendable {
 package struct ResponseVerification: Sendable {
     package var checks: [CheckResult]
     package var documents: [DocumentFindings]
-    /// SHA-256 of the DeviceResponse bytes as received (replay detection, proofs).
-    package let responseSHA256: [UInt8]
+    /// The DeviceResponse bytes as received.
+    let responseBytes: [UInt8]
+
+    /// SHA-256 of the DeviceResponse bytes as received (replay detection, proofs), hashed when
+    /// asked: verifying a lone response never reads it.
+    package var responseSHA256: [UInt8] { HashFunction.sha256.hash(responseBytes) }
 
     /// The verdict at the verification time.
     package var verdict: Verdict { Verdict.judge(checks, at: .verification) }

@@ -88,15 +88,13 @@ package final class Verifier: Sendable {
     package func verifyResponse(
         _ bytes: [UInt8], captureTime: Date? = nil, transcript: SessionTranscript? = nil, readerKey: PrivateKey? = nil
     ) -> ResponseVerification {
-        var context = CheckContext(settings: settings, services: .none, inputs: TransactionInputs())
+        var context = CheckContext(settings: settings, services: .none, inputs: TransactionInputs(), digestsResponse: false)
         context.transaction.metadata.capturedAt = captureTime
         context.transaction.sessionTranscript = transcript
         context.transaction.readerEphemeralKey = readerKey
         context.transaction.deviceResponseBytes = bytes
         runner.run(.verification, transactionScope: false, &context)
-        return ResponseVerification(
-            checks: context.results, documents: context.transaction.documents,
-            responseSHA256: context.transaction.responseSHA256 ?? HashFunction.sha256.hash(bytes))
+        return ResponseVerification(checks: context.results, documents: context.transaction.documents, responseBytes: bytes)
     }
 
     /// How often the issuer chain results were computed and reused.

@@ -15,6 +15,19 @@ struct ResponseDecodingCheck: Check {
 
     func run(_ context: inout CheckContext) {
         guard let bytes = context.transaction.deviceResponseBytes else { return }
+        // A lone response's digest is made on request (`ResponseVerification.responseSHA256`).
+        if context.digestsResponse { Self.recordDigest(bytes, &context) }
+        do {
+            context.transaction.deviceResponseCBOR = try CBOR(decoding: bytes, options: context.settings.decoding)
+            context.report(CheckResult(.cborWellformed, .pass, "\(bytes.count) bytes of well-formed CBOR"))
+        } catch {
+            context.report(CBORFailure.result(error, what: "DeviceResponse"))
+        }
+    }
+
+    /// Records the SHA-256 of the transaction's response `bytes`, for the replay lookup and the
+    /// proof: the reader's digest when it hashed the same bytes as it read them, else hashed here.
+    static func recordDigest(_ bytes: [UInt8], _ context: inout CheckContext) {
         // The inputs are read field by field: bound whole, they would be copied (retaining every
         // file they hold) once per transaction.
         if let digest = context.transaction.inputs.deviceResponseSHA256, digest.count == HashFunction.sha256.outputByteCount,
@@ -23,12 +36,6 @@ struct ResponseDecodingCheck: Check {
             context.transaction.responseSHA256 = digest  // the same bytes, hashed as read
         } else {
             context.transaction.responseSHA256 = HashFunction.sha256.hash(bytes)
-        }
-        do {
-            context.transaction.deviceResponseCBOR = try CBOR(decoding: bytes, options: context.settings.decoding)
-            context.report(CheckResult(.cborWellformed, .pass, "\(bytes.count) bytes of well-formed CBOR"))
-        } catch {
-            context.report(CBORFailure.result(error, what: "DeviceResponse"))
         }
     }
 }

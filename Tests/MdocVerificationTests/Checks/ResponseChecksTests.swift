@@ -1,6 +1,7 @@
 import Foundation
 import MdocCBOR
 import MdocChecks
+import MdocCrypto
 import MdocTestSupport
 import MdocTrust
 import MdocVerification
@@ -36,5 +37,18 @@ final class ResponseChecksTests: XCTestCase {
         let checks = verifier.verifyResponse(CBORNodeFixtures.response(documents: [document])).checks
         XCTAssertEqual(checks.of(.issuerStructure).map(\.status), [.fail])
         XCTAssertTrue(checks.of(.issuerStructure)[0].detail.hasPrefix("issuerAuth: "))
+    }
+
+    /// A lone response's SHA-256 (made on request) is that of its bytes as received, well-formed
+    /// or not.
+    func testALoneResponsesDigestIsThatOfItsBytes() throws {
+        let response = try AnnexD.deviceResponse()
+        let duplicate: [UInt8] = [0xa2, 0x61, 0x61, 0x01, 0x61, 0x61, 0x02]
+        for bytes in [response, duplicate, [0xa0], []] {
+            let verified = verifier.verifyResponse(bytes)
+            XCTAssertEqual(verified.responseSHA256, HashFunction.sha256.hash(bytes))
+            XCTAssertEqual(verified.responseSHA256.count, 32)
+        }
+        XCTAssertNotEqual(verifier.verifyResponse(response).responseSHA256, verifier.verifyResponse([0xa0]).responseSHA256)
     }
 }
