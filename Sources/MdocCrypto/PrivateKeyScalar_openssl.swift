@@ -4,30 +4,50 @@ import NIOConcurrencyHelpers
 // EC private keys kept as their scalar: the shared curve groups, the PKCS#8 fast path, d·G,
 // the OpenSSL key pair built on first use, and ECDH computed on the scalar.
 extension PrivateKey {
-    /// One `EC_GROUP` per curve for computing d·G, made on first use and never freed: building
-    /// a group costs more than the scalar multiplication itself (Montgomery set-up, generator),
-    /// and `EC_POINT_mul` only reads the group, so every thread may share it.
+    /// One `EC_GROUP` per curve for computing d·G, with its order n as big-endian bytes, made
+    /// for every EC curve at first use and never freed: building a group costs more than the
+    /// scalar multiplication itself (Montgomery set-up, generator), and `EC_POINT_mul` only
+    /// reads the group, so every thread may share it without a lock.
     enum ECGroups {
-        private struct Group: @unchecked Sendable {  // read-only after creation
+        struct Group: @unchecked Sendable {  // read-only after creation
             let pointer: OpaquePointer
+            /// n, ``Curve/coordinateByteCount`` bytes, big-endian.
+            let order: [UInt8]
         }
 
-        private static let groups = NIOLockedValueBox<[String: Group]>([:])
-
-        static func group(for curve: Curve) throws -> OpaquePointer {
-            guard let groupName = curve.groupName else {
-                throw CryptoError(.unsupportedCurve, "\(curve) is not an EC curve")
-            }
-            return try groups.withLockedValue { groups in
-                if let group = groups[curve.name] { return group.pointer }
+        private static let groups: [String: Group] = {
+            var groups: [String: Group] = [:]
+            for curve in Curve.all where curve.kind == .weierstrass {
+                guard let groupName = curve.groupName else { continue }
                 let nid = OBJ_sn2nid(cString(groupName))
                 guard nid != NID_undef, let group = EC_GROUP_new_by_curve_name(nid) else {
-                    throw CryptoError.fromOpenSSL(.unsupportedCurve, "OpenSSL does not offer \(curve)")
+                    ERR_clear_error()
+                    continue
                 }
-                groups[curve.name] = Group(pointer: group)
-                return group
+                var order = [UInt8](repeating: 0, count: curve.coordinateByteCount)
+                guard let n = EC_GROUP_get0_order(group),
+                    BN_bn2binpad(n, &order, Int32(order.count)) == Int32(order.count)
+                else {
+                    EC_GROUP_free(group)
+                    ERR_clear_error()
+                    continue
+                }
+                groups[curve.name] = Group(pointer: group, order: order)
             }
+            return groups
+        }()
+
+        static func entry(for curve: Curve) throws -> Group {
+            guard curve.groupName != nil else {
+                throw CryptoError(.unsupportedCurve, "\(curve) is not an EC curve")
+            }
+            guard let group = groups[curve.name] else {
+                throw CryptoError(.unsupportedCurve, "OpenSSL does not offer \(curve)")
+            }
+            return group
         }
+
+        static func group(for curve: Curve) throws -> OpaquePointer { try entry(for: curve).pointer }
     }
 
     /// The curve and private scalar of an unencrypted PKCS#8 EC key (RFC 5958 with an RFC 5915
@@ -72,32 +92,24 @@ extension PrivateKey {
         }
     }
 
-    /// d as a BIGNUM (to be freed with `BN_clear_free`), after checking 1 ≤ d < n unless
-    /// `checkingRange` is false (a scalar checked when its key was made).
-    private static func scalarNumber(
-        curve: Curve, group: OpaquePointer, bytes: UnsafePointer<UInt8>, count: Int, checkingRange: Bool = true
-    ) throws -> OpaquePointer {
+    /// d as a BIGNUM (to be freed with `BN_clear_free`), for a scalar whose range was checked
+    /// when its key was made.
+    private static func scalarNumber(bytes: UnsafePointer<UInt8>, count: Int) throws -> OpaquePointer {
         guard let d = BN_secure_new() else { throw CryptoError.fromOpenSSL(.openSSL, "BN_secure_new failed") }
         guard BN_bin2bn(bytes, Int32(count), d) != nil else {
             BN_clear_free(d)
             throw CryptoError.fromOpenSSL(.openSSL, "BN_bin2bn failed")
         }
-        guard checkingRange else { return d }
-        guard let order = EC_GROUP_get0_order(group), BN_is_zero(d) == 0, BN_cmp(d, order) < 0 else {
-            BN_clear_free(d)
-            throw CryptoError(.invalidKey, "\(curve) private scalar is not in [1, n-1]")
-        }
         return d
     }
 
-    /// Checks 1 ≤ d < n for a raw EC scalar.
+    /// Checks 1 ≤ d < n for a raw EC scalar of ``Curve/coordinateByteCount`` bytes: big-endian
+    /// numbers of the same length compare as their bytes do.
     static func checkScalarRange(curve: Curve, scalar: [UInt8]) throws {
-        let group = try ECGroups.group(for: curve)
-        let d = try scalar.withUnsafeBufferPointer { buffer -> OpaquePointer in
-            guard let base = buffer.baseAddress else { throw CryptoError(.invalidKey, "empty private scalar") }
-            return try scalarNumber(curve: curve, group: group, bytes: base, count: buffer.count)
-        }
-        BN_clear_free(d)
+        let order = try ECGroups.entry(for: curve).order
+        guard scalar.count == order.count, scalar.contains(where: { $0 != 0 }),
+            scalar.lexicographicallyPrecedes(order)
+        else { throw CryptoError(.invalidKey, "\(curve) private scalar is not in [1, n-1]") }
     }
 
     /// d·G on the curve's shared group, in whatever coordinates OpenSSL leaves it (freed by `body`'s caller).
@@ -108,7 +120,7 @@ extension PrivateKey {
     ) throws -> R {
         let group = try ECGroups.group(for: curve)
         let d = try scalar.withNonNullPointer {
-            try scalarNumber(curve: curve, group: group, bytes: $0, count: $1, checkingRange: false)
+            try scalarNumber(bytes: $0, count: $1)
         }
         defer { BN_clear_free(d) }
         BN_set_flags(d, BN_FLG_CONSTTIME)

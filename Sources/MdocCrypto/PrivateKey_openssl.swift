@@ -83,10 +83,12 @@ package final class PrivateKey: @unchecked Sendable {
         }
         let size = curve.coordinateByteCount
         guard x.count == size, y.count == size else { return false }
-        var encoded = [UInt8](repeating: 0x04, count: 1)
-        encoded.reserveCapacity(1 + 2 * size)
-        encoded.append(contentsOf: x)
-        encoded.append(contentsOf: y)
+        // 0x04 ‖ x ‖ y (SEC1 §2.3.3), written into one buffer.
+        var encoded = [UInt8](repeating: 0x04, count: 1 + 2 * size)
+        encoded.withUnsafeMutableBufferPointer { out in
+            _ = UnsafeMutableBufferPointer(rebasing: out[1...size]).update(fromContentsOf: x)
+            _ = UnsafeMutableBufferPointer(rebasing: out[(1 + size)...]).update(fromContentsOf: y)
+        }
         guard try Self.ecProductEquals(curve: curve, scalar: pendingEC.scalar, encoded: encoded) else { return false }
         // Q = d·G is that point, so its encoding is the public key's.
         let curve = curve
