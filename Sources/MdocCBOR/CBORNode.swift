@@ -146,15 +146,20 @@ package indirect enum CBORNode: Sendable, Hashable {
     /// Appends `text` as a definite-length text string (major type 3), its UTF-8 read in place:
     /// the one text writer of every encoder that writes straight into a buffer (proofs, store
     /// values), tens of strings per transaction.
-    package static func appendText(_ text: String, to buffer: inout [UInt8]) {
-        let utf8 = text.utf8
-        let appended: Void? = utf8.withContiguousStorageIfAvailable { bytes in
-            appendHead(major: 3, UInt64(bytes.count), to: &buffer)
+    /// Borrowed, not retained; a head of one byte (fewer than 24 bytes) is written in place.
+    package static func appendText(_ text: borrowing String, to buffer: inout [UInt8]) {
+        let appended: Bool? = text.utf8.withContiguousStorageIfAvailable { bytes in
+            if bytes.count < 24 {
+                buffer.append(0x60 | UInt8(truncatingIfNeeded: bytes.count))
+            } else {
+                appendHead(major: 3, UInt64(bytes.count), to: &buffer)
+            }
             buffer.append(contentsOf: bytes)
+            return true
         }
         guard appended == nil else { return }
-        appendHead(major: 3, UInt64(utf8.count), to: &buffer)
-        buffer.append(contentsOf: utf8)
+        appendHead(major: 3, UInt64(text.utf8.count), to: &buffer)
+        buffer.append(contentsOf: text.utf8)
     }
 
     static func appendBigEndian(_ value: UInt64, byteCount: Int, to buffer: inout [UInt8]) {

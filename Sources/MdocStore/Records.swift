@@ -117,6 +117,9 @@ struct TransactionRecord: Codable, Equatable, FetchableRecord, MutablePersistabl
 
     typealias Keys = CodingKeys
     static let insertSQL = positionalInsertSQL(CodingKeys.self, table: databaseTableName)
+    /// ``insertSQL`` that inserts nothing when the SHA-256 is stored (SQLite checks the conflict
+    /// target first): a conflict on the reference code alone still fails.
+    static let insertNewSQL = insertSQL + " ON CONFLICT (sha256) DO NOTHING"
 
     enum Columns {
         static let id = Column(CodingKeys.id)

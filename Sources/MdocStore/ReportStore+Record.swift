@@ -37,7 +37,7 @@ extension ReportStore {
         else { return }
         // Formatting (times, hashes, CBOR) happens before taking the write lock.
         var time: (date: Date, text: String)?
-        let prepared = try batch.outcomes.map { outcome in
+        var prepared = try batch.outcomes.map { outcome in
             // A batch's outcomes share their verification time: formatted once.
             if let time, time.date == outcome.verificationTime { return try PreparedOutcome(outcome, verificationTime: time.text) }
             let text = try StoreTime.text(outcome.verificationTime)
@@ -52,8 +52,9 @@ extension ReportStore {
         try write { db in
             try requireRunning(db, runID: runID)
             var writer = try BatchWriter(db, runID: runID, at: at)
-            for outcome in prepared {
-                try writer.record(outcome, certificates: &certificates)
+            // In place: the ids the database gives are filled into the records that are bound.
+            for index in prepared.indices {
+                try writer.record(&prepared[index], certificates: &certificates)
             }
             for (sha256, item) in reused {
                 try writer.link(item, sha256: sha256)
@@ -105,12 +106,11 @@ struct BatchWriter {
             db, sql: "SELECT EXISTS (SELECT 1 FROM reused WHERE run_id = ?)", arguments: [runID]) ?? false
     }
 
-    mutating func record(_ outcome: PreparedOutcome, certificates: inout CertificateMemo) throws {
-        let (transactionID, inserted) = try transactionRow(outcome)
-        var verification = outcome.verification
-        verification.transactionID = transactionID
-        verification.runID = runID
-        verification.verifiedAt = audit.at
+    mutating func record(_ outcome: inout PreparedOutcome, certificates: inout CertificateMemo) throws {
+        let (transactionID, inserted) = try transactionRow(&outcome.transaction)
+        outcome.verification.transactionID = transactionID
+        outcome.verification.runID = runID
+        outcome.verification.verifiedAt = audit.at
         var superseded: Int64?
         let runID = runID
         // A transaction row inserted just now has no verification yet (rows are never deleted).
@@ -121,8 +121,8 @@ struct BatchWriter {
                 """,
             {
                 $0.add(transactionID)
-                $0.add(verification.trustSnapshot)
-                $0.add(verification.verificationTime)
+                $0.add(outcome.verification.trustSnapshot)
+                $0.add(outcome.verification.verificationTime)
             },
             { row in (try Self.rowID(row), row.utf8(1).map { $0.elementsEqual(runID.utf8) } ?? false) })
         {
@@ -133,24 +133,24 @@ struct BatchWriter {
             let (newID, overflow) = maxID.addingReportingOverflow(1)
             guard !overflow else { throw StoreError(.database, "verification id overflow") }
             try db.execute(sql: "UPDATE verification SET superseded_by = ? WHERE id = ?", arguments: [newID, existingID])
-            verification.id = newID
+            outcome.verification.id = newID
             superseded = existingID
         }
-        let verificationID = try verification.insertPositionally(db)
+        let verificationID = try outcome.verification.insertPositionally(db)
 
         try CheckResultsRecord(verificationID: verificationID, results: outcome.results).insertPositionally(db)
-        for var failure in outcome.failures {
-            failure.verificationID = verificationID
-            try failure.insertPositionally(db)
+        for index in outcome.failures.indices {
+            outcome.failures[index].verificationID = verificationID
+            try outcome.failures[index].insertPositionally(db)
         }
         // Certificates first: documents refer to them.
         for certificate in outcome.certificates where certificates.needsInsert(certificate.sha256) {
             let record = try CertificateRecord(certificate)
             if try !record.exists(db) { try record.insert(db) }
         }
-        for var document in outcome.documents {
-            document.verificationID = verificationID
-            try document.insertPositionally(db)
+        for index in outcome.documents.indices {
+            outcome.documents[index].verificationID = verificationID
+            try outcome.documents[index].insertPositionally(db)
         }
         if let elements = outcome.elements {
             try DisclosureRecord(verificationID: verificationID, elements: elements).insertPositionally(db)
@@ -169,31 +169,32 @@ struct BatchWriter {
             db, event: entry.event, runID: runID, transactionID: outcome.transaction.sha256, details: entry.detailsJSON)
     }
 
-    /// The row id of the outcome's transaction and whether it was inserted now, being new. A
-    /// stored transaction is left as it is, but for the input hashes an earlier outcome did not keep.
-    private func transactionRow(_ outcome: PreparedOutcome) throws -> (id: Int64, inserted: Bool) {
-        if let (id, lacksInputs) = try db.fetchFirst(
-            cached: "SELECT id, inputs IS NULL FROM txn WHERE sha256 = ?", { $0.add(outcome.transaction.sha256) },
-            { row in (try Self.rowID(row), row.int64(1) == 1) })
-        {
-            if lacksInputs, let inputs = outcome.transaction.inputs {
-                try db.execute(sql: "UPDATE txn SET inputs = ? WHERE id = ?", arguments: [inputs, id])
-            }
-            return (id, false)
-        }
-        var transaction = outcome.transaction
+    /// The row id of `transaction` and whether it was inserted now, being new. A stored
+    /// transaction is left as it is, but for the input hashes an earlier outcome did not keep.
+    private func transactionRow(_ transaction: inout TransactionRecord) throws -> (id: Int64, inserted: Bool) {
         transaction.firstRunID = runID
         transaction.firstSeenAt = audit.at
+        // Inserted unless its SHA-256 is stored (a conflict there inserts nothing): a new
+        // transaction, the usual case, needs no look-up first.
         do {
-            return (try transaction.insertPositionally(db), true)
+            try db.execute(cached: TransactionRecord.insertNewSQL, transaction.bind)
         } catch let error as DatabaseError where error.extendedResultCode == .SQLITE_CONSTRAINT_UNIQUE {
-            // The SHA-256 was looked up just above: the other UNIQUE column is the reference code.
+            // A conflict on the SHA-256 inserts nothing: the other UNIQUE column is the reference code.
             throw StoreError(
                 .referenceCodeCollision,
                 "reference code \(transaction.referenceCode) of transaction \(StoreHash.hex(transaction.sha256)) "
                     + "is used by another transaction",
                 sqliteExtendedCode: error.extendedResultCode.rawValue)
         }
+        if db.changesCount > 0 { return (db.lastInsertedRowID, true) }
+        guard let (id, lacksInputs) = try db.fetchFirst(
+            cached: "SELECT id, inputs IS NULL FROM txn WHERE sha256 = ?", { $0.add(transaction.sha256) },
+            { row in (try Self.rowID(row), row.int64(1) == 1) })
+        else { throw StoreError(.database, "transaction \(StoreHash.hex(transaction.sha256)) was neither inserted nor found") }
+        if lacksInputs, let inputs = transaction.inputs {
+            try db.execute(sql: "UPDATE txn SET inputs = ? WHERE id = ?", arguments: [inputs, id])
+        }
+        return (id, false)
     }
 
     /// The row id in column 0 of a look-up's row.

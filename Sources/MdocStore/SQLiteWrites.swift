@@ -25,10 +25,34 @@ struct SQLiteParameters {
     /// Binds the next parameter to `value`, or to NULL when it is `nil`.
     mutating func add<Value: StatementBinding>(_ value: Value?) {
         let code = value.map { $0.bind(to: handle, at: next) } ?? sqlite3_bind_null(handle, next)
+        record(code)
+    }
+
+    /// Binds the next parameter to the text `value` (NULL when `nil`) from its UTF-8 in place,
+    /// as GRDB stores a string (a C string: up to its first NUL byte), without GRDB's copy of it.
+    mutating func add(_ value: String?) {
+        guard let value else { return record(sqlite3_bind_null(handle, next)) }
+        let (handle, index) = (handle, next)
+        let code = value.utf8.withContiguousStorageIfAvailable { bytes -> Int32 in
+            guard let base = bytes.baseAddress, !bytes.isEmpty else {
+                return sqlite3_bind_text(handle, index, "", 0, transient)
+            }
+            let start = UnsafeRawPointer(base)
+            let length = memchr(start, 0, bytes.count).map { start.distance(to: UnsafeRawPointer($0)) } ?? bytes.count
+            return sqlite3_bind_text64(
+                handle, index, start.assumingMemoryBound(to: CChar.self), UInt64(length), transient, UInt8(SQLITE_UTF8))
+        }
+        record(code ?? value.bind(to: handle, at: index))
+    }
+
+    private mutating func record(_ code: Int32) {
         if failure == SQLITE_OK { failure = code }
         next += 1
     }
 }
+
+/// SQLite copies a value bound with this destructor (SQLITE_TRANSIENT) before the bind returns.
+private var transient: sqlite3_destructor_type { unsafeBitCast(OpaquePointer(bitPattern: -1), to: sqlite3_destructor_type.self) }
 
 extension Database {
     /// Runs cached statement `sql` once, its parameters bound by `bind` in order, to its end.

@@ -23,22 +23,34 @@ package enum StoredResults {
         // for most lists, regrown for long details or evidence.
         out.reserveCapacity(16 + results.count * 128)
         CBORNode.appendHead(major: 4, UInt64(results.count), to: &out)
-        for result in results {
-            CBORNode.appendHead(major: 4, 6, to: &out)
-            text(result.id.rawValue, &out)
-            text(result.status.rawValue, &out)
-            if let instant = result.instant { text(instant.rawValue, &out) } else { out.append(0xf6) }
-            text(result.subject, &out)
-            text(result.detail, &out)
-            CBORNode.appendHead(major: 4, UInt64(result.evidence.count), to: &out)
-            for item in result.evidence {
-                CBORNode.appendHead(major: 4, 2, to: &out)
-                text(item.key, &out)
-                text(item.value, &out)
+        // Read in place: a result copied out of the array retains each of its texts.
+        results.withUnsafeBufferPointer { results in
+            for index in results.indices {
+                out.append(arrayOf6)
+                text(results[index].id.rawValue, &out)
+                text(results[index].status.rawValue, &out)
+                if let instant = results[index].instant { text(instant.rawValue, &out) } else { out.append(null) }
+                text(results[index].subject, &out)
+                text(results[index].detail, &out)
+                results[index].evidence.withUnsafeBufferPointer { evidence in
+                    CBORNode.appendHead(major: 4, UInt64(evidence.count), to: &out)
+                    for item in evidence.indices {
+                        out.append(arrayOf2)
+                        text(evidence[item].key, &out)
+                        text(evidence[item].value, &out)
+                    }
+                }
             }
         }
         return Data(out)
     }
+
+    /// The one-byte heads (RFC 8949 §3: arguments under 24) of the fixed-length arrays above,
+    /// and the simple value null.
+    private static let arrayOf6: UInt8 = 0x86
+    private static let arrayOf5: UInt8 = 0x85
+    private static let arrayOf2: UInt8 = 0x82
+    private static let null: UInt8 = 0xf6
 
     package static func decodeResults(_ data: Data, verificationID: Int64) throws -> [CheckResult] {
         let corrupt = StoreError(.corruptRow, "check_results.results of verification \(verificationID) is not an array of results")
@@ -72,21 +84,21 @@ package enum StoredResults {
         out.reserveCapacity(documents.reduce(8) { $0 + $1.elements.count * 96 })
         CBORNode.appendHead(major: 4, UInt64(documents.count), to: &out)
         for document in documents {
-            CBORNode.appendHead(major: 4, 2, to: &out)
+            out.append(arrayOf2)
             CBORNode.appendHead(major: 0, UInt64(document.index), to: &out)
             CBORNode.appendHead(major: 4, UInt64(document.elements.count), to: &out)
             for element in document.elements {
-                CBORNode.appendHead(major: 4, 5, to: &out)
+                out.append(arrayOf5)
                 text(element.namespace, &out)
                 text(element.identifier, &out)
-                if let digestID = element.digestID { CBORNode.appendHead(major: 0, digestID, to: &out) } else { out.append(0xf6) }
+                if let digestID = element.digestID { CBORNode.appendHead(major: 0, digestID, to: &out) } else { out.append(null) }
                 if let digest = element.digest {
                     CBORNode.appendHead(major: 2, UInt64(digest.count), to: &out)
                     out.append(contentsOf: digest)
                 } else {
-                    out.append(0xf6)
+                    out.append(null)
                 }
-                if let value = element.valueJSON { text(value, &out) } else { out.append(0xf6) }
+                if let value = element.valueJSON { text(value, &out) } else { out.append(null) }
             }
         }
         return Data(out)
@@ -144,7 +156,7 @@ package enum StoredResults {
         CBORNode.appendHead(major: 4, UInt64(inputs.count), to: &out)
         for input in inputs {
             try input.digest.check("the SHA-256 of input file \(input.path)")
-            CBORNode.appendHead(major: 4, 2, to: &out)
+            out.append(arrayOf2)
             text(input.path, &out)
             CBORNode.appendHead(major: 2, UInt64(input.digest.bytes.count), to: &out)
             out.append(contentsOf: input.digest.bytes)

@@ -50,6 +50,14 @@ final class EncoderTests: XCTestCase {
             XCTAssertEqual(encoded.count, bytes(head).count + count)
         }
         XCTAssertEqual(Array(CBORNode.text(String(repeating: "x", count: 24)).encoded().prefix(2)), [0x78, 24])
+        // Text heads at every boundary, the UTF-8 after them as it is (2-byte scalars here), appended
+        // after what the buffer holds.
+        for (count, head) in [(0, "60"), (22, "76"), (23, "77"), (24, "7818"), (255, "78ff"), (256, "790100"), (65536, "7a00010000")] {
+            let text = String(repeating: "\u{e9}", count: count / 2) + (count % 2 == 1 ? "x" : "")
+            var buffer: [UInt8] = [0xa5]
+            CBORNode.appendText(text, to: &buffer)
+            XCTAssertEqual(buffer, [0xa5] + bytes(head) + Array(text.utf8), "\(count)")
+        }
         XCTAssertEqual(Array(CBORNode.array(Array(repeating: .null, count: 256)).encoded().prefix(3)), [0x99, 1, 0])
         let bigMap = CBORNode.map((0..<24).map { .init(.int(Int64($0)), .null) })
         XCTAssertEqual(Array(bigMap.encoded().prefix(2)), [0xb8, 24])

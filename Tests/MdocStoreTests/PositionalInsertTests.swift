@@ -117,6 +117,27 @@ final class PositionalInsertTests: XCTestCase {
         }
     }
 
+    /// A text is bound from its UTF-8 in place exactly as GRDB binds it (a C string: up to its
+    /// first NUL byte); an empty text stays text, `nil` is NULL.
+    func testTextsAreBoundAsGRDBBindsThem() throws {
+        let store = try Fixture.store(self)
+        try store.write { db in
+            let sql = "SELECT typeof(?1) || ':' || hex(?1)"
+            let texts: [String?] = [
+                nil, "", "a", "REF-1", "Ærøskøbing 東京 💳", "a\u{0}b", "\u{0}", "x\u{0}", String(repeating: "long text ", count: 40),
+                String(repeating: "é", count: 7) + "\u{0}" + "tail",
+            ]
+            for text in texts {
+                let grdb = try String.fetchOne(db, sql: sql, arguments: [text])
+                let bound = try db.fetchFirst(cached: sql, { $0.add(text) }, { $0.text(0) })
+                XCTAssertEqual(bound, grdb, "\(String(describing: text))")
+            }
+            XCTAssertEqual(try db.fetchFirst(cached: sql, { $0.add("a\u{0}b") }, { $0.text(0) }), "text:61")
+            XCTAssertEqual(try db.fetchFirst(cached: sql, { $0.add("") }, { $0.text(0) }), "text:")
+            XCTAssertEqual(try db.fetchFirst(cached: sql, { $0.add(String?.none) }, { $0.text(0) }), "null:")
+        }
+    }
+
     /// A look-up reads its first row, and `nil` when there is none.
     func testFetchFirstReadsTheFirstRowOrNone() throws {
         let store = try Fixture.store(self)

@@ -390,6 +390,29 @@ final class RecordTests: XCTestCase {
         XCTAssertEqual(try store.verifyAuditChain(), .intact(count: 1))
     }
 
+    /// A transaction already stored (inserted by an earlier run, which kept no input hashes) is
+    /// recorded by its row: no second row, its first run kept, the input hashes it lacked filled
+    /// in; a new transaction beside it in the same batch gets a row of its own.
+    func testStoredTransactionIsFoundAndNewOneInsertedInOneBatch() throws {
+        let store = try Fixture.store(self)
+        try store.beginRun(Fixture.run("r1"))
+        try store.record([Fixture.outcome(1, keepData: false, consentState: .expired)], runID: "r1")
+        XCTAssertEqual(try store.query(sql: "SELECT inputs FROM txn"), [[.null]])
+        try store.beginRun(Fixture.run("r2", time: Fixture.t0.addingTimeInterval(60)))
+        let later = Fixture.t0.addingTimeInterval(60)
+        try store.record([Fixture.outcome(1, time: later), Fixture.outcome(2, time: later)], runID: "r2")
+
+        XCTAssertEqual(
+            try store.query(sql: "SELECT id, first_run_id, inputs IS NOT NULL FROM txn ORDER BY id"),
+            [[.integer(1), .text("r1"), .integer(1)], [.integer(2), .text("r2"), .integer(1)]])
+        XCTAssertEqual(
+            try store.inputHashes(transactionID: Fixture.transactionID(1)), Fixture.outcome(1).inputHashes)
+        XCTAssertEqual(
+            try store.query(sql: "SELECT transaction_id, run_id FROM verification ORDER BY id"),
+            [[.integer(1), .text("r1")], [.integer(1), .text("r2")], [.integer(2), .text("r2")]])
+        XCTAssertEqual(try store.verifyAuditChain(), .intact(count: 5))
+    }
+
     func testBatchLimitEdges() throws {
         let store = try Fixture.store(self)
         try store.beginRun(Fixture.run("r1"))
