@@ -171,23 +171,22 @@ final class ProveStage: Sendable {
                 "cannot write the proofs to \(writer.path) (\(error)); this batch was not recorded: "
                     + "make room in or fix the permissions of \(outDirectory)/proofs, then run the same command again (it resumes)")
         }
-        // The batch's own locations, taken under the lock (not the run's whole map).
-        let byReference = appended.withLockedValue { appended -> [String: RunFile.Location] in
+        // The batch's own locations, found under the lock (not a copy of the run's whole map),
+        // each transaction's straight into the map the store reads.
+        let file = relativePath
+        let locations = appended.withLockedValue { appended -> [String: ProofLocation] in
             for location in placed {
                 appended.locations.append(location)
                 appended.byReference[location.referenceCode] = location
             }
-            var found: [String: RunFile.Location] = [:]
-            found.reserveCapacity(wanted.count)
-            for (_, code) in wanted { found[code] = appended.byReference[code] }
-            return found
-        }
-        var locations: [String: ProofLocation] = [:]
-        locations.reserveCapacity(wanted.count)
-        for (id, code) in wanted {
-            guard let location = byReference[code] else { continue }
-            locations[id] = ProofLocation(
-                file: relativePath, offset: Int64(location.offset), length: Int64(location.length), sha256: hexString(location.sha256))
+            var locations: [String: ProofLocation] = [:]
+            locations.reserveCapacity(wanted.count)
+            for (id, code) in wanted {
+                guard let location = appended.byReference[code] else { continue }
+                locations[id] = ProofLocation(
+                    file: file, offset: Int64(location.offset), length: Int64(location.length), sha256: hexString(location.sha256))
+            }
+            return locations
         }
         let bytes = keepingBytes && !proofs.isEmpty ? (Int64(offset), proofs.flatMap(\.bytes)) : nil
         return Appending(locations: locations, length: writer.length, bytes: bytes)

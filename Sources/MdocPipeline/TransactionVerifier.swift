@@ -26,7 +26,6 @@ package struct VerifiedTransaction: Sendable {
     package var verdictAtCapture: Verdict?
     package var responseSHA256: [UInt8]?
     package var fileDigests: [(path: String, sha256: [UInt8])]
-    package var unknownFiles: [String]
     package var uploads: [ImageSummary]
     /// False when the consent has expired at the verification time: nothing beyond the verdict is kept.
     package var keepData: Bool
@@ -62,17 +61,18 @@ package final class PendingTransaction: Sendable {
     /// Runs the replay check with what the pipeline found and judges the verdict. The session
     /// goes on (its owner ends it once the transaction is recorded and reported).
     package func finish(_ earlier: EarlierPresentations) -> VerifiedTransaction {
+        // The facts read in place, field by field: not copied whole first.
         let verified = pending.finish(earlier)
-        let facts = verified.facts
-        let metadata = facts.metadata
+        let metadata = verified.facts.metadata
+        let keepData = verified.facts.keepData
         return VerifiedTransaction(
             transactionID: bundle.contentHashHex, referenceCode: referenceCode, name: metadata.id ?? bundle.name,
             inputPath: bundle.source, origin: metadata.source, metadata: metadata, checks: verified.checks,
-            documents: facts.keepData ? facts.documents : [], verdict: verified.verdict, verdictAtCapture: verified.verdictAtCapture,
-            responseSHA256: facts.responseSHA256,
+            documents: keepData ? verified.facts.documents : [], verdict: verified.verdict, verdictAtCapture: verified.verdictAtCapture,
+            responseSHA256: verified.facts.responseSHA256,
             fileDigests: bundle.fileDigests.sorted { $0.key < $1.key }.map { ($0.key, $0.value) },
-            unknownFiles: bundle.unknownFiles, uploads: facts.uploads.map(ImagingStage.summaries) ?? [],
-            keepData: facts.keepData, session: session)
+            uploads: verified.facts.uploads.map(ImagingStage.summaries) ?? [],
+            keepData: keepData, session: session)
     }
 }
 

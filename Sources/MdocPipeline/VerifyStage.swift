@@ -133,7 +133,9 @@ final class VerifyStage: Sendable {
                 return Judged(transaction: transaction, transactionID: id, reuse: reuses[id])
             }
             let verified = pending.finish(earlier[index])
-            return Judged(transaction: transaction, transactionID: id, verified: verified, finished: finish(verified))
+            let finished = finish(verified)
+            // Moved into the class that holds it from here on, not copied.
+            return Judged(transaction: transaction, transactionID: id, verified: consume verified, finished: finished)
         }
         guard distinct.count < transactions.count else { return judged }
         var shown = Set<Int>()

@@ -97,6 +97,17 @@ final class OutcomeRenderer {
     /// What a transaction's JSON Lines record is reserved at first: its usual size, with room.
     static let transactionLineCapacity = 16_384
 
+    /// The last verification time written, with its text: a run's transactions share one.
+    private var lastVerificationTime: (date: Date, text: String)?
+
+    /// `date` as RFC 3339 text, formatted once for a run of records at the same instant.
+    private func verificationTimeText(_ date: Date) -> String {
+        if let last = lastVerificationTime, last.date == date { return last.text }
+        let text = RFC3339.format(date)
+        lastVerificationTime = (date, text)
+        return text
+    }
+
     /// A transaction's JSON Lines record, written member by member from the outcome.
     func write(_ outcome: TransactionOutcomeView, to json: inout JSONWriter) {
         json.beginObject()
@@ -108,7 +119,7 @@ final class OutcomeRenderer {
         json.member("verdict", plain: outcome.verdict.word)
         json.key("verdictAtCapture")
         if let verdict = outcome.verdictAtCapture { json.string(plain: verdict.word) } else { json.null() }
-        json.member("verificationTime", RFC3339.format(outcome.verificationTime))
+        json.member("verificationTime", verificationTimeText(outcome.verificationTime))
         json.member("reused", outcome.reused)
         if let run = outcome.reusedFromRunID {
             json.member("reusedFromRunID", run)
@@ -121,8 +132,11 @@ final class OutcomeRenderer {
         json.member("proofPath", outcome.proofPath)
         json.key("checks")
         json.beginArray()
-        // By index: the element is borrowed from the array, not copied with its references.
-        for index in outcome.checks.indices { write(outcome.checks, at: index, to: &json) }
+        // Each result borrowed in place from the array's storage: its strings are read without
+        // a retain and a release each.
+        outcome.checks.withUnsafeBufferPointer { checks in
+            for index in checks.indices { write(checks[index], to: &json) }
+        }
         json.endArray()
         json.key("documents")
         json.beginArray()
@@ -131,28 +145,29 @@ final class OutcomeRenderer {
         json.endObject()
     }
 
-    /// One check result; `checks[index]` is read in place, field by field, never copied whole.
-    func write(_ checks: [CheckResult], at index: Int, to json: inout JSONWriter) {
+    /// One check result, borrowed: read in place, field by field, never copied whole.
+    func write(_ check: borrowing CheckResult, to json: inout JSONWriter) {
         json.beginObject()
-        json.member("id", checks[index].id.rawValue)
-        let status = checks[index].status
+        json.member("id", check.id.rawValue)
+        let status = check.status
         json.member("status", plain: status.word)
-        json.member("detail", checks[index].detail)
-        if status == .fail {
-            json.member("failureClass", plain: FailureClasses.of(checks[index].id).word)
+        json.member("detail", check.detail)
+        if case .fail = status {
+            json.member("failureClass", plain: FailureClasses.of(check.id).word)
         }
-        if !checks[index].subject.isEmpty {
-            json.member("subject", checks[index].subject)
+        if !check.subject.isEmpty {
+            json.member("subject", check.subject)
         }
-        if let instant = checks[index].instant {
+        if let instant = check.instant {
             json.member("instant", plain: instant.word)
         }
-        let evidence = checks[index].evidence
-        if !evidence.isEmpty {
+        if !check.evidence.isEmpty {
             json.key("evidence")
             json.beginObject()
-            for item in evidence.indices {
-                json.member(escapingKey: evidence[item].key, evidence[item].value)
+            check.evidence.withUnsafeBufferPointer { evidence in
+                for item in evidence.indices {
+                    json.member(escapingKey: evidence[item].key, evidence[item].value)
+                }
             }
             json.endObject()
         }

@@ -3,7 +3,7 @@ import MdocTestSupport
 import XCTest
 
 /// JSON Lines escape every string as JSON requires, wherever the characters to escape fall
-/// (the writer scans eight bytes at a time: every offset of a word is tried).
+/// (the writer scans sixteen or eight bytes at a time: every offset of both is tried).
 final class JSONLinesCLITests: TemporaryFolderTestCase {
     var out: String { temporaryFolder }
 
@@ -17,6 +17,10 @@ final class JSONLinesCLITests: TemporaryFolderTestCase {
         ]
         for offset in 0..<9 {
             names.append(String(repeating: "a", count: offset) + "\"" + String(repeating: "b", count: 9 - offset) + "\\")
+        }
+        // Names of 16 bytes and more: the character at every offset of a sixteen-byte block.
+        for offset in 0..<17 {
+            names.append(String(repeating: "c", count: offset) + "\t" + String(repeating: "d", count: 17 - offset) + "\"")
         }
         var paths: [String] = []
         for (index, name) in names.enumerated() {
@@ -36,6 +40,49 @@ final class JSONLinesCLITests: TemporaryFolderTestCase {
             XCTAssertTrue(paths.contains(try XCTUnwrap(object?["source"] as? String)), String(line))
         }
         XCTAssertEqual(Set(seen), Set(names.enumerated().map { "\($0.offset)-\($0.element).cbor" }))
+    }
+
+    /// A run that reuses some results and verifies the others, alternating, writes each
+    /// record's own verification time: a reused one its first run's, the others this run's.
+    func testReusedAndNewRecordsAlternatingEachKeepTheirOwnVerificationTime() throws {
+        let some = "\(out)/some"
+        try FileManager.default.createDirectory(atPath: some, withIntermediateDirectories: true)
+        for name in ["tx-00002", "tx-00004"] {
+            let sample = CLI.packageRoot.appendingPathComponent("samples/transactions/\(name)").path
+            try FileManager.default.copyItem(atPath: sample, toPath: "\(some)/\(name)")
+        }
+        // No --at: each run judges at its own instant, and the second reuses the first's results.
+        let options = ["--trust", "samples/trust", "--out", "\(out)/r", "--format", "json"]
+        let first = try CLI.run(["verify", some] + options)
+        var firstTimes: [String: String] = [:]
+        for line in first.records("transaction") {
+            let object = try XCTUnwrap(try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])
+            firstTimes[try XCTUnwrap(object["transactionID"] as? String)] = try XCTUnwrap(object["verificationTime"] as? String)
+        }
+        XCTAssertEqual(firstTimes.count, 2, first.stdout + first.stderr)
+        // The second run's instant is a later second than the first's.
+        Thread.sleep(forTimeInterval: 1.2)
+        let second = try CLI.run(["verify", "samples/transactions"] + options)
+        var newTimes = Set<String>()
+        var order: [Bool] = []
+        for line in second.records("transaction") {
+            let object = try XCTUnwrap(try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])
+            let id = try XCTUnwrap(object["transactionID"] as? String)
+            let time = try XCTUnwrap(object["verificationTime"] as? String)
+            let reused = try XCTUnwrap(object["reused"] as? Bool)
+            order.append(reused)
+            if reused {
+                XCTAssertEqual(time, firstTimes[id], String(line))
+            } else {
+                newTimes.insert(time)
+            }
+        }
+        XCTAssertEqual(order.filter { $0 }.count, 2, second.stdout + second.stderr)
+        XCTAssertEqual(newTimes.count, 1, "\(newTimes)")
+        XCTAssertTrue(Set(firstTimes.values).isDisjoint(with: newTimes), "\(firstTimes) \(newTimes)")
+        // New, reused, new, reused, new (tx-00001 to tx-00005): the time changes record by record.
+        let pattern = String(order.map { $0 ? "r" : "n" })
+        XCTAssertTrue(pattern.contains("nrnrn"), pattern)
     }
 
     /// Each byte that needs escaping has the one form the writer gives it (RFC 8259 §7): the
