@@ -335,19 +335,24 @@ struct ArchiveLayout {
         let budget = scanner.limits.maxBytesKeptBetweenPasses
         var kept: KeptFiles? = budget > 0 ? KeptFiles() : nil
         var keptBytes: Int64 = 0
+        // Whether the chain's innermost directory is in `roots` already: its other files need not
+        // be looked at for a marker name.
+        var innermostIsRoot = false
         while let entry = try scanner.nextEntry() {
             let directories = entry.isDirectory ? entry.components[...] : entry.components.dropLast()
-            chain.move(
+            let moved = chain.move(
                 to: directories,
                 leaving: { closed.insert($0) },
                 entering: { if closed.contains($0) { layout.resumed.insert($0) } })
+            if moved { innermostIsRoot = false }
             guard closed.count <= scanner.limits.maxEntriesPerArchive else {
                 throw IngestError(
                     .tooManyEntries, "more than \(scanner.limits.maxEntriesPerArchive) distinct directories")
             }
             if !entry.isDirectory {
-                if let name = entry.components.last, TransactionBundle.isMarkerFileName(name) {
+                if !innermostIsRoot, let name = entry.components.last, TransactionBundle.isMarkerFileName(name) {
                     layout.roots.insert(chain.keys.last ?? .root)
+                    innermostIsRoot = true
                 }
                 if let files = kept {
                     let bytes = try scanner.readData(of: entry, keep: true, reservingAtMost: budget - keptBytes)

@@ -31,11 +31,8 @@ package struct TransactionBundle: Sendable {
 
     /// Builds a bundle and computes its digests.
     package init(name: String, source: String, files: [String: [UInt8]]) {
-        var digests: [String: [UInt8]] = [:]
-        digests.reserveCapacity(files.count)
-        for (path, bytes) in files {
-            digests[path] = HashFunction.sha256.hash(bytes)
-        }
+        // Same keys as `files`: `mapValues` keeps its table, no key is hashed again.
+        let digests = files.mapValues { HashFunction.sha256.hash($0) }
         self.name = name
         self.source = source
         self.files = files

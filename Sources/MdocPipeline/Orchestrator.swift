@@ -212,6 +212,7 @@ package final class Orchestrator: Sendable {
     /// Verify stage, with each verified transaction's store record and proof made on the same tasks.
     private func prepare(_ items: [ReadStage.Item]) async throws -> Prepared {
         var transactions: [Transaction] = []
+        transactions.reserveCapacity(items.count)
         for case .transaction(let transaction) in items { transactions.append(transaction) }
         guard !transactions.isEmpty else { return Prepared(items: items, judged: []) }
         let stored = verify.storedResults(transactions)

@@ -357,6 +357,22 @@ final class ArchiveGroupingTests: XCTestCase {
         XCTAssertEqual(items.last?.bundle?.source, path + "!/loose/b.cbor")
     }
 
+    func testMarkerAfterAnotherFolderOfMarkersStillGroups() throws {
+        // The first pass looks at a folder's files until one has a marker name; moving on to the
+        // next folder starts that look again, whatever the folder before had.
+        let dir = try TemporaryFolder()
+        let path = dir.url("next-folder.tar")
+        let w = try ArchiveWriter(path: path, format: .tar)
+        try w.addFile(path: "t1/transaction.json", bytes: [1])
+        try w.addFile(path: "t1/device-response.cbor", bytes: [2])
+        try w.addFile(path: "t2/notes.txt", bytes: [3])
+        try w.addFile(path: "t2/device-response.cbor", bytes: [4])
+        try w.close()
+        let items = readAll([path])
+        XCTAssertEqual(items.map { $0.bundle?.source }, [path + "!/t1", path + "!/t2"], "\(items)")
+        XCTAssertEqual(items.last?.bundle?.files, ["notes.txt": [3], "device-response.cbor": [4]])
+    }
+
     func testEachEntryIsRoutedByItsOwnFolders() throws {
         // Consecutive entries share folders, deeper and shallower in turn: each entry still goes
         // to the outermost transaction folder above it, or is a lone .cbor, or is ignored.
