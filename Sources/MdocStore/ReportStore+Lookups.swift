@@ -46,32 +46,48 @@ extension ReportStore {
         let hashes = try transactionIDs.map { try StoreHash.sha256($0, "the transaction id") }
         return try read { db in
             var found: [String: PriorVerification] = [:]
-            for (hex, hash) in zip(transactionIDs, hashes) where found[hex] == nil {
-                // Bound and stepped in place: nearly every transaction of a run is new (no row).
-                let prior = try db.fetchFirst(
-                    cached: """
-                        SELECT v.id, t.sha256, v.run_id, v.verification_time, v.verdict_capture, v.verdict_now,
-                               v.consent_state, v.data_kept, v.proof_file, v.proof_offset, v.proof_length, v.proof_sha256,
-                               t.reference_code
-                        FROM txn t JOIN verification v ON v.transaction_id = t.id JOIN run r ON r.id = v.run_id
-                        WHERE t.sha256 = ? AND v.trust_snapshot = ? AND v.superseded_by IS NULL
-                          AND v.verification_time BETWEEN ? AND ? AND (? IS NULL OR r.context = ?)
-                        ORDER BY v.verification_time DESC, v.id DESC
-                        LIMIT 1
-                        """,
-                    {
-                        $0.add(hash)
-                        $0.add(snapshot)
-                        $0.add(lowerText)
-                        $0.add(upperText)
-                        $0.add(contextBytes)
-                        $0.add(contextBytes)
-                    },
-                    PriorVerification.init(row:))
-                if let prior { found[hex] = prior }
-            }
+            // One statement for the batch, rows in key order, the most recent match first.
+            try db.forEachRow(
+                cached: """
+                    WITH RECURSIVE \(Self.keysCTE)
+                    SELECT v.id, t.sha256, v.run_id, v.verification_time, v.verdict_capture, v.verdict_now,
+                           v.consent_state, v.data_kept, v.proof_file, v.proof_offset, v.proof_length, v.proof_sha256,
+                           t.reference_code, k.i
+                    FROM k CROSS JOIN txn t ON t.sha256 = substr(?, k.i * 32 + 1, 32)
+                    JOIN verification v ON v.transaction_id = t.id JOIN run r ON r.id = v.run_id
+                    WHERE v.trust_snapshot = ? AND v.superseded_by IS NULL
+                      AND v.verification_time BETWEEN ? AND ? AND (? IS NULL OR r.context = ?)
+                    ORDER BY k.i, v.verification_time DESC, v.id DESC
+                    """,
+                {
+                    $0.add(Int64(hashes.count))
+                    $0.add(Self.concatenated(hashes))
+                    $0.add(snapshot)
+                    $0.add(lowerText)
+                    $0.add(upperText)
+                    $0.add(contextBytes)
+                    $0.add(contextBytes)
+                },
+                { row in
+                    guard let index = row.int(13), transactionIDs.indices.contains(index) else {
+                        throw StoreError(.corruptRow, "look-up key index out of range")
+                    }
+                    let hex = transactionIDs[index]
+                    if found[hex] == nil { found[hex] = try PriorVerification(row: row) }
+                })
             return found
         }
+    }
+
+    /// The keys `0 ..< ?` of a batch look-up: `k.i` indexes the 32-byte keys bound after it as
+    /// one blob (`substr(blob, k.i * 32 + 1, 32)`), so a batch is one statement, not one per key.
+    static let keysCTE = "k(i) AS (SELECT 0 WHERE ? > 0 UNION ALL SELECT i + 1 FROM k WHERE i + 1 < ?1)"
+
+    /// `hashes` (32 bytes each) end to end, the blob ``keysCTE`` indexes.
+    static func concatenated(_ hashes: [Data]) -> Data {
+        var keys = Data(capacity: hashes.count * 32)
+        for hash in hashes { keys.append(hash) }
+        return keys
     }
 
     /// The `verification_time` bounds (store text) of a reusable verification.
@@ -138,21 +154,31 @@ extension ReportStore {
         let hashes = try responseSHA256s.map { try StoreHash.sha256($0, "a response SHA-256") }
         return try read { db in
             var found: [String: [String]] = [:]
-            for (hex, hash) in zip(responseSHA256s, hashes) where found[hex] == nil {
-                var ids: [String] = []
-                // Bound and stepped in place: nearly every response of a run is new (no row).
-                try db.forEachRow(
-                    cached: "SELECT sha256 FROM txn WHERE response_sha256 = ? ORDER BY id LIMIT ?",
-                    {
-                        $0.add(hash)
-                        $0.add(Int64(Limits.earlierPresentations + 1))
-                    },
-                    { row in
-                        guard let id = row.blob(0) else { throw StoreError(.corruptRow, "txn.sha256 is not a BLOB") }
-                        ids.append(hexString(id))
-                    })
-                if !ids.isEmpty { found[hex] = ids }
-            }
+            var seen = Set<Int>()
+            // One statement for the batch: each key's transactions, oldest first, at most the
+            // limit + 1 (a key given twice is answered once).
+            try db.forEachRow(
+                cached: """
+                    WITH RECURSIVE \(Self.keysCTE)
+                    SELECT k.i, t.sha256
+                    FROM k CROSS JOIN txn t ON t.rowid IN (
+                        SELECT id FROM txn WHERE response_sha256 = substr(?2, k.i * 32 + 1, 32) ORDER BY id LIMIT ?3)
+                    ORDER BY k.i, t.id
+                    """,
+                {
+                    $0.add(Int64(hashes.count))
+                    $0.add(Self.concatenated(hashes))
+                    $0.add(Int64(Limits.earlierPresentations + 1))
+                },
+                { row in
+                    guard let index = row.int(0), responseSHA256s.indices.contains(index) else {
+                        throw StoreError(.corruptRow, "look-up key index out of range")
+                    }
+                    guard let id = row.blob(1) else { throw StoreError(.corruptRow, "txn.sha256 is not a BLOB") }
+                    let hex = responseSHA256s[index]
+                    if found[hex] == nil { seen.insert(index) }
+                    if seen.contains(index) { found[hex, default: []].append(hexString(id)) }
+                })
             return found
         }
     }
