@@ -154,31 +154,21 @@ extension ReportStore {
         let hashes = try responseSHA256s.map { try StoreHash.sha256($0, "a response SHA-256") }
         return try read { db in
             var found: [String: [String]] = [:]
-            var seen = Set<Int>()
-            // One statement for the batch: each key's transactions, oldest first, at most the
-            // limit + 1 (a key given twice is answered once).
-            try db.forEachRow(
-                cached: """
-                    WITH RECURSIVE \(Self.keysCTE)
-                    SELECT k.i, t.sha256
-                    FROM k CROSS JOIN txn t ON t.rowid IN (
-                        SELECT id FROM txn WHERE response_sha256 = substr(?2, k.i * 32 + 1, 32) ORDER BY id LIMIT ?3)
-                    ORDER BY k.i, t.id
-                    """,
-                {
-                    $0.add(Int64(hashes.count))
-                    $0.add(Self.concatenated(hashes))
-                    $0.add(Int64(Limits.earlierPresentations + 1))
-                },
-                { row in
-                    guard let index = row.int(0), responseSHA256s.indices.contains(index) else {
-                        throw StoreError(.corruptRow, "look-up key index out of range")
-                    }
-                    guard let id = row.blob(1) else { throw StoreError(.corruptRow, "txn.sha256 is not a BLOB") }
-                    let hex = responseSHA256s[index]
-                    if found[hex] == nil { seen.insert(index) }
-                    if seen.contains(index) { found[hex, default: []].append(hexString(id)) }
-                })
+            for (hex, hash) in zip(responseSHA256s, hashes) where found[hex] == nil {
+                var ids: [String] = []
+                // Bound and stepped in place: nearly every response of a run is new (no row).
+                try db.forEachRow(
+                    cached: "SELECT sha256 FROM txn WHERE response_sha256 = ? ORDER BY id LIMIT ?",
+                    {
+                        $0.add(hash)
+                        $0.add(Int64(Limits.earlierPresentations + 1))
+                    },
+                    { row in
+                        guard let id = row.blob(0) else { throw StoreError(.corruptRow, "txn.sha256 is not a BLOB") }
+                        ids.append(hexString(id))
+                    })
+                if !ids.isEmpty { found[hex] = ids }
+            }
             return found
         }
     }
