@@ -79,8 +79,9 @@ final class VerifyStage: Sendable {
     let context: TransactionContext
     let jobs: BoundedConcurrency
     let reusePolicy: ReusePolicy?
-    /// The first transaction of this run to present each DeviceResponse (by its SHA-256).
-    private let firstPresentations = NIOLockedValueBox<[[UInt8]: String]>([:])
+    /// The first transaction of this run to present each DeviceResponse (by its SHA-256 in hex,
+    /// the store's key: hashed in one pass, not byte by byte as an array).
+    private let firstPresentations = NIOLockedValueBox<[String: String]>([:])
 
     init(store: any PipelineStore, context: TransactionContext, jobs: BoundedConcurrency, reusePolicy: ReusePolicy?) {
         self.store = store
@@ -148,15 +149,12 @@ final class VerifyStage: Sendable {
     /// For each transaction, the earlier presentations of its DeviceResponse: in the store
     /// (committed batches and earlier runs), then earlier in this run, in input order.
     private func replayLookup(_ pending: [PendingTransaction?]) throws -> [EarlierPresentations] {
-        // Each transaction's response digest, with its hex (the store's key), read once.
-        let digests = pending.map { transaction -> (bytes: [UInt8], hex: String)? in
-            guard let response = transaction?.responseSHA256 else { return nil }
-            return (response, hexString(response))
-        }
+        // Each transaction's response digest in hex (the store's key), made once.
+        let digests = pending.map { transaction -> String? in transaction?.responseSHA256.map(hexString) }
         var responses: [String] = []
-        var seen = Set<[UInt8]>()
-        for case let digest? in digests where seen.insert(digest.bytes).inserted {
-            responses.append(digest.hex)
+        var seen = Set<String>(minimumCapacity: digests.count)
+        for case let digest? in digests where seen.insert(digest).inserted {
+            responses.append(digest)
         }
         let stored: [String: [String]]
         do {
@@ -167,17 +165,16 @@ final class VerifyStage: Sendable {
         return firstPresentations.withLockedValue { first in
             zip(pending, digests).map { transaction, digest in
                 guard let transaction, let digest else { return .none }
-                let response = digest.bytes
                 let id = transaction.bundle.contentHashHex
-                let found = stored[digest.hex, default: []]
+                let found = stored[digest, default: []]
                 // The lookup returns one more than the limit: then there may be more.
                 let partial = found.count > ReportStore.Limits.earlierPresentations
                 let inStore = Array(found.lazy.filter { $0 != id }.prefix(ReportStore.Limits.earlierPresentations))
                 var inRun: String?
-                if let earlier = first[response] {
+                if let earlier = first[digest] {
                     if earlier != id { inRun = earlier }
                 } else {
-                    first[response] = id
+                    first[digest] = id
                 }
                 return EarlierPresentations(stored: inStore, storedIsPartial: partial, earlierInRun: inRun)
             }

@@ -46,32 +46,48 @@ extension ReportStore {
         let hashes = try transactionIDs.map { try StoreHash.sha256($0, "the transaction id") }
         return try read { db in
             var found: [String: PriorVerification] = [:]
-            for (hex, hash) in zip(transactionIDs, hashes) where found[hex] == nil {
-                // Bound and stepped in place: nearly every transaction of a run is new (no row).
-                let prior = try db.fetchFirst(
-                    cached: """
-                        SELECT v.id, t.sha256, v.run_id, v.verification_time, v.verdict_capture, v.verdict_now,
-                               v.consent_state, v.data_kept, v.proof_file, v.proof_offset, v.proof_length, v.proof_sha256,
-                               t.reference_code
-                        FROM txn t JOIN verification v ON v.transaction_id = t.id JOIN run r ON r.id = v.run_id
-                        WHERE t.sha256 = ? AND v.trust_snapshot = ? AND v.superseded_by IS NULL
-                          AND v.verification_time BETWEEN ? AND ? AND (? IS NULL OR r.context = ?)
-                        ORDER BY v.verification_time DESC, v.id DESC
-                        LIMIT 1
-                        """,
-                    {
-                        $0.add(hash)
-                        $0.add(snapshot)
-                        $0.add(lowerText)
-                        $0.add(upperText)
-                        $0.add(contextBytes)
-                        $0.add(contextBytes)
-                    },
-                    PriorVerification.init(row:))
-                if let prior { found[hex] = prior }
-            }
+            // One statement for the batch, rows in key order, the most recent match first.
+            try db.forEachRow(
+                cached: """
+                    WITH RECURSIVE \(Self.keysCTE)
+                    SELECT v.id, t.sha256, v.run_id, v.verification_time, v.verdict_capture, v.verdict_now,
+                           v.consent_state, v.data_kept, v.proof_file, v.proof_offset, v.proof_length, v.proof_sha256,
+                           t.reference_code, k.i
+                    FROM k CROSS JOIN txn t ON t.sha256 = substr(?, k.i * 32 + 1, 32)
+                    JOIN verification v ON v.transaction_id = t.id JOIN run r ON r.id = v.run_id
+                    WHERE v.trust_snapshot = ? AND v.superseded_by IS NULL
+                      AND v.verification_time BETWEEN ? AND ? AND (? IS NULL OR r.context = ?)
+                    ORDER BY k.i, v.verification_time DESC, v.id DESC
+                    """,
+                {
+                    $0.add(Int64(hashes.count))
+                    $0.add(Self.concatenated(hashes))
+                    $0.add(snapshot)
+                    $0.add(lowerText)
+                    $0.add(upperText)
+                    $0.add(contextBytes)
+                    $0.add(contextBytes)
+                },
+                { row in
+                    guard let index = row.int(13), transactionIDs.indices.contains(index) else {
+                        throw StoreError(.corruptRow, "look-up key index out of range")
+                    }
+                    let hex = transactionIDs[index]
+                    if found[hex] == nil { found[hex] = try PriorVerification(row: row) }
+                })
             return found
         }
+    }
+
+    /// The keys `0 ..< ?` of a batch look-up: `k.i` indexes the 32-byte keys bound after it as
+    /// one blob (`substr(blob, k.i * 32 + 1, 32)`), so a batch is one statement, not one per key.
+    static let keysCTE = "k(i) AS (SELECT 0 WHERE ? > 0 UNION ALL SELECT i + 1 FROM k WHERE i + 1 < ?1)"
+
+    /// `hashes` (32 bytes each) end to end, the blob ``keysCTE`` indexes.
+    static func concatenated(_ hashes: [Data]) -> Data {
+        var keys = Data(capacity: hashes.count * 32)
+        for hash in hashes { keys.append(hash) }
+        return keys
     }
 
     /// The `verification_time` bounds (store text) of a reusable verification.
