@@ -224,6 +224,9 @@ package struct CheckContext: Sendable {
     /// Adds a result.
     package mutating func report(_ result: CheckResult) { results.append(result) }
 
+    /// Adds `more`, in order, in one step (a cached entry's results).
+    package mutating func report(contentsOf more: [CheckResult]) { results.append(contentsOf: more) }
+
     /// The instants time-dependent checks are judged at: the capture time first, when
     /// `transaction.json` gives it, then the verification time of the run.
     package var instants: JudgedInstants {

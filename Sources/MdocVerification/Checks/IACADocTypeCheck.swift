@@ -27,7 +27,7 @@ struct IACADocTypeCheck: Check {
             IssuerChainCache.Entry(
                 results: [Self.result(docType: docType, iaca: iaca, trust: context.settings.trust, subject: subject)], validated: [])
         }
-        for result in entry.results { context.report(result) }
+        context.report(contentsOf: entry.results)
     }
 
     /// The result for `docType` and `iaca`.

@@ -56,7 +56,7 @@ struct X5ChainCheck: Check {
                 validated: [])
         }
         context.document.receivedChain = ReceivedChain(ds: ds, certificates: certificates, bucket: x5chain.bucket, record: record)
-        for result in pass.results { context.report(result) }
+        context.report(contentsOf: pass.results)
     }
 }
 
@@ -82,12 +82,12 @@ struct IssuerChainCheck: Check {
             Self.timeIndependentChecks(received.certificates, trust: trust, subject: subject)
         }
         context.document.findings.chain = fixed.validated
-        for result in fixed.results { context.report(result) }
+        context.report(contentsOf: fixed.results)
         for instant in context.instants {
             let atInstant = cache.entry(received.record, instant: instant.instant, time: instant.time) {
                 Self.checks(received.certificates, validated: fixed.validated, trust: trust, at: instant, subject: subject)
             }
-            for result in atInstant.results { context.report(result) }
+            context.report(contentsOf: atInstant.results)
         }
     }
 

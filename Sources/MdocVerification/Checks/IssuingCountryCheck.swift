@@ -57,7 +57,7 @@ struct IssuingCountryCheck: Check {
                 results: Self.results(ds: ds, iaca: iaca, country: country, jurisdiction: jurisdiction, subject: subject),
                 validated: [])
         }
-        for result in entry.results { context.report(result) }
+        context.report(contentsOf: entry.results)
     }
 
     /// The four results for a DS (and its IACA, when the chain validated) and the disclosed texts.
